@@ -1,0 +1,53 @@
+//! `hwsurvey`: thin command line over the pipeline
+//! probe -> plan -> run -> result file -> compare / qualify.
+//!
+//! Each subcommand lives in `cmd/<name>.rs`: clap options in, one call into a library crate.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+
+/// What a Linux server really is and how it really scales.
+#[derive(Parser, Debug)]
+#[command(name = "hwsurvey", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Probe the machine (or a captured snapshot) and print what it is.
+    Probe(cmd::probe::Args),
+    /// Capture exactly the /proc and /sys files the probes read into a .tar.gz.
+    Snapshot(cmd::snapshot::Args),
+    /// Run the fixed profile of scaling tests and write a result file.
+    Run(cmd::run::Args),
+    /// Put result files side by side: tables, plots, HTML report.
+    Compare(cmd::compare::Args),
+    /// Turn the probe (and a result file) into pass / warn / fail findings.
+    Qualify(cmd::qualify::Args),
+    /// Inspect an ELF file, and check it against a target descriptor.
+    Elf(cmd::elf::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Probe(args) => cmd::probe::run(args),
+        Command::Snapshot(args) => cmd::snapshot::run(args),
+        Command::Run(args) => cmd::run::run(args),
+        Command::Compare(args) => cmd::compare::run(args),
+        Command::Qualify(args) => cmd::qualify::run(args),
+        Command::Elf(args) => cmd::elf::run(args),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("hwsurvey: error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}

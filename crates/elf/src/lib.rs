@@ -1,0 +1,1 @@
+//! ELF inspection and target descriptors.
