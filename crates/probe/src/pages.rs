@@ -1,0 +1,14 @@
+//! (being built)
+
+use serde::{Deserialize, Serialize};
+
+use crate::SysRoot;
+
+/// (being built)
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Pages {}
+
+/// Probes under `root`.
+pub fn probe(_root: &SysRoot) -> Pages {
+    Pages {}
+}
