@@ -1,1 +1,2 @@
 //! Workloads and the runner.
+pub mod service;
