@@ -1,14 +1,309 @@
-//! (being built)
+//! NUMA nodes: their CPUs and memory, CPU-less and memory-only nodes, holes in node ids,
+//! the distance matrix, and per-node huge page pools.
+//!
+//! Sources: `/sys/devices/system/node/{possible,online,has_cpu,has_memory}` (node lists),
+//! `/sys/devices/system/node/nodeN/{cpulist,cpumap,meminfo,distance}` and
+//! `/sys/devices/system/node/nodeN/hugepages/hugepages-<size>kB/{nr,free,surplus}_hugepages`.
+//! A machine or capture without `/sys/devices/system/node` (kernel without CONFIG_NUMA,
+//! s390x, many phones) has no NUMA description: [`Numa::source`] says so.
 
+use std::collections::BTreeMap;
+
+use hwsurvey_model::{CpuSet, NodeId, NodeSet, Probed, Unknown};
 use serde::{Deserialize, Serialize};
 
-use crate::SysRoot;
+use crate::cpu::read_cpuset;
+use crate::pages::{parse_hugepages_dir_name, PoolCounts};
+use crate::{ProbeError, SysRoot};
 
-/// (being built)
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Numa {}
+const NODE_DIR: &str = "/sys/devices/system/node";
 
-/// Probes under `root`.
-pub fn probe(_root: &SysRoot) -> Numa {
-    Numa {}
+/// All NUMA nodes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Numa {
+    /// Where the description came from, or why there is none.
+    pub source: Probed<String>,
+    /// Node folders found, ascending (ids may have holes: 0, 2, 3).
+    pub nodes: Vec<Node>,
+    /// Ids missing between 0 and the largest node id (e.g. node1 on the Xeon X7550 capture).
+    pub id_holes: NodeSet,
+    /// `node/possible`.
+    pub possible: Probed<NodeSet>,
+    /// `node/online`.
+    pub online: Probed<NodeSet>,
+    /// `node/has_cpu`.
+    pub has_cpu: Probed<NodeSet>,
+    /// `node/has_memory`.
+    pub has_memory: Probed<NodeSet>,
+    /// Distance matrix, rows and columns in the order of [`Distances::nodes`].
+    pub distances: Probed<Distances>,
+    /// Files that were there but could not be read or parsed.
+    pub problems: Vec<Unknown>,
+}
+
+/// The SLIT distance matrix (10 = local).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Distances {
+    /// Node ids of the rows and columns.
+    pub nodes: Vec<NodeId>,
+    /// `matrix[i][j]`: distance from `nodes[i]` to `nodes[j]`.
+    pub matrix: Vec<Vec<u32>>,
+}
+
+/// One NUMA node.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Node {
+    /// Node id.
+    pub node: NodeId,
+    /// `nodeN/cpulist` (or `cpumap`); empty for a CPU-less node.
+    pub cpus: Probed<CpuSet>,
+    /// `MemTotal` of `nodeN/meminfo`, bytes (the kernel's "kB" is KiB: x 1024).
+    pub memory_total_bytes: Probed<u64>,
+    /// `MemFree` of `nodeN/meminfo`, bytes (x 1024).
+    pub memory_free_bytes: Probed<u64>,
+    /// Has no CPUs (known CPU list, empty).
+    pub cpu_less: bool,
+    /// Has memory but no CPUs (A64FX HBM nodes, POWER memory-only nodes, CXL).
+    pub memory_only: bool,
+    /// This node's row of the distance matrix, as the kernel prints it.
+    pub distances: Probed<Vec<u32>>,
+    /// Huge page pools on this node, by page size.
+    pub hugepages: Vec<PoolCounts>,
+}
+
+/// Parses a `nodeN/meminfo` text ("Node 0 MemTotal:  16777216 kB") into bytes per key.
+/// Values with a "kB" unit are KiB and are multiplied by 1024; values without a unit
+/// (`HugePages_Total`) are counts and are returned as they are.
+pub fn parse_node_meminfo(text: &str) -> Result<BTreeMap<String, u64>, String> {
+    let mut out = BTreeMap::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let (key, value) = line.split_once(':').ok_or_else(|| line.to_string())?;
+        let key = key
+            .split_whitespace()
+            .last()
+            .ok_or_else(|| line.to_string())?;
+        let mut parts = value.split_whitespace();
+        let n: u64 = parts
+            .next()
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| line.to_string())?;
+        let v = match parts.next() {
+            Some("kB") => n.checked_mul(1024).ok_or_else(|| line.to_string())?,
+            None => n,
+            Some(_) => return Err(line.to_string()),
+        };
+        out.insert(key.to_string(), v);
+    }
+    Ok(out)
+}
+
+/// Parses a `nodeN/distance` line ("10 16 32 33").
+pub fn parse_distance_row(text: &str) -> Option<Vec<u32>> {
+    let v: Option<Vec<u32>> = text.split_whitespace().map(|t| t.parse().ok()).collect();
+    v.filter(|v| !v.is_empty())
+}
+
+fn read_nodeset(root: &SysRoot, path: &str) -> Probed<NodeSet> {
+    match root.read_value(path) {
+        Ok(t) => match NodeSet::parse_list(&t) {
+            Ok(s) => Probed::Known(s),
+            Err(_) => {
+                Probed::Unknown(ProbeError::invalid(path, "a node list like \"0-3\"", &t).into())
+            }
+        },
+        Err(e) => Probed::Unknown(e.into()),
+    }
+}
+
+fn note<T>(problems: &mut Vec<Unknown>, p: &Probed<T>) {
+    if let Probed::Unknown(u) = p {
+        if !matches!(u, Unknown::Missing { .. }) {
+            problems.push(u.clone());
+        }
+    }
+}
+
+/// Per-node huge page pools under `nodeN/hugepages`.
+pub(crate) fn read_node_pools(
+    root: &SysRoot,
+    node: NodeId,
+    problems: &mut Vec<Unknown>,
+) -> Vec<PoolCounts> {
+    let dir = format!("{NODE_DIR}/node{node}/hugepages");
+    let Ok(names) = root.list_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for name in names {
+        let Some(size) = parse_hugepages_dir_name(&name) else {
+            continue;
+        };
+        out.push(PoolCounts::read(
+            root,
+            &format!("{dir}/{name}"),
+            size,
+            problems,
+        ));
+    }
+    out.sort_by_key(|p| p.page_size_bytes);
+    out
+}
+
+/// Probes NUMA under `root`. Never fails.
+pub fn probe(root: &SysRoot) -> Numa {
+    let mut problems = Vec::new();
+    let names = match root.list_dir(NODE_DIR) {
+        Ok(n) => n,
+        Err(e) => {
+            let u: Unknown = e.into();
+            return Numa {
+                source: Probed::Unknown(u.clone()),
+                nodes: Vec::new(),
+                id_holes: NodeSet::new(),
+                possible: Probed::Unknown(u.clone()),
+                online: Probed::Unknown(u.clone()),
+                has_cpu: Probed::Unknown(u.clone()),
+                has_memory: Probed::Unknown(u.clone()),
+                distances: Probed::Unknown(u),
+                problems,
+            };
+        }
+    };
+    let mut ids: Vec<NodeId> = names
+        .iter()
+        .filter_map(|n| n.strip_prefix("node"))
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    ids.sort_unstable();
+    let mut nodes = Vec::new();
+    for &id in &ids {
+        let d = format!("{NODE_DIR}/node{id}");
+        let cpus = match read_cpuset(root, &format!("{d}/cpulist"), Some(&format!("{d}/cpumap"))) {
+            Ok(s) => Probed::Known(s),
+            Err(e) => Probed::Unknown(e.into()),
+        };
+        note(&mut problems, &cpus);
+        let meminfo_path = format!("{d}/meminfo");
+        let meminfo: Result<BTreeMap<String, u64>, Unknown> = match root.read(&meminfo_path) {
+            Ok(t) => parse_node_meminfo(&t).map_err(|bad| {
+                ProbeError::invalid(
+                    &meminfo_path,
+                    "lines like \"Node 0 MemTotal: 123 kB\"",
+                    &bad,
+                )
+                .into()
+            }),
+            Err(e) => Err(e.into()),
+        };
+        let field = |key: &str| -> Probed<u64> {
+            match &meminfo {
+                Ok(m) => match m.get(key) {
+                    Some(v) => Probed::Known(*v),
+                    None => Probed::Unknown(Unknown::Invalid {
+                        path: meminfo_path.clone(),
+                        detail: format!("no {key} line"),
+                    }),
+                },
+                Err(u) => Probed::Unknown(u.clone()),
+            }
+        };
+        let memory_total_bytes = field("MemTotal");
+        let memory_free_bytes = field("MemFree");
+        note(&mut problems, &memory_total_bytes);
+        let dist_path = format!("{d}/distance");
+        let distances = match root.read_value(&dist_path) {
+            Ok(t) => match parse_distance_row(&t) {
+                Some(v) => Probed::Known(v),
+                None => Probed::Unknown(
+                    ProbeError::invalid(&dist_path, "integers like \"10 21\"", &t).into(),
+                ),
+            },
+            Err(e) => Probed::Unknown(e.into()),
+        };
+        note(&mut problems, &distances);
+        let cpu_less = cpus.known().is_some_and(|c| c.is_empty());
+        let memory_only = cpu_less && memory_total_bytes.known().is_some_and(|m| *m > 0);
+        nodes.push(Node {
+            node: id,
+            cpus,
+            memory_total_bytes,
+            memory_free_bytes,
+            cpu_less,
+            memory_only,
+            distances,
+            hugepages: read_node_pools(root, id, &mut problems),
+        });
+    }
+    let id_holes: NodeSet = match ids.last() {
+        Some(&max) => (0..max).filter(|i| !ids.contains(i)).collect(),
+        None => NodeSet::new(),
+    };
+    let distances = build_matrix(&nodes);
+    let possible = read_nodeset(root, &format!("{NODE_DIR}/possible"));
+    let online = read_nodeset(root, &format!("{NODE_DIR}/online"));
+    let has_cpu = read_nodeset(root, &format!("{NODE_DIR}/has_cpu"));
+    let has_memory = read_nodeset(root, &format!("{NODE_DIR}/has_memory"));
+    for p in [&possible, &online, &has_cpu, &has_memory] {
+        note(&mut problems, p);
+    }
+    Numa {
+        source: Probed::Known(NODE_DIR.to_string()),
+        nodes,
+        id_holes,
+        possible,
+        online,
+        has_cpu,
+        has_memory,
+        distances,
+        problems,
+    }
+}
+
+fn build_matrix(nodes: &[Node]) -> Probed<Distances> {
+    let ids: Vec<NodeId> = nodes.iter().map(|n| n.node).collect();
+    let mut matrix = Vec::new();
+    for n in nodes {
+        match &n.distances {
+            Probed::Known(row) if row.len() == ids.len() => matrix.push(row.clone()),
+            Probed::Known(row) => {
+                return Probed::Unknown(Unknown::Invalid {
+                    path: format!("{NODE_DIR}/node{}/distance", n.node),
+                    detail: format!("{} distances for {} nodes", row.len(), ids.len()),
+                })
+            }
+            Probed::Unknown(u) => return Probed::Unknown(u.clone()),
+        }
+    }
+    if ids.is_empty() {
+        return Probed::Unknown(Unknown::Missing {
+            path: format!("{NODE_DIR}/nodeN/distance"),
+        });
+    }
+    Probed::Known(Distances { nodes: ids, matrix })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_meminfo_kib() {
+        let m = parse_node_meminfo(
+            "Node 5 MemTotal:        8388608 kB\nNode 5 HugePages_Total:     0\n",
+        )
+        .unwrap();
+        assert_eq!(m.get("MemTotal"), Some(&(8u64 << 30)));
+        assert_eq!(m.get("HugePages_Total"), Some(&0));
+        assert!(parse_node_meminfo("Node 0 MemTotal: x kB").is_err());
+    }
+
+    #[test]
+    fn distance_rows() {
+        assert_eq!(
+            parse_distance_row("10 16 32 33\n"),
+            Some(vec![10, 16, 32, 33])
+        );
+        assert_eq!(parse_distance_row("10 2x"), None);
+        assert_eq!(parse_distance_row(""), None);
+    }
 }

@@ -1,14 +1,504 @@
-//! (being built)
+//! Pages: base page size, hugetlb pools of every size (system-wide and per NUMA node), the
+//! total across sizes in bytes, and transparent huge pages (THP) with per-size mTHP settings.
+//!
+//! Sources: `sysconf(_SC_PAGESIZE)` on the live machine (the `sys` feature; without it
+//! `/proc/self/smaps` `KernelPageSize`), `KernelPageSize` of a captured `/proc/self/smaps`, or
+//! the architecture's fixed page size; `/sys/kernel/mm/hugepages/hugepages-<size>kB/
+//! {nr,free,resv,surplus,nr_overcommit}_hugepages`; `/sys/devices/system/node/nodeN/hugepages`;
+//! `/proc/meminfo` `Hugepagesize` (the default size only); `/sys/kernel/mm/transparent_hugepage/
+//! {enabled,defrag,shmem_enabled,hpage_pmd_size,khugepaged/*,hugepages-<size>kB/{enabled,shmem_enabled}}`.
+//!
+//! numastat before numactl PR #157 summed only the default size's pool; here every size
+//! is read and the totals are sums over sizes of pages x page size.
 
+use std::collections::BTreeMap;
+
+use hwsurvey_model::{NodeId, Probed, Unknown};
 use serde::{Deserialize, Serialize};
 
-use crate::SysRoot;
+use crate::cpu::Arch;
+use crate::{ProbeError, SysRoot};
 
-/// (being built)
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Pages {}
+const HUGE_DIR: &str = "/sys/kernel/mm/hugepages";
+const THP_DIR: &str = "/sys/kernel/mm/transparent_hugepage";
 
-/// Probes under `root`.
-pub fn probe(_root: &SysRoot) -> Pages {
-    Pages {}
+/// Pages of the machine.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Pages {
+    /// Base page size in bytes.
+    pub base_page_size_bytes: Probed<u64>,
+    /// How [`Pages::base_page_size_bytes`] was found.
+    pub base_page_size_source: String,
+    /// `Hugepagesize` of /proc/meminfo: the default huge page size, bytes.
+    pub default_hugepage_size_bytes: Probed<u64>,
+    /// One pool per huge page size, ascending.
+    pub hugetlb: Vec<HugePool>,
+    /// Sum over sizes of total pages x size, bytes (B10: 2 x 1 GiB + 1024 x 2 MiB = 4 GiB).
+    pub hugetlb_total_bytes: Probed<u64>,
+    /// Sum over sizes of free pages x size, bytes.
+    pub hugetlb_free_bytes: Probed<u64>,
+    /// Per node: sum over sizes of the node's pages x size.
+    pub hugetlb_per_node: Vec<NodeHugeTotal>,
+    /// Transparent huge pages.
+    pub thp: Thp,
+    /// Files that were there but could not be read or parsed.
+    pub problems: Vec<Unknown>,
+}
+
+/// Counters of one pool (one size; system-wide or on one node).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PoolCounts {
+    /// Huge page size, bytes.
+    pub page_size_bytes: u64,
+    /// `nr_hugepages`.
+    pub total_pages: Probed<u64>,
+    /// `free_hugepages`.
+    pub free_pages: Probed<u64>,
+    /// `resv_hugepages` (system-wide only; not in the per-node folders).
+    pub reserved_pages: Probed<u64>,
+    /// `surplus_hugepages`.
+    pub surplus_pages: Probed<u64>,
+    /// `total_pages x page_size_bytes`.
+    pub total_bytes: Probed<u64>,
+}
+
+impl PoolCounts {
+    pub(crate) fn read(
+        root: &SysRoot,
+        dir: &str,
+        size: u64,
+        problems: &mut Vec<Unknown>,
+    ) -> PoolCounts {
+        let mut count = |file: &str| -> Probed<u64> {
+            match root.read_parsed::<u64>(&format!("{dir}/{file}"), "a page count") {
+                Ok(v) => Probed::Known(v),
+                Err(e) => {
+                    let u: Unknown = e.into();
+                    // resv_hugepages exists only system-wide.
+                    if !(file == "resv_hugepages" && matches!(u, Unknown::Missing { .. })) {
+                        problems.push(u.clone());
+                    }
+                    Probed::Unknown(u)
+                }
+            }
+        };
+        let total_pages = count("nr_hugepages");
+        let free_pages = count("free_hugepages");
+        let reserved_pages = count("resv_hugepages");
+        let surplus_pages = count("surplus_hugepages");
+        let total_bytes = total_pages.clone().map(|n| n.saturating_mul(size));
+        PoolCounts {
+            page_size_bytes: size,
+            total_pages,
+            free_pages,
+            reserved_pages,
+            surplus_pages,
+            total_bytes,
+        }
+    }
+}
+
+/// One huge page size, system-wide and per node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HugePool {
+    /// System-wide counters.
+    pub system: PoolCounts,
+    /// `nr_overcommit_hugepages`.
+    pub overcommit_pages: Probed<u64>,
+    /// Per-node counters.
+    pub per_node: Vec<(NodeId, PoolCounts)>,
+}
+
+/// Huge page memory of one node, all sizes together.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeHugeTotal {
+    /// Node id.
+    pub node: NodeId,
+    /// Sum over sizes of pages x size, bytes.
+    pub total_bytes: Probed<u64>,
+    /// Sum over sizes of free pages x size, bytes.
+    pub free_bytes: Probed<u64>,
+}
+
+/// A sysfs multiple-choice setting such as `always [madvise] never`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Choice {
+    /// The bracketed choice.
+    pub selected: String,
+    /// All choices offered.
+    pub choices: Vec<String>,
+}
+
+/// Parses `always [madvise] never` into the selected and offered choices.
+pub fn parse_choice(text: &str) -> Option<Choice> {
+    let mut selected = None;
+    let mut choices = Vec::new();
+    for w in text.split_whitespace() {
+        if let Some(inner) = w.strip_prefix('[').and_then(|w| w.strip_suffix(']')) {
+            if selected.is_some() || inner.is_empty() {
+                return None;
+            }
+            selected = Some(inner.to_string());
+            choices.push(inner.to_string());
+        } else if w.contains('[') || w.contains(']') {
+            return None;
+        } else {
+            choices.push(w.to_string());
+        }
+    }
+    Some(Choice {
+        selected: selected?,
+        choices,
+    })
+}
+
+/// Transparent huge pages.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Thp {
+    /// `enabled`.
+    pub enabled: Probed<Choice>,
+    /// `defrag`.
+    pub defrag: Probed<Choice>,
+    /// `shmem_enabled`.
+    pub shmem_enabled: Probed<Choice>,
+    /// `hpage_pmd_size`, bytes.
+    pub pmd_size_bytes: Probed<u64>,
+    /// `khugepaged/*` values (defrag, pages_to_scan, scan_sleep_millisecs, ...), as written.
+    pub khugepaged: BTreeMap<String, String>,
+    /// Per-size (mTHP, kernel >= 6.8) settings, ascending by size.
+    pub sizes: Vec<MthpSize>,
+}
+
+/// One mTHP size's settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MthpSize {
+    /// Folio size, bytes.
+    pub size_bytes: u64,
+    /// `hugepages-<size>kB/enabled` (`inherit` follows the top-level `enabled`).
+    pub enabled: Probed<Choice>,
+    /// `hugepages-<size>kB/shmem_enabled`.
+    pub shmem_enabled: Probed<Choice>,
+}
+
+/// `hugepages-2048kB` -> 2 MiB in bytes (the kernel's "kB" here is KiB).
+pub fn parse_hugepages_dir_name(name: &str) -> Option<u64> {
+    name.strip_prefix("hugepages-")?
+        .strip_suffix("kB")?
+        .parse::<u64>()
+        .ok()?
+        .checked_mul(1024)
+        .filter(|s| *s > 0)
+}
+
+/// `KernelPageSize:        4 kB` of a smaps text, bytes.
+pub fn parse_smaps_kernel_page_size(text: &str) -> Option<u64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix("KernelPageSize:"))
+        .and_then(|v| v.trim().strip_suffix("kB"))
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .and_then(|v| v.checked_mul(1024))
+}
+
+/// `Hugepagesize:    2048 kB` of /proc/meminfo, bytes.
+pub fn parse_meminfo_hugepagesize(text: &str) -> Option<u64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix("Hugepagesize:"))
+        .and_then(|v| v.trim().strip_suffix("kB"))
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .and_then(|v| v.checked_mul(1024))
+}
+
+/// The base page size an architecture always has, or, for aarch64 (4/16/64 KiB kernels), what
+/// its hugetlb sizes imply: a 64 KiB (contiguous-PTE) size exists only with 4 KiB pages, a
+/// 512 MiB size only with 64 KiB pages. `None` when nothing tells.
+pub fn infer_base_page_size(arch: Arch, hugepage_sizes: &[u64]) -> Option<(u64, String)> {
+    match arch {
+        Arch::X86_64 | Arch::X86 => Some((4096, "x86 base pages are always 4 KiB".into())),
+        Arch::Sparc64 => Some((8192, "Linux on sparc64 uses 8 KiB pages".into())),
+        Arch::S390x => Some((4096, "s390x base pages are always 4 KiB".into())),
+        Arch::Aarch64 => {
+            if hugepage_sizes.contains(&(64 << 10)) {
+                Some((
+                    4096,
+                    "aarch64 with a 64 KiB hugetlb size (contiguous PTEs of 4 KiB pages)".into(),
+                ))
+            } else if hugepage_sizes.contains(&(512 << 20)) {
+                Some((
+                    65536,
+                    "aarch64 with a 512 MiB hugetlb size (PMD of 64 KiB pages)".into(),
+                ))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+fn live_page_size() -> Option<(u64, String)> {
+    #[cfg(feature = "sys")]
+    {
+        if let Ok(Some(n)) = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE) {
+            if n > 0 {
+                return Some((n as u64, "sysconf(_SC_PAGESIZE)".into()));
+            }
+        }
+    }
+    None
+}
+
+fn read_choice(root: &SysRoot, path: &str, problems: &mut Vec<Unknown>) -> Probed<Choice> {
+    match root.read_value(path) {
+        Ok(t) => match parse_choice(&t) {
+            Some(c) => Probed::Known(c),
+            None => {
+                let u: Unknown = ProbeError::invalid(
+                    path,
+                    "choices with one in brackets, like \"always [madvise] never\"",
+                    &t,
+                )
+                .into();
+                problems.push(u.clone());
+                Probed::Unknown(u)
+            }
+        },
+        Err(e) => {
+            let u: Unknown = e.into();
+            if !matches!(u, Unknown::Missing { .. }) {
+                problems.push(u.clone());
+            }
+            Probed::Unknown(u)
+        }
+    }
+}
+
+fn sum_bytes<'a>(pools: impl Iterator<Item = (&'a Probed<u64>, u64)>) -> Probed<u64> {
+    let mut total = 0u64;
+    for (pages, size) in pools {
+        match pages {
+            Probed::Known(n) => total = total.saturating_add(n.saturating_mul(size)),
+            Probed::Unknown(u) => return Probed::Unknown(u.clone()),
+        }
+    }
+    Probed::Known(total)
+}
+
+/// Probes pages under `root`; `arch` and `cpuinfo` come from the CPU probe (used only to infer
+/// the base page size of a capture). Never fails.
+pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
+    let mut problems = Vec::new();
+    // hugetlb, system-wide.
+    let mut hugetlb: Vec<HugePool> = Vec::new();
+    let names = root.list_dir(HUGE_DIR);
+    let hugetlb_missing = names.as_ref().err().cloned();
+    for name in names.unwrap_or_default() {
+        let Some(size) = parse_hugepages_dir_name(&name) else {
+            continue;
+        };
+        let dir = format!("{HUGE_DIR}/{name}");
+        let system = PoolCounts::read(root, &dir, size, &mut problems);
+        let overcommit_pages = match root
+            .read_parsed::<u64>(&format!("{dir}/nr_overcommit_hugepages"), "a page count")
+        {
+            Ok(v) => Probed::Known(v),
+            Err(e) => Probed::Unknown(e.into()),
+        };
+        hugetlb.push(HugePool {
+            system,
+            overcommit_pages,
+            per_node: Vec::new(),
+        });
+    }
+    hugetlb.sort_by_key(|p| p.system.page_size_bytes);
+    // per node.
+    let mut hugetlb_per_node = Vec::new();
+    if let Ok(nodes) = root.list_dir("/sys/devices/system/node") {
+        let mut ids: Vec<NodeId> = nodes
+            .iter()
+            .filter_map(|n| n.strip_prefix("node")?.parse().ok())
+            .collect();
+        ids.sort_unstable();
+        for id in ids {
+            let pools = crate::numa::read_node_pools(root, id, &mut Vec::new());
+            if pools.is_empty() {
+                continue;
+            }
+            hugetlb_per_node.push(NodeHugeTotal {
+                node: id,
+                total_bytes: sum_bytes(pools.iter().map(|p| (&p.total_pages, p.page_size_bytes))),
+                free_bytes: sum_bytes(pools.iter().map(|p| (&p.free_pages, p.page_size_bytes))),
+            });
+            for p in pools {
+                if let Some(pool) = hugetlb
+                    .iter_mut()
+                    .find(|h| h.system.page_size_bytes == p.page_size_bytes)
+                {
+                    pool.per_node.push((id, p));
+                }
+            }
+        }
+    }
+    let (hugetlb_total_bytes, hugetlb_free_bytes) = match hugetlb_missing {
+        Some(e) => {
+            let u: Unknown = e.into();
+            (Probed::Unknown(u.clone()), Probed::Unknown(u))
+        }
+        None => (
+            sum_bytes(
+                hugetlb
+                    .iter()
+                    .map(|p| (&p.system.total_pages, p.system.page_size_bytes)),
+            ),
+            sum_bytes(
+                hugetlb
+                    .iter()
+                    .map(|p| (&p.system.free_pages, p.system.page_size_bytes)),
+            ),
+        ),
+    };
+    let default_hugepage_size_bytes = match root.read("/proc/meminfo") {
+        Ok(t) => match parse_meminfo_hugepagesize(&t) {
+            Some(v) => Probed::Known(v),
+            None => Probed::Unknown(Unknown::Invalid {
+                path: "/proc/meminfo".into(),
+                detail: "no Hugepagesize line".into(),
+            }),
+        },
+        Err(e) => Probed::Unknown(e.into()),
+    };
+
+    // Base page size.
+    let sizes: Vec<u64> = hugetlb.iter().map(|p| p.system.page_size_bytes).collect();
+    let found = if root.is_live() {
+        live_page_size()
+    } else {
+        None
+    }
+    .or_else(|| {
+        root.read("/proc/self/smaps")
+            .ok()
+            .and_then(|t| parse_smaps_kernel_page_size(&t))
+            .map(|s| (s, "/proc/self/smaps KernelPageSize".to_string()))
+    })
+    .or_else(|| infer_base_page_size(arch, &sizes));
+    let (base_page_size_bytes, base_page_size_source) = match found {
+        Some((s, how)) => (Probed::Known(s), how),
+        None => (
+            Probed::Unknown(Unknown::Other {
+                detail: format!(
+                    "no sysconf (capture), no /proc/self/smaps, and {} does not fix the page size",
+                    arch.as_str()
+                ),
+            }),
+            "unknown".to_string(),
+        ),
+    };
+
+    // THP.
+    let mut khugepaged = BTreeMap::new();
+    if let Ok(files) = root.list_dir(&format!("{THP_DIR}/khugepaged")) {
+        for f in files {
+            if let Ok(v) = root.read_value(&format!("{THP_DIR}/khugepaged/{f}")) {
+                khugepaged.insert(f, v);
+            }
+        }
+    }
+    let mut sizes_mthp = Vec::new();
+    if let Ok(names) = root.list_dir(THP_DIR) {
+        for name in names {
+            let Some(size) = parse_hugepages_dir_name(&name) else {
+                continue;
+            };
+            sizes_mthp.push(MthpSize {
+                size_bytes: size,
+                enabled: read_choice(root, &format!("{THP_DIR}/{name}/enabled"), &mut problems),
+                shmem_enabled: read_choice(
+                    root,
+                    &format!("{THP_DIR}/{name}/shmem_enabled"),
+                    &mut problems,
+                ),
+            });
+        }
+    }
+    sizes_mthp.sort_by_key(|s| s.size_bytes);
+    let pmd_size_bytes =
+        match root.read_parsed::<u64>(&format!("{THP_DIR}/hpage_pmd_size"), "bytes") {
+            Ok(v) => Probed::Known(v),
+            Err(e) => {
+                let u: Unknown = e.into();
+                if !matches!(u, Unknown::Missing { .. }) {
+                    problems.push(u.clone());
+                }
+                Probed::Unknown(u)
+            }
+        };
+    let thp = Thp {
+        enabled: read_choice(root, &format!("{THP_DIR}/enabled"), &mut problems),
+        defrag: read_choice(root, &format!("{THP_DIR}/defrag"), &mut problems),
+        shmem_enabled: read_choice(root, &format!("{THP_DIR}/shmem_enabled"), &mut problems),
+        pmd_size_bytes,
+        khugepaged,
+        sizes: sizes_mthp,
+    };
+    Pages {
+        base_page_size_bytes,
+        base_page_size_source,
+        default_hugepage_size_bytes,
+        hugetlb,
+        hugetlb_total_bytes,
+        hugetlb_free_bytes,
+        hugetlb_per_node,
+        thp,
+        problems,
+    }
+}
+
+/// Probes pages under `root`, detecting the architecture itself.
+pub fn probe(root: &SysRoot) -> Pages {
+    let text = root.read("/proc/cpuinfo").ok();
+    let (arch, _) = crate::cpu::detect_arch(root, text.as_deref());
+    probe_with(root, arch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choices() {
+        let c = parse_choice("always [madvise] never").unwrap();
+        assert_eq!(c.selected, "madvise");
+        assert_eq!(c.choices, vec!["always", "madvise", "never"]);
+        assert_eq!(parse_choice("always madvise never"), None);
+        assert_eq!(parse_choice("[a] [b]"), None);
+    }
+
+    #[test]
+    fn dir_names() {
+        assert_eq!(
+            parse_hugepages_dir_name("hugepages-1048576kB"),
+            Some(1 << 30)
+        );
+        assert_eq!(parse_hugepages_dir_name("hugepages-64kB"), Some(64 << 10));
+        assert_eq!(parse_hugepages_dir_name("hugepages-kB"), None);
+        assert_eq!(parse_hugepages_dir_name("hugepages-0kB"), None);
+    }
+
+    #[test]
+    fn base_page_inference() {
+        assert_eq!(infer_base_page_size(Arch::Sparc64, &[]).unwrap().0, 8192);
+        let kunpeng = [64 << 10, 2 << 20, 32 << 20, 1 << 30];
+        assert_eq!(
+            infer_base_page_size(Arch::Aarch64, &kunpeng).unwrap().0,
+            4096
+        );
+        assert_eq!(
+            infer_base_page_size(Arch::Aarch64, &[2 << 20, 512 << 20])
+                .unwrap()
+                .0,
+            65536
+        );
+        assert_eq!(infer_base_page_size(Arch::Aarch64, &[]), None);
+        assert_eq!(infer_base_page_size(Arch::Ppc64, &[16 << 20]), None);
+    }
 }
