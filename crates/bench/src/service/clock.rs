@@ -1,0 +1,94 @@
+//! Time seam of the drivers: a monotonic nanosecond clock that can also wait until an instant.
+//! [`MonotonicClock`] is the real one (`std::time::Instant`, CLOCK_MONOTONIC on Linux);
+//! [`ManualClock`] is moved by hand so tests of the rate limiter are exact and cannot flake.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// A monotonic clock in nanoseconds since an arbitrary origin.
+pub trait Clock: Sync {
+    /// Now, in ns since the clock's origin.
+    fn now_ns(&self) -> u64;
+    /// Returns at or after `t_ns` (immediately when it has passed).
+    fn wait_until_ns(&self, t_ns: u64);
+}
+
+/// The real clock: `Instant` since construction. Waits sleep while more than
+/// [`MonotonicClock::SPIN_NS`] remain, then yield/spin, so wake-ups land within microseconds
+/// of the target without burning a CPU for long waits.
+#[derive(Debug, Clone, Copy)]
+pub struct MonotonicClock {
+    origin: Instant,
+}
+
+impl Default for MonotonicClock {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MonotonicClock {
+    /// Remaining time below which a wait spins instead of sleeping (200 us).
+    pub const SPIN_NS: u64 = 200_000;
+
+    /// A clock whose origin is now.
+    pub fn new() -> Self {
+        Self {
+            origin: Instant::now(),
+        }
+    }
+}
+
+impl Clock for MonotonicClock {
+    #[inline]
+    fn now_ns(&self) -> u64 {
+        self.origin.elapsed().as_nanos() as u64
+    }
+
+    fn wait_until_ns(&self, t_ns: u64) {
+        loop {
+            let now = self.now_ns();
+            if now >= t_ns {
+                return;
+            }
+            let left = t_ns - now;
+            if left > Self::SPIN_NS {
+                std::thread::sleep(Duration::from_nanos(left - Self::SPIN_NS / 2));
+            } else if left > 20_000 {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
+}
+
+/// A clock moved only by [`ManualClock::advance_ns`] and by waits (which jump to their target).
+#[derive(Debug, Default)]
+pub struct ManualClock {
+    now: AtomicU64,
+}
+
+impl ManualClock {
+    /// A clock at `t_ns`.
+    pub fn at(t_ns: u64) -> Self {
+        Self {
+            now: AtomicU64::new(t_ns),
+        }
+    }
+
+    /// Moves the clock forward by `d_ns` (a simulated service time or stall).
+    pub fn advance_ns(&self, d_ns: u64) {
+        self.now.fetch_add(d_ns, Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now_ns(&self) -> u64 {
+        self.now.load(Ordering::SeqCst)
+    }
+
+    fn wait_until_ns(&self, t_ns: u64) {
+        self.now.fetch_max(t_ns, Ordering::SeqCst);
+    }
+}

@@ -1,0 +1,135 @@
+//! The latency-bounded throughput search on a synthetic service whose p99 crosses the bound at
+//! a known rate, and the closed-loop driver on a small real table.
+
+use std::time::Duration;
+
+use hwsurvey_bench::service::clock::MonotonicClock;
+use hwsurvey_bench::service::closed_loop::run_closed_loop;
+use hwsurvey_bench::service::histogram::LatencyRecorder;
+use hwsurvey_bench::service::index::HashIndex;
+use hwsurvey_bench::service::open_loop::OpenLoopPoint;
+use hwsurvey_bench::service::search::{search_critical_rate, SearchParams, SearchStop};
+use hwsurvey_bench::service::table::Table;
+use hwsurvey_bench::service::{PointSelect, ServiceError};
+
+fn params() -> SearchParams {
+    SearchParams {
+        p99_bound_ns: 1_000_000,
+        start_fraction: 0.25,
+        step_factor: 1.5,
+        resolution: 0.05,
+        max_trials: 20,
+        min_achieved_fraction: 0.98,
+    }
+}
+
+/// A synthetic trial: p99 of 100 us up to `knee` req/s, 5 ms above; served rate = requested.
+fn synthetic(knee: f64) -> impl FnMut(f64) -> Result<OpenLoopPoint, ()> {
+    move |rate| {
+        let mut rec = LatencyRecorder::new();
+        let lat = if rate <= knee { 100_000 } else { 5_000_000 };
+        for _ in 0..1000 {
+            rec.record_ns(lat);
+        }
+        Ok(OpenLoopPoint {
+            requested_rate_ops_per_s: rate,
+            workers: 2,
+            window_s: 0.5,
+            issued_ops: (rate * 0.5) as u64,
+            abandoned_ops: 0,
+            achieved_rate_ops_per_s: rate,
+            max_send_lag_ns: 0,
+            latency: rec.summary(),
+        })
+    }
+}
+
+#[test]
+fn finds_the_knee_within_resolution() {
+    let out = search_critical_rate(1_000_000.0, &params(), synthetic(700_000.0)).unwrap();
+    assert_eq!(out.stop, SearchStop::Converged);
+    let c = out.critical_throughput_ops_per_s.unwrap();
+    let f = out.lowest_failing_rate_ops_per_s.unwrap();
+    assert!(
+        c <= 700_000.0 && f > 700_000.0 && f / c - 1.0 <= 0.05,
+        "{c} {f}"
+    );
+    // 250k, 375k, 562.5k pass, 843.75k fails, then bisection.
+    assert_eq!(out.trials[0].point.requested_rate_ops_per_s, 250_000.0);
+    assert!(out.trials[..3].iter().all(|t| t.passed));
+    assert!(!out.trials[3].passed);
+}
+
+#[test]
+fn knee_below_start_steps_down() {
+    let out = search_critical_rate(1_000_000.0, &params(), synthetic(30_000.0)).unwrap();
+    assert_eq!(out.stop, SearchStop::Converged);
+    let c = out.critical_throughput_ops_per_s.unwrap();
+    assert!((28_500.0..=30_000.0).contains(&c), "{c}");
+}
+
+#[test]
+fn a_served_rate_below_the_requested_one_fails() {
+    let mut inner = synthetic(f64::INFINITY);
+    let trial = |rate: f64| {
+        inner(rate).map(|mut p| {
+            // The service tops out at 400k req/s whatever is offered.
+            p.achieved_rate_ops_per_s = rate.min(400_000.0);
+            p
+        })
+    };
+    let out = search_critical_rate(1_000_000.0, &params(), trial).unwrap();
+    let c = out.critical_throughput_ops_per_s.unwrap();
+    assert!((380_000.0..=400_000.0).contains(&c), "{c}");
+}
+
+#[test]
+fn budget_and_degenerate_starts_are_reported() {
+    let p = SearchParams {
+        max_trials: 3,
+        ..params()
+    };
+    let out = search_critical_rate(1_000_000.0, &p, synthetic(700_000.0)).unwrap();
+    assert_eq!((out.stop, out.trials.len()), (SearchStop::BudgetSpent, 3));
+    let out = search_critical_rate(0.0, &params(), synthetic(1.0)).unwrap();
+    assert_eq!(out.stop, SearchStop::NoStartingRate);
+    assert!(out.trials.is_empty() && out.critical_throughput_ops_per_s.is_none());
+    let out = search_critical_rate(1_000.0, &params(), synthetic(0.0)).unwrap();
+    assert_eq!(out.stop, SearchStop::NoPassFound);
+    assert_eq!(out.critical_throughput_ops_per_s, None);
+    let out = search_critical_rate(1_000.0, &params(), synthetic(f64::INFINITY)).unwrap();
+    assert_eq!(out.stop, SearchStop::NoFailureFound);
+}
+
+#[test]
+fn closed_loop_on_a_small_table_counts_every_request() {
+    let rows = 10_000;
+    let ps = PointSelect::build(
+        rows,
+        Box::new(vec![0u64; Table::required_words(rows)]),
+        Box::new(vec![0u64; HashIndex::required_words(rows)]),
+    )
+    .unwrap();
+    let clock = MonotonicClock::new();
+    let op = |r: u64| ps.select_random(r);
+    let p = run_closed_loop(
+        &clock,
+        3,
+        Duration::from_millis(10),
+        Duration::from_millis(100),
+        &op,
+    )
+    .unwrap();
+    assert_eq!(p.clients, 3);
+    assert!(p.ops > 100, "{} ops", p.ops);
+    assert!(p.window_s >= 0.1);
+    assert!((p.throughput_ops_per_s - p.ops as f64 / p.window_s).abs() < 1e-6);
+    let l = p.latency.unwrap();
+    assert_eq!(l.samples, p.ops);
+    assert!(l.min_ns <= l.p50_ns && l.p50_ns <= l.p99_ns && l.p99_ns <= l.p999_ns);
+    assert!(l.p999_ns <= l.max_ns);
+    assert!(matches!(
+        run_closed_loop(&clock, 0, Duration::ZERO, Duration::from_millis(1), &op),
+        Err(ServiceError::BadConfig(_))
+    ));
+}
