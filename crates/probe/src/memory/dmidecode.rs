@@ -1,0 +1,290 @@
+//! Saved `dmidecode` text (`dmidecode`, `dmidecode -t memory`, `-t 16,17`), versions 2.12
+//! through 3.x, parsed into the same [`SmbiosMemory`] as the binary tables.
+//!
+//! Format: records start with `Handle 0xHHHH, DMI type N, L bytes`, then a title line, then
+//! `<TAB>Key: Value` lines (deeper-indented lines are lists and are skipped). Differences
+//! between versions handled here: 2.x prints the rated speed as `2133 MHz` and names the
+//! configured speed `Configured Clock Speed`; 3.x prints `MT/s` and `Configured Memory Speed`.
+//! dmidecode prints sizes with binary multiples (its `kB`/`MB`/`GB`/`TB` are KiB/MiB/GiB/TiB,
+//! `dmi_print_memory_size` steps by 1024); older versions print `16384 MB`, newer `16 GB`:
+//! both are accepted. Empty slots read `No Module Installed`.
+
+use super::{MemoryArray, MemoryDevice, ModuleSize, SmbiosMemory, SmbiosSource};
+
+/// Why a `dmidecode` text could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DmidecodeError {
+    /// No `DMI type 17` (Memory Device) record in the text.
+    #[error(
+        "expected `dmidecode` output with \"Handle 0x..., DMI type 17\" Memory Device records, \
+         found none in {lines} lines (first line: {first_line:?})"
+    )]
+    NoMemoryDevices {
+        /// Lines in the text.
+        lines: usize,
+        /// The first non-empty line, to tell what was given instead.
+        first_line: String,
+    },
+}
+
+struct Record<'a> {
+    dmi_type: Option<u8>,
+    handle: Option<u16>,
+    fields: Vec<(&'a str, &'a str)>,
+}
+
+impl<'a> Record<'a> {
+    fn get(&self, key: &str) -> Option<&'a str> {
+        self.fields
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| *v)
+    }
+}
+
+fn parse_hex_u16(text: &str) -> Option<u16> {
+    let t = text.trim();
+    let t = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X"))?;
+    u16::from_str_radix(t, 16).ok()
+}
+
+/// `Handle 0x1100, DMI type 17, 84 bytes` -> (handle, type).
+fn parse_header(line: &str) -> (Option<u16>, Option<u8>) {
+    let mut handle = None;
+    let mut dmi_type = None;
+    for part in line.split(',') {
+        let part = part.trim();
+        if let Some(h) = part.strip_prefix("Handle ") {
+            handle = parse_hex_u16(h);
+        } else if let Some(t) = part.strip_prefix("DMI type ") {
+            dmi_type = t.trim().parse().ok();
+        }
+    }
+    (handle, dmi_type)
+}
+
+fn clean(v: Option<&str>) -> Option<String> {
+    let t = v?.trim();
+    let placeholder = [
+        "",
+        "Not Specified",
+        "Unknown",
+        "None",
+        "Not Provided",
+        "<OUT OF SPEC>",
+    ];
+    if placeholder.iter().any(|p| t.eq_ignore_ascii_case(p)) {
+        None
+    } else {
+        Some(t.to_string())
+    }
+}
+
+/// A size as dmidecode prints it (`8 GB`, `16384 MB`, `512 kB`, `2 TB`, `1024 bytes`), in
+/// bytes. Units are binary multiples (see the module docs). `None` for anything else.
+pub fn parse_size_bytes(text: &str) -> Option<u64> {
+    let mut words = text.split_whitespace();
+    let value: u64 = words.next()?.parse().ok()?;
+    let shift = match words.next()? {
+        "bytes" | "B" => 0,
+        "kB" | "KB" | "KiB" => 10,
+        "MB" | "MiB" => 20,
+        "GB" | "GiB" => 30,
+        "TB" | "TiB" => 40,
+        _ => return None,
+    };
+    value.checked_mul(1u64 << shift)
+}
+
+fn module_size(text: Option<&str>) -> ModuleSize {
+    let Some(t) = text.map(str::trim) else {
+        return ModuleSize::Unknown;
+    };
+    if t.eq_ignore_ascii_case("No Module Installed") || t.eq_ignore_ascii_case("Not Installed") {
+        return ModuleSize::Empty;
+    }
+    match parse_size_bytes(t) {
+        Some(0) => ModuleSize::Empty,
+        Some(size_bytes) => ModuleSize::Installed { size_bytes },
+        None => ModuleSize::Unknown,
+    }
+}
+
+/// `3200 MT/s`, `2133 MHz` (dmidecode 2.x, meaning MT/s), `Unknown` -> MT/s.
+fn parse_speed(text: Option<&str>) -> Option<u32> {
+    let mut words = text?.split_whitespace();
+    let value: u32 = words.next()?.parse().ok()?;
+    match words.next()? {
+        "MT/s" | "MHz" => (value != 0).then_some(value),
+        _ => None,
+    }
+}
+
+/// `72 bits` -> 72.
+fn parse_bits(text: Option<&str>) -> Option<u16> {
+    let mut words = text?.split_whitespace();
+    let value: u16 = words.next()?.parse().ok()?;
+    (words.next() == Some("bits") && value != 0).then_some(value)
+}
+
+fn split_records(text: &str) -> (Vec<Record<'_>>, Option<String>, Option<String>) {
+    let mut records = Vec::new();
+    let mut current: Option<Record<'_>> = None;
+    let mut dmidecode_version = None;
+    let mut smbios_version = None;
+    for line in text.lines() {
+        let line = line.trim_end_matches('\r');
+        if let Some(rest) = line.strip_prefix("# dmidecode ") {
+            dmidecode_version = rest.split_whitespace().next().map(str::to_string);
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("SMBIOS ") {
+            if rest.trim_end().ends_with("present.") {
+                smbios_version = rest.split_whitespace().next().map(str::to_string);
+            }
+            continue;
+        }
+        if line.starts_with("Handle ") {
+            if let Some(r) = current.take() {
+                records.push(r);
+            }
+            let (handle, dmi_type) = parse_header(line);
+            current = Some(Record {
+                dmi_type,
+                handle,
+                fields: Vec::new(),
+            });
+            continue;
+        }
+        let Some(r) = current.as_mut() else {
+            continue;
+        };
+        // One tab: a field. Two or more: a list item under the previous field.
+        if let Some(field) = line.strip_prefix('\t') {
+            if field.starts_with('\t') {
+                continue;
+            }
+            if let Some((k, v)) = field.split_once(':') {
+                r.fields.push((k.trim(), v.trim()));
+            }
+        }
+    }
+    if let Some(r) = current.take() {
+        records.push(r);
+    }
+    (records, dmidecode_version, smbios_version)
+}
+
+/// Parses `dmidecode` text (see the module docs). Pure; never panics. Values a record lacks
+/// or that read `Unknown` are `None`; a text with no Type 17 record is an error.
+pub fn parse_dmidecode_text(text: &str) -> Result<SmbiosMemory, DmidecodeError> {
+    let (records, dmidecode_version, smbios_version) = split_records(text);
+    let mut out = SmbiosMemory {
+        source: SmbiosSource::DmidecodeText { dmidecode_version },
+        smbios_version,
+        system_vendor: None,
+        processors: Vec::new(),
+        arrays: Vec::new(),
+        devices: Vec::new(),
+    };
+    for r in &records {
+        match r.dmi_type {
+            Some(1) => {
+                out.system_vendor = out
+                    .system_vendor
+                    .take()
+                    .or_else(|| clean(r.get("Manufacturer")));
+            }
+            Some(4) => {
+                let unpopulated = r
+                    .get("Status")
+                    .is_some_and(|s| s.eq_ignore_ascii_case("Unpopulated"));
+                if !unpopulated {
+                    if let Some(v) = clean(r.get("Version")) {
+                        out.processors.push(v);
+                    }
+                }
+            }
+            Some(16) => {
+                let usage = clean(r.get("Use"));
+                if usage.as_deref().is_some_and(|u| u != "System Memory") {
+                    continue;
+                }
+                out.arrays.push(MemoryArray {
+                    handle: r.handle,
+                    usage,
+                    error_correction: clean(r.get("Error Correction Type")),
+                    max_capacity_bytes: r.get("Maximum Capacity").and_then(parse_size_bytes),
+                    slots_declared: r.get("Number Of Devices").and_then(|v| v.parse().ok()),
+                });
+            }
+            Some(17) => out.devices.push(MemoryDevice {
+                handle: r.handle,
+                array_handle: r.get("Array Handle").and_then(parse_hex_u16),
+                locator: clean(r.get("Locator")),
+                bank_locator: clean(r.get("Bank Locator")),
+                size: module_size(r.get("Size")),
+                memory_type: clean(r.get("Type")),
+                memory_type_raw: None,
+                form_factor: clean(r.get("Form Factor")),
+                speed_mt_per_s: parse_speed(r.get("Speed")),
+                configured_speed_mt_per_s: parse_speed(
+                    r.get("Configured Memory Speed")
+                        .or_else(|| r.get("Configured Clock Speed")),
+                ),
+                rank: r
+                    .get("Rank")
+                    .and_then(|v| v.parse().ok())
+                    .filter(|r| *r != 0),
+                manufacturer: clean(r.get("Manufacturer")),
+                part_number: clean(r.get("Part Number")),
+                total_width_bits: parse_bits(r.get("Total Width")),
+                data_width_bits: parse_bits(r.get("Data Width")),
+            }),
+            _ => {}
+        }
+    }
+    if out.devices.is_empty() {
+        return Err(DmidecodeError::NoMemoryDevices {
+            lines: text.lines().count(),
+            first_line: text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("")
+                .chars()
+                .take(120)
+                .collect(),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_in_both_forms() {
+        assert_eq!(parse_size_bytes("16384 MB"), Some(16 << 30));
+        assert_eq!(parse_size_bytes("16 GB"), Some(16 << 30));
+        assert_eq!(parse_size_bytes("48 GB"), Some(51_539_607_552));
+        assert_eq!(parse_size_bytes("512 kB"), Some(512 << 10));
+        assert_eq!(parse_size_bytes("2 TB"), Some(2 << 40));
+        assert_eq!(parse_size_bytes("lots"), None);
+        assert_eq!(module_size(Some("No Module Installed")), ModuleSize::Empty);
+        assert_eq!(module_size(Some("Unknown")), ModuleSize::Unknown);
+    }
+
+    #[test]
+    fn speeds_old_and_new() {
+        assert_eq!(parse_speed(Some("2133 MHz")), Some(2133));
+        assert_eq!(parse_speed(Some("3200 MT/s")), Some(3200));
+        assert_eq!(parse_speed(Some("Unknown")), None);
+    }
+
+    #[test]
+    fn not_dmidecode_is_an_error() {
+        let e = parse_dmidecode_text("hello\nworld\n").unwrap_err();
+        assert!(e.to_string().contains("hello"), "{e}");
+    }
+}

@@ -1,0 +1,430 @@
+//! Binary SMBIOS: the whole table (`/sys/firmware/dmi/tables/DMI`) or per-structure blobs
+//! (`/sys/firmware/dmi/entries/<type>-<n>/raw`), decoded with the `smbios-lib` crate into
+//! [`SmbiosMemory`]. Field offsets and encodings follow DMTF DSP0134 (3.x): Type 16
+//! section 7.17, Type 17 section 7.18.
+//!
+//! Size decoding (7.18.5, and the whole B05 kind): Size 0 = no module; 0xFFFF = unknown;
+//! 0x7FFF = the size is in Extended Size (offset 0x1C, bits 30:0, MiB) — modules of
+//! 32 GiB - 1 MiB and more; otherwise bit 15 set = KiB granularity, clear = MiB. All sizes are
+//! computed in u64 bytes (a 48 GiB module is 12 x 2^32 bytes and wraps to 0 in 32 bits).
+
+use hwsurvey_model::{Probed, Unknown};
+use smbioslib::{
+    MemorySize, MemorySizeExtended, MemorySpeed, MemorySpeedExtended, SMBiosData,
+    SMBiosMemoryDevice, SMBiosPhysicalMemoryArray, SMBiosStruct, SMBiosVersion, UndefinedStruct,
+};
+
+use super::{MemoryArray, MemoryDevice, ModuleSize, SmbiosMemory, SmbiosSource};
+use crate::{ProbeError, SysRoot};
+
+/// The whole SMBIOS structure table (root-only on most distributions; kernels >= 4.2).
+pub const DMI_TABLE: &str = "/sys/firmware/dmi/tables/DMI";
+/// The SMBIOS entry point (`_SM_` 2.x or `_SM3_` 3.x anchor), which carries the version.
+pub const DMI_ENTRY_POINT: &str = "/sys/firmware/dmi/tables/smbios_entry_point";
+/// Per-structure folders (`<type>-<instance>/raw`), kernels >= 4.1 with CONFIG_DMI_SYSFS.
+pub const DMI_ENTRIES: &str = "/sys/firmware/dmi/entries";
+/// The system vendor, world-readable (used for vendor-specific locator conventions).
+pub const SYS_VENDOR: &str = "/sys/class/dmi/id/sys_vendor";
+
+/// SMBIOS version `(major, minor)` from an entry point structure (`_SM3_`: bytes 7, 8;
+/// `_SM_`: bytes 6, 7). `None` when the anchor is neither.
+pub fn parse_entry_point(bytes: &[u8]) -> Option<(u8, u8)> {
+    if bytes.starts_with(b"_SM3_") {
+        Some((*bytes.get(7)?, *bytes.get(8)?))
+    } else if bytes.starts_with(b"_SM_") {
+        Some((*bytes.get(6)?, *bytes.get(7)?))
+    } else {
+        None
+    }
+}
+
+/// Combines Size and Extended Size into a [`ModuleSize`] (see the module docs).
+/// `None` fields (structure too short to hold them) mean unknown, or for Extended Size,
+/// absent: a 0x7FFF Size without a usable Extended Size is [`ModuleSize::Unknown`].
+pub fn module_size(size: Option<MemorySize>, extended: Option<MemorySizeExtended>) -> ModuleSize {
+    const MIB: u64 = 1 << 20;
+    match size {
+        None | Some(MemorySize::Unknown) => ModuleSize::Unknown,
+        Some(MemorySize::NotInstalled) => ModuleSize::Empty,
+        Some(MemorySize::Kilobytes(k)) => ModuleSize::Installed {
+            size_bytes: u64::from(k) * 1024,
+        },
+        Some(MemorySize::Megabytes(m)) => ModuleSize::Installed {
+            size_bytes: u64::from(m) * MIB,
+        },
+        Some(MemorySize::SeeExtendedSize) => match extended {
+            Some(MemorySizeExtended::Megabytes(m)) => ModuleSize::Installed {
+                size_bytes: u64::from(m) * MIB,
+            },
+            _ => ModuleSize::Unknown,
+        },
+    }
+}
+
+fn speed(base: Option<MemorySpeed>, ext: Option<MemorySpeedExtended>) -> Option<u32> {
+    match base? {
+        MemorySpeed::Unknown => None,
+        MemorySpeed::MTs(v) => Some(u32::from(v)),
+        MemorySpeed::SeeExtendedSpeed => match ext? {
+            MemorySpeedExtended::MTs(v) => Some(v),
+            _ => None,
+        },
+    }
+}
+
+/// DSP0134 7.18.2 Memory Type byte as words.
+pub fn memory_type_name(raw: u8) -> Option<&'static str> {
+    Some(match raw {
+        0x01 => "Other",
+        0x03 => "DRAM",
+        0x04 => "EDRAM",
+        0x05 => "VRAM",
+        0x06 => "SRAM",
+        0x07 => "RAM",
+        0x08 => "ROM",
+        0x09 => "Flash",
+        0x0A => "EEPROM",
+        0x0B => "FEPROM",
+        0x0C => "EPROM",
+        0x0D => "CDRAM",
+        0x0E => "3DRAM",
+        0x0F => "SDRAM",
+        0x10 => "SGRAM",
+        0x11 => "RDRAM",
+        0x12 => "DDR",
+        0x13 => "DDR2",
+        0x14 => "DDR2 FB-DIMM",
+        0x18 => "DDR3",
+        0x19 => "FBD2",
+        0x1A => "DDR4",
+        0x1B => "LPDDR",
+        0x1C => "LPDDR2",
+        0x1D => "LPDDR3",
+        0x1E => "LPDDR4",
+        0x1F => "Logical non-volatile device",
+        0x20 => "HBM",
+        0x21 => "HBM2",
+        0x22 => "DDR5",
+        0x23 => "LPDDR5",
+        0x24 => "HBM3",
+        _ => return None,
+    })
+}
+
+/// DSP0134 7.18.1 Form Factor byte as words.
+pub fn form_factor_name(raw: u8) -> Option<&'static str> {
+    Some(match raw {
+        0x01 => "Other",
+        0x03 => "SIMM",
+        0x04 => "SIP",
+        0x05 => "Chip",
+        0x06 => "DIP",
+        0x07 => "ZIP",
+        0x08 => "Proprietary Card",
+        0x09 => "DIMM",
+        0x0A => "TSOP",
+        0x0B => "Row of chips",
+        0x0C => "RIMM",
+        0x0D => "SODIMM",
+        0x0E => "SRIMM",
+        0x0F => "FB-DIMM",
+        0x10 => "Die",
+        0x11 => "CAMM",
+        _ => return None,
+    })
+}
+
+fn ecc_name(raw: u8) -> Option<&'static str> {
+    Some(match raw {
+        0x01 => "Other",
+        0x03 => "None",
+        0x04 => "Parity",
+        0x05 => "Single-bit ECC",
+        0x06 => "Multi-bit ECC",
+        0x07 => "CRC",
+        _ => return None,
+    })
+}
+
+fn use_name(raw: u8) -> Option<&'static str> {
+    Some(match raw {
+        0x01 => "Other",
+        0x03 => "System Memory",
+        0x04 => "Video Memory",
+        0x05 => "Flash Memory",
+        0x06 => "Non-volatile RAM",
+        0x07 => "Cache Memory",
+        _ => return None,
+    })
+}
+
+/// A string field, trimmed; empty, absent and placeholder strings are `None`.
+fn clean(s: Option<String>) -> Option<String> {
+    let s = s?;
+    let t = s.trim();
+    if t.is_empty() || t.eq_ignore_ascii_case("Not Specified") || t.eq_ignore_ascii_case("Unknown")
+    {
+        None
+    } else {
+        Some(t.to_string())
+    }
+}
+
+fn string_at(s: &UndefinedStruct, offset: usize) -> Option<String> {
+    clean(s.get_field_string(offset).to_utf8_lossy())
+}
+
+fn device(s: &UndefinedStruct) -> MemoryDevice {
+    let d = SMBiosMemoryDevice::new(s);
+    let type_raw = s.get_field_byte(0x12);
+    let form_raw = s.get_field_byte(0x0E);
+    let width = |v: Option<u16>| v.filter(|w| *w != 0 && *w != 0xFFFF);
+    MemoryDevice {
+        handle: Some(s.header.handle().0),
+        array_handle: d.physical_memory_array_handle().map(|h| h.0),
+        locator: clean(d.device_locator().to_utf8_lossy()),
+        bank_locator: clean(d.bank_locator().to_utf8_lossy()),
+        size: module_size(d.size(), d.extended_size()),
+        memory_type: type_raw.and_then(memory_type_name).map(str::to_string),
+        memory_type_raw: type_raw,
+        form_factor: form_raw.and_then(form_factor_name).map(str::to_string),
+        speed_mt_per_s: speed(d.speed(), d.extended_speed()),
+        configured_speed_mt_per_s: speed(
+            d.configured_memory_speed(),
+            d.extended_configured_memory_speed(),
+        ),
+        rank: d.attributes().map(|a| a & 0x0F).filter(|r| *r != 0),
+        manufacturer: clean(d.manufacturer().to_utf8_lossy()),
+        part_number: clean(d.part_number().to_utf8_lossy()),
+        total_width_bits: width(d.total_width()),
+        data_width_bits: width(d.data_width()),
+    }
+}
+
+fn array(s: &UndefinedStruct) -> MemoryArray {
+    let a = SMBiosPhysicalMemoryArray::new(s);
+    let max_kib = s.get_field_dword(0x07);
+    let max_capacity_bytes = match max_kib {
+        Some(0x8000_0000) => a.extended_maximum_capacity(),
+        Some(k) => Some(u64::from(k) * 1024),
+        None => None,
+    };
+    MemoryArray {
+        handle: Some(s.header.handle().0),
+        usage: s
+            .get_field_byte(0x05)
+            .and_then(use_name)
+            .map(str::to_string),
+        error_correction: s
+            .get_field_byte(0x06)
+            .and_then(ecc_name)
+            .map(str::to_string),
+        max_capacity_bytes,
+        slots_declared: a.number_of_memory_devices().map(u32::from),
+    }
+}
+
+/// Decodes the memory records of a table of SMBIOS structures (the DMI table, or per-entry
+/// blobs laid end to end). Pure; never panics on any bytes. Returns `None` when the table
+/// holds no Type 17 record.
+pub fn parse_structures(
+    bytes: &[u8],
+    version: Option<(u8, u8)>,
+    source: SmbiosSource,
+) -> Option<SmbiosMemory> {
+    let smbios_version = version.map(|(major, minor)| format!("{major}.{minor}"));
+    let version = version.map(|(major, minor)| SMBiosVersion::new(major, minor, 0));
+    let data = SMBiosData::from_vec_and_version(bytes.to_vec(), version);
+    let mut out = SmbiosMemory {
+        source,
+        smbios_version,
+        system_vendor: None,
+        processors: Vec::new(),
+        arrays: Vec::new(),
+        devices: Vec::new(),
+    };
+    for s in data.iter() {
+        match s.header.struct_type() {
+            1 => out.system_vendor = out.system_vendor.take().or_else(|| string_at(s, 0x04)),
+            4 => {
+                // Status (offset 0x18) bit 6: socket populated.
+                let populated = s.get_field_byte(0x18).map(|b| b & 0x40 != 0);
+                if populated != Some(false) {
+                    if let Some(v) = string_at(s, 0x10) {
+                        out.processors.push(v);
+                    }
+                }
+            }
+            16 => {
+                let a = array(s);
+                // Only system memory arrays hold DIMMs that count (skip cache/flash arrays).
+                if a.usage.as_deref().is_none_or(|u| u == "System Memory") {
+                    out.arrays.push(a);
+                }
+            }
+            17 => out.devices.push(device(s)),
+            _ => {}
+        }
+    }
+    if out.devices.is_empty() {
+        None
+    } else {
+        Some(out)
+    }
+}
+
+/// Reads SMBIOS memory records under `root`: the whole table first, then per-entry blobs.
+/// Unavailable (no `/sys/firmware/dmi`: VMs without DMI, sparc64, e2k, containers; or no
+/// root) is an [`Unknown`] with the reason, not an error.
+pub fn read(root: &SysRoot) -> Probed<SmbiosMemory> {
+    let vendor = root
+        .read_value(SYS_VENDOR)
+        .ok()
+        .and_then(|v| clean(Some(v)));
+    let with_vendor = |mut m: SmbiosMemory| {
+        if m.system_vendor.is_none() {
+            m.system_vendor = vendor.clone();
+        }
+        Probed::Known(m)
+    };
+    let table_err = match root.read_bytes(DMI_TABLE) {
+        Ok(bytes) => {
+            let version = root
+                .read_bytes(DMI_ENTRY_POINT)
+                .ok()
+                .and_then(|ep| parse_entry_point(&ep));
+            return match parse_structures(&bytes, version, SmbiosSource::DmiTable) {
+                Some(m) => with_vendor(m),
+                None => Probed::Unknown(Unknown::Invalid {
+                    path: DMI_TABLE.to_string(),
+                    detail: format!(
+                        "expected SMBIOS structures with Type 17 Memory Device records, \
+                         found none in {} bytes",
+                        bytes.len()
+                    ),
+                }),
+            };
+        }
+        Err(e) => e,
+    };
+    match read_entries(root) {
+        Ok(Some(m)) => with_vendor(m),
+        Ok(None) => Probed::Unknown(Unknown::Invalid {
+            path: DMI_ENTRIES.to_string(),
+            detail: "no readable 17-*/raw Memory Device entries".to_string(),
+        }),
+        Err(entries_err) if entries_err.is_missing() && table_err.is_missing() => {
+            Probed::Unknown(Unknown::Other {
+                detail: format!(
+                    "SMBIOS unavailable: {DMI_TABLE} and {DMI_ENTRIES} are missing \
+                     (no DMI in this VM or container, or a platform without SMBIOS such as \
+                     most sparc64 and e2k machines)"
+                ),
+            })
+        }
+        // The table exists but could not be read (e.g. permission denied without root).
+        Err(_) if !table_err.is_missing() => Probed::Unknown(Unknown::from(table_err)),
+        Err(e) => Probed::Unknown(Unknown::from(e)),
+    }
+}
+
+/// Reads `entries/{1,4,16,17}-*/raw` blobs and decodes them as one table.
+fn read_entries(root: &SysRoot) -> Result<Option<SmbiosMemory>, ProbeError> {
+    let mut names: Vec<(u8, u32, String)> = root
+        .list_dir(DMI_ENTRIES)?
+        .into_iter()
+        .filter_map(|n| {
+            let (t, i) = n.split_once('-')?;
+            let t: u8 = t.parse().ok()?;
+            let i: u32 = i.parse().ok()?;
+            matches!(t, 1 | 4 | 16 | 17).then_some((t, i, n))
+        })
+        .collect();
+    names.sort();
+    let mut table = Vec::new();
+    let mut first_err = None;
+    for (_, _, name) in &names {
+        let path = format!("{DMI_ENTRIES}/{name}/raw");
+        match root.read_bytes(&path) {
+            Ok(blob) => {
+                // A blob is one structure: formatted area, strings, double NUL. Make sure the
+                // terminator is there, so one truncated blob cannot swallow the next.
+                table.extend_from_slice(&blob);
+                if !blob.ends_with(&[0, 0]) {
+                    table.extend_from_slice(&[0, 0]);
+                }
+            }
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    match parse_structures(&table, None, SmbiosSource::DmiEntries) {
+        Some(m) => Ok(Some(m)),
+        None => match first_err {
+            Some(e) => Err(e),
+            None => Ok(None),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_size_encoding() {
+        let ms = |raw: u16, ext: u32| {
+            module_size(
+                Some(MemorySize::from(raw)),
+                Some(MemorySizeExtended::from(ext)),
+            )
+        };
+        assert_eq!(ms(0, 0), ModuleSize::Empty);
+        assert_eq!(ms(0xFFFF, 0), ModuleSize::Unknown);
+        assert_eq!(
+            ms(0x4000, 0),
+            ModuleSize::Installed {
+                size_bytes: 16 << 30
+            }
+        );
+        // KiB granularity: 0x8100 = 256 KiB.
+        assert_eq!(
+            ms(0x8100, 0),
+            ModuleSize::Installed {
+                size_bytes: 256 << 10
+            }
+        );
+        // B05: 0x7FFF + Extended Size 0xC000 MiB = 48 GiB, not 0.
+        assert_eq!(
+            ms(0x7FFF, 0xC000),
+            ModuleSize::Installed {
+                size_bytes: 51_539_607_552
+            }
+        );
+        // Bit 31 of Extended Size is reserved.
+        assert_eq!(
+            ms(0x7FFF, 0x8001_0000),
+            ModuleSize::Installed {
+                size_bytes: 64 << 30
+            }
+        );
+        assert_eq!(ms(0x7FFF, 0), ModuleSize::Unknown);
+        assert_eq!(
+            module_size(Some(MemorySize::from(0x7FFF)), None),
+            ModuleSize::Unknown
+        );
+        assert_eq!(module_size(None, None), ModuleSize::Unknown);
+    }
+
+    #[test]
+    fn entry_point_versions() {
+        assert_eq!(
+            parse_entry_point(b"_SM3_\x00\x18\x03\x02\x00"),
+            Some((3, 2))
+        );
+        assert_eq!(parse_entry_point(b"_SM_\x00\x1f\x02\x08"), Some((2, 8)));
+        assert_eq!(parse_entry_point(b"_SM3_"), None);
+        assert_eq!(parse_entry_point(b"junk"), None);
+    }
+}
