@@ -1,0 +1,340 @@
+//! Whether a raw block device may be written: no partitions, no signature, not mounted, not
+//! held by another driver (LVM, MD, dm-crypt), not in use as swap.
+//!
+//! Pure parts take text and return typed values: [`parse_mountinfo`] (/proc/self/mountinfo,
+//! proc(5) "mountinfo" fields), [`parse_swaps`] (/proc/swaps), [`decode_dev`] (glibc's
+//! major/minor encoding of `dev_t`), [`refusals`] (the decision). [`inspect`] is the thin reader
+//! over /sys/dev/block/MAJ:MIN (`holders/`, partition subdirectories with a `partition` file and
+//! a `dev` file).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::signature::{self, Signature};
+
+/// One line of /proc/self/mountinfo (the fields this check needs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MountEntry {
+    /// Device major number (field 3, `MAJ:MIN`).
+    pub major: u32,
+    /// Device minor number.
+    pub minor: u32,
+    /// Mount point (field 5, octal escapes such as `\040` decoded).
+    pub mount_point: String,
+    /// Filesystem type (first field after the ` - ` separator).
+    pub fs_type: String,
+    /// Mount source (`/dev/vda`, `tmpfs`, ...).
+    pub source: String,
+}
+
+/// A mountinfo line that is not in the kernel's format.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("/proc/self/mountinfo line {line_no}: expected `ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS] - FSTYPE SOURCE SUPEROPTS`, got {line:?}")]
+pub struct MountinfoError {
+    /// 1-based line number.
+    pub line_no: usize,
+    /// The line.
+    pub line: String,
+}
+
+fn unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\'
+            && i + 3 < b.len()
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
+            let v = (b[i + 1] - b'0') as u32 * 64
+                + (b[i + 2] - b'0') as u32 * 8
+                + (b[i + 3] - b'0') as u32;
+            out.push(v as u8);
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Parses /proc/self/mountinfo text.
+///
+/// Errors: [`MountinfoError`] naming the first line that lacks the fields or the ` - ` separator.
+pub fn parse_mountinfo(text: &str) -> Result<Vec<MountEntry>, MountinfoError> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let bad = || MountinfoError {
+            line_no: i + 1,
+            line: line.to_string(),
+        };
+        let fields: Vec<&str> = line.split(' ').collect();
+        let sep = fields.iter().position(|f| *f == "-").ok_or_else(bad)?;
+        if sep < 6 || fields.len() < sep + 3 {
+            return Err(bad());
+        }
+        let (maj, min) = fields[2].split_once(':').ok_or_else(bad)?;
+        out.push(MountEntry {
+            major: maj.parse().map_err(|_| bad())?,
+            minor: min.parse().map_err(|_| bad())?,
+            mount_point: unescape(fields[4]),
+            fs_type: fields[sep + 1].to_string(),
+            source: unescape(fields[sep + 2]),
+        });
+    }
+    Ok(out)
+}
+
+/// Device paths of active swap areas in /proc/swaps (header line skipped).
+pub fn parse_swaps(text: &str) -> Vec<String> {
+    text.lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+        .map(unescape)
+        .collect()
+}
+
+/// (major, minor) of a Linux `dev_t` as glibc encodes it (sys/sysmacros.h `gnu_dev_major`).
+pub fn decode_dev(dev: u64) -> (u32, u32) {
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    (major as u32, minor as u32)
+}
+
+/// What is known about a device for the decision.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceFacts {
+    /// The path the user gave.
+    pub path: String,
+    /// Whether it is a block device node.
+    pub is_block_device: bool,
+    /// (major, minor).
+    pub dev: Option<(u32, u32)>,
+    /// Partitions of it (kernel names, `sdb1`) with their (major, minor).
+    pub partitions: Vec<(String, (u32, u32))>,
+    /// Entries of /sys/dev/block/MAJ:MIN/holders (`dm-0`, `md127`).
+    pub holders: Vec<String>,
+    /// Signatures in its first [`signature::HEAD_BYTES`].
+    pub signatures: Vec<Signature>,
+}
+
+/// Why a device is refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum Refusal {
+    /// `--destructive` was not given.
+    NotDestructive,
+    /// Not a block device node.
+    NotABlockDevice,
+    /// It has partitions.
+    HasPartitions {
+        /// Their kernel names.
+        partitions: Vec<String>,
+    },
+    /// A filesystem, volume or partition-table signature was found.
+    HasSignature {
+        /// What and where.
+        signatures: Vec<Signature>,
+    },
+    /// It (or one of its partitions) is mounted.
+    Mounted {
+        /// Mount point.
+        mount_point: String,
+    },
+    /// Another driver holds it (device mapper, MD).
+    Held {
+        /// Holder names.
+        holders: Vec<String>,
+    },
+    /// It is an active swap area.
+    Swap,
+    /// Its facts could not be read.
+    Unreadable {
+        /// The error.
+        detail: String,
+    },
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::NotDestructive => f.write_str("writing a raw device needs --destructive"),
+            Refusal::NotABlockDevice => f.write_str("not a block device"),
+            Refusal::HasPartitions { partitions } => {
+                write!(f, "has partitions: {}", partitions.join(", "))
+            }
+            Refusal::HasSignature { signatures } => {
+                let s: Vec<String> = signatures
+                    .iter()
+                    .map(|s| format!("{} at byte {}", s.kind.name(), s.offset_bytes))
+                    .collect();
+                write!(f, "holds a signature: {}", s.join(", "))
+            }
+            Refusal::Mounted { mount_point } => write!(f, "mounted at {mount_point}"),
+            Refusal::Held { holders } => write!(f, "held by {}", holders.join(", ")),
+            Refusal::Swap => f.write_str("in use as swap"),
+            Refusal::Unreadable { detail } => write!(f, "cannot be inspected: {detail}"),
+        }
+    }
+}
+
+/// Every reason to refuse writing the device; empty means it may be used.
+pub fn refusals(
+    facts: &DeviceFacts,
+    destructive: bool,
+    mounts: &[MountEntry],
+    swaps: &[String],
+) -> Vec<Refusal> {
+    let mut r = Vec::new();
+    if !destructive {
+        r.push(Refusal::NotDestructive);
+    }
+    if !facts.is_block_device {
+        r.push(Refusal::NotABlockDevice);
+    }
+    if !facts.partitions.is_empty() {
+        r.push(Refusal::HasPartitions {
+            partitions: facts.partitions.iter().map(|p| p.0.clone()).collect(),
+        });
+    }
+    if !facts.signatures.is_empty() {
+        r.push(Refusal::HasSignature {
+            signatures: facts.signatures.clone(),
+        });
+    }
+    let mut devs: Vec<(u32, u32)> = facts.partitions.iter().map(|p| p.1).collect();
+    devs.extend(facts.dev);
+    let part_names: Vec<String> = facts
+        .partitions
+        .iter()
+        .map(|p| format!("/dev/{}", p.0))
+        .collect();
+    for m in mounts {
+        let by_dev = devs.contains(&(m.major, m.minor));
+        let by_source = m.source == facts.path || part_names.contains(&m.source);
+        if by_dev || by_source {
+            r.push(Refusal::Mounted {
+                mount_point: m.mount_point.clone(),
+            });
+        }
+    }
+    if !facts.holders.is_empty() {
+        r.push(Refusal::Held {
+            holders: facts.holders.clone(),
+        });
+    }
+    if swaps
+        .iter()
+        .any(|s| *s == facts.path || part_names.contains(s))
+    {
+        r.push(Refusal::Swap);
+    }
+    r
+}
+
+fn parse_dev_file(text: &str) -> Option<(u32, u32)> {
+    let (a, b) = text.trim().split_once(':')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+/// Reads the facts of `path` from the live system: node type and number (stat), partitions and
+/// holders under `sys_root`/dev/block/MAJ:MIN, signatures from the device's head (read only).
+pub fn inspect(path: &Path, sys_root: &Path) -> DeviceFacts {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let mut facts = DeviceFacts {
+        path: path.display().to_string(),
+        ..Default::default()
+    };
+    let Ok(md) = std::fs::metadata(path) else {
+        return facts;
+    };
+    facts.is_block_device = md.file_type().is_block_device();
+    if facts.is_block_device {
+        let dev = decode_dev(md.rdev());
+        facts.dev = Some(dev);
+        let dir: PathBuf = sys_root.join(format!("dev/block/{}:{}", dev.0, dev.1));
+        if let Ok(rd) = std::fs::read_dir(dir.join("holders")) {
+            facts.holders = rd
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            facts.holders.sort();
+        }
+        if let Ok(rd) = std::fs::read_dir(&dir) {
+            for e in rd.flatten() {
+                let p = e.path();
+                if p.join("partition").exists() {
+                    let d = std::fs::read_to_string(p.join("dev"))
+                        .ok()
+                        .and_then(|t| parse_dev_file(&t));
+                    if let Some(d) = d {
+                        facts
+                            .partitions
+                            .push((e.file_name().to_string_lossy().into_owned(), d));
+                    }
+                }
+            }
+            facts.partitions.sort();
+        }
+    }
+    facts.signatures = signature::scan_path(path).unwrap_or_default();
+    facts
+}
+
+/// Inspects `path` and decides, reading /proc/self/mountinfo and /proc/swaps.
+/// Returns the refusals (empty: may be written).
+pub fn check_device(path: &Path, destructive: bool) -> Vec<Refusal> {
+    let facts = inspect(path, Path::new("/sys"));
+    let mounts = match std::fs::read_to_string("/proc/self/mountinfo").map(|t| parse_mountinfo(&t))
+    {
+        Ok(Ok(m)) => m,
+        Ok(Err(e)) => {
+            return vec![Refusal::Unreadable {
+                detail: e.to_string(),
+            }]
+        }
+        Err(e) => {
+            return vec![Refusal::Unreadable {
+                detail: format!("/proc/self/mountinfo: {e}"),
+            }]
+        }
+    };
+    let swaps = std::fs::read_to_string("/proc/swaps")
+        .map(|t| parse_swaps(&t))
+        .unwrap_or_default();
+    refusals(&facts, destructive, &mounts, &swaps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dev_t_encoding() {
+        // makedev(254, 0) and makedev(259, 65536+3) as glibc builds them.
+        assert_eq!(decode_dev(0xfe00), (254, 0));
+        fn makedev(ma: u64, mi: u64) -> u64 {
+            ((ma & 0xfff) << 8) | ((ma & !0xfff) << 32) | (mi & 0xff) | ((mi & !0xff) << 12)
+        }
+        assert_eq!(decode_dev(makedev(259, 65539)), (259, 65539));
+        assert_eq!(decode_dev(makedev(8, 17)), (8, 17));
+    }
+
+    #[test]
+    fn mountinfo_escape_and_error() {
+        let m = parse_mountinfo(
+            "36 35 8:17 / /mnt/my\\040disk rw,noatime master:1 - ext4 /dev/sdb1 rw\n",
+        )
+        .unwrap();
+        assert_eq!(m[0].mount_point, "/mnt/my disk");
+        assert_eq!((m[0].major, m[0].minor), (8, 17));
+        assert_eq!(m[0].source, "/dev/sdb1");
+        let e = parse_mountinfo("36 35 8:17 / /mnt rw\n").unwrap_err();
+        assert_eq!(e.line_no, 1);
+    }
+}
