@@ -1,0 +1,227 @@
+//! The run loop: every point of a [`Plan`] in order, each family inside its time budget,
+//! the result file rewritten atomically after every test, Ctrl-C handled.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+use hwsurvey_probe::{Machine, SysRoot};
+
+use crate::env::{LoadSnapshot, RunEnv};
+use crate::families::Family;
+use crate::outcome::PointOutcome;
+use crate::plan::{Plan, Point, RunOptions, SkippedPoint};
+use crate::profile::Profile;
+use crate::result::{
+    rfc3339, ProfileRef, ResultError, ResultFile, RunStatus, TestResult, Tool, RESULT_SCHEMA,
+    RESULT_SCHEMA_VERSION,
+};
+use crate::runner::RunContext;
+
+/// Set by the SIGINT handler; the run stops after the current sample and writes the file.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Installs a SIGINT (Ctrl-C) handler that sets [`INTERRUPTED`]; a second Ctrl-C kills the
+/// process as usual (SA_RESETHAND). Returns false when no handler could be installed
+/// (std-only build: Ctrl-C then kills the process, and the file keeps the finished tests).
+#[cfg(feature = "sys")]
+pub fn install_sigint_handler() -> bool {
+    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
+    extern "C" fn on_sigint(_: nix::libc::c_int) {
+        INTERRUPTED.store(true, Ordering::SeqCst);
+    }
+    let action = SigAction::new(
+        SigHandler::Handler(on_sigint),
+        SaFlags::SA_RESETHAND | SaFlags::SA_RESTART,
+        SigSet::empty(),
+    );
+    // SAFETY: the handler only stores to an atomic (async-signal-safe).
+    unsafe { sigaction(Signal::SIGINT, &action).is_ok() }
+}
+
+/// Std-only build: no handler.
+#[cfg(not(feature = "sys"))]
+pub fn install_sigint_handler() -> bool {
+    false
+}
+
+/// Progress callbacks (the CLI draws a progress bar from these).
+pub trait Observer {
+    /// A point is about to run: its index among all points (0-based) and the total.
+    fn point_started(&mut self, point: &Point, index: usize, total: usize);
+    /// A point finished and the file was written.
+    fn point_finished(&mut self, result: &TestResult);
+}
+
+/// An observer that does nothing.
+pub struct Silent;
+
+impl Observer for Silent {
+    fn point_started(&mut self, _: &Point, _: usize, _: usize) {}
+    fn point_finished(&mut self, _: &TestResult) {}
+}
+
+/// Everything a run needs.
+pub struct RunRequest<'a> {
+    /// The loaded profile.
+    pub profile: &'a Profile,
+    /// The plan built from it.
+    pub plan: &'a Plan,
+    /// The families (registry).
+    pub families: &'a [&'a dyn Family],
+    /// Probe document.
+    pub machine: &'a Machine,
+    /// Live facts.
+    pub env: &'a RunEnv,
+    /// Command-line options for families.
+    pub options: &'a RunOptions,
+    /// Where the result file goes.
+    pub output: &'a Path,
+    /// Root for the load snapshots (the live `/`).
+    pub root: &'a SysRoot,
+    /// Tool version and git revision.
+    pub tool: Tool,
+}
+
+/// Runs the plan, writing `output` after every test. Returns the final file contents.
+pub fn run(req: &RunRequest<'_>, observer: &mut dyn Observer) -> Result<ResultFile, ResultError> {
+    run_with_cancel(req, observer, &INTERRUPTED)
+}
+
+/// [`run`] with an explicit cancel flag (tests).
+pub fn run_with_cancel(
+    req: &RunRequest<'_>,
+    observer: &mut dyn Observer,
+    cancel: &AtomicBool,
+) -> Result<ResultFile, ResultError> {
+    let mut file = ResultFile {
+        schema: RESULT_SCHEMA.into(),
+        schema_version: RESULT_SCHEMA_VERSION,
+        status: RunStatus::Running,
+        tool: req.tool.clone(),
+        profile: ProfileRef {
+            id: req.profile.id.clone(),
+            version: req.profile.version,
+            source: req.profile.source.clone(),
+            run: req.profile.run.clone(),
+        },
+        started_at: rfc3339(SystemTime::now()),
+        finished_at: None,
+        machine: serde_json::to_value(req.machine).unwrap_or(serde_json::Value::Null),
+        environment: req.env.clone(),
+        load_before: LoadSnapshot::read(req.root),
+        load_after: None,
+        plan: req.plan.clone(),
+        tests: Vec::new(),
+        skipped: req
+            .plan
+            .families
+            .iter()
+            .flat_map(|f| f.skipped.iter().cloned())
+            .collect(),
+    };
+    file.write_atomic(req.output)?;
+    let total = req.plan.point_count();
+    let mut index = 0;
+    'families: for fplan in &req.plan.families {
+        let Some(family) = req.families.iter().find(|f| f.id() == fplan.family) else {
+            for p in &fplan.points {
+                file.skipped.push(skip(p, "family not in this build"));
+            }
+            continue;
+        };
+        let family_start = Instant::now();
+        let budget = Duration::from_secs_f64(fplan.budget_s);
+        for (i, point) in fplan.points.iter().enumerate() {
+            if cancel.load(Ordering::SeqCst) {
+                break 'families;
+            }
+            let spent = family_start.elapsed();
+            if spent >= budget {
+                for p in &fplan.points[i..] {
+                    file.skipped.push(skip(
+                        p,
+                        &format!("family time budget of {} s spent", fplan.budget_s),
+                    ));
+                }
+                file.write_atomic(req.output)?;
+                index += fplan.points.len() - i;
+                continue 'families;
+            }
+            // The point may use its estimate plus the slack left after the estimates of the
+            // points still to come.
+            let rest: f64 = fplan.points[i + 1..].iter().map(|p| p.estimated_s).sum();
+            let slack = (budget - spent).as_secs_f64() - rest;
+            let allowance = point.estimated_s.max(slack).max(0.0);
+            let deadline = Instant::now() + Duration::from_secs_f64(allowance);
+            let ctx = RunContext::new(&req.profile.run, req.env, req.options, cancel, deadline);
+            observer.point_started(point, index, total);
+            let started = SystemTime::now();
+            let t0 = Instant::now();
+            let outcome = family.run_point(point, &ctx);
+            let outcome = if cancel.load(Ordering::SeqCst) {
+                match outcome {
+                    PointOutcome::Measured(m) if m.metrics.iter().all(|x| x.samples.len() >= 2) => {
+                        PointOutcome::Measured(m)
+                    }
+                    _ => {
+                        file.skipped.push(skip(point, "interrupted (Ctrl-C)"));
+                        break 'families;
+                    }
+                }
+            } else {
+                outcome
+            };
+            let result = TestResult::new(
+                point.clone(),
+                outcome,
+                rfc3339(started),
+                t0.elapsed().as_secs_f64(),
+            );
+            file.tests.push(result);
+            file.write_atomic(req.output)?;
+            if let Some(r) = file.tests.last() {
+                observer.point_finished(r);
+            }
+            index += 1;
+        }
+    }
+    let interrupted = cancel.load(Ordering::SeqCst);
+    if interrupted {
+        let done: std::collections::BTreeSet<(String, String)> = file
+            .tests
+            .iter()
+            .map(|t| (t.point.family.clone(), t.point.id.clone()))
+            .chain(
+                file.skipped
+                    .iter()
+                    .map(|s| (s.family.clone(), s.id.clone())),
+            )
+            .collect();
+        for f in &req.plan.families {
+            for p in &f.points {
+                if !done.contains(&(p.family.clone(), p.id.clone())) {
+                    file.skipped.push(skip(p, "not run: interrupted (Ctrl-C)"));
+                }
+            }
+        }
+    }
+    file.status = if interrupted {
+        RunStatus::Interrupted
+    } else {
+        RunStatus::Complete
+    };
+    file.finished_at = Some(rfc3339(SystemTime::now()));
+    file.load_after = Some(LoadSnapshot::read(req.root));
+    file.write_atomic(req.output)?;
+    Ok(file)
+}
+
+fn skip(p: &Point, reason: &str) -> SkippedPoint {
+    SkippedPoint {
+        family: p.family.clone(),
+        id: p.id.clone(),
+        params: p.params.clone(),
+        reason: reason.into(),
+    }
+}

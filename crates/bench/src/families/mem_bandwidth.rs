@@ -1,0 +1,416 @@
+//! `mem.bandwidth`: STREAM Copy/Scale/Add/Triad vs threads, and read/write bandwidth by
+//! block size vs threads.
+//!
+//! STREAM (J. D. McCalpin, "Memory Bandwidth and Machine Balance in Current High Performance
+//! Computers", IEEE TCCA Newsletter, 1995; <https://www.cs.virginia.edu/stream/ref.html>):
+//! three arrays a, b, c of `f64`, together the profile's "memory" working set (>= 4x the total
+//! last-level cache), split into private per-thread parts first-touched by their owner (as
+//! STREAM's OpenMP static schedule does). Credited bytes per element, as STREAM counts them
+//! (no write-allocate traffic): Copy `c = a` 16, Scale `b = s*c` 16, Add `c = a + b` 24,
+//! Triad `a = b + s*c` 24. The best sample is reported as peak, as STREAM reports best-of-N.
+//!
+//! Block read/write (sysbench-memory style, but each thread has its own block rather than
+//! one shared buffer): per repetition each thread reads (sums) or writes (fills) its whole
+//! block once; bandwidth = block bytes x threads x repetitions / time. Small blocks are
+//! cache-resident on purpose: the curve over block size shows each cache level.
+
+use serde::{Deserialize, Serialize};
+
+use crate::alloc::{PageBuffer, PageMode};
+use crate::families::Family;
+use crate::outcome::{Measurement, Metric, PointOutcome};
+use crate::plan::{FamilyPoints, PlanInput, Point};
+use crate::profile::{ProfileError, Section};
+use crate::runner::{consume, RunContext};
+
+/// The family.
+pub struct MemBandwidth;
+
+/// A STREAM kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamKernel {
+    /// `c[i] = a[i]`, 16 bytes credited per element.
+    Copy,
+    /// `b[i] = s * c[i]`, 16 bytes.
+    Scale,
+    /// `c[i] = a[i] + b[i]`, 24 bytes.
+    Add,
+    /// `a[i] = b[i] + s * c[i]`, 24 bytes.
+    Triad,
+}
+
+impl StreamKernel {
+    /// Bytes STREAM credits per element.
+    pub fn credited_bytes_per_element(self) -> u64 {
+        match self {
+            StreamKernel::Copy | StreamKernel::Scale => 16,
+            StreamKernel::Add | StreamKernel::Triad => 24,
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            StreamKernel::Copy => "copy",
+            StreamKernel::Scale => "scale",
+            StreamKernel::Add => "add",
+            StreamKernel::Triad => "triad",
+        }
+    }
+}
+
+/// A block operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockOp {
+    /// Sum the block's 64-bit words.
+    Read,
+    /// Fill the block with a value.
+    Write,
+}
+
+/// `[families."mem.bandwidth".params]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// STREAM kernels to run, in order.
+    pub stream_kernels: Vec<StreamKernel>,
+    /// Block sizes for read/write, bytes (each thread has its own block of this size).
+    pub block_sizes_bytes: Vec<u64>,
+    /// Block operations.
+    pub block_ops: Vec<BlockOp>,
+}
+
+/// Parameters of one point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "test", rename_all = "snake_case")]
+pub enum PointParams {
+    /// A STREAM kernel.
+    Stream {
+        /// Kernel.
+        kernel: StreamKernel,
+        /// Elements per array over all threads.
+        elements_total: u64,
+        /// All three arrays, bytes.
+        working_set_bytes: u64,
+        /// Bytes credited per element.
+        credited_bytes_per_element: u64,
+    },
+    /// Block read or write.
+    Block {
+        /// Operation.
+        op: BlockOp,
+        /// Block per thread, bytes.
+        block_size_bytes: u64,
+    },
+}
+
+const SCALAR: f64 = 3.0;
+
+impl Family for MemBandwidth {
+    fn id(&self) -> &'static str {
+        "mem.bandwidth"
+    }
+
+    fn describe(&self) -> &'static str {
+        "STREAM Copy/Scale/Add/Triad and per-thread block read/write bandwidth vs threads"
+    }
+
+    fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
+        section.params::<Params>().map(|_| ())
+    }
+
+    fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
+        let params: Params = input.section.params()?;
+        let mut out = FamilyPoints::default();
+        let threads = input.thread_counts(false);
+        let ws = input.memory_working_set_bytes();
+        for &kernel in &params.stream_kernels {
+            for &t in &threads {
+                // each thread's part of each array: a whole number of 64-byte lines
+                let per_thread = (ws / 3 / 8 / t as u64) / 8 * 8;
+                let elements_total = per_thread * t as u64;
+                let p = PointParams::Stream {
+                    kernel,
+                    elements_total,
+                    working_set_bytes: elements_total * 3 * 8,
+                    credited_bytes_per_element: kernel.credited_bytes_per_element(),
+                };
+                let id = format!("stream.{}/threads={t}", kernel.name());
+                if per_thread == 0 {
+                    out.skipped.push(input.skip(
+                        id,
+                        &p,
+                        "working set too small for this many threads",
+                    ));
+                    continue;
+                }
+                out.points
+                    .push(input.point(id, t, &p, elements_total * 3 * 8));
+            }
+        }
+        for &op in &params.block_ops {
+            for &size in &params.block_sizes_bytes {
+                for &t in &threads {
+                    let p = PointParams::Block {
+                        op,
+                        block_size_bytes: size,
+                    };
+                    let id = format!(
+                        "{}/block={}/threads={t}",
+                        match op {
+                            BlockOp::Read => "read",
+                            BlockOp::Write => "write",
+                        },
+                        hwsurvey_model::units::format_bytes_binary(size).replace(' ', "")
+                    );
+                    if size < 64 {
+                        out.skipped
+                            .push(input.skip(id, &p, "block smaller than 64 bytes"));
+                        continue;
+                    }
+                    out.points.push(input.point(id, t, &p, size * t as u64));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn run_point(&self, point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
+        let params: PointParams = match point.params() {
+            Ok(p) => p,
+            Err(error) => return PointOutcome::Failed { error },
+        };
+        match params {
+            PointParams::Stream {
+                kernel,
+                elements_total,
+                credited_bytes_per_element,
+                ..
+            } => run_stream(
+                point,
+                ctx,
+                kernel,
+                elements_total,
+                credited_bytes_per_element,
+            ),
+            PointParams::Block {
+                op,
+                block_size_bytes,
+            } => run_block(point, ctx, op, block_size_bytes),
+        }
+    }
+}
+
+struct StreamArrays {
+    a: PageBuffer,
+    b: PageBuffer,
+    c: PageBuffer,
+}
+
+fn run_stream(
+    point: &Point,
+    ctx: &RunContext<'_>,
+    kernel: StreamKernel,
+    elements_total: u64,
+    credited: u64,
+) -> PointOutcome {
+    let threads = point.cpus.len().max(1);
+    let per_thread = (elements_total / threads as u64) as usize;
+    let timed = ctx.measure_parallel(
+        point,
+        |_w| -> Result<StreamArrays, String> {
+            let alloc =
+                || PageBuffer::new(per_thread * 8, PageMode::Default).map_err(|e| e.to_string());
+            let mut s = StreamArrays {
+                a: alloc()?,
+                b: alloc()?,
+                c: alloc()?,
+            };
+            // first touch by the owning thread, STREAM's initial values
+            s.a.as_f64_mut().iter_mut().for_each(|v| *v = 1.0);
+            s.b.as_f64_mut().iter_mut().for_each(|v| *v = 2.0);
+            s.c.as_f64_mut().iter_mut().for_each(|v| *v = 0.0);
+            Ok(s)
+        },
+        |state, reps| {
+            let Ok(s) = state else { return };
+            for _ in 0..reps {
+                stream_once(kernel, s);
+            }
+            consume(s.a.as_f64_mut().first().copied());
+        },
+    );
+    let timed = match timed {
+        Ok(t) => t,
+        Err(e) => {
+            return PointOutcome::Failed {
+                error: e.to_string(),
+            }
+        }
+    };
+    let bytes_per_rep = credited as f64 * per_thread as f64;
+    let m = Measurement {
+        metrics: vec![Metric::bandwidth_bytes_per_s(timed.rates(bytes_per_rep))],
+        pins: timed.pins.clone(),
+        details: Default::default(),
+    }
+    .detail("credited_bytes_per_element", credited)
+    .detail("elements_per_thread", per_thread)
+    .detail("reps_per_sample", timed.reps_per_sample)
+    .detail("sample_s", &timed.sample_s)
+    .detail("cut_short", &timed.cut_short);
+    PointOutcome::Measured(m)
+}
+
+/// One pass of a STREAM kernel over one thread's arrays. Plain zipped iterators: the
+/// compiler vectorises them (no bounds checks in the loop).
+fn stream_once(kernel: StreamKernel, s: &mut StreamArrays) {
+    let (a, b, c) = (&mut s.a, &mut s.b, &mut s.c);
+    match kernel {
+        StreamKernel::Copy => copy(a.as_f64_mut(), c.as_f64_mut()),
+        StreamKernel::Scale => scale(c.as_f64_mut(), b.as_f64_mut()),
+        StreamKernel::Add => add(a.as_f64_mut(), b.as_f64_mut(), c.as_f64_mut()),
+        StreamKernel::Triad => triad(b.as_f64_mut(), c.as_f64_mut(), a.as_f64_mut()),
+    }
+}
+
+#[inline(never)]
+fn copy(a: &[f64], c: &mut [f64]) {
+    for (c, a) in c.iter_mut().zip(a) {
+        *c = *a;
+    }
+}
+
+#[inline(never)]
+fn scale(c: &[f64], b: &mut [f64]) {
+    for (b, c) in b.iter_mut().zip(c) {
+        *b = SCALAR * *c;
+    }
+}
+
+#[inline(never)]
+fn add(a: &[f64], b: &[f64], c: &mut [f64]) {
+    for ((c, a), b) in c.iter_mut().zip(a).zip(b) {
+        *c = *a + *b;
+    }
+}
+
+#[inline(never)]
+fn triad(b: &[f64], c: &[f64], a: &mut [f64]) {
+    for ((a, b), c) in a.iter_mut().zip(b).zip(c) {
+        *a = *b + SCALAR * *c;
+    }
+}
+
+fn run_block(point: &Point, ctx: &RunContext<'_>, op: BlockOp, size: u64) -> PointOutcome {
+    let timed = ctx.measure_parallel(
+        point,
+        |w| -> Result<PageBuffer, String> {
+            let mut b =
+                PageBuffer::new(size as usize, PageMode::Default).map_err(|e| e.to_string())?;
+            b.as_u64_mut()
+                .iter_mut()
+                .enumerate()
+                .for_each(|(i, v)| *v = i as u64 ^ w.index as u64);
+            Ok(b)
+        },
+        |state, reps| {
+            let Ok(b) = state else { return };
+            match op {
+                BlockOp::Read => {
+                    let mut acc = 0u64;
+                    for _ in 0..reps {
+                        acc = acc.wrapping_add(read_sum(consume(&*b.as_u64_mut())));
+                    }
+                    consume(acc);
+                }
+                BlockOp::Write => {
+                    for r in 0..reps {
+                        write_fill(consume(b.as_u64_mut()), r);
+                    }
+                }
+            }
+        },
+    );
+    let timed = match timed {
+        Ok(t) => t,
+        Err(e) => {
+            return PointOutcome::Failed {
+                error: e.to_string(),
+            }
+        }
+    };
+    let bytes_per_rep = (size / 8 * 8) as f64;
+    PointOutcome::Measured(
+        Measurement {
+            metrics: vec![Metric::bandwidth_bytes_per_s(timed.rates(bytes_per_rep))],
+            pins: timed.pins.clone(),
+            details: Default::default(),
+        }
+        .detail("block_size_bytes", size)
+        .detail("reps_per_sample", timed.reps_per_sample)
+        .detail("sample_s", &timed.sample_s)
+        .detail("cut_short", &timed.cut_short),
+    )
+}
+
+/// Sum of the words, with 8 independent accumulators so the loop vectorises.
+#[inline(never)]
+fn read_sum(words: &[u64]) -> u64 {
+    let mut acc = [0u64; 8];
+    let chunks = words.chunks_exact(8);
+    let rest = chunks.remainder();
+    for ch in chunks {
+        for (a, w) in acc.iter_mut().zip(ch) {
+            *a = a.wrapping_add(*w);
+        }
+    }
+    let mut s = rest.iter().fold(0u64, |s, w| s.wrapping_add(*w));
+    for a in acc {
+        s = s.wrapping_add(a);
+    }
+    s
+}
+
+#[inline(never)]
+fn write_fill(words: &mut [u64], value: u64) {
+    for w in words.iter_mut() {
+        *w = value;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernels_compute_stream_values() {
+        let mut s = StreamArrays {
+            a: PageBuffer::new(4096, PageMode::Default).unwrap(),
+            b: PageBuffer::new(4096, PageMode::Default).unwrap(),
+            c: PageBuffer::new(4096, PageMode::Default).unwrap(),
+        };
+        s.a.as_f64_mut().iter_mut().for_each(|v| *v = 1.0);
+        s.b.as_f64_mut().iter_mut().for_each(|v| *v = 2.0);
+        for k in [
+            StreamKernel::Copy,
+            StreamKernel::Scale,
+            StreamKernel::Add,
+            StreamKernel::Triad,
+        ] {
+            stream_once(k, &mut s);
+        }
+        // STREAM's sequence from a=1, b=2, c=0: c=1, b=3, c=4, a=3+3*4=15
+        assert!(s.a.as_f64_mut().iter().all(|v| *v == 15.0));
+        assert!(s.b.as_f64_mut().iter().all(|v| *v == 3.0));
+        assert!(s.c.as_f64_mut().iter().all(|v| *v == 4.0));
+        assert_eq!(StreamKernel::Triad.credited_bytes_per_element(), 24);
+        assert_eq!(StreamKernel::Copy.credited_bytes_per_element(), 16);
+    }
+
+    #[test]
+    fn read_sum_matches_naive() {
+        let v: Vec<u64> = (0..1003).map(|i| i * 7 + 1).collect();
+        assert_eq!(read_sum(&v), v.iter().sum::<u64>());
+    }
+}

@@ -1,0 +1,398 @@
+//! The plan: a pure function (profile, Machine, RunEnv) -> concrete points.
+//!
+//! Each family turns its profile section into [`Point`]s (and [`SkippedPoint`]s with reasons)
+//! through [`PlanInput`], which applies the shared rules: thread counts 1, 2, 4, ... up to the
+//! usable CPUs plus that count plus oversubscription, working sets >= k x the total
+//! last-level cache, the memory cap, and the time estimate of a point. The engine then keeps
+//! each family inside its time budget.
+
+use std::collections::BTreeMap;
+
+use hwsurvey_model::CpuId;
+use hwsurvey_probe::Machine;
+use serde::{Deserialize, Serialize};
+
+use crate::affinity::{cpu_order, Placement};
+use crate::env::RunEnv;
+use crate::profile::{Profile, RunSettings, Section};
+
+/// Options from the command line that families read (storage targets).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct RunOptions {
+    /// `--storage-dir DIR` (repeatable): directories where storage test files may be created.
+    pub storage_dirs: Vec<std::path::PathBuf>,
+    /// `--storage-device /dev/X` (repeatable): raw devices, used only with `destructive`.
+    pub storage_devices: Vec<std::path::PathBuf>,
+    /// `--destructive`: the user allows writing to the raw devices above.
+    pub destructive: bool,
+}
+
+/// One concrete measurement to make.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// Family id (`mem.bandwidth`).
+    pub family: String,
+    /// Id unique within the family, readable: `stream.triad/threads=2`.
+    pub id: String,
+    /// Worker threads.
+    pub threads: usize,
+    /// Placement policy.
+    pub placement: Placement,
+    /// CPU of each worker, in worker order (wraps around when oversubscribed).
+    pub cpus: Vec<CpuId>,
+    /// Family-specific parameters, units in the names (`block_size_bytes`). Read back with
+    /// [`Point::params`].
+    pub params: serde_json::Value,
+    /// Memory this point allocates at most, bytes (checked against the run's memory cap).
+    pub memory_bytes: u64,
+    /// Estimated wall time, seconds (warm-up + minimum samples).
+    pub estimated_s: f64,
+}
+
+impl Point {
+    /// The family's parameters back as its own type.
+    pub fn params<T: serde::de::DeserializeOwned>(&self) -> Result<T, String> {
+        serde_json::from_value(self.params.clone())
+            .map_err(|e| format!("point {} of {}: bad params: {e}", self.id, self.family))
+    }
+}
+
+/// A point that will not be measured, and why (page mode unavailable, no storage dir,
+/// over the memory cap or the time budget).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkippedPoint {
+    /// Family id.
+    pub family: String,
+    /// Point id, or `*` when the whole family is skipped.
+    pub id: String,
+    /// What the point would have been.
+    pub params: serde_json::Value,
+    /// Why it is skipped.
+    pub reason: String,
+}
+
+/// One family's part of the plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FamilyPlan {
+    /// Family id.
+    pub family: String,
+    /// Budget from the profile, seconds.
+    pub budget_s: f64,
+    /// Sum of the points' estimates, seconds.
+    pub estimated_s: f64,
+    /// Points to measure, in order.
+    pub points: Vec<Point>,
+    /// Points not measured, with reasons.
+    pub skipped: Vec<SkippedPoint>,
+}
+
+/// The whole plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Profile id.
+    pub profile_id: String,
+    /// Profile revision.
+    pub profile_version: u32,
+    /// Usable CPUs the thread rules used.
+    pub usable_cpus: usize,
+    /// Thread counts by the rule 1, 2, 4, ..., n, n (without oversubscription).
+    pub thread_counts: Vec<usize>,
+    /// Total last-level cache the working-set rule used, bytes, if known.
+    pub llc_total_bytes: Option<u64>,
+    /// The "memory" working set by the rule, bytes.
+    pub memory_working_set_bytes: u64,
+    /// Memory cap of the run (fraction x min(MemAvailable, cgroup limit)), bytes, if known.
+    pub memory_cap_bytes: Option<u64>,
+    /// Families in run order.
+    pub families: Vec<FamilyPlan>,
+}
+
+impl Plan {
+    /// Number of points to measure.
+    pub fn point_count(&self) -> usize {
+        self.families.iter().map(|f| f.points.len()).sum()
+    }
+    /// Sum of all estimates, seconds.
+    pub fn estimated_s(&self) -> f64 {
+        self.families.iter().map(|f| f.estimated_s).sum()
+    }
+}
+
+/// What a family's `plan` gets.
+pub struct PlanInput<'a> {
+    /// Its section of the profile.
+    pub section: &'a Section,
+    /// Engine rules.
+    pub settings: &'a RunSettings,
+    /// The probe document.
+    pub machine: &'a Machine,
+    /// Live facts.
+    pub env: &'a RunEnv,
+    /// Command-line options for families.
+    pub options: &'a RunOptions,
+}
+
+impl PlanInput<'_> {
+    /// Thread counts: 1, 2, 4, ... below the usable CPUs, then the usable count; with
+    /// `oversubscribe`, also `oversubscription_factor` x usable.
+    pub fn thread_counts(&self, oversubscribe: bool) -> Vec<usize> {
+        let mut v = thread_counts(self.env.cpu_count());
+        if oversubscribe {
+            v.push(self.env.cpu_count() * self.settings.oversubscription_factor.max(1));
+            v.dedup();
+        }
+        v
+    }
+
+    /// Worker CPUs for `threads` workers under the profile's placement.
+    pub fn cpus_for(&self, threads: usize) -> Vec<CpuId> {
+        let order = cpu_order(&self.env.cpus, self.settings.placement);
+        let order = if order.is_empty() {
+            self.env.usable_cpus.iter().collect()
+        } else {
+            order
+        };
+        (0..threads)
+            .map(|i| order.get(i % order.len().max(1)).copied().unwrap_or(0))
+            .collect()
+    }
+
+    /// The run's memory cap, bytes; when MemAvailable and the cgroup limit are both
+    /// unknown, 1 GiB (stated in the plan).
+    pub fn memory_cap_bytes(&self) -> u64 {
+        self.env
+            .memory_cap_bytes(self.settings.memory_fraction)
+            .unwrap_or(1 << 30)
+    }
+
+    /// Total working set of a "memory" point, bytes: max(k x total LLC, floor), bounded by
+    /// the profile's ceiling and the memory cap.
+    pub fn memory_working_set_bytes(&self) -> u64 {
+        memory_working_set_bytes(self.settings, self.env, self.memory_cap_bytes())
+    }
+
+    /// Estimated time of a point that takes `samples_min` samples, seconds.
+    pub fn estimate_point_s(&self) -> f64 {
+        // calibration doubles up to 1/4 of a sample: about half a sample in all
+        self.settings.warmup_s.max(0.5 * self.settings.sample_min_s)
+            + self.settings.samples_min as f64 * self.settings.sample_min_s * 1.05
+            + 0.02
+    }
+
+    /// Builds a point with the profile's placement and the standard estimate.
+    pub fn point(
+        &self,
+        id: impl Into<String>,
+        threads: usize,
+        params: impl Serialize,
+        memory_bytes: u64,
+    ) -> Point {
+        Point {
+            family: self.section.family.clone(),
+            id: id.into(),
+            threads,
+            placement: self.settings.placement,
+            cpus: self.cpus_for(threads),
+            params: serde_json::to_value(params).unwrap_or(serde_json::Value::Null),
+            memory_bytes,
+            estimated_s: self.estimate_point_s(),
+        }
+    }
+
+    /// Builds a skipped point.
+    pub fn skip(
+        &self,
+        id: impl Into<String>,
+        params: impl Serialize,
+        reason: impl Into<String>,
+    ) -> SkippedPoint {
+        SkippedPoint {
+            family: self.section.family.clone(),
+            id: id.into(),
+            params: serde_json::to_value(params).unwrap_or(serde_json::Value::Null),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// 1, 2, 4, ... below `n`, then `n` (n >= 1).
+pub fn thread_counts(n: usize) -> Vec<usize> {
+    let n = n.max(1);
+    let mut v = Vec::new();
+    let mut t = 1;
+    while t < n {
+        v.push(t);
+        t *= 2;
+    }
+    v.push(n);
+    v
+}
+
+fn memory_working_set_bytes(settings: &RunSettings, env: &RunEnv, cap: u64) -> u64 {
+    let from_llc = env
+        .llc
+        .known()
+        .map(|l| (l.total_size_bytes as f64 * settings.memory_llc_multiple) as u64)
+        .unwrap_or(0);
+    let mut ws = from_llc.max(settings.memory_min_working_set_bytes);
+    if let Some(max) = settings.memory_max_working_set_bytes {
+        ws = ws.min(max);
+    }
+    ws.min(cap)
+}
+
+/// What a family returns from `plan`.
+#[derive(Debug, Clone, Default)]
+pub struct FamilyPoints {
+    /// Points to measure, most important first (the budget rule drops from the end).
+    pub points: Vec<Point>,
+    /// Points not measured, with reasons.
+    pub skipped: Vec<SkippedPoint>,
+}
+
+/// Builds the plan: every enabled family of `profile` that is in `families` (and in `only`,
+/// when given), in registry order. Pure: reads nothing but its arguments.
+pub fn build_plan(
+    profile: &Profile,
+    families: &[&dyn crate::families::Family],
+    machine: &Machine,
+    env: &RunEnv,
+    options: &RunOptions,
+    only: &[String],
+) -> Result<Plan, crate::profile::ProfileError> {
+    let mut out = Vec::new();
+    let cap = env.memory_cap_bytes(profile.run.memory_fraction);
+    for family in families {
+        let id = family.id();
+        if !only.is_empty()
+            && !only
+                .iter()
+                .any(|o| o == id || id.starts_with(&format!("{o}.")))
+        {
+            continue;
+        }
+        let Some(section) = profile.families.get(id) else {
+            continue;
+        };
+        let budget_s = section.common.budget_s;
+        if !section.common.enabled {
+            out.push(FamilyPlan {
+                family: id.into(),
+                budget_s,
+                estimated_s: 0.0,
+                points: vec![],
+                skipped: vec![SkippedPoint {
+                    family: id.into(),
+                    id: "*".into(),
+                    params: serde_json::Value::Null,
+                    reason: "disabled in the profile".into(),
+                }],
+            });
+            continue;
+        }
+        let input = PlanInput {
+            section,
+            settings: &profile.run,
+            machine,
+            env,
+            options,
+        };
+        let planned = family.plan(&input)?;
+        let mem_cap = input.memory_cap_bytes();
+        let mut fp = FamilyPlan {
+            family: id.into(),
+            budget_s,
+            estimated_s: 0.0,
+            points: vec![],
+            skipped: planned.skipped,
+        };
+        for p in planned.points {
+            if p.memory_bytes > mem_cap {
+                fp.skipped.push(SkippedPoint {
+                    family: id.into(),
+                    id: p.id.clone(),
+                    params: p.params.clone(),
+                    reason: format!(
+                        "needs {} bytes, over the memory cap of {} bytes ({} x min(MemAvailable, cgroup limit))",
+                        p.memory_bytes, mem_cap, profile.run.memory_fraction
+                    ),
+                });
+            } else if fp.estimated_s + p.estimated_s > budget_s {
+                fp.skipped.push(SkippedPoint {
+                    family: id.into(),
+                    id: p.id.clone(),
+                    params: p.params.clone(),
+                    reason: format!(
+                        "over the family's time budget of {budget_s} s (estimated {:.1} s so far)",
+                        fp.estimated_s
+                    ),
+                });
+            } else {
+                fp.estimated_s += p.estimated_s;
+                fp.points.push(p);
+            }
+        }
+        out.push(fp);
+    }
+    let mut unknown_only: Vec<&String> = only
+        .iter()
+        .filter(|o| {
+            !families
+                .iter()
+                .any(|f| f.id() == o.as_str() || f.id().starts_with(&format!("{o}.")))
+        })
+        .collect();
+    if let Some(o) = unknown_only.pop() {
+        return Err(crate::profile::ProfileError {
+            file: profile.source.clone(),
+            line: None,
+            key: None,
+            message: format!(
+                "--only {o}: no such family; known: {}",
+                families
+                    .iter()
+                    .map(|f| f.id())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        });
+    }
+    let settings = &profile.run;
+    Ok(Plan {
+        profile_id: profile.id.clone(),
+        profile_version: profile.version,
+        usable_cpus: env.cpu_count(),
+        thread_counts: thread_counts(env.cpu_count()),
+        llc_total_bytes: env.llc.known().map(|l| l.total_size_bytes),
+        memory_working_set_bytes: memory_working_set_bytes(settings, env, cap.unwrap_or(1 << 30)),
+        memory_cap_bytes: cap,
+        families: out,
+    })
+}
+
+/// Groups the plan's points for printing: family -> point ids.
+pub fn outline(plan: &Plan) -> BTreeMap<String, Vec<String>> {
+    plan.families
+        .iter()
+        .map(|f| {
+            (
+                f.family.clone(),
+                f.points.iter().map(|p| p.id.clone()).collect(),
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_rule() {
+        assert_eq!(thread_counts(1), vec![1]);
+        assert_eq!(thread_counts(2), vec![1, 2]);
+        assert_eq!(thread_counts(6), vec![1, 2, 4, 6]);
+        assert_eq!(thread_counts(8), vec![1, 2, 4, 8]);
+        assert_eq!(thread_counts(0), vec![1]);
+    }
+}

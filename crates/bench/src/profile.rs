@@ -1,0 +1,454 @@
+//! Profiles: `profiles/*.toml`, the fixed, versioned rules a run follows.
+//!
+//! Layout (see `profiles/standard.toml`):
+//!
+//! ```toml
+//! format_version = 1        # the file format this engine reads (PROFILE_FORMAT_VERSION)
+//! id = "standard"
+//! version = 1               # the profile's own revision; results carry it
+//! description = "..."
+//!
+//! [run]                     # engine rules shared by every family (RunSettings)
+//! placement = "compact"
+//! sample_min_s = 0.2
+//! ...
+//!
+//! [families."mem.bandwidth"]   # engine keys of one family (FamilySection)
+//! budget_s = 40
+//! [families."mem.bandwidth".params]   # the family's own typed keys (Section::params)
+//! ...
+//! ```
+//!
+//! Every table denies unknown keys. Errors name the file, the line and the key
+//! ([`ProfileError`]), using the spans toml keeps.
+
+use std::collections::BTreeMap;
+use std::marker::PhantomData;
+use std::path::Path;
+
+use serde::de::{DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::affinity::Placement;
+
+/// The profile file format this engine reads.
+pub const PROFILE_FORMAT_VERSION: u32 = 1;
+
+/// The standard profile, built into the binary (`profiles/standard.toml`).
+pub const STANDARD_TOML: &str = include_str!("../../../profiles/standard.toml");
+/// The quick profile, built into the binary (`profiles/quick.toml`).
+pub const QUICK_TOML: &str = include_str!("../../../profiles/quick.toml");
+
+/// A profile error: always the file, and where known the line and the key.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{file}{}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default(), key.as_ref().map(|k| format!(": key `{k}`")).unwrap_or_default())]
+pub struct ProfileError {
+    /// The profile file (or `profiles/<name>.toml (built in)`).
+    pub file: String,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// Dotted key (`families."mem.bandwidth".params.block_sizes`), when known.
+    pub key: Option<String>,
+    /// What is wrong and what was expected.
+    pub message: String,
+}
+
+/// Engine rules shared by every family: `[run]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSettings {
+    /// Thread placement policy for every point.
+    pub placement: Placement,
+    /// Each timed sample lasts at least this long, seconds (0.2 in the standard profile).
+    #[serde(deserialize_with = "positive_f64")]
+    pub sample_min_s: f64,
+    /// ... and at least this many ticks of the clock's measured resolution (20).
+    pub sample_min_clock_ticks: u32,
+    /// Untimed warm-up before the first sample of a point, seconds.
+    #[serde(deserialize_with = "non_negative_f64")]
+    pub warmup_s: f64,
+    /// Samples always taken per point (>= 2).
+    #[serde(deserialize_with = "at_least_two")]
+    pub samples_min: usize,
+    /// Hard cap of samples per point.
+    pub samples_max: usize,
+    /// Take more samples (up to the cap) while the CV exceeds this fraction.
+    #[serde(deserialize_with = "positive_f64")]
+    pub target_cv: f64,
+    /// The run never allocates more than this fraction of min(MemAvailable, cgroup limit).
+    #[serde(deserialize_with = "fraction")]
+    pub memory_fraction: f64,
+    /// "Memory" working sets are at least this multiple of the total last-level cache.
+    #[serde(deserialize_with = "positive_f64")]
+    pub memory_llc_multiple: f64,
+    /// Floor of a "memory" working set when the LLC is unknown, bytes.
+    pub memory_min_working_set_bytes: u64,
+    /// Ceiling of any working set, bytes (the quick profile keeps qemu runs short); absent =
+    /// only the memory fraction bounds it.
+    #[serde(default)]
+    pub memory_max_working_set_bytes: Option<u64>,
+    /// Oversubscription points use this multiple of the usable CPUs.
+    pub oversubscription_factor: usize,
+    /// Whole-run time budget, seconds: the sum of the family budgets must not exceed it.
+    #[serde(deserialize_with = "positive_f64")]
+    pub budget_s: f64,
+}
+
+/// Engine keys of one family: `[families."<id>"]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FamilySection {
+    /// Whether the family runs at all.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Time budget of the family, seconds; the plan drops points that would not fit and the
+    /// runner skips what is left when it runs out.
+    #[serde(deserialize_with = "positive_f64")]
+    pub budget_s: f64,
+    /// The family's own keys, parsed by the family with [`Section::params`].
+    #[serde(default)]
+    pub params: toml::Table,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProfileDoc {
+    format_version: u32,
+    id: String,
+    version: u32,
+    description: String,
+    run: RunSettings,
+    #[serde(default)]
+    families: BTreeMap<String, FamilySection>,
+}
+
+/// A loaded, checked profile.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    /// Profile id (`standard`, `quick`).
+    pub id: String,
+    /// The profile's revision.
+    pub version: u32,
+    /// One-line description.
+    pub description: String,
+    /// Where it came from (path, or `profiles/<id>.toml (built in)`).
+    pub source: String,
+    /// Engine rules.
+    pub run: RunSettings,
+    /// Family sections in file order of ids (BTreeMap order).
+    pub families: BTreeMap<String, Section>,
+}
+
+/// One family's section, with the source text kept so that [`Section::params`] errors can
+/// name the line.
+#[derive(Debug, Clone)]
+pub struct Section {
+    /// Family id.
+    pub family: String,
+    /// Engine keys.
+    pub common: FamilySection,
+    file: String,
+    text: std::sync::Arc<str>,
+}
+
+impl Section {
+    /// Deserializes the family's own keys (`[families."<id>".params]`) into `T`. Give `T`
+    /// `#[serde(deny_unknown_fields)]` and put units in its field names. Errors name the file,
+    /// line and key.
+    pub fn params<T: DeserializeOwned>(&self) -> Result<T, ProfileError> {
+        let path = ["families", self.family.as_str(), "params"];
+        let de = toml::de::Deserializer::parse(&self.text)
+            .map_err(|e| toml_error(&self.file, &self.text, e))?;
+        let found = Nav::<T> {
+            path: &path,
+            _t: PhantomData,
+        }
+        .deserialize(de)
+        .map_err(|e| toml_error(&self.file, &self.text, e))?;
+        match found {
+            Some(v) => Ok(v),
+            None => toml::from_str::<T>("").map_err(|e| ProfileError {
+                file: self.file.clone(),
+                line: None,
+                key: Some(format!("families.\"{}\".params", self.family)),
+                message: format!("section missing: {}", e.message()),
+            }),
+        }
+    }
+
+    /// A section for tests of one family: `params_toml` is the body of its params table.
+    pub fn for_test(family: &str, budget_s: f64, params_toml: &str) -> Section {
+        let text = format!("[families.\"{family}\"]\nbudget_s = {budget_s}\n[families.\"{family}\".params]\n{params_toml}\n");
+        let common = FamilySection {
+            enabled: true,
+            budget_s,
+            params: toml::from_str(params_toml).unwrap_or_default(),
+        };
+        Section {
+            family: family.to_string(),
+            common,
+            file: "<test>".into(),
+            text: text.into(),
+        }
+    }
+}
+
+/// Walks a path of table keys and deserializes the value found there, ignoring the rest.
+struct Nav<'p, T> {
+    path: &'p [&'p str],
+    _t: PhantomData<T>,
+}
+
+impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for Nav<'_, T> {
+    type Value = Option<T>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<T>, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, T: DeserializeOwned> Visitor<'de> for Nav<'_, T> {
+    type Value = Option<T>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a table")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<T>, A::Error> {
+        let mut found = None;
+        while let Some(key) = map.next_key::<String>()? {
+            match self.path.split_first() {
+                Some((first, rest)) if key == *first => {
+                    if rest.is_empty() {
+                        found = Some(map.next_value::<T>()?);
+                    } else {
+                        found = map.next_value_seed(Nav::<T> {
+                            path: rest,
+                            _t: PhantomData,
+                        })?;
+                    }
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// Turns a toml error into a [`ProfileError`] with line and key: the line from the span, the
+/// key from the error text (unknown / missing field) or from the `key =` on that line, under
+/// the nearest `[table]` header above it.
+fn toml_error(file: &str, text: &str, e: toml::de::Error) -> ProfileError {
+    let message = e.message().trim().to_string();
+    let Some(span) = e.span() else {
+        return ProfileError {
+            file: file.to_string(),
+            line: None,
+            key: None,
+            message,
+        };
+    };
+    let start = span.start.min(text.len());
+    let line_no = text[..start].matches('\n').count() + 1;
+    let line_start = text[..start].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let line_end = text[start..]
+        .find('\n')
+        .map(|i| i + start)
+        .unwrap_or(text.len());
+    let line = &text[line_start..line_end];
+    let header = text[..line_start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('['))
+        .map(|l| l.trim_matches(|c| c == '[' || c == ']').to_string());
+    let quoted = |m: &str| {
+        let a = m.find('`')?;
+        let b = m[a + 1..].find('`')? + a + 1;
+        Some(m[a + 1..b].to_string())
+    };
+    let leaf = if message.starts_with("unknown field") || message.starts_with("missing field") {
+        quoted(&message)
+    } else {
+        None
+    }
+    .or_else(|| {
+        let (k, _) = line.split_once('=')?;
+        Some(k.trim().to_string())
+    });
+    let key = match (header, leaf) {
+        (Some(h), Some(l)) if !line.trim_start().starts_with('[') => Some(format!("{h}.{l}")),
+        (Some(h), Some(l)) => Some(format!("{h}.{l}")),
+        (Some(h), None) => Some(h),
+        (None, l) => l,
+    };
+    ProfileError {
+        file: file.to_string(),
+        line: Some(line_no),
+        key,
+        message,
+    }
+}
+
+impl Profile {
+    /// Parses profile text. `file` names it in errors. Checks the format version, the
+    /// settings, that every family section names a family in `known_families`, and that the
+    /// family budgets fit the run budget. Family params are checked by the caller
+    /// ([`crate::families::check_profile`]) since only families know their keys.
+    pub fn parse(file: &str, text: &str, known_families: &[&str]) -> Result<Profile, ProfileError> {
+        let doc: ProfileDoc = toml::from_str(text).map_err(|e| toml_error(file, text, e))?;
+        let line_of = |needle: &str| {
+            text.lines()
+                .position(|l| l.trim_start().starts_with(needle))
+                .map(|i| i + 1)
+        };
+        if doc.format_version != PROFILE_FORMAT_VERSION {
+            return Err(ProfileError {
+                file: file.into(),
+                line: line_of("format_version"),
+                key: Some("format_version".into()),
+                message: format!(
+                    "unsupported profile format version {}, this hwsurvey reads version {}",
+                    doc.format_version, PROFILE_FORMAT_VERSION
+                ),
+            });
+        }
+        if doc.version == 0 {
+            return Err(ProfileError {
+                file: file.into(),
+                line: line_of("version"),
+                key: Some("version".into()),
+                message: "profile version must be >= 1".into(),
+            });
+        }
+        if doc.run.samples_max < doc.run.samples_min {
+            return Err(ProfileError {
+                file: file.into(),
+                line: line_of("samples_max"),
+                key: Some("run.samples_max".into()),
+                message: format!(
+                    "samples_max ({}) is below samples_min ({})",
+                    doc.run.samples_max, doc.run.samples_min
+                ),
+            });
+        }
+        let text: std::sync::Arc<str> = text.into();
+        let mut families = BTreeMap::new();
+        let mut total = 0.0;
+        for (id, common) in doc.families {
+            let header = format!("[families.\"{id}\"]");
+            if !known_families.contains(&id.as_str()) {
+                return Err(ProfileError {
+                    file: file.into(),
+                    line: line_of(&header),
+                    key: Some(format!("families.\"{id}\"")),
+                    message: format!(
+                        "unknown family \"{id}\", expected one of: {}",
+                        known_families.join(", ")
+                    ),
+                });
+            }
+            if common.enabled {
+                total += common.budget_s;
+            }
+            families.insert(
+                id.clone(),
+                Section {
+                    family: id,
+                    common,
+                    file: file.into(),
+                    text: text.clone(),
+                },
+            );
+        }
+        if total > doc.run.budget_s + 1e-9 {
+            return Err(ProfileError {
+                file: file.into(),
+                line: line_of("budget_s"),
+                key: Some("run.budget_s".into()),
+                message: format!(
+                    "the family budgets add up to {total} s, over the run budget of {} s",
+                    doc.run.budget_s
+                ),
+            });
+        }
+        Ok(Profile {
+            id: doc.id,
+            version: doc.version,
+            description: doc.description,
+            source: file.into(),
+            run: doc.run,
+            families,
+        })
+    }
+
+    /// Loads `NAME` (a built-in profile: `standard`, `quick`) or a path to a TOML file.
+    pub fn load(name_or_path: &str, known_families: &[&str]) -> Result<Profile, ProfileError> {
+        match name_or_path {
+            "standard" => Profile::parse(
+                "profiles/standard.toml (built in)",
+                STANDARD_TOML,
+                known_families,
+            ),
+            "quick" => Profile::parse("profiles/quick.toml (built in)", QUICK_TOML, known_families),
+            path => {
+                let text = std::fs::read_to_string(Path::new(path)).map_err(|e| ProfileError {
+                    file: path.into(),
+                    line: None,
+                    key: None,
+                    message: format!(
+                        "cannot read: {e} (built-in profiles are \"standard\" and \"quick\")"
+                    ),
+                })?;
+                Profile::parse(path, &text, known_families)
+            }
+        }
+    }
+}
+
+fn positive_f64<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    let v = f64::deserialize(d)?;
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "expected a positive number, got {v}"
+        )))
+    }
+}
+
+fn non_negative_f64<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    let v = f64::deserialize(d)?;
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "expected a number >= 0, got {v}"
+        )))
+    }
+}
+
+fn fraction<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    let v = f64::deserialize(d)?;
+    if v > 0.0 && v <= 1.0 {
+        Ok(v)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "expected a fraction in (0, 1], got {v}"
+        )))
+    }
+}
+
+fn at_least_two<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+    let v = usize::deserialize(d)?;
+    if v >= 2 {
+        Ok(v)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "expected at least 2 (a sample needs two values for a spread), got {v}"
+        )))
+    }
+}

@@ -1,0 +1,433 @@
+//! The result file: versioned, self-describing JSON, written atomically after every test,
+//! and its loader. The format is documented in `docs/result-format.md`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use hwsurvey_stats::{Sample, Summary};
+use serde::{Deserialize, Serialize};
+
+use crate::env::{LoadSnapshot, RunEnv};
+use crate::outcome::{Better, Metric, PointOutcome};
+use crate::plan::{Plan, Point, SkippedPoint};
+
+/// `schema` field of every result file.
+pub const RESULT_SCHEMA: &str = "hwsurvey-result";
+/// Version of the result format. Bump on any incompatible change.
+pub const RESULT_SCHEMA_VERSION: u32 = 1;
+/// Files larger than this are refused by the loader, bytes (64 MiB).
+pub const MAX_RESULT_BYTES: u64 = 64 << 20;
+
+/// State of the run when the file was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Still running (a file left in this state means the process died: SIGKILL, crash).
+    Running,
+    /// Every planned point was attempted.
+    Complete,
+    /// Stopped by Ctrl-C (SIGINT); the tests listed finished.
+    Interrupted,
+}
+
+/// The tool that wrote the file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tool {
+    /// `hwsurvey` version (Cargo package version).
+    pub version: String,
+    /// Git revision at build time, or "unknown".
+    pub git_revision: String,
+    /// Target architecture of the binary.
+    pub arch: String,
+}
+
+/// Which profile ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProfileRef {
+    /// Profile id.
+    pub id: String,
+    /// Profile revision.
+    pub version: u32,
+    /// Where it was loaded from.
+    pub source: String,
+    /// Engine rules used (sample time, repetitions, placement, memory fraction).
+    pub run: crate::profile::RunSettings,
+}
+
+/// Statistics of one metric.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricResult {
+    /// Name with unit (`bandwidth_bytes_per_s`).
+    pub name: String,
+    /// Which way is better.
+    pub better: Better,
+    /// Raw samples in measurement order, unit as in `name`.
+    pub samples: Vec<f64>,
+    /// Median, min, max, mean, CV, bootstrap CI, outliers; absent when fewer than two finite
+    /// samples (then `summary_error` says why).
+    pub summary: Option<Summary>,
+    /// Why there is no summary.
+    pub summary_error: Option<String>,
+    /// Best sample, for bandwidth only (STREAM's best-of-N).
+    pub peak: Option<f64>,
+}
+
+impl MetricResult {
+    /// Computes statistics for a family's raw metric.
+    pub fn from_metric(m: Metric) -> MetricResult {
+        let (summary, summary_error) = match Sample::new(m.samples.clone()) {
+            Ok(s) => (Some(s.summary()), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        let peak = if m.report_peak {
+            let best = match m.better {
+                Better::Higher => m
+                    .samples
+                    .iter()
+                    .copied()
+                    .filter(|v| v.is_finite())
+                    .reduce(f64::max),
+                Better::Lower => m
+                    .samples
+                    .iter()
+                    .copied()
+                    .filter(|v| v.is_finite())
+                    .reduce(f64::min),
+            };
+            best
+        } else {
+            None
+        };
+        MetricResult {
+            name: m.name,
+            better: m.better,
+            samples: m.samples,
+            summary,
+            summary_error,
+            peak,
+        }
+    }
+}
+
+/// One finished test (plan point).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestResult {
+    /// The plan point as planned.
+    pub point: Point,
+    /// "measured", "skipped" or "failed".
+    pub outcome: String,
+    /// Reason for skipped / error for failed.
+    pub reason: Option<String>,
+    /// Metrics with raw samples and statistics (measured only).
+    pub metrics: Vec<MetricResult>,
+    /// Pinning of each worker (measured only).
+    pub pins: Vec<crate::affinity::PinStatus>,
+    /// Family details (credited bytes, backing obtained, ...).
+    pub details: serde_json::Map<String, serde_json::Value>,
+    /// UTC start, RFC 3339.
+    pub started_at: String,
+    /// Wall time, seconds.
+    pub duration_s: f64,
+}
+
+impl TestResult {
+    /// Builds the record of one point from its outcome.
+    pub fn new(point: Point, outcome: PointOutcome, started_at: String, duration_s: f64) -> Self {
+        let (outcome, reason, metrics, pins, details) = match outcome {
+            PointOutcome::Measured(m) => (
+                "measured",
+                None,
+                m.metrics
+                    .into_iter()
+                    .map(MetricResult::from_metric)
+                    .collect(),
+                m.pins,
+                m.details,
+            ),
+            PointOutcome::Skipped { reason } => {
+                ("skipped", Some(reason), vec![], vec![], Default::default())
+            }
+            PointOutcome::Failed { error } => {
+                ("failed", Some(error), vec![], vec![], Default::default())
+            }
+        };
+        TestResult {
+            point,
+            outcome: outcome.into(),
+            reason,
+            metrics,
+            pins,
+            details,
+            started_at,
+            duration_s,
+        }
+    }
+}
+
+/// A whole result file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultFile {
+    /// Always [`RESULT_SCHEMA`].
+    pub schema: String,
+    /// [`RESULT_SCHEMA_VERSION`] when written.
+    pub schema_version: u32,
+    /// Run state when written.
+    pub status: RunStatus,
+    /// Tool version and revision.
+    pub tool: Tool,
+    /// Profile and its engine rules.
+    pub profile: ProfileRef,
+    /// UTC start, RFC 3339.
+    pub started_at: String,
+    /// UTC end, RFC 3339 (absent while running).
+    pub finished_at: Option<String>,
+    /// The full probe document (`hwsurvey_probe::Machine`, its own `schema_version` inside).
+    pub machine: serde_json::Value,
+    /// Live facts and settings that affect numbers (governor, THP, SMT, numa_balancing, ...).
+    pub environment: RunEnv,
+    /// Load average and MemAvailable before the first test.
+    pub load_before: LoadSnapshot,
+    /// ... and after the last (absent while running).
+    pub load_after: Option<LoadSnapshot>,
+    /// The plan (points and planned skips).
+    pub plan: Plan,
+    /// Finished tests, in run order.
+    pub tests: Vec<TestResult>,
+    /// Points skipped by the plan (mem cap, budget, unavailable) and at run time by the
+    /// engine (budget spent, interrupted).
+    pub skipped: Vec<SkippedPoint>,
+}
+
+/// Errors writing or loading a result file; each renders as one line naming the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultError {
+    /// I/O error.
+    #[error("{path}: {message}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The OS error.
+        message: String,
+    },
+    /// Larger than [`MAX_RESULT_BYTES`].
+    #[error(
+        "{path}: {size_bytes} bytes, larger than the {max_bytes}-byte limit for a result file"
+    )]
+    TooLarge {
+        /// The file.
+        path: String,
+        /// Its size.
+        size_bytes: u64,
+        /// The limit.
+        max_bytes: u64,
+    },
+    /// Not JSON at all.
+    #[error("{path}: not JSON ({detail})")]
+    NotJson {
+        /// The file.
+        path: String,
+        /// serde_json's message.
+        detail: String,
+    },
+    /// JSON that ends early (a copy cut short).
+    #[error("{path}: truncated JSON at line {line}, column {column}")]
+    Truncated {
+        /// The file.
+        path: String,
+        /// Line.
+        line: usize,
+        /// Column.
+        column: usize,
+    },
+    /// JSON, but not a hwsurvey result file, or another schema version.
+    #[error("{path}: {detail}")]
+    WrongSchema {
+        /// The file.
+        path: String,
+        /// What was found and expected.
+        detail: String,
+    },
+}
+
+impl ResultFile {
+    /// Writes the file atomically: serialise to `<dir>/.<name>.tmp-<pid>`, fsync, rename over
+    /// `path` (same directory, so the rename is atomic on POSIX filesystems).
+    pub fn write_atomic(&self, path: &Path) -> Result<(), ResultError> {
+        let io = |e: std::io::Error| ResultError::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        };
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&dir).map_err(io)?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "result.json".into());
+        let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+        let json = serde_json::to_vec_pretty(self).map_err(|e| ResultError::Io {
+            path: path.display().to_string(),
+            message: format!("serialising: {e}"),
+        })?;
+        {
+            let mut f = std::fs::File::create(&tmp).map_err(io)?;
+            f.write_all(&json).map_err(io)?;
+            f.write_all(b"\n").map_err(io)?;
+            f.sync_all().map_err(io)?;
+        }
+        std::fs::rename(&tmp, path).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            io(e)
+        })
+    }
+}
+
+/// Loads a result file, checking size, JSON, `schema` and `schema_version`.
+pub fn load(path: &Path) -> Result<ResultFile, ResultError> {
+    let p = path.display().to_string();
+    let meta = std::fs::metadata(path).map_err(|e| ResultError::Io {
+        path: p.clone(),
+        message: e.to_string(),
+    })?;
+    if meta.len() > MAX_RESULT_BYTES {
+        return Err(ResultError::TooLarge {
+            path: p,
+            size_bytes: meta.len(),
+            max_bytes: MAX_RESULT_BYTES,
+        });
+    }
+    let bytes = std::fs::read(path).map_err(|e| ResultError::Io {
+        path: p.clone(),
+        message: e.to_string(),
+    })?;
+    parse(&p, &bytes)
+}
+
+/// Parses result-file bytes; `name` names the source in errors.
+pub fn parse(name: &str, bytes: &[u8]) -> Result<ResultFile, ResultError> {
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        if e.is_eof() {
+            ResultError::Truncated {
+                path: name.into(),
+                line: e.line(),
+                column: e.column(),
+            }
+        } else {
+            ResultError::NotJson {
+                path: name.into(),
+                detail: e.to_string(),
+            }
+        }
+    })?;
+    let schema = value.get("schema").and_then(|v| v.as_str());
+    if schema != Some(RESULT_SCHEMA) {
+        return Err(ResultError::WrongSchema {
+            path: name.into(),
+            detail: format!(
+                "not a hwsurvey result file: \"schema\" is {}, expected \"{RESULT_SCHEMA}\"",
+                schema
+                    .map(|s| format!("\"{s}\""))
+                    .unwrap_or_else(|| "missing".into())
+            ),
+        });
+    }
+    let version = value.get("schema_version").and_then(|v| v.as_u64());
+    if version != Some(RESULT_SCHEMA_VERSION as u64) {
+        return Err(ResultError::WrongSchema {
+            path: name.into(),
+            detail: format!(
+                "result schema version {}, this hwsurvey reads version {RESULT_SCHEMA_VERSION}",
+                version
+                    .map(|v| v.to_string())
+                    .unwrap_or_else(|| "missing".into())
+            ),
+        });
+    }
+    serde_json::from_value(value).map_err(|e| ResultError::WrongSchema {
+        path: name.into(),
+        detail: format!("result schema version {RESULT_SCHEMA_VERSION} but {e}"),
+    })
+}
+
+/// UTC time as RFC 3339 (`2026-11-29T20:05:30Z`) from a system time.
+pub fn rfc3339(t: std::time::SystemTime) -> String {
+    let secs = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
+    let s = secs.rem_euclid(86_400);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        s / 3600,
+        s / 60 % 60,
+        s % 60
+    )
+}
+
+/// Days since 1970-01-01 to (year, month, day): H. Hinnant's `civil_from_days`
+/// (<https://howardhinnant.github.io/date_algorithms.html>).
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_421), (2025, 11, 29));
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_795_982_730);
+        assert_eq!(rfc3339(t), "2026-11-29T20:05:30Z");
+    }
+
+    #[test]
+    fn loader_errors_are_one_line() {
+        let e = parse("x.json", b"{\"schema\": \"hwsurvey-result\", ").unwrap_err();
+        assert!(matches!(e, ResultError::Truncated { .. }), "{e}");
+        let e = parse("x.json", b"hello").unwrap_err();
+        assert!(e.to_string().starts_with("x.json: not JSON"), "{e}");
+        let e = parse("x.json", b"{\"schema\": \"other\"}").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.json: not a hwsurvey result file: \"schema\" is \"other\", expected \"hwsurvey-result\""
+        );
+        let e = parse(
+            "x.json",
+            b"{\"schema\": \"hwsurvey-result\", \"schema_version\": 99}",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.json: result schema version 99, this hwsurvey reads version 1"
+        );
+        for e in [e] {
+            assert!(!e.to_string().contains('\n'));
+        }
+    }
+
+    #[test]
+    fn peak_only_for_bandwidth() {
+        let bw = MetricResult::from_metric(Metric::bandwidth_bytes_per_s(vec![1.0, 3.0, 2.0]));
+        assert_eq!(bw.peak, Some(3.0));
+        assert_eq!(bw.summary.as_ref().map(|s| s.median), Some(2.0));
+        let lat = MetricResult::from_metric(Metric::latency("latency_ns", vec![1.0, 3.0]));
+        assert_eq!(lat.peak, None);
+        let one = MetricResult::from_metric(Metric::latency("latency_ns", vec![1.0]));
+        assert!(one.summary.is_none());
+        assert!(one.summary_error.is_some());
+    }
+}

@@ -1,0 +1,302 @@
+//! Refusal paths of storage.iops: mounted devices, signatures, bad directories, no space,
+//! memory-backed filesystems. Nothing here writes outside directories the test created.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use hwsurvey_bench::storage::device::{
+    self, parse_mountinfo, parse_swaps, refusals, DeviceFacts, Refusal,
+};
+use hwsurvey_bench::storage::signature::{SignatureKind, HEAD_BYTES};
+use hwsurvey_bench::storage::target::{map_dir_error, precondition, PositionalWrite, FILE_PREFIX};
+use hwsurvey_bench::storage::StorageError;
+
+const MOUNTINFO: &str = "\
+22 27 0:21 / /proc rw,relatime - proc proc rw
+27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard
+40 27 8:17 / /srv/data rw,noatime shared:5 - xfs /dev/sdb1 rw,attr2
+41 27 0:45 / /dev/shm rw - tmpfs tmpfs rw
+";
+
+fn facts(path: &str, dev: (u32, u32)) -> DeviceFacts {
+    DeviceFacts {
+        path: path.into(),
+        is_block_device: true,
+        dev: Some(dev),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn mounted_device_is_refused() {
+    let mounts = parse_mountinfo(MOUNTINFO).unwrap();
+    let r = refusals(&facts("/dev/vda", (254, 0)), true, &mounts, &[]);
+    assert_eq!(
+        r,
+        vec![Refusal::Mounted {
+            mount_point: "/".into()
+        }]
+    );
+    // A disk whose partition is mounted: refused for the partition and for the mount.
+    let mut f = facts("/dev/sdb", (8, 16));
+    f.partitions = vec![("sdb1".into(), (8, 17))];
+    let r = refusals(&f, true, &mounts, &[]);
+    assert!(
+        r.contains(&Refusal::HasPartitions {
+            partitions: vec!["sdb1".into()]
+        }),
+        "{r:?}"
+    );
+    assert!(
+        r.contains(&Refusal::Mounted {
+            mount_point: "/srv/data".into()
+        }),
+        "{r:?}"
+    );
+    // Held by device mapper, and in use as swap.
+    let mut f = facts("/dev/sdc", (8, 32));
+    f.holders = vec!["dm-0".into()];
+    let swaps =
+        parse_swaps("Filename\tType\tSize\tUsed\tPriority\n/dev/sdc  partition\t8388604\t0\t-2\n");
+    let r = refusals(&f, true, &mounts, &swaps);
+    assert_eq!(
+        r,
+        vec![
+            Refusal::Held {
+                holders: vec!["dm-0".into()]
+            },
+            Refusal::Swap
+        ]
+    );
+    // An empty, unmounted, unheld device passes only with --destructive.
+    let clean = facts("/dev/sdd", (8, 48));
+    assert!(refusals(&clean, true, &mounts, &[]).is_empty());
+    assert_eq!(
+        refusals(&clean, false, &mounts, &[]),
+        vec![Refusal::NotDestructive]
+    );
+}
+
+#[test]
+fn live_root_device_is_refused() {
+    let Ok(text) = std::fs::read_to_string("/proc/self/mountinfo") else {
+        println!("SKIPPED: /proc/self/mountinfo unreadable");
+        return;
+    };
+    let mounts = parse_mountinfo(&text).unwrap();
+    let Some(root) = mounts
+        .iter()
+        .rev()
+        .find(|m| m.mount_point == "/" && m.source.starts_with("/dev/"))
+    else {
+        println!("SKIPPED: / is not mounted from a /dev node here");
+        return;
+    };
+    let path = Path::new(&root.source);
+    if !path.exists() {
+        println!(
+            "SKIPPED: {} (source of /) does not exist in this namespace",
+            root.source
+        );
+        return;
+    }
+    // Only reads: stat, sysfs, and the first 68 KiB of the device.
+    let r = device::check_device(path, true);
+    assert!(
+        r.iter().any(|x| matches!(x, Refusal::Mounted { .. })),
+        "{} not refused as mounted: {r:?}",
+        root.source
+    );
+}
+
+#[test]
+fn file_with_filesystem_signature_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, off, magic, kind) in [
+        (
+            "ext4.img",
+            1080usize,
+            &[0x53u8, 0xef][..],
+            SignatureKind::Ext,
+        ),
+        ("xfs.img", 0, &b"XFSB"[..], SignatureKind::Xfs),
+        ("gpt.img", 512, &b"EFI PART"[..], SignatureKind::Gpt),
+    ] {
+        let p = dir.path().join(name);
+        let mut img = vec![0u8; HEAD_BYTES];
+        img[off..off + magic.len()].copy_from_slice(magic);
+        std::fs::write(&p, &img).unwrap();
+        let f = device::inspect(&p, Path::new("/sys"));
+        assert!(!f.is_block_device);
+        assert_eq!(f.signatures.len(), 1, "{name}: {:?}", f.signatures);
+        assert_eq!(f.signatures[0].kind, kind);
+        let r = refusals(&f, true, &[], &[]);
+        assert_eq!(r.len(), 2, "{r:?}");
+        assert_eq!(r[0], Refusal::NotABlockDevice);
+        assert!(
+            matches!(&r[1], Refusal::HasSignature { signatures } if signatures[0].offset_bytes == off)
+        );
+        assert!(r[1].to_string().contains(kind.name()), "{}", r[1]);
+    }
+    // A zeroed file has no signature (still not a block device).
+    let p = dir.path().join("zero.img");
+    std::fs::write(&p, vec![0u8; HEAD_BYTES]).unwrap();
+    assert_eq!(
+        refusals(&device::inspect(&p, Path::new("/sys")), true, &[], &[]),
+        vec![Refusal::NotABlockDevice]
+    );
+}
+
+#[cfg(feature = "sys")]
+#[test]
+fn missing_and_non_directory_paths_are_refused() {
+    use hwsurvey_bench::storage::target::create_test_file;
+    let stop = AtomicBool::new(false);
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("does-not-exist");
+    match create_test_file(&missing, 1 << 20, &stop) {
+        Err(StorageError::DirMissing { dir: d }) => assert!(d.ends_with("does-not-exist")),
+        other => panic!("expected DirMissing, got {other:?}"),
+    }
+    // Root may write anywhere: a path under a regular file cannot be a directory for anyone.
+    let file = dir.path().join("plain");
+    std::fs::write(&file, b"x").unwrap();
+    let under = file.join("sub");
+    assert!(matches!(
+        create_test_file(&under, 1 << 20, &stop),
+        Err(StorageError::NotADirectory { .. })
+    ));
+    assert!(matches!(
+        create_test_file(&file, 1 << 20, &stop),
+        Err(StorageError::NotADirectory { .. })
+    ));
+    // Nothing was created.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("plain")]);
+}
+
+#[test]
+fn create_errors_map_to_reasons() {
+    let d = Path::new("/srv/ro");
+    let ro = map_dir_error(d, std::io::Error::from_raw_os_error(30)); // EROFS
+    assert!(
+        matches!(&ro, StorageError::NotWritable { dir, .. } if dir == "/srv/ro"),
+        "{ro:?}"
+    );
+    assert!(ro.to_string().contains("/srv/ro"));
+    let acc = map_dir_error(d, std::io::Error::from_raw_os_error(13)); // EACCES
+    assert!(matches!(acc, StorageError::NotWritable { .. }));
+    assert!(matches!(
+        map_dir_error(d, std::io::Error::from_raw_os_error(28)),
+        StorageError::NoSpace { .. }
+    ));
+}
+
+/// Accepts `limit` bytes, then fails like a full filesystem (ENOSPC) or quota (EDQUOT).
+struct FillsUp {
+    limit: u64,
+    errno: i32,
+}
+
+impl PositionalWrite for FillsUp {
+    fn write_at(&self, buf: &[u8], offset: u64) -> std::io::Result<usize> {
+        if offset + buf.len() as u64 > self.limit {
+            Err(std::io::Error::from_raw_os_error(self.errno))
+        } else {
+            Ok(buf.len())
+        }
+    }
+}
+
+#[test]
+fn no_space_while_preconditioning() {
+    let stop = AtomicBool::new(false);
+    let pattern = vec![7u8; 4096];
+    for errno in [28, 122] {
+        let w = FillsUp {
+            limit: 3 * 4096,
+            errno,
+        };
+        let e = precondition(&w, Path::new("/data/t.tmp"), 10 * 4096, &pattern, &stop).unwrap_err();
+        assert_eq!(
+            e,
+            StorageError::NoSpace {
+                path: "/data/t.tmp".into(),
+                needed_bytes: 40960,
+                available_bytes: None
+            }
+        );
+    }
+    // Other errors stay I/O errors naming the file.
+    let w = FillsUp { limit: 0, errno: 5 };
+    let e = precondition(&w, Path::new("/data/t.tmp"), 4096, &pattern, &stop).unwrap_err();
+    assert!(
+        matches!(&e, StorageError::Io { path, .. } if path == "/data/t.tmp"),
+        "{e:?}"
+    );
+    // Fits: no error.
+    let w = FillsUp {
+        limit: 1 << 20,
+        errno: 28,
+    };
+    precondition(&w, Path::new("/data/t.tmp"), 8192, &pattern, &stop).unwrap();
+}
+
+#[cfg(feature = "sys")]
+#[test]
+fn no_space_before_writing_when_statvfs_says_so() {
+    use hwsurvey_bench::storage::target::create_test_file;
+    let dir = tempfile::tempdir().unwrap();
+    let stop = AtomicBool::new(false);
+    match create_test_file(dir.path(), u64::MAX / 4, &stop) {
+        Err(StorageError::NoSpace {
+            available_bytes: Some(a),
+            needed_bytes,
+            ..
+        }) => {
+            assert_eq!(needed_bytes, u64::MAX / 4);
+            assert!(a > 0);
+        }
+        other => panic!("expected NoSpace, got {other:?}"),
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[cfg(feature = "sys")]
+#[test]
+fn tmpfs_gets_a_clear_message_not_page_cache_numbers() {
+    use hwsurvey_bench::storage::target::{check_dir, create_test_file};
+    let shm = Path::new("/dev/shm");
+    let mounts = std::fs::read_to_string("/proc/self/mountinfo")
+        .ok()
+        .and_then(|t| parse_mountinfo(&t).ok());
+    let is_tmpfs = mounts.is_some_and(|m| {
+        m.iter()
+            .any(|e| e.mount_point == "/dev/shm" && e.fs_type == "tmpfs")
+    });
+    if !is_tmpfs {
+        println!("SKIPPED: /dev/shm is not a tmpfs here");
+        return;
+    }
+    let stop = AtomicBool::new(false);
+    let e = check_dir(shm).unwrap_err();
+    assert!(
+        matches!(&e, StorageError::NoDirectIo { fs_type, .. } if fs_type == "tmpfs"),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("page cache"), "{e}");
+    assert!(matches!(
+        create_test_file(shm, 1 << 20, &stop),
+        Err(StorageError::NoDirectIo { .. })
+    ));
+    let ours = format!("{FILE_PREFIX}{}-", std::process::id());
+    let left = std::fs::read_dir(shm)
+        .unwrap()
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().starts_with(&ours));
+    assert!(!left, "a test file was created on tmpfs");
+}

@@ -1,0 +1,141 @@
+//! Scaling analysis of a throughput-vs-threads curve: single-thread score, peak, parallel
+//! efficiency and the knee.
+//!
+//! Input points are `(threads, throughput)` with throughput in any "higher is better" unit
+//! (ops/s, bytes/s); the analysis keeps that unit.
+
+use serde::{Deserialize, Serialize};
+
+/// One point of a scaling curve.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ScalingPoint {
+    /// Worker threads.
+    pub threads: usize,
+    /// Throughput at that thread count (median of its sample), caller's unit.
+    pub throughput: f64,
+}
+
+/// What a scaling curve says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scaling {
+    /// Throughput at 1 thread, if measured.
+    pub single_thread: Option<f64>,
+    /// Highest throughput on the curve.
+    pub peak: f64,
+    /// Thread count of the peak.
+    pub peak_threads: usize,
+    /// `peak / (peak_threads * single_thread)`; absent without a 1-thread point or when the
+    /// single-thread figure is 0.
+    pub efficiency_at_peak: Option<f64>,
+    /// The knee: the fewest threads reaching `knee_fraction` (0.9) of the peak.
+    pub knee_threads: usize,
+    /// Fraction of peak defining the knee (0.9).
+    pub knee_fraction: f64,
+}
+
+/// Fraction of the peak that defines the knee.
+pub const KNEE_FRACTION: f64 = 0.9;
+
+/// Analyses a curve; `None` when it has no point with a finite, positive throughput.
+/// Points may come in any order; non-finite throughputs are ignored.
+pub fn analyse(points: &[ScalingPoint]) -> Option<Scaling> {
+    let mut pts: Vec<ScalingPoint> = points
+        .iter()
+        .copied()
+        .filter(|p| p.throughput.is_finite() && p.threads > 0)
+        .collect();
+    pts.sort_by_key(|p| p.threads);
+    let peak_point = pts
+        .iter()
+        .copied()
+        .filter(|p| p.throughput > 0.0)
+        .max_by(|a, b| a.throughput.total_cmp(&b.throughput))?;
+    let single = pts.iter().find(|p| p.threads == 1).map(|p| p.throughput);
+    let knee = pts
+        .iter()
+        .find(|p| p.throughput >= KNEE_FRACTION * peak_point.throughput)
+        .map(|p| p.threads)
+        .unwrap_or(peak_point.threads);
+    let efficiency = single.and_then(|s| {
+        if s > 0.0 {
+            Some(peak_point.throughput / (peak_point.threads as f64 * s))
+        } else {
+            None
+        }
+    });
+    Some(Scaling {
+        single_thread: single,
+        peak: peak_point.throughput,
+        peak_threads: peak_point.threads,
+        efficiency_at_peak: efficiency,
+        knee_threads: knee,
+        knee_fraction: KNEE_FRACTION,
+    })
+}
+
+/// Parallel efficiency at each point: `throughput / (threads * single_thread)`; absent
+/// without a positive 1-thread point.
+pub fn efficiencies(points: &[ScalingPoint]) -> Vec<(usize, Option<f64>)> {
+    let single = points
+        .iter()
+        .find(|p| p.threads == 1)
+        .map(|p| p.throughput)
+        .filter(|s| *s > 0.0 && s.is_finite());
+    points
+        .iter()
+        .map(|p| {
+            (
+                p.threads,
+                single.map(|s| p.throughput / (p.threads as f64 * s)),
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn pts(v: &[(usize, f64)]) -> Vec<ScalingPoint> {
+        v.iter()
+            .map(|&(threads, throughput)| ScalingPoint {
+                threads,
+                throughput,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn knee_and_efficiency() {
+        // 1: 10, 2: 19, 4: 30, 8: 32 -> peak 32 at 8, 90% = 28.8 reached at 4.
+        let s = analyse(&pts(&[(4, 30.0), (1, 10.0), (2, 19.0), (8, 32.0)])).unwrap();
+        assert_eq!(s.single_thread, Some(10.0));
+        assert_eq!(s.peak, 32.0);
+        assert_eq!(s.peak_threads, 8);
+        assert_eq!(s.knee_threads, 4);
+        assert!((s.efficiency_at_peak.unwrap() - 0.4).abs() < 1e-12);
+        let e = efficiencies(&pts(&[(1, 10.0), (2, 19.0)]));
+        assert_eq!(e[1].0, 2);
+        assert!((e[1].1.unwrap() - 0.95).abs() < 1e-12);
+    }
+
+    #[test]
+    fn no_single_thread_point() {
+        let s = analyse(&pts(&[(2, 5.0), (4, 6.0)])).unwrap();
+        assert_eq!(s.single_thread, None);
+        assert_eq!(s.efficiency_at_peak, None);
+        assert_eq!(s.knee_threads, 4);
+        assert!(analyse(&pts(&[(1, f64::NAN)])).is_none());
+        assert!(analyse(&[]).is_none());
+    }
+
+    proptest! {
+        #[test]
+        fn knee_not_after_peak(v in prop::collection::vec((1usize..64, 0.1f64..1e9), 1..20)) {
+            let s = analyse(&pts(&v)).unwrap();
+            prop_assert!(s.knee_threads <= s.peak_threads);
+            prop_assert!(v.iter().all(|p| p.1 <= s.peak));
+        }
+    }
+}
