@@ -1,12 +1,98 @@
-//! `hwsurvey qualify` (being built).
+//! `hwsurvey qualify`: probe (or a snapshot, or a result file) -> findings -> verdict table.
+//! Exit code 0 (all pass), 1 (warnings), 2 (failures; warnings too with --strict).
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use anyhow::Context;
+use hwsurvey_model::{Probed, Unknown};
+use hwsurvey_probe::SysRoot;
+use hwsurvey_qualify::render::{render, Format};
+use hwsurvey_qualify::{binary, from_machine, qualify, RuleSet};
+
+/// Output formats.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum FormatArg {
+    /// Aligned text.
+    Terminal,
+    /// Markdown table.
+    Markdown,
+    /// JSON.
+    Json,
+}
 
 /// Options of `hwsurvey qualify`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Qualify a captured snapshot extracted in DIR instead of this machine.
+    #[arg(long, value_name = "DIR", conflicts_with = "result")]
+    root: Option<PathBuf>,
+    /// Qualify the machine recorded in a result file (and check its measured figures).
+    #[arg(value_name = "RESULT.json")]
+    result: Option<PathBuf>,
+    /// Rules file (default: the built-in set, identical to profiles/qualify.toml).
+    #[arg(long, value_name = "FILE")]
+    rules: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "terminal")]
+    format: FormatArg,
+    /// Treat warnings as failures (exit 2) and unevaluated rules as warnings (exit 1).
+    #[arg(long)]
+    strict: bool,
+    /// Check this ELF binary instead of hwsurvey itself.
+    #[arg(long, value_name = "FILE")]
+    binary: Option<PathBuf>,
+}
 
 /// Runs `hwsurvey qualify`.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`hwsurvey qualify` is not built yet")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let rules = match &args.rules {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read rules file {}", path.display()))?;
+            RuleSet::parse(&path.display().to_string(), &text)?
+        }
+        None => RuleSet::builtin(),
+    };
+    if let Some(result) = &args.result {
+        anyhow::bail!(
+            "{}: qualifying a result file needs the result format, which this build does not read yet; use --root or no argument",
+            result.display()
+        );
+    }
+    let root = match &args.root {
+        Some(dir) => {
+            anyhow::ensure!(dir.is_dir(), "--root {}: not a directory", dir.display());
+            SysRoot::new(dir)
+        }
+        None => SysRoot::live(),
+    };
+    let machine = hwsurvey_probe::probe_machine(&root);
+    let mut facts = from_machine(&machine);
+    facts.binary = match (&args.binary, root.is_live()) {
+        (Some(path), _) => Probed::Known(binary::read_elf_header(path)?),
+        (None, true) => match std::env::current_exe() {
+            Ok(exe) => match binary::read_elf_header(&exe) {
+                Ok(b) => Probed::Known(b),
+                Err(e) => Probed::Unknown(Unknown::Other {
+                    detail: e.to_string(),
+                }),
+            },
+            Err(e) => Probed::Unknown(Unknown::Other {
+                detail: format!("cannot locate the running binary: {e}"),
+            }),
+        },
+        (None, false) => Probed::Unknown(Unknown::Other {
+            detail: "a snapshot: pass --binary FILE to check a binary against its kernel".into(),
+        }),
+    };
+    let subject = root.root().display().to_string();
+    let report = qualify(&subject, &facts, &rules);
+    let format = match args.format {
+        FormatArg::Terminal => Format::Terminal,
+        FormatArg::Markdown => Format::Markdown,
+        FormatArg::Json => Format::Json,
+    };
+    print!("{}", render(&report, format));
+    Ok(ExitCode::from(report.exit_code(args.strict)))
 }

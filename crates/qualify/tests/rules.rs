@@ -1,0 +1,408 @@
+//! Each rule on its own, over facts written from the fixture READMEs' facts.
+
+use hwsurvey_model::{CpuSet, Probed, Unknown};
+use hwsurvey_qualify::facts::*;
+use hwsurvey_qualify::{qualify, rules, Facts, Finding, Params, RuleSet, Verdict};
+
+fn set(s: &str) -> Probed<CpuSet> {
+    Probed::Known(CpuSet::parse_list(s).unwrap())
+}
+
+fn params(id: &str) -> Params {
+    RuleSet::builtin().params(id).unwrap()
+}
+
+fn verdicts(f: &[Finding]) -> Vec<Verdict> {
+    f.iter().map(|f| f.verdict).collect()
+}
+
+#[test]
+fn cpu_online_t1_dormant_threads_fail() {
+    let mut f = Facts::default();
+    f.cpu.possible = set("0-31");
+    f.cpu.present = set("0-23");
+    f.cpu.online = set("0-23");
+    f.cpu.registered = set("0-31");
+    let out = rules::cpu_online(&f, &Params::default());
+    assert_eq!(verdicts(&out), vec![Verdict::Fail]);
+    assert!(
+        out[0].summary.starts_with("24 of 32 possible CPUs online"),
+        "{}",
+        out[0].summary
+    );
+    assert!(out[0].summary.contains("24-31"));
+}
+
+#[test]
+fn cpu_online_hotplug_slots_info() {
+    let mut f = Facts::default();
+    f.cpu.possible = set("0-79");
+    f.cpu.present = set("0-63");
+    f.cpu.online = set("0-63");
+    f.cpu.registered = set("0-63");
+    let out = rules::cpu_online(&f, &Params::default());
+    assert_eq!(verdicts(&out), vec![Verdict::Info]);
+    assert!(out[0]
+        .summary
+        .starts_with("16 possible CPUs not present (64-79)"));
+}
+
+#[test]
+fn cpu_online_offline_present_fail() {
+    // s390x z196 capture: present 0-19, online 1-5,8-19
+    let mut f = Facts::default();
+    f.cpu.possible = set("0-63");
+    f.cpu.present = set("0-19");
+    f.cpu.online = set("1-5,8-19");
+    let out = rules::cpu_online(&f, &Params::default());
+    assert_eq!(out[0].verdict, Verdict::Fail);
+    assert_eq!(
+        out[0].summary,
+        "17 of 20 present CPUs online; offline: 0,6-7"
+    );
+    let f = Facts::default();
+    let out = rules::cpu_online(&f, &Params::default());
+    assert_eq!(verdicts(&out), vec![Verdict::NotEvaluated]);
+    assert_eq!(out[0].summary, "not evaluated: online CPUs not given");
+}
+
+#[test]
+fn cpu_allowed_narrower_warns() {
+    let mut f = Facts::default();
+    f.cpu.online = set("0-49");
+    f.cpu.allowed = set("2-49");
+    let out = rules::cpu_allowed(&f, &Params::default());
+    assert_eq!(out[0].verdict, Verdict::Warn);
+    assert!(out[0].summary.contains("48 of 50 online CPUs"));
+    f.cpu.allowed = set("0-49");
+    assert!(rules::cpu_allowed(&f, &Params::default()).is_empty());
+}
+
+#[test]
+fn smt_and_governor() {
+    let mut f = Facts::default();
+    f.cpu.smt_control = Probed::Known("off".into());
+    let mut p = params("cpu.smt");
+    assert_eq!(rules::cpu_smt(&f, &p)[0].verdict, Verdict::Info);
+    p.0.insert(
+        "expect".into(),
+        hwsurvey_qualify::ParamValue::Str("on".into()),
+    );
+    let out = rules::cpu_smt(&f, &p);
+    assert_eq!(out[0].verdict, Verdict::Warn);
+    assert_eq!(out[0].summary, "SMT is off, the rules expect on");
+
+    f.cpu.governors = Probed::Known(vec![
+        (0, "performance".into()),
+        (1, "powersave".into()),
+        (2, "powersave".into()),
+    ]);
+    let out = rules::cpu_governor(&f, &params("cpu.governor"));
+    assert_eq!(out[0].verdict, Verdict::Warn);
+    assert_eq!(
+        out[0].summary,
+        "governor not performance: powersave on 2 CPUs (1-2)"
+    );
+    f.cpu.governors = Probed::Known(vec![]);
+    assert_eq!(
+        rules::cpu_governor(&f, &params("cpu.governor"))[0].verdict,
+        Verdict::NotEvaluated
+    );
+}
+
+#[test]
+fn isolation_from_thunderx2_cmdline() {
+    let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    if !shared.is_dir() {
+        println!("SKIPPED: ../shared not found");
+        return;
+    }
+    let text = std::fs::read_to_string(
+        shared.join("fixtures/aarch64-cavium-thunderx2-gigabyte-r181-2s/proc-cmdline.txt"),
+    )
+    .unwrap();
+    let mut f = Facts::default();
+    f.os.cmdline = Probed::Known(text);
+    let out = rules::cpu_isolation(&f, &Params::default());
+    assert_eq!(out[0].verdict, Verdict::Info);
+    assert!(out[0].summary.contains("isolcpus="), "{}", out[0].summary);
+    assert!(out[0].summary.contains("nohz_full="), "{}", out[0].summary);
+}
+
+fn dimm(loc: &str, bank: &str, array: &str, gib: Option<u64>) -> DimmFacts {
+    DimmFacts {
+        locator: loc.into(),
+        bank_locator: Some(bank.into()),
+        array_handle: Some(array.into()),
+        size_bytes: gib.map(|g| g << 30),
+        memory_type: Some("DDR4".into()),
+        speed_mt_per_s: gib.map(|_| 2133),
+        configured_speed_mt_per_s: gib.map(|_| 2133),
+        rank: gib.map(|_| 4),
+        part_number: gib.map(|_| "M386A4G40DM0-CPB".into()),
+    }
+}
+
+#[test]
+fn balance_uneven_across_sockets() {
+    let mut f = Facts::default();
+    f.memory.dimms = Probed::Known(vec![
+        dimm("D0", "/SYS/MB/P0", "0x1", Some(32)),
+        dimm("D1", "/SYS/MB/P0", "0x1", Some(32)),
+        dimm("D0", "/SYS/MB/P1", "0x2", Some(32)),
+        dimm("D1", "/SYS/MB/P1", "0x2", None),
+    ]);
+    let out = rules::memory_balance(&f, &Params::default());
+    assert_eq!(out[0].verdict, Verdict::Warn);
+    assert!(out[0]
+        .summary
+        .starts_with("DIMMs populated unevenly across sockets"));
+    assert!(out[0]
+        .evidence
+        .iter()
+        .any(|e| e.value == "P1: 1 of 2 slots, 32 GiB, empty D1"));
+}
+
+#[test]
+fn channels_named_in_bank_locator() {
+    let mut f = Facts::default();
+    f.memory.dimms = Probed::Known(vec![
+        dimm("DIMM 0", "P0 CHANNEL A", "0x1", Some(16)),
+        dimm("DIMM 0", "P0 CHANNEL B", "0x1", None),
+        dimm("DIMM 0", "P1 CHANNEL A", "0x1", Some(16)),
+        dimm("DIMM 0", "P1 CHANNEL B", "0x1", Some(16)),
+    ]);
+    let out = rules::memory_channels(&f, &Params::default());
+    assert_eq!(out[0].verdict, Verdict::Warn);
+    assert_eq!(out[0].summary, "1 of 4 channels empty: P0 channel B");
+}
+
+#[test]
+fn mixed_and_speed() {
+    let mut f = Facts::default();
+    let mut a = dimm("A1", "CPU0", "0x1", Some(16));
+    a.speed_mt_per_s = Some(3200);
+    a.configured_speed_mt_per_s = Some(2933);
+    let b = dimm("A2", "CPU0", "0x1", Some(32));
+    f.memory.dimms = Probed::Known(vec![a, b]);
+    let out = rules::memory_mixed(&f, &params("memory.mixed"));
+    assert_eq!(out[0].verdict, Verdict::Warn);
+    assert!(
+        out[0].summary.contains("sizes 1 x 16 GiB, 1 x 32 GiB"),
+        "{}",
+        out[0].summary
+    );
+    assert!(out[0]
+        .summary
+        .contains("rated speeds 1 x 2133 MT/s, 1 x 3200 MT/s"));
+    let out = rules::memory_speed(&f, &Params::default());
+    assert_eq!(
+        out[0].summary,
+        "configured 2933 MT/s below rated 3200 MT/s on 1 of 2 DIMMs"
+    );
+}
+
+#[test]
+fn triad_share() {
+    let mut f = Facts::default();
+    f.memory.theoretical_peak_bytes_per_s = Probed::Known(100e9);
+    assert_eq!(
+        rules::memory_triad_share(&f, &params("memory.triad_share"))[0].summary,
+        "not evaluated: result file not given"
+    );
+    f.result = Probed::Known(ResultFacts {
+        path: "r.json".into(),
+        triad_peak_bytes_per_s: Some(45e9),
+        page_modes: vec![],
+    });
+    let out = rules::memory_triad_share(&f, &params("memory.triad_share"));
+    assert_eq!(out[0].verdict, Verdict::Warn);
+    assert_eq!(
+        out[0].summary,
+        "Triad peak 45.0 GB/s is 45% of the theoretical 100 GB/s (threshold 60%)"
+    );
+}
+
+#[test]
+fn edac_uncorrected_fails() {
+    let mut f = Facts::default();
+    f.memory.edac = Probed::Known(vec![EdacDimmFacts {
+        mc: 0,
+        dimm: 2,
+        label: None,
+        ce_count: Some(0),
+        ue_count: Some(1),
+    }]);
+    let out = rules::memory_edac(&f, &params("memory.edac"));
+    assert_eq!(verdicts(&out), vec![Verdict::Fail]);
+    f.memory.edac = Probed::Known(vec![]);
+    assert_eq!(
+        rules::memory_edac(&f, &params("memory.edac"))[0].verdict,
+        Verdict::NotEvaluated
+    );
+}
+
+#[test]
+fn numa_memoryless_and_cpuless() {
+    let mut f = Facts::default();
+    f.numa.nodes = Probed::Known(vec![
+        NodeFacts {
+            id: 0,
+            cpus: set("0-3"),
+            mem_total_bytes: Probed::Known(0),
+        },
+        NodeFacts {
+            id: 2,
+            cpus: set(""),
+            mem_total_bytes: Probed::Known(1 << 30),
+        },
+    ]);
+    let out = rules::numa_nodes(&f, &Params::default());
+    let s: Vec<&str> = out.iter().map(|f| f.summary.as_str()).collect();
+    assert_eq!(s[0], "NUMA node1 missing (nodes present: 0, 2)");
+    assert!(s.contains(&"node2 has no CPUs: its memory is remote to every CPU"));
+    assert!(s.contains(&"node0 has no memory: its CPUs reach all memory remotely"));
+}
+
+#[test]
+fn pages_b10_two_sizes_total() {
+    // bugs/B10: 2 x 1 GiB + 1024 x 2 MiB = 4 GiB (numastat said 2048 MB)
+    let mut f = Facts::default();
+    f.pages.hugetlb = Probed::Known(vec![
+        HugePool {
+            page_size_bytes: 2 << 20,
+            pages: 1024,
+        },
+        HugePool {
+            page_size_bytes: 1 << 30,
+            pages: 2,
+        },
+    ]);
+    let out = rules::pages_sizes(&f, &Params::default());
+    assert_eq!(out[0].verdict, Verdict::Info);
+    assert_eq!(
+        out[0].summary,
+        "2 huge page sizes configured: 1024 x 2 MiB + 2 x 1 GiB = 4 GiB in total"
+    );
+    assert!(rules::pages_hugetlb(&f, &params("pages.hugetlb")).is_empty());
+}
+
+#[test]
+fn pages_firecracker_empty_pools_and_thp() {
+    // fixtures/x86_64-firecracker-guest-epyc-2vcpu-thp-mthp: madvise, pools 2048kB and 1048576kB empty
+    let mut f = Facts::default();
+    f.pages.thp_enabled = Probed::Known("madvise".into());
+    f.pages.hugetlb = Probed::Known(vec![
+        HugePool {
+            page_size_bytes: 2 << 20,
+            pages: 0,
+        },
+        HugePool {
+            page_size_bytes: 1 << 30,
+            pages: 0,
+        },
+    ]);
+    assert!(rules::pages_thp(&f, &params("pages.thp")).is_empty());
+    let out = rules::pages_hugetlb(&f, &params("pages.hugetlb"));
+    assert_eq!(out[0].verdict, Verdict::Warn);
+    f.pages.thp_enabled = Probed::Known("never".into());
+    assert_eq!(
+        rules::pages_thp(&f, &params("pages.thp"))[0].verdict,
+        Verdict::Warn
+    );
+    // a result file that measured base pages only does not need THP
+    f.result = Probed::Known(ResultFacts {
+        path: "r".into(),
+        triad_peak_bytes_per_s: None,
+        page_modes: vec!["base".into()],
+    });
+    assert_eq!(
+        rules::pages_thp(&f, &params("pages.thp"))[0].verdict,
+        Verdict::Info
+    );
+}
+
+#[test]
+fn pcie_gen2_x8_ceiling() {
+    let mut f = Facts::default();
+    f.io.pcie = Probed::Known(vec![PcieLinkFacts {
+        address: "0000:3b:00.0".into(),
+        device: Some("NVMe".into()),
+        current_gt_per_s: Some(5.0),
+        max_gt_per_s: Some(8.0),
+        current_width: Some(8),
+        max_width: Some(8),
+    }]);
+    let out = rules::io_pcie_link(&f, &Params::default());
+    assert_eq!(
+        out[0].summary,
+        "0000:3b:00.0 (NVMe) runs Gen2 x8 = 4.00 GB/s instead of Gen3 x8 = 7.88 GB/s"
+    );
+}
+
+#[test]
+fn binary_32bit_on_64bit_kernel() {
+    let mut f = Facts::default();
+    f.os.kernel_machine = Probed::Known("x86_64".into());
+    f.binary = Probed::Known(BinaryFacts {
+        path: "a.out".into(),
+        class_bits: 32,
+        machine: 3,
+        little_endian: true,
+    });
+    let out = rules::binary_arch(&f, &Params::default());
+    assert_eq!(out[0].verdict, Verdict::Fail);
+    assert!(out[0]
+        .summary
+        .contains("32-bit i386 binary on a 64-bit x86_64 kernel (compat mode"));
+    f.binary = Probed::Known(BinaryFacts {
+        path: "a.out".into(),
+        class_bits: 64,
+        machine: 43,
+        little_endian: false,
+    });
+    assert!(rules::binary_arch(&f, &Params::default())[0]
+        .summary
+        .contains("built for SPARC V9"));
+    f.binary = Probed::Known(BinaryFacts {
+        path: "a.out".into(),
+        class_bits: 64,
+        machine: 62,
+        little_endian: true,
+    });
+    assert!(rules::binary_arch(&f, &Params::default()).is_empty());
+}
+
+#[test]
+fn kernel_min() {
+    let mut f = Facts::default();
+    f.os.kernel_release = Probed::Known("2.6.32-754.el6.x86_64".into());
+    let out = rules::os_kernel_min(&f, &params("os.kernel_min"));
+    assert_eq!(
+        out[0].summary,
+        "kernel 2.6.32-754.el6.x86_64 is older than the minimum 3.2"
+    );
+    f.os.kernel_release = Probed::Known("6.1.0-18-amd64".into());
+    assert!(rules::os_kernel_min(&f, &params("os.kernel_min")).is_empty());
+}
+
+#[test]
+fn engine_reports_unknown_inputs_as_not_evaluated() {
+    let mut f = Facts::default();
+    f.memory.dimms = Probed::Unknown(Unknown::PermissionDenied {
+        path: "/sys/firmware/dmi/tables/DMI".into(),
+    });
+    let r = qualify("/", &f, &RuleSet::builtin());
+    let bal = r
+        .findings
+        .iter()
+        .find(|x| x.rule == "memory.balance")
+        .unwrap();
+    assert_eq!(bal.verdict, Verdict::NotEvaluated);
+    assert_eq!(
+        bal.summary,
+        "not evaluated: /sys/firmware/dmi/tables/DMI: permission denied"
+    );
+    assert_eq!(r.exit_code(false), 0);
+    assert_eq!(r.exit_code(true), 1);
+}
