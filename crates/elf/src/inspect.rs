@@ -298,20 +298,20 @@ pub enum FormatError {
 #[derive(Debug, thiserror::Error)]
 pub enum ElfError {
     /// The file could not be read.
-    #[error("{path}: cannot read: {source}")]
+    #[error("{path}: cannot read: {error}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
+        /// The OS error (not a `source()`: the message already holds it, for one-line output).
+        error: std::io::Error,
     },
     /// The bytes are not a readable ELF file.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Format {
         /// The file.
         path: PathBuf,
         /// What is wrong with it.
-        source: FormatError,
+        error: FormatError,
     },
 }
 
@@ -453,13 +453,13 @@ fn one_line(text: &str) -> String {
 /// [`ElfError::Io`] when the file cannot be read, [`ElfError::Format`] when it is not a
 /// readable ELF file; both name the path.
 pub fn inspect_file(path: &Path) -> Result<ElfInfo, ElfError> {
-    let bytes = std::fs::read(path).map_err(|source| ElfError::Io {
+    let bytes = std::fs::read(path).map_err(|error| ElfError::Io {
         path: path.to_owned(),
-        source,
+        error,
     })?;
-    inspect(&bytes).map_err(|source| ElfError::Format {
+    inspect(&bytes).map_err(|error| ElfError::Format {
         path: path.to_owned(),
-        source,
+        error,
     })
 }
 

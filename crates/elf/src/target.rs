@@ -127,12 +127,12 @@ pub struct TargetDescriptor {
 #[derive(Debug, thiserror::Error)]
 pub enum TargetError {
     /// The file could not be read.
-    #[error("{path}: cannot read: {source}")]
+    #[error("{path}: cannot read: {error}")]
     Io {
         /// The descriptor file.
         path: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
+        /// The OS error (not a `source()`: the message already holds it, for one-line output).
+        error: std::io::Error,
     },
     /// TOML syntax error, unknown key, missing key or a value of the wrong kind.
     #[error("{path}:{line}:{column}: key `{key}`: {message}")]
@@ -319,9 +319,9 @@ impl TargetDescriptor {
     /// # Errors
     /// [`TargetError::Io`] when unreadable, otherwise as [`TargetDescriptor::parse`].
     pub fn load(path: &Path) -> Result<TargetDescriptor, TargetError> {
-        let text = std::fs::read_to_string(path).map_err(|source| TargetError::Io {
+        let text = std::fs::read_to_string(path).map_err(|error| TargetError::Io {
             path: path.to_owned(),
-            source,
+            error,
         })?;
         TargetDescriptor::parse(&text, path)
     }
@@ -364,9 +364,9 @@ impl TargetDescriptor {
     /// # Errors
     /// The first descriptor that fails, or [`TargetError::Io`] for the directory itself.
     pub fn load_dir(dir: &Path) -> Result<Vec<TargetDescriptor>, TargetError> {
-        let io = |source| TargetError::Io {
+        let io = |error| TargetError::Io {
             path: dir.to_owned(),
-            source,
+            error,
         };
         let mut paths = Vec::new();
         for entry in std::fs::read_dir(dir).map_err(io)? {

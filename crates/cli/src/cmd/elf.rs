@@ -1,12 +1,59 @@
-//! `hwsurvey elf` (being built).
+//! `hwsurvey elf FILE [--target NAME]`: what an ELF file is, and whether it fits a target.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use anyhow::Context;
+use hwsurvey_elf::{check, inspect_file, TargetDescriptor};
 
 /// Options of `hwsurvey elf`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// The ELF file to inspect.
+    pub file: PathBuf,
+    /// Check the file against a target descriptor: a name (`sparc64` -> ./targets/sparc64.toml,
+    /// or the copy built into hwsurvey) or a path to a .toml file. Exits 1 on any mismatch.
+    #[arg(long, value_name = "NAME")]
+    pub target: Option<String>,
+}
 
-/// Runs `hwsurvey elf`.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`hwsurvey elf` is not built yet")
+/// Runs `hwsurvey elf`: prints the facts; with `--target`, one line per mismatch.
+///
+/// Exit status: 0 (fits, or no target given), 1 (mismatches), 2 (unreadable or not ELF,
+/// bad descriptor; one-line error from `main`).
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let target = match &args.target {
+        Some(arg) => Some(TargetDescriptor::resolve(
+            arg,
+            std::path::Path::new("targets"),
+        )?),
+        None => None,
+    };
+    let info = inspect_file(&args.file)?;
+    println!("file:         {}", args.file.display());
+    println!("{info}");
+    let Some((desc, source)) = target else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let mismatches = check(&info, &desc);
+    println!("target:       {} ({}, {source})", desc.name, desc.triple);
+    if mismatches.is_empty() {
+        println!("check:        ok, the file fits target {}", desc.name);
+        return Ok(ExitCode::SUCCESS);
+    }
+    for m in &mismatches {
+        println!("mismatch:     {m}");
+    }
+    eprintln!(
+        "hwsurvey: {} does not fit target {}: {}",
+        args.file.display(),
+        desc.name,
+        mismatches
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
+    std::io::Write::flush(&mut std::io::stdout()).context("writing to stdout")?;
+    Ok(ExitCode::from(1))
 }
