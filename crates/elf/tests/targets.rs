@@ -200,3 +200,31 @@ fn builtin_copies_are_the_files_in_targets() {
         "{err}"
     );
 }
+
+/// Cross.toml (for users with a container engine) names exactly the targets built here with
+/// -Zbuild-std, each with a qemu-user runner; e2k is only a comment (no image exists).
+#[test]
+fn cross_toml_matches_the_descriptors() {
+    let path = targets_dir().join("../Cross.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cross: toml::Table = toml::from_str(&text).unwrap();
+    let table = cross["target"].as_table().unwrap();
+    let mut triples: Vec<&str> = table.keys().map(String::as_str).collect();
+    triples.sort_unstable();
+    let all = TargetDescriptor::load_dir(&targets_dir()).unwrap();
+    let mut expected: Vec<&str> = all
+        .iter()
+        .filter(|t| t.build == BuildMethod::DebianRustcWebBuildStd)
+        .map(|t| t.triple.as_str())
+        .collect();
+    expected.sort_unstable();
+    assert_eq!(triples, expected);
+    for triple in triples {
+        assert_eq!(
+            table[triple]["runner"].as_str(),
+            Some("qemu-user"),
+            "{triple}"
+        );
+    }
+    assert!(text.contains("# [target.e2k-unknown-linux-gnu]"));
+}
