@@ -17,8 +17,10 @@ pub mod outcome;
 pub mod plan;
 pub mod profile;
 pub mod result;
+pub mod raid6;
 pub mod runner;
 pub mod service;
+pub mod storage;
 
 pub use affinity::{PinStatus, Placement};
 pub use outcome::{Better, Measurement, Metric, PointOutcome};
