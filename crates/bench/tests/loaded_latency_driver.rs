@@ -39,7 +39,7 @@ fn load_levels_for_two_and_sixteen_cpus() {
 
 #[test]
 fn streaming_kernels_touch_every_word() {
-    let mut buf: Vec<u64> = (1..=1003).collect();
+    let mut buf: Vec<usize> = (1..=1003).collect();
     assert_eq!(stream_read(&buf), 1003 * 1004 / 2);
     stream_write(&mut buf, 7);
     assert!(buf.iter().all(|&w| w == 7));
@@ -57,9 +57,9 @@ impl LatencyProbe for FixedProbe {
 
 #[test]
 fn a_loaded_point_reports_streamed_bandwidth_and_the_chase_latency() {
-    let mut a = vec![0u64; 1 << 17]; // 1 MiB
-    let mut b = vec![0u64; 1 << 17];
-    let mut bufs: Vec<&mut [u64]> = vec![&mut a, &mut b];
+    let mut a = vec![0usize; 1 << 17]; // 1 MiB on 64-bit targets
+    let mut b = vec![0usize; 1 << 17];
+    let mut bufs: Vec<&mut [usize]> = vec![&mut a, &mut b];
     let pinned = std::sync::Mutex::new(Vec::new());
     let pin = |r: Role| pinned.lock().unwrap().push(r);
     let mut probe = FixedProbe(87.5);
@@ -102,7 +102,7 @@ fn idle_point_has_zero_streamed_bytes_and_missing_buffers_are_an_error() {
     )
     .unwrap();
     assert_eq!(p.bandwidth_bytes_per_s, 0.0);
-    let mut a = vec![0u64; 1 << 10];
+    let mut a = vec![0usize; 1 << 10];
     let e = run_loaded_point(
         &mut probe,
         &mut [&mut a],

@@ -115,8 +115,8 @@ impl HashIndex {
         (self.mask as u64 + 1) * 16
     }
 
-    /// Address of the first slot word (for asking the kernel which pages back it).
-    pub fn base_ptr(&self) -> *const u64 {
-        self.slots.words().as_ptr()
+    /// What backs the slot memory ([`WordStorage::backing`]).
+    pub fn backing(&self) -> Option<serde_json::Value> {
+        self.slots.backing()
     }
 }

@@ -16,7 +16,7 @@ use super::ServiceError;
 
 /// Bytes each streaming thread moves between two looks at the clock and the phase flag (4 KiB).
 pub const CHUNK_BYTES: usize = 4096;
-const CHUNK_WORDS: usize = CHUNK_BYTES / 8;
+const CHUNK_WORDS: usize = CHUNK_BYTES / std::mem::size_of::<usize>();
 
 /// What the streaming threads do to their buffers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,9 +39,10 @@ impl LoadKind {
 }
 
 /// Reads every word of `buf`; returns their wrapping sum (four independent accumulators).
+/// Words are machine words (`usize`), the unit page buffers hand out.
 #[inline]
-pub fn stream_read(buf: &[u64]) -> u64 {
-    let mut acc = [0u64; 4];
+pub fn stream_read(buf: &[usize]) -> usize {
+    let mut acc = [0usize; 4];
     let mut chunks = buf.chunks_exact(4);
     for c in &mut chunks {
         acc[0] = acc[0].wrapping_add(c[0]);
@@ -49,16 +50,16 @@ pub fn stream_read(buf: &[u64]) -> u64 {
         acc[2] = acc[2].wrapping_add(c[2]);
         acc[3] = acc[3].wrapping_add(c[3]);
     }
-    let tail: u64 = chunks
+    let tail: usize = chunks
         .remainder()
         .iter()
-        .fold(0u64, |a, &w| a.wrapping_add(w));
+        .fold(0usize, |a, &w| a.wrapping_add(w));
     acc.iter().fold(tail, |a, &w| a.wrapping_add(w))
 }
 
 /// Stores `value` to every word of `buf`.
 #[inline]
-pub fn stream_write(buf: &mut [u64], value: u64) {
+pub fn stream_write(buf: &mut [usize], value: usize) {
     buf.fill(value);
 }
 
@@ -150,7 +151,7 @@ const STOP: u8 = 3;
 /// smaller than one chunk; [`ServiceError::Spawn`] when a thread cannot be started.
 pub fn run_loaded_point(
     probe: &mut dyn LatencyProbe,
-    load_buffers: &mut [&mut [u64]],
+    load_buffers: &mut [&mut [usize]],
     level: LoadLevel,
     kind: LoadKind,
     warmup: Duration,
@@ -167,7 +168,7 @@ pub fn run_loaded_point(
     if let Some(b) = load_buffers.iter().find(|b| b.len() < CHUNK_WORDS) {
         return Err(ServiceError::BadConfig(format!(
             "loaded latency: a streaming buffer of {} bytes is below one chunk ({CHUNK_BYTES})",
-            b.len() * 8
+            std::mem::size_of_val(&**b)
         )));
     }
     let phase = AtomicU8::new(WAIT);
@@ -178,11 +179,14 @@ pub fn run_loaded_point(
         let mut started = 0;
         for (i, buf) in load_buffers.iter_mut().take(level.load_threads).enumerate() {
             let (phase, ready, bytes) = (&phase, &ready, &bytes);
-            let buf: &mut [u64] = buf;
+            let buf: &mut [usize] = buf;
             let spawned = std::thread::Builder::new()
                 .name(format!("load-{i}"))
                 .spawn_scoped(s, move || {
                     pin(Role::Load(i));
+                    // First touch by the streaming thread itself (NUMA placement, page faults
+                    // out of the measured window).
+                    stream_write(buf, 0);
                     ready.fetch_add(1, Ordering::SeqCst);
                     stream_until_stopped(buf, kind, level.delay_ns_per_chunk, phase, bytes);
                 });
@@ -222,7 +226,7 @@ pub fn run_loaded_point(
 }
 
 fn stream_until_stopped(
-    buf: &mut [u64],
+    buf: &mut [usize],
     kind: LoadKind,
     delay_ns: u64,
     phase: &AtomicU8,
@@ -231,8 +235,8 @@ fn stream_until_stopped(
     while phase.load(Ordering::Relaxed) == WAIT {
         std::thread::yield_now();
     }
-    let mut sink = 0u64;
-    let mut value = 1u64;
+    let mut sink = 0usize;
+    let mut value = 1usize;
     let mut counted = 0u64;
     'outer: loop {
         for chunk in buf.chunks_exact_mut(CHUNK_WORDS) {

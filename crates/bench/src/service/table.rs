@@ -20,6 +20,11 @@ pub trait WordStorage: Send + Sync {
     fn words(&self) -> &[u64];
     /// The words, exclusive.
     fn words_mut(&mut self) -> &mut [u64];
+    /// What backs the memory (page sizes obtained), when the storage can tell; call after the
+    /// memory was touched. `None` for plain heap memory.
+    fn backing(&self) -> Option<serde_json::Value> {
+        None
+    }
 }
 
 impl WordStorage for Vec<u64> {
@@ -116,9 +121,9 @@ impl Table {
         (self.rows as u64) * ROW_BYTES as u64
     }
 
-    /// Address of the first word (for asking the kernel which pages back it).
-    pub fn base_ptr(&self) -> *const u64 {
-        self.storage.words().as_ptr()
+    /// What backs the row memory ([`WordStorage::backing`]).
+    pub fn backing(&self) -> Option<serde_json::Value> {
+        self.storage.backing()
     }
 }
 
