@@ -1,14 +1,629 @@
-//! (being built)
+//! I/O: PCI(e) devices and block devices.
+//!
+//! - PCI: `/sys/bus/pci/devices/<domain:bus:dev.fn>/{class,vendor,device,numa_node,
+//!   current_link_speed,current_link_width,max_link_speed,max_link_width}`
+//!   (Documentation/ABI/testing/sysfs-bus-pci). Link files exist only for PCIe functions
+//!   (kernels >= 4.13); `Unknown` speeds and width 0 are unknown, never zero.
+//! - Block: `/sys/block/<name>` (a link into `/sys/devices`), with `size` (512-byte sectors,
+//!   whatever the logical block size), `queue/rotational`, `queue/nr_requests`,
+//!   `device/model`, and the NUMA node of the nearest ancestor device that has a `numa_node`.
+//!
+//! Theoretical per-direction link bandwidth (decimal GB/s, as PCI-SIG quotes it):
+//! lanes x transfer rate x encoding efficiency / 8 bits. Gen1/Gen2 (2.5, 5 GT/s) use 8b/10b;
+//! Gen3-Gen5 (8, 16, 32 GT/s) 128b/130b; Gen6/Gen7 (64, 128 GT/s) PAM4 FLIT mode with no line
+//! code (1b/1b; the spec's headline x16 Gen6 = 128 GB/s per direction; FLIT FEC/CRC overhead
+//! is not subtracted). E.g. Gen2 x8 = 4.00 GB/s, Gen3 x8 = 7.88 GB/s.
 
+use std::fmt::Write as _;
+use std::path::{Component, Path, PathBuf};
+
+use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal};
+use hwsurvey_model::{Probed, Unknown};
 use serde::{Deserialize, Serialize};
 
-use crate::SysRoot;
+use crate::{ProbeError, SysRoot};
 
-/// (being built)
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Io {}
+/// PCI devices directory.
+pub const PCI_DEVICES: &str = "/sys/bus/pci/devices";
+/// Block devices directory.
+pub const BLOCK: &str = "/sys/block";
 
-/// Probes under `root`.
-pub fn probe(_root: &SysRoot) -> Io {
-    Io {}
+/// PCI(e) and block devices.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Io {
+    /// PCI functions in address order, or why none could be listed.
+    pub pci: Probed<Vec<PciDevice>>,
+    /// Block devices in name order, or why none could be listed.
+    pub block: Probed<Vec<BlockDevice>>,
+}
+
+impl Default for Io {
+    fn default() -> Self {
+        let none = || Unknown::Other {
+            detail: "not probed".into(),
+        };
+        Io {
+            pci: Probed::Unknown(none()),
+            block: Probed::Unknown(none()),
+        }
+    }
+}
+
+/// A PCIe link rate: transfer rate, generation and line encoding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkSpeed {
+    /// Per-lane transfer rate, MT/s (2500 = 2.5 GT/s).
+    pub transfer_rate_mt_per_s: u32,
+    /// PCIe generation (1..=7).
+    pub generation: u8,
+    /// Line encoding: `8b/10b`, `128b/130b`, or `1b/1b` (PAM4 FLIT, Gen6+).
+    pub encoding: String,
+}
+
+impl LinkSpeed {
+    fn efficiency(&self) -> (u64, u64) {
+        match self.generation {
+            1 | 2 => (8, 10),
+            3..=5 => (128, 130),
+            _ => (1, 1),
+        }
+    }
+
+    /// Theoretical payload bandwidth per direction of `lanes` lanes, bytes/s.
+    pub fn bandwidth_bytes_per_s(&self, lanes: u32) -> u64 {
+        let (num, den) = self.efficiency();
+        u64::from(lanes) * u64::from(self.transfer_rate_mt_per_s) * 1_000_000 * num / (den * 8)
+    }
+}
+
+/// Parses a sysfs link speed (`8.0 GT/s PCIe`, `2.5 GT/s`, `5 GT/s`, `16.0 GT/s PCIe`).
+/// `Unknown`/`Unknown speed` and rates that are no PCIe generation are `Err` with the text.
+pub fn parse_link_speed(text: &str) -> Result<LinkSpeed, String> {
+    let t = text.trim();
+    let number = t
+        .split_whitespace()
+        .next()
+        .filter(|_| t.contains("GT/s"))
+        .ok_or_else(|| format!("expected \"<rate> GT/s\", got {t:?}"))?;
+    let (whole, frac) = number.split_once('.').unwrap_or((number, "0"));
+    let whole: u32 = whole
+        .parse()
+        .map_err(|_| format!("expected a rate in GT/s, got {t:?}"))?;
+    let frac_digit: u32 = frac
+        .chars()
+        .next()
+        .and_then(|c| c.to_digit(10))
+        .ok_or_else(|| format!("expected a rate in GT/s, got {t:?}"))?;
+    let mt = whole
+        .checked_mul(1000)
+        .and_then(|w| w.checked_add(frac_digit * 100))
+        .ok_or_else(|| format!("rate out of range in {t:?}"))?;
+    let (generation, encoding) = match mt {
+        2500 => (1, "8b/10b"),
+        5000 => (2, "8b/10b"),
+        8000 => (3, "128b/130b"),
+        16000 => (4, "128b/130b"),
+        32000 => (5, "128b/130b"),
+        64000 => (6, "1b/1b"),
+        128000 => (7, "1b/1b"),
+        _ => return Err(format!("{t:?} is no PCIe generation's rate")),
+    };
+    Ok(LinkSpeed {
+        transfer_rate_mt_per_s: mt,
+        generation,
+        encoding: encoding.to_string(),
+    })
+}
+
+/// A PCIe link: what it runs at and what it could.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PcieLink {
+    /// `current_link_speed`.
+    pub current_speed: Probed<LinkSpeed>,
+    /// `current_link_width`, lanes.
+    pub current_width_lanes: Probed<u32>,
+    /// `max_link_speed`.
+    pub max_speed: Probed<LinkSpeed>,
+    /// `max_link_width`, lanes.
+    pub max_width_lanes: Probed<u32>,
+    /// Per-direction bandwidth at the current speed and width, bytes/s.
+    pub current_bandwidth_bytes_per_s: Probed<u64>,
+    /// Per-direction bandwidth at the maximum speed and width, bytes/s.
+    pub max_bandwidth_bytes_per_s: Probed<u64>,
+    /// Runs below its maximum speed (None when either is unknown).
+    pub below_max_speed: Option<bool>,
+    /// Runs on fewer lanes than its maximum (None when either is unknown).
+    pub below_max_width: Option<bool>,
+}
+
+/// One PCI function.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PciDevice {
+    /// `domain:bus:device.function`, e.g. `0000:3b:00.0`.
+    pub address: String,
+    /// `class`: 24-bit class code (base class, subclass, programming interface).
+    pub class_code: Probed<u32>,
+    /// The class in words, from the base class and subclass (PCI Code and ID Assignment).
+    pub class_name: Option<String>,
+    /// `vendor` id.
+    pub vendor_id: Probed<u16>,
+    /// `device` id.
+    pub device_id: Probed<u16>,
+    /// `numa_node`: `None` when the kernel writes -1 (no node affinity).
+    pub numa_node: Probed<Option<u32>>,
+    /// The PCIe link, when the function has link files (`None`: conventional PCI or an
+    /// older kernel).
+    pub link: Option<PcieLink>,
+}
+
+/// Class code -> words, for the classes a survey cares about.
+pub fn class_name(code: u32) -> Option<&'static str> {
+    let base = (code >> 16) & 0xFF;
+    let sub = (code >> 8) & 0xFF;
+    Some(match (base, sub) {
+        (0x01, 0x00) => "SCSI storage controller",
+        (0x01, 0x01) => "IDE controller",
+        (0x01, 0x04) => "RAID controller",
+        (0x01, 0x06) => "SATA controller",
+        (0x01, 0x07) => "SAS controller",
+        (0x01, 0x08) => "NVMe controller",
+        (0x01, _) => "Mass storage controller",
+        (0x02, 0x00) => "Ethernet controller",
+        (0x02, 0x07) => "InfiniBand controller",
+        (0x02, _) => "Network controller",
+        (0x03, _) => "Display controller",
+        (0x04, _) => "Multimedia controller",
+        (0x05, _) => "Memory controller",
+        (0x06, 0x00) => "Host bridge",
+        (0x06, 0x04) => "PCI bridge",
+        (0x06, _) => "Bridge",
+        (0x07, _) => "Communication controller",
+        (0x08, _) => "System peripheral",
+        (0x0B, _) => "Processor",
+        (0x0C, 0x03) => "USB controller",
+        (0x0C, _) => "Serial bus controller",
+        (0x0D, _) => "Wireless controller",
+        (0x10, _) => "Encryption controller",
+        (0x11, _) => "Signal processing controller",
+        (0x12, _) => "Processing accelerator",
+        _ => return None,
+    })
+}
+
+fn hex_value(root: &SysRoot, path: &str, expected: &str) -> Result<u64, ProbeError> {
+    let v = root.read_value(path)?;
+    let digits = v.strip_prefix("0x").unwrap_or(&v);
+    u64::from_str_radix(digits, 16).map_err(|_| ProbeError::invalid(path, expected, &v))
+}
+
+fn probed<T>(r: Result<T, ProbeError>) -> Probed<T> {
+    match r {
+        Ok(v) => Probed::Known(v),
+        Err(e) => Probed::Unknown(e.into()),
+    }
+}
+
+/// `numa_node`: `-1` -> no node.
+fn numa_node(root: &SysRoot, path: &str) -> Probed<Option<u32>> {
+    probed(
+        root.read_parsed::<i64>(path, "a node number or -1")
+            .and_then(|n| match n {
+                -1 => Ok(None),
+                n if (0..=i64::from(hwsurvey_model::cpulist::MAX_ID)).contains(&n) => {
+                    Ok(Some(n as u32))
+                }
+                n => Err(ProbeError::invalid(
+                    path,
+                    "a node number or -1",
+                    &n.to_string(),
+                )),
+            }),
+    )
+}
+
+fn link_speed(root: &SysRoot, path: &str) -> Probed<LinkSpeed> {
+    match root.read_value(path) {
+        Ok(t) => match parse_link_speed(&t) {
+            Ok(s) => Probed::Known(s),
+            Err(detail) => Probed::Unknown(Unknown::Invalid {
+                path: path.to_string(),
+                detail,
+            }),
+        },
+        Err(e) => Probed::Unknown(e.into()),
+    }
+}
+
+fn link_width(root: &SysRoot, path: &str) -> Probed<u32> {
+    match root.read_parsed::<u32>(path, "a lane count") {
+        Ok(0) => Probed::Unknown(Unknown::Invalid {
+            path: path.to_string(),
+            detail: "width 0 (link down or not trained)".into(),
+        }),
+        Ok(w) if w > 64 => Probed::Unknown(Unknown::Invalid {
+            path: path.to_string(),
+            detail: format!("expected at most 32 lanes, got {w}"),
+        }),
+        Ok(w) => Probed::Known(w),
+        Err(e) => Probed::Unknown(e.into()),
+    }
+}
+
+fn bandwidth(speed: &Probed<LinkSpeed>, width: &Probed<u32>) -> Probed<u64> {
+    match (speed, width) {
+        (Probed::Known(s), Probed::Known(w)) => Probed::Known(s.bandwidth_bytes_per_s(*w)),
+        (Probed::Unknown(u), _) | (_, Probed::Unknown(u)) => Probed::Unknown(u.clone()),
+    }
+}
+
+fn pci_device(root: &SysRoot, address: &str) -> PciDevice {
+    let dir = format!("{PCI_DEVICES}/{address}");
+    let class_code = probed(
+        hex_value(root, &format!("{dir}/class"), "a hex class code").and_then(|v| {
+            u32::try_from(v)
+                .ok()
+                .filter(|c| *c <= 0xFF_FFFF)
+                .ok_or_else(|| {
+                    ProbeError::invalid(
+                        format!("{dir}/class"),
+                        "a 24-bit class code",
+                        &format!("{v:#x}"),
+                    )
+                })
+        }),
+    );
+    let id = |name: &str| {
+        let path = format!("{dir}/{name}");
+        probed(hex_value(root, &path, "a hex id").and_then(|v| {
+            u16::try_from(v)
+                .map_err(|_| ProbeError::invalid(&path, "a 16-bit id", &format!("{v:#x}")))
+        }))
+    };
+    let has_link = root.exists(&format!("{dir}/max_link_speed"))
+        || root.exists(&format!("{dir}/current_link_speed"));
+    let link = has_link.then(|| {
+        let current_speed = link_speed(root, &format!("{dir}/current_link_speed"));
+        let current_width_lanes = link_width(root, &format!("{dir}/current_link_width"));
+        let max_speed = link_speed(root, &format!("{dir}/max_link_speed"));
+        let max_width_lanes = link_width(root, &format!("{dir}/max_link_width"));
+        let below_max_speed = match (&current_speed, &max_speed) {
+            (Probed::Known(c), Probed::Known(m)) => {
+                Some(c.transfer_rate_mt_per_s < m.transfer_rate_mt_per_s)
+            }
+            _ => None,
+        };
+        let below_max_width = match (&current_width_lanes, &max_width_lanes) {
+            (Probed::Known(c), Probed::Known(m)) => Some(c < m),
+            _ => None,
+        };
+        PcieLink {
+            current_bandwidth_bytes_per_s: bandwidth(&current_speed, &current_width_lanes),
+            max_bandwidth_bytes_per_s: bandwidth(&max_speed, &max_width_lanes),
+            current_speed,
+            current_width_lanes,
+            max_speed,
+            max_width_lanes,
+            below_max_speed,
+            below_max_width,
+        }
+    });
+    PciDevice {
+        address: address.to_string(),
+        class_name: class_code
+            .known()
+            .and_then(|c| class_name(*c))
+            .map(str::to_string),
+        class_code,
+        vendor_id: id("vendor"),
+        device_id: id("device"),
+        numa_node: numa_node(root, &format!("{dir}/numa_node")),
+        link,
+    }
+}
+
+/// What kind of block device, from its place in the device tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockKind {
+    /// NVMe namespace (`nvme*n*`).
+    Nvme,
+    /// SCSI disk (`sd*`: SATA, SAS, USB mass storage).
+    Scsi,
+    /// virtio-blk (`vd*`).
+    Virtio,
+    /// MMC/SD card (`mmcblk*`).
+    Mmc,
+    /// Kernel-made device under `/sys/devices/virtual` (loop, ram, zram, dm, md).
+    Virtual,
+    /// Anything else.
+    Other,
+}
+
+/// One block device.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockDevice {
+    /// Name in `/sys/block` (`nvme0n1`, `sda`).
+    pub name: String,
+    /// Kind, from the device link and name.
+    pub kind: BlockKind,
+    /// `size` x 512 bytes (the kernel counts 512-byte sectors regardless of block size).
+    pub size_bytes: Probed<u64>,
+    /// `queue/rotational`: true for spinning disks.
+    pub rotational: Probed<bool>,
+    /// `queue/nr_requests`: the block layer's queue depth.
+    pub nr_requests: Probed<u32>,
+    /// `device/model`, trimmed (SCSI, NVMe; absent for virtio and virtual devices).
+    pub model: Option<String>,
+    /// NUMA node of the nearest ancestor device with `numa_node`; `None` inside when -1.
+    pub numa_node: Probed<Option<u32>>,
+}
+
+/// Kernel path of a `/sys/block/<name>` link's target, resolved lexically (`..` removed).
+fn resolve_link(root: &SysRoot, path: &str) -> Option<String> {
+    let target = root.read_link(path).ok()?;
+    let base = Path::new(path).parent()?;
+    let mut out = PathBuf::from("/");
+    for c in base.join(target).components() {
+        match c {
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(n) => out.push(n),
+        }
+    }
+    Some(out.display().to_string())
+}
+
+fn block_device(root: &SysRoot, name: &str) -> BlockDevice {
+    let dir = format!("{BLOCK}/{name}");
+    let target = resolve_link(root, &dir);
+    let t = target.as_deref().unwrap_or("");
+    let kind = if t.contains("/virtual/") {
+        BlockKind::Virtual
+    } else if name.starts_with("nvme") || t.contains("/nvme/") {
+        BlockKind::Nvme
+    } else if t.contains("/virtio") || name.starts_with("vd") {
+        BlockKind::Virtio
+    } else if name.starts_with("sd") || t.contains("/target") {
+        BlockKind::Scsi
+    } else if name.starts_with("mmcblk") {
+        BlockKind::Mmc
+    } else if ["loop", "ram", "zram", "dm-", "md"]
+        .iter()
+        .any(|p| name.starts_with(p))
+    {
+        BlockKind::Virtual
+    } else {
+        BlockKind::Other
+    };
+    let size_bytes = probed(
+        root.read_parsed::<u64>(&format!("{dir}/size"), "a count of 512-byte sectors")
+            .and_then(|s| {
+                s.checked_mul(512).ok_or_else(|| {
+                    ProbeError::invalid(format!("{dir}/size"), "a sector count", &s.to_string())
+                })
+            }),
+    );
+    let rotational = probed(
+        root.read_value(&format!("{dir}/queue/rotational"))
+            .and_then(|v| match v.as_str() {
+                "0" => Ok(false),
+                "1" => Ok(true),
+                _ => Err(ProbeError::invalid(
+                    format!("{dir}/queue/rotational"),
+                    "0 or 1",
+                    &v,
+                )),
+            }),
+    );
+    let nr_requests =
+        probed(root.read_parsed::<u32>(&format!("{dir}/queue/nr_requests"), "a count"));
+    let model = root
+        .read_value(&format!("{dir}/device/model"))
+        .ok()
+        .map(|m| m.trim().to_string())
+        .filter(|m| !m.is_empty());
+    // Walk up from the device's real directory to the first ancestor with numa_node.
+    let numa = match &target {
+        None => Probed::Unknown(Unknown::Other {
+            detail: format!("{dir} is not a link into /sys/devices"),
+        }),
+        Some(t) => {
+            let mut p = PathBuf::from(t);
+            let mut found = None;
+            while p.pop() && p.starts_with("/sys/devices") {
+                let candidate = format!("{}/numa_node", p.display());
+                if root.exists(&candidate) {
+                    found = Some(numa_node(root, &candidate));
+                    break;
+                }
+            }
+            found.unwrap_or_else(|| {
+                if t.contains("/virtual/") {
+                    Probed::Known(None)
+                } else {
+                    Probed::Unknown(Unknown::Other {
+                        detail: format!("no ancestor of {t} has a numa_node file"),
+                    })
+                }
+            })
+        }
+    };
+    BlockDevice {
+        name: name.to_string(),
+        kind,
+        size_bytes,
+        rotational,
+        nr_requests,
+        model,
+        numa_node: numa,
+    }
+}
+
+/// Probes PCI and block devices under `root`.
+pub fn probe(root: &SysRoot) -> Io {
+    let pci = match root.list_dir(PCI_DEVICES) {
+        Ok(names) => Probed::Known(names.iter().map(|a| pci_device(root, a)).collect()),
+        Err(e) => Probed::Unknown(e.into()),
+    };
+    let block = match root.list_dir(BLOCK) {
+        Ok(names) => Probed::Known(names.iter().map(|n| block_device(root, n)).collect()),
+        Err(e) => Probed::Unknown(e.into()),
+    };
+    Io { pci, block }
+}
+
+/// A readable section in the spirit of `lspci` (links) + `lsblk`, concise: PCIe functions
+/// with a link and endpoints of interest, then physical block devices.
+pub fn summary(io: &Io) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "I/O");
+    match &io.pci {
+        Probed::Known(devs) => {
+            let _ = writeln!(out, "  PCI: {} function(s)", devs.len());
+            for d in devs {
+                let bridge = d.class_code.known().is_some_and(|c| (c >> 16) == 0x06);
+                if bridge {
+                    continue;
+                }
+                let ids = match (d.vendor_id.known(), d.device_id.known()) {
+                    (Some(v), Some(dv)) => format!("[{v:04x}:{dv:04x}]"),
+                    _ => "[?]".into(),
+                };
+                let node = match &d.numa_node {
+                    Probed::Known(Some(n)) => format!("node {n}"),
+                    Probed::Known(None) => "no node".into(),
+                    Probed::Unknown(_) => "node ?".into(),
+                };
+                let link = match &d.link {
+                    None => String::new(),
+                    Some(l) => {
+                        let sp = |s: &Probed<LinkSpeed>| match s {
+                            Probed::Known(s) => format!(
+                                "Gen{} {}.{} GT/s",
+                                s.generation,
+                                s.transfer_rate_mt_per_s / 1000,
+                                s.transfer_rate_mt_per_s % 1000 / 100
+                            ),
+                            Probed::Unknown(_) => "?".into(),
+                        };
+                        let w = |w: &Probed<u32>| {
+                            w.known().map(|w| format!("x{w}")).unwrap_or("x?".into())
+                        };
+                        let bw = |b: &Probed<u64>| {
+                            b.known()
+                                .map(|b| format_rate_decimal(*b as f64))
+                                .unwrap_or("?".into())
+                        };
+                        let flag =
+                            if l.below_max_speed == Some(true) || l.below_max_width == Some(true) {
+                                " (below max)"
+                            } else {
+                                ""
+                            };
+                        format!(
+                            ", link {} {} ({}/dir) of max {} {} ({}/dir){flag}",
+                            sp(&l.current_speed),
+                            w(&l.current_width_lanes),
+                            bw(&l.current_bandwidth_bytes_per_s),
+                            sp(&l.max_speed),
+                            w(&l.max_width_lanes),
+                            bw(&l.max_bandwidth_bytes_per_s),
+                        )
+                    }
+                };
+                let _ = writeln!(
+                    out,
+                    "    {} {} {ids}, {node}{link}",
+                    d.address,
+                    d.class_name.as_deref().unwrap_or("class ?"),
+                );
+            }
+        }
+        Probed::Unknown(u) => {
+            let _ = writeln!(out, "  PCI: unknown ({u})");
+        }
+    }
+    match &io.block {
+        Probed::Known(devs) => {
+            for d in devs.iter().filter(|d| d.kind != BlockKind::Virtual) {
+                let _ = writeln!(
+                    out,
+                    "  block {} {:?}{}: {}, {}, queue {}, {}",
+                    d.name,
+                    d.kind,
+                    d.model
+                        .as_deref()
+                        .map(|m| format!(" {m}"))
+                        .unwrap_or_default(),
+                    d.size_bytes
+                        .known()
+                        .map(|b| format_bytes_binary(*b))
+                        .unwrap_or("size ?".into()),
+                    match d.rotational.known() {
+                        Some(true) => "rotational",
+                        Some(false) => "non-rotational",
+                        None => "rotational ?",
+                    },
+                    d.nr_requests
+                        .known()
+                        .map(|n| n.to_string())
+                        .unwrap_or("?".into()),
+                    match &d.numa_node {
+                        Probed::Known(Some(n)) => format!("node {n}"),
+                        Probed::Known(None) => "no node".into(),
+                        Probed::Unknown(_) => "node ?".into(),
+                    }
+                );
+            }
+        }
+        Probed::Unknown(u) => {
+            let _ = writeln!(out, "  block: unknown ({u})");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_rates_and_bandwidth() {
+        let g2 = parse_link_speed("5.0 GT/s PCIe").unwrap();
+        assert_eq!((g2.generation, g2.encoding.as_str()), (2, "8b/10b"));
+        assert_eq!(g2.bandwidth_bytes_per_s(8), 4_000_000_000);
+        let g3 = parse_link_speed("8.0 GT/s PCIe\n").unwrap();
+        assert_eq!(g3.bandwidth_bytes_per_s(8), 7_876_923_076);
+        assert_eq!(
+            format_rate_decimal(g3.bandwidth_bytes_per_s(8) as f64),
+            "7.88 GB/s"
+        );
+        assert_eq!(
+            parse_link_speed("2.5 GT/s")
+                .unwrap()
+                .bandwidth_bytes_per_s(1),
+            250_000_000
+        );
+        assert_eq!(parse_link_speed("5 GT/s").unwrap().generation, 2);
+        assert_eq!(
+            parse_link_speed("16.0 GT/s PCIe")
+                .unwrap()
+                .bandwidth_bytes_per_s(16),
+            31_507_692_307
+        );
+        let g6 = parse_link_speed("64.0 GT/s PCIe").unwrap();
+        assert_eq!(g6.bandwidth_bytes_per_s(16), 128_000_000_000);
+        assert!(parse_link_speed("Unknown").is_err());
+        assert!(parse_link_speed("Unknown speed").is_err());
+        assert!(parse_link_speed("3.0 GT/s").is_err());
+    }
+
+    #[test]
+    fn classes() {
+        assert_eq!(class_name(0x010802), Some("NVMe controller"));
+        assert_eq!(class_name(0x020000), Some("Ethernet controller"));
+        assert_eq!(class_name(0xffff00), None);
+    }
 }

@@ -93,6 +93,10 @@ pub struct SmbiosMemory {
     pub arrays: Vec<MemoryArray>,
     /// Type 17 Memory Devices: one per slot the firmware lists, populated or not.
     pub devices: Vec<MemoryDevice>,
+    /// Structures that could not be decoded (e.g. a truncated `entries/17-3/raw`), each
+    /// naming its file; the records above are what could be read.
+    #[serde(default)]
+    pub problems: Vec<Unknown>,
 }
 
 /// SMBIOS Type 16 Physical Memory Array (DSP0134 section 7.17).
@@ -248,6 +252,9 @@ pub fn summary(m: &Memory) -> String {
                 s.smbios_version.as_deref().unwrap_or("?"),
                 s.devices.len()
             );
+            for problem in &s.problems {
+                let _ = writeln!(out, "    not decoded: {problem}");
+            }
             for d in &s.devices {
                 let place = format!(
                     "{}{}",

@@ -1,14 +1,924 @@
-//! (being built)
+//! The operating system and the settings that change measured numbers.
+//!
+//! Sources: `/proc/sys/kernel/{osrelease,version,arch}` (and `uname(2)` on the live machine
+//! with the `sys` feature), `/etc/os-release` (or `/usr/lib/os-release`), `/proc/cmdline`,
+//! `/sys/devices/system/cpu/cpufreq/policy*/`, `/sys/devices/system/cpu/smt/{control,active}`,
+//! `/proc/sys/kernel/numa_balancing`, `/sys/kernel/mm/ksm/run`,
+//! `/sys/devices/system/cpu/vulnerabilities/*`, `/proc/self/cgroup` with the cgroup v1 or v2
+//! files it points at, and the ELF header of the running binary (`/proc/self/exe`, goblin).
+//!
+//! A 32-bit build on a 64-bit kernel, or a binary of another machine (qemu-user, binfmt), is
+//! recorded as data in [`BinaryVsKernel`]; the qualify step turns it into a verdict.
 
+use std::fmt::Write as _;
+
+use hwsurvey_model::{CpuSet, Probed, Unknown};
 use serde::{Deserialize, Serialize};
 
-use crate::SysRoot;
+use crate::{ProbeError, SysRoot};
 
-/// (being built)
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Os {}
+/// Everything probed about the OS.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Os {
+    /// Kernel release, version and machine.
+    pub kernel: Kernel,
+    /// `/etc/os-release`.
+    pub distro: Probed<Distro>,
+    /// `/proc/cmdline`, with the CPU isolation parameters parsed.
+    pub cmdline: Probed<Cmdline>,
+    /// cpufreq policies (empty folder or none: no cpufreq driver, common in VMs).
+    pub cpufreq: Probed<Vec<CpufreqPolicy>>,
+    /// SMT control.
+    pub smt: Probed<Smt>,
+    /// `/proc/sys/kernel/numa_balancing` (0 off, 1 on, 2/3 memory tiering modes).
+    pub numa_balancing: Probed<u32>,
+    /// `/sys/kernel/mm/ksm/run` (0 stopped, 1 running, 2 unmerging).
+    pub ksm_run: Probed<u32>,
+    /// Every file of `/sys/devices/system/cpu/vulnerabilities`.
+    pub vulnerabilities: Probed<Vec<Vulnerability>>,
+    /// This process's cgroup CPU and memory limits.
+    pub cgroup: Probed<Cgroup>,
+    /// ELF header of the running binary (live machine only).
+    pub binary: Probed<BinaryElf>,
+    /// The binary against the kernel's machine.
+    pub binary_vs_kernel: Probed<BinaryVsKernel>,
+}
 
-/// Probes under `root`.
-pub fn probe(_root: &SysRoot) -> Os {
-    Os {}
+impl Default for Os {
+    fn default() -> Self {
+        probe(&SysRoot::new("/nonexistent-hwsurvey-root"))
+    }
+}
+
+/// Kernel identity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Kernel {
+    /// `/proc/sys/kernel/osrelease` (`uname -r`).
+    pub release: Probed<String>,
+    /// `/proc/sys/kernel/version` (`uname -v`).
+    pub version: Probed<String>,
+    /// `uname -m` on the live machine (sys feature), else `/proc/sys/kernel/arch` (kernels >= 6.1).
+    pub machine: Probed<String>,
+}
+
+/// `/etc/os-release` fields (freedesktop os-release(5)).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Distro {
+    /// `ID` (`debian`).
+    pub id: Option<String>,
+    /// `NAME`.
+    pub name: Option<String>,
+    /// `VERSION_ID` (`12`).
+    pub version_id: Option<String>,
+    /// `PRETTY_NAME`.
+    pub pretty_name: Option<String>,
+}
+
+/// Parses os-release text: `KEY=value` lines, values optionally single- or double-quoted.
+pub fn parse_os_release(text: &str) -> Distro {
+    let get = |key: &str| {
+        text.lines().find_map(|l| {
+            let (k, v) = l.trim().split_once('=')?;
+            (k == key).then(|| {
+                let v = v.trim();
+                let v = v
+                    .strip_prefix('"')
+                    .and_then(|v| v.strip_suffix('"'))
+                    .or_else(|| v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+                    .unwrap_or(v);
+                v.replace("\\\"", "\"")
+            })
+        })
+    };
+    Distro {
+        id: get("ID"),
+        name: get("NAME"),
+        version_id: get("VERSION_ID"),
+        pretty_name: get("PRETTY_NAME"),
+    }
+}
+
+/// `isolcpus=[flag,...,]cpulist` (Documentation/admin-guide/kernel-parameters.txt).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IsolCpus {
+    /// Flags before the list (`nohz`, `domain`, `managed_irq`); none means `domain`.
+    pub flags: Vec<String>,
+    /// The isolated CPUs.
+    pub cpus: CpuSet,
+}
+
+/// The kernel command line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cmdline {
+    /// The whole line, trimmed.
+    pub raw: String,
+    /// Parameters in order: `name` or `name=value`.
+    pub params: Vec<(String, Option<String>)>,
+    /// `isolcpus=`, parsed; `Some(Err)`-like problems appear as `Unknown`.
+    pub isolcpus: Option<Probed<IsolCpus>>,
+    /// `nohz_full=`, parsed.
+    pub nohz_full: Option<Probed<CpuSet>>,
+    /// `rcu_nocbs=`, parsed.
+    pub rcu_nocbs: Option<Probed<CpuSet>>,
+}
+
+fn cpulist_param(name: &str, value: &str) -> Probed<CpuSet> {
+    match CpuSet::parse_list(value) {
+        Ok(s) => Probed::Known(s),
+        Err(e) => Probed::Unknown(Unknown::Invalid {
+            path: format!("/proc/cmdline {name}="),
+            detail: e.to_string(),
+        }),
+    }
+}
+
+/// Parses `/proc/cmdline`. Pure; never fails (bad CPU lists become unknown values).
+pub fn parse_cmdline(text: &str) -> Cmdline {
+    let raw = text.trim().to_string();
+    // Split on white space outside double quotes.
+    let mut params = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    for c in raw.chars().chain(std::iter::once(' ')) {
+        match c {
+            '"' => quoted = !quoted,
+            c if c.is_whitespace() && !quoted => {
+                if !cur.is_empty() {
+                    let p = std::mem::take(&mut cur);
+                    match p.split_once('=') {
+                        Some((k, v)) => params.push((k.to_string(), Some(v.to_string()))),
+                        None => params.push((p, None)),
+                    }
+                }
+            }
+            c => cur.push(c),
+        }
+    }
+    let last = |name: &str| {
+        params
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .and_then(|(_, v)| v.clone())
+    };
+    let isolcpus = last("isolcpus").map(|v| {
+        let mut flags = Vec::new();
+        let mut rest: Vec<&str> = Vec::new();
+        for item in v.split(',') {
+            if rest.is_empty() && item.chars().all(|c| c.is_ascii_alphabetic() || c == '_') {
+                flags.push(item.to_string());
+            } else {
+                rest.push(item);
+            }
+        }
+        cpulist_param("isolcpus", &rest.join(",")).map(|cpus| IsolCpus { flags, cpus })
+    });
+    Cmdline {
+        isolcpus,
+        nohz_full: last("nohz_full").map(|v| cpulist_param("nohz_full", &v)),
+        rcu_nocbs: last("rcu_nocbs").map(|v| cpulist_param("rcu_nocbs", &v)),
+        params,
+        raw,
+    }
+}
+
+/// One cpufreq policy (`/sys/devices/system/cpu/cpufreq/policyN`). Frequencies in kHz as
+/// the kernel writes them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpufreqPolicy {
+    /// `policyN`.
+    pub name: String,
+    /// `related_cpus` (all CPUs the policy covers, online or not).
+    pub cpus: Probed<CpuSet>,
+    /// `scaling_driver` (`intel_pstate`, `acpi-cpufreq`, `cppc_cpufreq`).
+    pub driver: Probed<String>,
+    /// `scaling_governor` (`performance`, `powersave`, `schedutil`, `ondemand`).
+    pub governor: Probed<String>,
+    /// `scaling_min_freq`, kHz.
+    pub scaling_min_khz: Probed<u64>,
+    /// `scaling_max_freq`, kHz.
+    pub scaling_max_khz: Probed<u64>,
+    /// `cpuinfo_min_freq`, kHz (hardware limit).
+    pub cpuinfo_min_khz: Probed<u64>,
+    /// `cpuinfo_max_freq`, kHz (hardware limit).
+    pub cpuinfo_max_khz: Probed<u64>,
+}
+
+/// `/sys/devices/system/cpu/smt`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Smt {
+    /// `control`: `on`, `off`, `forceoff`, `notsupported`, `notimplemented`.
+    pub control: String,
+    /// `active`: SMT siblings are online.
+    pub active: Probed<bool>,
+}
+
+/// One file of `/sys/devices/system/cpu/vulnerabilities`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Vulnerability {
+    /// File name (`spectre_v2`).
+    pub name: String,
+    /// Its text (`Not affected`, `Mitigation: ...`, `Vulnerable`).
+    pub status: String,
+}
+
+/// cgroup version in force for a controller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CgroupVersion {
+    /// cgroup v1 (per-controller hierarchies).
+    V1,
+    /// cgroup v2 (unified).
+    V2,
+}
+
+/// A CPU bandwidth limit (`cpu.max` or `cpu.cfs_quota_us`/`cpu.cfs_period_us`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuMax {
+    /// Quota per period, microseconds; `None` = no limit (`max` or -1).
+    pub quota_us: Option<u64>,
+    /// Period, microseconds.
+    pub period_us: u64,
+}
+
+/// This process's cgroup limits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cgroup {
+    /// Version governing the cpu controller.
+    pub cpu_version: Option<CgroupVersion>,
+    /// Version governing the memory controller.
+    pub memory_version: Option<CgroupVersion>,
+    /// CPU bandwidth limit.
+    pub cpu_max: Probed<CpuMax>,
+    /// `cpuset.cpus.effective` (v2) or `cpuset.cpus` (v1).
+    pub cpuset_cpus: Probed<CpuSet>,
+    /// `memory.max` (v2) or `memory.limit_in_bytes` (v1), bytes; `None` = unlimited
+    /// (`max`, or v1's page-rounded i64::MAX).
+    pub memory_max_bytes: Probed<Option<u64>>,
+}
+
+/// ELF header facts of the running binary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BinaryElf {
+    /// 32 or 64.
+    pub class_bits: u8,
+    /// `e_machine` (62 x86-64, 3 i386, 183 AArch64, 43 SPARC V9, 175 Elbrus).
+    pub e_machine: u16,
+    /// goblin's name for `e_machine`.
+    pub machine_name: String,
+    /// `little` or `big`.
+    pub endianness: String,
+}
+
+/// The running binary against the kernel's machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BinaryVsKernel {
+    /// The kernel's machine (`x86_64`).
+    pub kernel_machine: String,
+    /// Word size the kernel machine implies, when known.
+    pub kernel_bits: Option<u8>,
+    /// The binary's class.
+    pub binary_bits: u8,
+    /// The binary's `e_machine`.
+    pub binary_e_machine: u16,
+    /// True when the binary is the kernel's native machine and class.
+    pub native: bool,
+    /// What is off, in words (`None` when native).
+    pub finding: Option<String>,
+}
+
+/// (`e_machine`, bits) native to a `uname -m` machine, for the machines hwsurvey targets.
+pub fn native_elf(machine: &str) -> Option<(u16, u8)> {
+    Some(match machine {
+        "x86_64" | "amd64" => (62, 64),
+        "i386" | "i486" | "i586" | "i686" => (3, 32),
+        "aarch64" | "arm64" => (183, 64),
+        m if m.starts_with("armv") => (40, 32),
+        "sparc64" => (43, 64),
+        "sparc" => (2, 32),
+        "e2k" => (175, 64),
+        "ppc64" | "ppc64le" => (21, 64),
+        "ppc" => (20, 32),
+        "s390x" => (22, 64),
+        "riscv64" => (243, 64),
+        _ => return None,
+    })
+}
+
+/// Compares a binary with the kernel machine (pure).
+pub fn compare_binary(kernel_machine: &str, b: &BinaryElf) -> BinaryVsKernel {
+    let native = native_elf(kernel_machine);
+    let kernel_bits = native.map(|(_, bits)| bits);
+    let finding = match native {
+        None => Some(format!(
+            "kernel machine {kernel_machine:?} is not one hwsurvey knows; cannot compare"
+        )),
+        Some((m, bits)) if m == b.e_machine && bits == b.class_bits => None,
+        Some((_, 64)) if b.class_bits == 32 && compat_pair(kernel_machine, b.e_machine) => {
+            Some(format!(
+                "32-bit {} binary on a 64-bit {kernel_machine} kernel (compat mode)",
+                b.machine_name
+            ))
+        }
+        Some(_) => Some(format!(
+            "{}-bit {} binary on a {kernel_machine} kernel (emulated, e.g. qemu-user/binfmt)",
+            b.class_bits, b.machine_name
+        )),
+    };
+    BinaryVsKernel {
+        kernel_machine: kernel_machine.to_string(),
+        kernel_bits,
+        binary_bits: b.class_bits,
+        binary_e_machine: b.e_machine,
+        native: finding.is_none(),
+        finding,
+    }
+}
+
+/// 32-bit machines a 64-bit kernel runs natively in compat mode (same family).
+fn compat_pair(kernel_machine: &str, e_machine: u16) -> bool {
+    matches!(
+        (kernel_machine, e_machine),
+        ("x86_64", 3)
+            | ("x86_64", 62)
+            | ("aarch64", 40)
+            | ("sparc64", 2)
+            | ("sparc64", 18)
+            | ("ppc64", 20)
+            | ("e2k", 175)
+            | ("s390x", 22)
+    )
+}
+
+/// Parses the first bytes of an ELF file (at least the 64-byte header) with goblin.
+pub fn parse_elf_header(bytes: &[u8]) -> Result<BinaryElf, String> {
+    let h = goblin::elf::Elf::parse_header(bytes).map_err(|e| format!("not an ELF header: {e}"))?;
+    let class_bits = match h.e_ident[goblin::elf::header::EI_CLASS] {
+        goblin::elf::header::ELFCLASS32 => 32,
+        goblin::elf::header::ELFCLASS64 => 64,
+        c => return Err(format!("unknown ELF class {c}")),
+    };
+    let endianness = match h.e_ident[goblin::elf::header::EI_DATA] {
+        goblin::elf::header::ELFDATA2MSB => "big",
+        _ => "little",
+    };
+    Ok(BinaryElf {
+        class_bits,
+        e_machine: h.e_machine,
+        machine_name: goblin::elf::header::machine_to_str(h.e_machine).to_string(),
+        endianness: endianness.to_string(),
+    })
+}
+
+fn probed<T>(r: Result<T, ProbeError>) -> Probed<T> {
+    match r {
+        Ok(v) => Probed::Known(v),
+        Err(e) => Probed::Unknown(e.into()),
+    }
+}
+
+fn value(root: &SysRoot, path: &str) -> Probed<String> {
+    probed(root.read_value(path).and_then(|v| {
+        if v.is_empty() {
+            Err(ProbeError::invalid(path, "a value", ""))
+        } else {
+            Ok(v)
+        }
+    }))
+}
+
+fn live_machine() -> Option<String> {
+    #[cfg(feature = "sys")]
+    {
+        nix::sys::utsname::uname()
+            .ok()
+            .map(|u| u.machine().to_string_lossy().into_owned())
+    }
+    #[cfg(not(feature = "sys"))]
+    {
+        None
+    }
+}
+
+fn kernel(root: &SysRoot) -> Kernel {
+    let machine = match root.is_live().then(live_machine).flatten() {
+        Some(m) => Probed::Known(m),
+        None => value(root, "/proc/sys/kernel/arch"),
+    };
+    Kernel {
+        release: value(root, "/proc/sys/kernel/osrelease"),
+        version: value(root, "/proc/sys/kernel/version"),
+        machine,
+    }
+}
+
+fn khz(root: &SysRoot, path: &str) -> Probed<u64> {
+    probed(root.read_parsed(path, "a frequency in kHz"))
+}
+
+fn cpufreq(root: &SysRoot) -> Probed<Vec<CpufreqPolicy>> {
+    const DIR: &str = "/sys/devices/system/cpu/cpufreq";
+    let names = match root.list_dir(DIR) {
+        Ok(n) => n,
+        Err(e) => return Probed::Unknown(e.into()),
+    };
+    let mut policies: Vec<(u32, String)> = names
+        .into_iter()
+        .filter_map(|n| Some((n.strip_prefix("policy")?.parse().ok()?, n)))
+        .collect();
+    policies.sort();
+    if policies.is_empty() {
+        return Probed::Unknown(Unknown::Other {
+            detail: format!("{DIR} has no policyN (no cpufreq driver, e.g. in a VM)"),
+        });
+    }
+    Probed::Known(
+        policies
+            .into_iter()
+            .map(|(_, name)| {
+                let d = format!("{DIR}/{name}");
+                let cpus_path = format!("{d}/related_cpus");
+                CpufreqPolicy {
+                    cpus: probed(root.read_value(&cpus_path).and_then(|t| {
+                        CpuSet::parse_list(&t)
+                            .map_err(|e| ProbeError::invalid(&cpus_path, "a CPU list", &e.input))
+                    })),
+                    driver: value(root, &format!("{d}/scaling_driver")),
+                    governor: value(root, &format!("{d}/scaling_governor")),
+                    scaling_min_khz: khz(root, &format!("{d}/scaling_min_freq")),
+                    scaling_max_khz: khz(root, &format!("{d}/scaling_max_freq")),
+                    cpuinfo_min_khz: khz(root, &format!("{d}/cpuinfo_min_freq")),
+                    cpuinfo_max_khz: khz(root, &format!("{d}/cpuinfo_max_freq")),
+                    name,
+                }
+            })
+            .collect(),
+    )
+}
+
+fn smt(root: &SysRoot) -> Probed<Smt> {
+    const CONTROL: &str = "/sys/devices/system/cpu/smt/control";
+    const ACTIVE: &str = "/sys/devices/system/cpu/smt/active";
+    match root.read_value(CONTROL) {
+        Ok(control) if control.is_empty() => {
+            Probed::Unknown(ProbeError::invalid(CONTROL, "on/off/forceoff/notsupported", "").into())
+        }
+        Ok(control) => Probed::Known(Smt {
+            control,
+            active: probed(root.read_value(ACTIVE).and_then(|v| match v.as_str() {
+                "0" => Ok(false),
+                "1" => Ok(true),
+                _ => Err(ProbeError::invalid(ACTIVE, "0 or 1", &v)),
+            })),
+        }),
+        Err(e) => Probed::Unknown(e.into()),
+    }
+}
+
+fn vulnerabilities(root: &SysRoot) -> Probed<Vec<Vulnerability>> {
+    const DIR: &str = "/sys/devices/system/cpu/vulnerabilities";
+    match root.list_dir(DIR) {
+        Ok(names) => Probed::Known(
+            names
+                .into_iter()
+                .map(|name| {
+                    let status = root
+                        .read_value(&format!("{DIR}/{name}"))
+                        .unwrap_or_else(|e| format!("unreadable: {e}"));
+                    Vulnerability { name, status }
+                })
+                .collect(),
+        ),
+        Err(e) => Probed::Unknown(e.into()),
+    }
+}
+
+/// Parses v2 `cpu.max` (`max 100000`, `50000 100000`).
+pub fn parse_cpu_max(text: &str) -> Option<CpuMax> {
+    let mut w = text.split_whitespace();
+    let quota = w.next()?;
+    let period_us: u64 = w.next()?.parse().ok()?;
+    let quota_us = if quota == "max" {
+        None
+    } else {
+        Some(quota.parse().ok()?)
+    };
+    Some(CpuMax {
+        quota_us,
+        period_us,
+    })
+}
+
+/// `/proc/self/cgroup` lines: (hierarchy id, controllers, path).
+fn cgroup_lines(text: &str) -> Vec<(String, Vec<String>, String)> {
+    text.lines()
+        .filter_map(|l| {
+            let mut parts = l.splitn(3, ':');
+            let id = parts.next()?.to_string();
+            let ctrls = parts.next()?;
+            let path = parts.next()?.to_string();
+            let ctrls = ctrls
+                .split(',')
+                .filter(|c| !c.is_empty())
+                .map(str::to_string)
+                .collect();
+            Some((id, ctrls, path))
+        })
+        .collect()
+}
+
+/// The first of `candidates` that exists, read.
+fn first_existing(root: &SysRoot, candidates: &[String]) -> Result<(String, String), ProbeError> {
+    let mut first_err = None;
+    for c in candidates {
+        match root.read_value(c) {
+            Ok(v) => return Ok((c.clone(), v)),
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    Err(first_err.unwrap_or(ProbeError::Missing {
+        path: "/sys/fs/cgroup".into(),
+    }))
+}
+
+fn cgroup(root: &SysRoot) -> Probed<Cgroup> {
+    const SELF: &str = "/proc/self/cgroup";
+    let text = match root.read(SELF) {
+        Ok(t) => t,
+        Err(e) => return Probed::Unknown(e.into()),
+    };
+    let lines = cgroup_lines(&text);
+    if lines.is_empty() {
+        return Probed::Unknown(
+            ProbeError::invalid(SELF, "\"id:controllers:path\" lines", &text).into(),
+        );
+    }
+    let v1 = |ctrl: &str| {
+        lines
+            .iter()
+            .find(|(_, c, _)| c.iter().any(|x| x == ctrl))
+            .map(|(_, c, p)| (c.join(","), p.clone()))
+    };
+    let v2_path = lines
+        .iter()
+        .find(|(id, c, _)| id == "0" && c.is_empty())
+        .map(|(_, _, p)| p.clone());
+    let under = |mount: &str, path: &str, file: &str| -> Vec<String> {
+        let mount = mount.trim_end_matches('/');
+        let path = path.trim_end_matches('/');
+        let mut v = vec![format!("{mount}{path}/{file}")];
+        if !path.is_empty() {
+            v.push(format!("{mount}/{file}"));
+        }
+        v
+    };
+    let v2_has = |file: &str| -> bool {
+        v2_path.as_deref().is_some_and(|p| {
+            under("/sys/fs/cgroup", p, file)
+                .iter()
+                .any(|c| root.exists(c))
+        })
+    };
+
+    // CPU bandwidth.
+    let (cpu_version, cpu_max) = if let Some((mount, path)) = v1("cpu") {
+        let base = format!("/sys/fs/cgroup/{mount}");
+        let q = first_existing(root, &under(&base, &path, "cpu.cfs_quota_us"));
+        let p = first_existing(root, &under(&base, &path, "cpu.cfs_period_us"));
+        let r = match (q, p) {
+            (Ok((qp, q)), Ok((pp, p))) => {
+                let quota: Result<i64, _> = q.parse();
+                let period: Result<u64, _> = p.parse();
+                match (quota, period) {
+                    (Ok(q), Ok(period_us)) => Ok(CpuMax {
+                        quota_us: u64::try_from(q).ok(),
+                        period_us,
+                    }),
+                    (Err(_), _) => Err(ProbeError::invalid(qp, "microseconds or -1", &q)),
+                    (_, Err(_)) => Err(ProbeError::invalid(pp, "microseconds", &p)),
+                }
+            }
+            (Err(e), _) | (_, Err(e)) => Err(e),
+        };
+        (Some(CgroupVersion::V1), probed(r))
+    } else if let Some(path) = v2_path.as_deref() {
+        let r =
+            first_existing(root, &under("/sys/fs/cgroup", path, "cpu.max")).and_then(|(p, t)| {
+                parse_cpu_max(&t).ok_or_else(|| ProbeError::invalid(p, "\"max|QUOTA PERIOD\"", &t))
+            });
+        (Some(CgroupVersion::V2), probed(r))
+    } else {
+        (
+            None,
+            Probed::Unknown(ProbeError::invalid(SELF, "a cpu or unified hierarchy", &text).into()),
+        )
+    };
+
+    // cpuset.
+    let cpuset_files = if let Some((mount, path)) = v1("cpuset") {
+        under(&format!("/sys/fs/cgroup/{mount}"), &path, "cpuset.cpus")
+    } else if let Some(path) = v2_path.as_deref() {
+        under("/sys/fs/cgroup", path, "cpuset.cpus.effective")
+    } else {
+        Vec::new()
+    };
+    let cpuset_cpus = probed(first_existing(root, &cpuset_files).and_then(|(p, t)| {
+        CpuSet::parse_list(&t).map_err(|e| ProbeError::invalid(p, "a CPU list", &e.input))
+    }));
+
+    // Memory.
+    let (memory_version, memory_max_bytes) = if let Some((mount, path)) = v1("memory") {
+        let r = first_existing(
+            root,
+            &under(
+                &format!("/sys/fs/cgroup/{mount}"),
+                &path,
+                "memory.limit_in_bytes",
+            ),
+        )
+        .and_then(|(p, t)| {
+            // v1 writes PAGE_COUNTER_MAX * page size (i64::MAX rounded down to a page) for none.
+            t.parse::<u64>()
+                .map(|v| (v < (1u64 << 62)).then_some(v))
+                .map_err(|_| ProbeError::invalid(p, "bytes", &t))
+        });
+        (Some(CgroupVersion::V1), probed(r))
+    } else if v2_has("memory.max") {
+        let path = v2_path.as_deref().unwrap_or("/");
+        let r = first_existing(root, &under("/sys/fs/cgroup", path, "memory.max")).and_then(
+            |(p, t)| {
+                if t == "max" {
+                    Ok(None)
+                } else {
+                    t.parse::<u64>()
+                        .map(Some)
+                        .map_err(|_| ProbeError::invalid(p, "bytes or max", &t))
+                }
+            },
+        );
+        (Some(CgroupVersion::V2), probed(r))
+    } else {
+        (
+            v2_path.as_ref().map(|_| CgroupVersion::V2),
+            Probed::Unknown(Unknown::Other {
+                detail: "no memory controller file for this cgroup (the root cgroup has no \
+                         memory.max)"
+                    .into(),
+            }),
+        )
+    };
+
+    Probed::Known(Cgroup {
+        cpu_version,
+        memory_version,
+        cpu_max,
+        cpuset_cpus,
+        memory_max_bytes,
+    })
+}
+
+fn binary(root: &SysRoot) -> Probed<BinaryElf> {
+    if !root.is_live() {
+        return Probed::Unknown(Unknown::Other {
+            detail: "the running binary is not part of a captured snapshot".into(),
+        });
+    }
+    use std::io::Read;
+    let mut head = [0u8; 64];
+    let read = std::fs::File::open("/proc/self/exe").and_then(|mut f| f.read(&mut head));
+    match read {
+        Ok(n) => match parse_elf_header(head.get(..n).unwrap_or(&[])) {
+            Ok(b) => Probed::Known(b),
+            Err(detail) => Probed::Unknown(Unknown::Invalid {
+                path: "/proc/self/exe".into(),
+                detail,
+            }),
+        },
+        Err(e) => Probed::Unknown(Unknown::Invalid {
+            path: "/proc/self/exe".into(),
+            detail: e.to_string(),
+        }),
+    }
+}
+
+/// Probes the OS under `root`.
+pub fn probe(root: &SysRoot) -> Os {
+    let kernel = kernel(root);
+    let binary = binary(root);
+    let binary_vs_kernel = match (&kernel.machine, &binary) {
+        (Probed::Known(m), Probed::Known(b)) => Probed::Known(compare_binary(m, b)),
+        (Probed::Unknown(u), _) | (_, Probed::Unknown(u)) => Probed::Unknown(u.clone()),
+    };
+    let distro = match root.read("/etc/os-release") {
+        Ok(t) => Probed::Known(parse_os_release(&t)),
+        Err(e) if e.is_missing() => probed(
+            root.read("/usr/lib/os-release")
+                .map(|t| parse_os_release(&t)),
+        ),
+        Err(e) => Probed::Unknown(e.into()),
+    };
+    Os {
+        distro,
+        cmdline: probed(root.read("/proc/cmdline").map(|t| parse_cmdline(&t))),
+        cpufreq: cpufreq(root),
+        smt: smt(root),
+        numa_balancing: probed(root.read_parsed("/proc/sys/kernel/numa_balancing", "0..3")),
+        ksm_run: probed(root.read_parsed("/sys/kernel/mm/ksm/run", "0, 1 or 2")),
+        vulnerabilities: vulnerabilities(root),
+        cgroup: cgroup(root),
+        binary,
+        binary_vs_kernel,
+        kernel,
+    }
+}
+
+fn show<T: std::fmt::Display>(p: &Probed<T>) -> String {
+    match p {
+        Probed::Known(v) => v.to_string(),
+        Probed::Unknown(u) => format!("unknown ({u})"),
+    }
+}
+
+/// A readable section (uname -a, os-release, cmdline, cpupower, cgroup limits), concise.
+pub fn summary(os: &Os) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "OS");
+    let _ = writeln!(
+        out,
+        "  kernel {} {} ({})",
+        show(&os.kernel.release),
+        show(&os.kernel.machine),
+        show(&os.kernel.version)
+    );
+    if let Probed::Known(d) = &os.distro {
+        let _ = writeln!(
+            out,
+            "  distro {}",
+            d.pretty_name
+                .clone()
+                .or(d.name.clone())
+                .unwrap_or_else(|| "?".into())
+        );
+    }
+    match &os.cmdline {
+        Probed::Known(c) => {
+            let _ = writeln!(out, "  cmdline {}", c.raw);
+            if let Some(i) = &c.isolcpus {
+                let _ = writeln!(
+                    out,
+                    "    isolcpus {}",
+                    match i {
+                        Probed::Known(i) => format!("{} {:?}", i.cpus, i.flags),
+                        Probed::Unknown(u) => format!("unknown ({u})"),
+                    }
+                );
+            }
+            if let Some(n) = &c.nohz_full {
+                let _ = writeln!(out, "    nohz_full {}", show(n));
+            }
+        }
+        Probed::Unknown(u) => {
+            let _ = writeln!(out, "  cmdline unknown ({u})");
+        }
+    }
+    match &os.cpufreq {
+        Probed::Known(ps) => {
+            for p in ps {
+                let _ = writeln!(
+                    out,
+                    "  cpufreq {} cpus {}: {} governor {}, {}-{} kHz (hw {}-{})",
+                    p.name,
+                    show(&p.cpus),
+                    show(&p.driver),
+                    show(&p.governor),
+                    show(&p.scaling_min_khz),
+                    show(&p.scaling_max_khz),
+                    show(&p.cpuinfo_min_khz),
+                    show(&p.cpuinfo_max_khz)
+                );
+            }
+        }
+        Probed::Unknown(u) => {
+            let _ = writeln!(out, "  cpufreq unknown ({u})");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "  SMT {}; numa_balancing {}; KSM run {}",
+        match &os.smt {
+            Probed::Known(s) => format!("control {} active {}", s.control, show(&s.active)),
+            Probed::Unknown(u) => format!("unknown ({u})"),
+        },
+        show(&os.numa_balancing),
+        show(&os.ksm_run)
+    );
+    if let Probed::Known(v) = &os.vulnerabilities {
+        let vulnerable: Vec<&str> = v
+            .iter()
+            .filter(|v| v.status.starts_with("Vulnerable"))
+            .map(|v| v.name.as_str())
+            .collect();
+        let _ = writeln!(
+            out,
+            "  vulnerabilities: {} listed, vulnerable: {}",
+            v.len(),
+            if vulnerable.is_empty() {
+                "none".to_string()
+            } else {
+                vulnerable.join(", ")
+            }
+        );
+    }
+    match &os.cgroup {
+        Probed::Known(c) => {
+            let _ = writeln!(
+                out,
+                "  cgroup cpu {} ({:?}), cpuset {}, memory {} ({:?})",
+                match &c.cpu_max {
+                    Probed::Known(CpuMax {
+                        quota_us: Some(q),
+                        period_us,
+                    }) => format!("{q}/{period_us} us"),
+                    Probed::Known(_) => "unlimited".into(),
+                    Probed::Unknown(u) => format!("unknown ({u})"),
+                },
+                c.cpu_version,
+                show(&c.cpuset_cpus),
+                match &c.memory_max_bytes {
+                    Probed::Known(Some(b)) => hwsurvey_model::units::format_bytes_binary(*b),
+                    Probed::Known(None) => "unlimited".into(),
+                    Probed::Unknown(u) => format!("unknown ({u})"),
+                },
+                c.memory_version
+            );
+        }
+        Probed::Unknown(u) => {
+            let _ = writeln!(out, "  cgroup unknown ({u})");
+        }
+    }
+    match &os.binary_vs_kernel {
+        Probed::Known(b) => {
+            let _ = writeln!(
+                out,
+                "  binary: {}-bit e_machine {} on {} kernel{}",
+                b.binary_bits,
+                b.binary_e_machine,
+                b.kernel_machine,
+                b.finding
+                    .as_deref()
+                    .map(|f| format!(": {f}"))
+                    .unwrap_or_else(|| " (native)".into())
+            );
+        }
+        Probed::Unknown(u) => {
+            let _ = writeln!(out, "  binary vs kernel: unknown ({u})");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_findings() {
+        let b = |bits, m: u16, name: &str| BinaryElf {
+            class_bits: bits,
+            e_machine: m,
+            machine_name: name.into(),
+            endianness: "little".into(),
+        };
+        assert!(compare_binary("x86_64", &b(64, 62, "X86_64")).native);
+        let f = compare_binary("x86_64", &b(32, 3, "386"));
+        assert!(!f.native);
+        assert!(f
+            .finding
+            .unwrap()
+            .contains("32-bit 386 binary on a 64-bit x86_64 kernel"));
+        let f = compare_binary("x86_64", &b(64, 183, "AARCH64"));
+        assert!(f.finding.unwrap().contains("emulated"));
+        assert!(compare_binary("sparc64", &b(64, 43, "SPARCV9")).native);
+    }
+
+    #[test]
+    fn cpu_max_forms() {
+        assert_eq!(
+            parse_cpu_max("max 100000\n"),
+            Some(CpuMax {
+                quota_us: None,
+                period_us: 100000
+            })
+        );
+        assert_eq!(
+            parse_cpu_max("50000 100000"),
+            Some(CpuMax {
+                quota_us: Some(50000),
+                period_us: 100000
+            })
+        );
+        assert_eq!(parse_cpu_max("x"), None);
+    }
 }

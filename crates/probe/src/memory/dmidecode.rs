@@ -186,6 +186,7 @@ pub fn parse_dmidecode_text(text: &str) -> Result<SmbiosMemory, DmidecodeError> 
         processors: Vec::new(),
         arrays: Vec::new(),
         devices: Vec::new(),
+        problems: Vec::new(),
     };
     for r in &records {
         match r.dmi_type {

@@ -242,6 +242,7 @@ pub fn parse_structures(
         processors: Vec::new(),
         arrays: Vec::new(),
         devices: Vec::new(),
+        problems: Vec::new(),
     };
     for s in data.iter() {
         match s.header.struct_type() {
@@ -294,7 +295,19 @@ pub fn read(root: &SysRoot) -> Probed<SmbiosMemory> {
                 .ok()
                 .and_then(|ep| parse_entry_point(&ep));
             return match parse_structures(&bytes, version, SmbiosSource::DmiTable) {
-                Some(m) => with_vendor(m),
+                Some(mut m) => {
+                    if !ends_with_end_of_table(&bytes) {
+                        m.problems.push(Unknown::Invalid {
+                            path: DMI_TABLE.to_string(),
+                            detail: format!(
+                                "expected the table to end with a Type 127 End-of-Table \
+                                 structure; {} bytes without one (truncated?)",
+                                bytes.len()
+                            ),
+                        });
+                    }
+                    with_vendor(m)
+                }
                 None => Probed::Unknown(Unknown::Invalid {
                     path: DMI_TABLE.to_string(),
                     detail: format!(
@@ -328,6 +341,28 @@ pub fn read(root: &SysRoot) -> Probed<SmbiosMemory> {
     }
 }
 
+/// True when the structures laid end to end reach a Type 127 End-of-Table structure.
+fn ends_with_end_of_table(bytes: &[u8]) -> bool {
+    let mut i = 0usize;
+    while let (Some(&t), Some(&len)) = (bytes.get(i), bytes.get(i + 1)) {
+        if t == 127 {
+            return true;
+        }
+        if len < 4 {
+            return false;
+        }
+        let strings = i + usize::from(len);
+        let Some(rest) = bytes.get(strings..) else {
+            return false;
+        };
+        match rest.windows(2).position(|w| w == [0, 0]) {
+            Some(p) => i = strings + p + 2,
+            None => return false,
+        }
+    }
+    false
+}
+
 /// Reads `entries/{1,4,16,17}-*/raw` blobs and decodes them as one table.
 fn read_entries(root: &SysRoot) -> Result<Option<SmbiosMemory>, ProbeError> {
     let mut names: Vec<(u8, u32, String)> = root
@@ -342,29 +377,54 @@ fn read_entries(root: &SysRoot) -> Result<Option<SmbiosMemory>, ProbeError> {
         .collect();
     names.sort();
     let mut table = Vec::new();
-    let mut first_err = None;
-    for (_, _, name) in &names {
+    let mut problems = Vec::new();
+    for (dmi_type, _, name) in &names {
         let path = format!("{DMI_ENTRIES}/{name}/raw");
-        match root.read_bytes(&path) {
-            Ok(blob) => {
-                // A blob is one structure: formatted area, strings, double NUL. Make sure the
-                // terminator is there, so one truncated blob cannot swallow the next.
-                table.extend_from_slice(&blob);
-                if !blob.ends_with(&[0, 0]) {
-                    table.extend_from_slice(&[0, 0]);
-                }
-            }
-            Err(e) => {
-                first_err.get_or_insert(e);
-            }
+        match root
+            .read_bytes(&path)
+            .and_then(|blob| check_blob(&path, *dmi_type, blob))
+        {
+            Ok(blob) => table.extend_from_slice(&blob),
+            Err(e) => problems.push(Unknown::from(e)),
         }
     }
     match parse_structures(&table, None, SmbiosSource::DmiEntries) {
-        Some(m) => Ok(Some(m)),
-        None => match first_err {
-            Some(e) => Err(e),
+        Some(mut m) => {
+            m.problems = problems;
+            Ok(Some(m))
+        }
+        None => match problems.into_iter().next() {
+            Some(Unknown::Missing { path }) => Err(ProbeError::Missing { path }),
+            Some(Unknown::PermissionDenied { path }) => Err(ProbeError::PermissionDenied { path }),
+            Some(u) => Err(ProbeError::invalid(
+                DMI_ENTRIES,
+                "decodable Type 17 entries",
+                &u.to_string(),
+            )),
             None => Ok(None),
         },
+    }
+}
+
+/// Checks that a per-entry blob is one whole structure of the type its folder names:
+/// header type byte, formatted length (>= 4, within the blob), strings ending in a double NUL.
+pub fn check_blob(path: &str, dmi_type: u8, blob: Vec<u8>) -> Result<Vec<u8>, ProbeError> {
+    let expected = format!(
+        "one SMBIOS type {dmi_type} structure (header, formatted area, strings, double NUL)"
+    );
+    let describe = |b: &[u8]| {
+        let head: Vec<String> = b.iter().take(16).map(|x| format!("{x:02x}")).collect();
+        format!("{} bytes: {}", b.len(), head.join(" "))
+    };
+    let ok = blob.first() == Some(&dmi_type)
+        && blob
+            .get(1)
+            .is_some_and(|&len| len >= 4 && usize::from(len) + 2 <= blob.len())
+        && blob.ends_with(&[0, 0]);
+    if ok {
+        Ok(blob)
+    } else {
+        Err(ProbeError::invalid(path, expected, &describe(&blob)))
     }
 }
 
