@@ -1,0 +1,121 @@
+//! `hwsurvey qualify` end to end: exit codes, formats, rules-file errors.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+/// A small snapshot with the UltraSPARC T1 capture's CPU sets: possible 0-31, present and
+/// online 0-23, CPU folders 0-31.
+fn t1_like(dir: &Path) {
+    let cpu = dir.join("sys/devices/system/cpu");
+    std::fs::create_dir_all(&cpu).unwrap();
+    std::fs::write(cpu.join("possible"), "0-31\n").unwrap();
+    std::fs::write(cpu.join("present"), "0-23\n").unwrap();
+    std::fs::write(cpu.join("online"), "0-23\n").unwrap();
+    for n in 0..32 {
+        std::fs::create_dir_all(cpu.join(format!("cpu{n}"))).unwrap();
+    }
+}
+
+#[test]
+fn failing_snapshot_exits_2_and_names_the_cpus() {
+    let dir = tempfile::tempdir().unwrap();
+    t1_like(dir.path());
+    Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--root"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("FAIL          cpu.online"))
+        .stdout(predicate::str::contains("24 of 32 possible CPUs online"));
+}
+
+#[test]
+fn json_and_markdown_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    t1_like(dir.path());
+    let out = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--format", "json", "--root"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let first = &v["findings"][0];
+    assert_eq!(first["rule"], "cpu.online");
+    assert_eq!(first["verdict"], "fail");
+    Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--format", "markdown", "--root"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("| fail | `cpu.online` | 24 of 32"));
+}
+
+#[test]
+fn rules_file_errors_name_file_line_key() {
+    let dir = tempfile::tempdir().unwrap();
+    t1_like(dir.path());
+    let rules = dir.path().join("rules.toml");
+    std::fs::write(&rules, "[rules.\"memory.triad_share\"]\nmin_share = 7\n").unwrap();
+    Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--rules"])
+        .arg(&rules)
+        .arg("--root")
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "{}:2: key \"rules.\\\"memory.triad_share\\\".min_share\": 7 is out of range",
+            rules.display()
+        )));
+}
+
+#[test]
+fn disabling_the_failing_rule_exits_0_and_strict_counts_unevaluated() {
+    let dir = tempfile::tempdir().unwrap();
+    t1_like(dir.path());
+    let rules = dir.path().join("rules.toml");
+    std::fs::write(&rules, "[rules.\"cpu.online\"]\nenabled = false\n").unwrap();
+    let run = |strict: bool| {
+        let mut c = Command::cargo_bin("hwsurvey").unwrap();
+        c.args(["qualify", "--rules"])
+            .arg(&rules)
+            .arg("--root")
+            .arg(dir.path());
+        if strict {
+            c.arg("--strict");
+        }
+        c.output().unwrap().status.code()
+    };
+    assert_eq!(run(false), Some(0));
+    // DIMMs, EDAC, governors ... are not in this snapshot: not evaluated, which --strict counts
+    assert_eq!(run(true), Some(1));
+}
+
+#[test]
+fn live_machine_says_what_was_not_evaluated() {
+    let out = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(matches!(out.status.code(), Some(0..=2)));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = v["findings"].as_array().unwrap();
+    // every not-evaluated finding carries its reason
+    for f in findings.iter().filter(|f| f["verdict"] == "not_evaluated") {
+        let s = f["summary"].as_str().unwrap();
+        assert!(s.starts_with("not evaluated: ") && s.len() > 20, "{s}");
+    }
+    // the binary check runs against the running kernel
+    let bin = findings
+        .iter()
+        .find(|f| f["rule"] == "binary.arch")
+        .unwrap();
+    assert_ne!(bin["verdict"], "fail");
+}

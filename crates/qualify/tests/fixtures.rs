@@ -1,0 +1,211 @@
+//! Verdicts over the real captures in ../shared/fixtures (facts from its README.md).
+
+use std::path::{Path, PathBuf};
+
+use hwsurvey_probe::{memory, probe_machine, SysRoot};
+use hwsurvey_qualify::machine::fill_memory;
+use hwsurvey_qualify::{from_machine, qualify, Facts, Finding, Report, RuleSet, Verdict};
+
+fn fixtures() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        println!("SKIPPED: ../shared not found");
+        None
+    }
+}
+
+/// Extracts a capture archive into a tempdir; returns (tempdir, its single top folder).
+fn extract(archive: &Path) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = std::fs::File::open(archive).unwrap();
+    let mut ar = tar::Archive::new(flate2::read::GzDecoder::new(file));
+    ar.unpack(dir.path()).unwrap();
+    let top = std::fs::read_dir(dir.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    (dir, top)
+}
+
+fn qualify_archive(rel: &str) -> Option<Report> {
+    let fx = fixtures()?;
+    let (_dir, top) = extract(&fx.join(rel));
+    let machine = probe_machine(&SysRoot::new(&top));
+    Some(qualify(
+        "capture",
+        &from_machine(&machine),
+        &RuleSet::builtin(),
+    ))
+}
+
+fn of<'a>(r: &'a Report, rule: &str) -> Vec<&'a Finding> {
+    r.findings.iter().filter(|f| f.rule == rule).collect()
+}
+
+#[test]
+fn ultrasparc_t1_fails_24_of_32() {
+    let Some(r) = qualify_archive("sparc64-ultrasparc-t1-offline/sparc64-UltraSparc-T1.tar.gz")
+    else {
+        return;
+    };
+    let f = of(&r, "cpu.online");
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].verdict, Verdict::Fail);
+    assert_eq!(
+        f[0].summary,
+        "24 of 32 possible CPUs online: CPUs 24-31 have CPU folders but are not present"
+    );
+    assert_eq!(r.exit_code(false), 2);
+}
+
+#[test]
+fn power7_node1_has_no_cpus() {
+    let Some(r) = qualify_archive("ppc64-power7-64cpu-memoryless-node/ppc64-POWER7-64cpu.tar.gz")
+    else {
+        return;
+    };
+    let f = of(&r, "numa.nodes");
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].verdict, Verdict::Warn);
+    assert_eq!(
+        f[0].summary,
+        "node1 has no CPUs: its memory is remote to every CPU"
+    );
+    assert_eq!(of(&r, "cpu.online")[0].verdict, Verdict::Pass);
+}
+
+#[test]
+fn xeon_x7550_possible_not_present_info_and_node1_missing() {
+    let Some(r) = qualify_archive("x86_64-intel-xeon-x7550-4s-numa-holes/x86_64-64cpu.tar.gz")
+    else {
+        return;
+    };
+    let f = of(&r, "cpu.online");
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].verdict, Verdict::Info);
+    assert!(f[0]
+        .summary
+        .starts_with("16 possible CPUs not present (64-79)"));
+    let n = of(&r, "numa.nodes");
+    assert_eq!(n.len(), 1);
+    assert_eq!(n[0].verdict, Verdict::Warn);
+    assert_eq!(n[0].summary, "NUMA node1 missing (nodes present: 0, 2, 3)");
+}
+
+fn dmidecode_facts(rel: &str) -> Option<Facts> {
+    let fx = fixtures()?;
+    let text = std::fs::read_to_string(fx.join(rel)).unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let mem = memory::probe_with_dmidecode_text(&SysRoot::new(empty.path()), &text);
+    let mut f = Facts::default();
+    fill_memory(&mut f, &mem);
+    Some(f)
+}
+
+#[test]
+fn dell_r640_configured_below_rated_on_every_dimm() {
+    let Some(f) = dmidecode_facts("x86_64-dell-r640-2s-dmidecode-24slots/dmidecode.txt") else {
+        return;
+    };
+    let r = qualify("dell", &f, &RuleSet::builtin());
+    let s = of(&r, "memory.speed");
+    assert_eq!(s[0].verdict, Verdict::Warn);
+    assert_eq!(
+        s[0].summary,
+        "configured 2400 MT/s below rated 3200 MT/s on every DIMM (12 of 12)"
+    );
+    // A1-A6 and B1-B6 populated alike with 8 GiB each
+    let b = of(&r, "memory.balance");
+    assert_eq!(b[0].verdict, Verdict::Pass);
+    assert!(b[0]
+        .evidence
+        .iter()
+        .any(|e| e.value == "A: 6 of 12 slots, 48 GiB, empty A7 A8 A9 A10 A11 A12"));
+    assert_eq!(of(&r, "memory.mixed")[0].verdict, Verdict::Pass);
+}
+
+#[test]
+fn oracle_x5_2_no_imbalance_and_says_channels_unknown() {
+    let Some(f) = dmidecode_facts("x86_64-oracle-x5-2-2s-dmidecode-24slots/dmidecode.txt") else {
+        return;
+    };
+    let r = qualify("x5-2", &f, &RuleSet::builtin());
+    let b = of(&r, "memory.balance");
+    assert_eq!(b.len(), 1);
+    assert_eq!(b[0].verdict, Verdict::Pass, "{}", b[0].summary);
+    assert!(b[0]
+        .summary
+        .contains("the per-channel mapping is not in these locators"));
+    // both sockets: 8 of 12, each array 4 of 6, D2 D5 D6 D9 empty
+    let ev: Vec<&str> = b[0].evidence.iter().map(|e| e.value.as_str()).collect();
+    assert!(
+        ev.contains(&"P0: 8 of 12 slots, 256 GiB, empty D9 D6 D2 D5"),
+        "{ev:?}"
+    );
+    assert!(
+        ev.contains(&"P1: 8 of 12 slots, 256 GiB, empty D9 D6 D2 D5"),
+        "{ev:?}"
+    );
+    assert_eq!(
+        ev.iter()
+            .filter(|e| e.contains(" array ") && e.contains("4 of 6 slots"))
+            .count(),
+        4,
+        "{ev:?}"
+    );
+    let c = of(&r, "memory.channels");
+    assert_eq!(c[0].verdict, Verdict::NotEvaluated);
+    assert!(c[0]
+        .summary
+        .contains("per-channel mapping is not in these locators"));
+    assert_eq!(of(&r, "memory.speed")[0].verdict, Verdict::Pass);
+}
+
+/// Writes `grep . /sys/...` output (`/sys/path:value` lines) as files under `dir`.
+fn tree_from_grep(dir: &Path, text: &str) {
+    for line in text.lines().map(str::trim) {
+        let Some(rest) = line.strip_prefix('/') else {
+            continue;
+        };
+        let Some((path, value)) = rest.split_once(':') else {
+            continue;
+        };
+        let p = dir.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, format!("{value}\n")).unwrap();
+    }
+}
+
+#[test]
+fn thunderx2_edac_corrected_errors_warn() {
+    let Some(fx) = fixtures() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["edac-dimm-labels.txt", "edac-error-counts.txt"] {
+        let text =
+            std::fs::read_to_string(fx.join("aarch64-thunderx2-edac-ghes-16dimm").join(name))
+                .unwrap();
+        tree_from_grep(dir.path(), &text);
+    }
+    let mem = memory::probe(&SysRoot::new(dir.path()));
+    let mut f = Facts::default();
+    fill_memory(&mut f, &mem);
+    let r = qualify("tx2", &f, &RuleSet::builtin());
+    let e = of(&r, "memory.edac");
+    assert_eq!(e.len(), 1);
+    assert_eq!(e[0].verdict, Verdict::Warn);
+    assert_eq!(
+        e[0].summary,
+        "9 corrected memory errors on mc0 dimm0/dimm3/dimm4/dimm6 and mc1 dimm0/dimm3/dimm6"
+    );
+    assert!(e[0]
+        .evidence
+        .iter()
+        .any(|x| x.value == "2 (mc0 dimm6 (N0 DIMM_G0))"));
+    assert_eq!(r.exit_code(false), 1);
+}
