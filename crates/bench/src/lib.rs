@@ -14,6 +14,7 @@ pub mod engine;
 pub mod env;
 pub mod families;
 pub mod outcome;
+pub mod pages;
 pub mod plan;
 pub mod profile;
 pub mod result;

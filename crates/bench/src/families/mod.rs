@@ -61,7 +61,11 @@ use crate::plan::{FamilyPoints, PlanInput, Point};
 use crate::profile::{Profile, ProfileError, Section};
 use crate::runner::RunContext;
 
+pub mod c2c_latency;
+pub mod cpu_scaling;
 pub mod mem_bandwidth;
+pub mod mem_latency;
+pub mod sync_contention;
 
 #[allow(unused_imports)]
 pub use crate::outcome::{Better, Measurement, Metric};
@@ -88,7 +92,10 @@ pub trait Family: Send + Sync {
 pub fn registry() -> Vec<&'static dyn Family> {
     vec![
         &mem_bandwidth::MemBandwidth,
-        // &mem_latency::MemLatency,
+        &mem_latency::MemLatency,
+        &cpu_scaling::CpuScaling,
+        &c2c_latency::C2cLatency,
+        &sync_contention::SyncContention,
     ]
 }
 

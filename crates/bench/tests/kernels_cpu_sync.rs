@@ -1,0 +1,86 @@
+//! cpu.scaling and sync.contention kernels produce their checked results.
+
+use std::time::Duration;
+
+use hwsurvey_bench::families::cpu_scaling::{
+    check, fp_kernel, int_kernel, scaling, FpState, IntState, Kernel,
+};
+use hwsurvey_bench::families::sync_contention::{run, Primitive};
+
+#[test]
+fn int_kernel_matches_its_step_definition() {
+    for (iters, seed) in [(0u64, 1u64), (1, 1), (1000, 42), (12_345, 0xDEAD_BEEF)] {
+        let mut s = IntState::from_seed(seed);
+        for i in 0..iters {
+            s.step(i);
+        }
+        assert_eq!(int_kernel(iters, seed), s.digest(), "iters {iters}");
+    }
+}
+
+#[test]
+fn fp_kernel_matches_its_step_definition_and_stays_bounded() {
+    let seed = 7;
+    let mut s = FpState::from_seed(seed);
+    for n in 1..=200_000u64 {
+        s.step();
+        if n % 50_000 == 0 {
+            assert_eq!(fp_kernel(n, seed), s.digest(), "after {n} iterations");
+        }
+    }
+    // symplectic Euler keeps each oscillator on a bounded ellipse (amplitudes start in [1, 2))
+    for v in [s.x, s.y, s.p, s.q] {
+        assert!(v.is_finite() && v.abs() < 4.0, "{v}");
+    }
+    // and keeps moving: no fixed point
+    assert_ne!(fp_kernel(200_000, seed), fp_kernel(200_001, seed));
+}
+
+#[test]
+fn results_are_the_same_on_every_architecture() {
+    // Integer wrapping arithmetic and IEEE-754 f64 without FMA are exact: these digests come
+    // from an independent C transcription of the two kernels (gcc -O2 -ffp-contract=off on
+    // x86_64) and must come out the same on aarch64 and big-endian sparc64 (qemu).
+    assert_eq!(int_kernel(1_000_000, 1), INT_DIGEST_1M_SEED1);
+    assert_eq!(fp_kernel(1_000_000, 1), FP_DIGEST_1M_SEED1);
+}
+
+const INT_DIGEST_1M_SEED1: u64 = 16917536978982370396;
+const FP_DIGEST_1M_SEED1: u64 = 4597112931832912736;
+
+#[test]
+fn check_reports_mismatch() {
+    let good = Kernel::Integer.run(5000, 3);
+    assert!(check(Kernel::Integer, 5000, 3, good, good).is_ok());
+    let e = check(Kernel::Integer, 5000, 3, good ^ 1, good).unwrap_err();
+    assert!(
+        e.to_string().contains("integer kernel, 5000 iterations"),
+        "{e}"
+    );
+}
+
+#[test]
+fn scaling_derivation() {
+    let s = scaling(&[(1, 10.0), (2, 19.0), (4, 30.0), (8, 31.0)], 0.9).unwrap();
+    assert_eq!(s.single_thread_ops_per_s, Some(10.0));
+    assert_eq!((s.peak_ops_per_s, s.peak_threads), (31.0, 8));
+    assert_eq!(s.knee_threads, 4); // 30 >= 0.9 * 31
+    assert!((s.parallel_efficiency.unwrap() - 31.0 / 80.0).abs() < 1e-12);
+    assert!(scaling(&[], 0.9).is_none());
+    assert!(scaling(&[(1, f64::NAN)], 0.9).is_none());
+}
+
+#[test]
+fn contention_counts_every_increment() {
+    for primitive in [Primitive::Mutex, Primitive::AtomicIncrement] {
+        let c = run(primitive, 3, Duration::from_millis(50), &|_| {}).unwrap();
+        assert_eq!(c.threads, 3);
+        assert_eq!(c.per_thread_increments.len(), 3);
+        assert_eq!(
+            c.total_increments,
+            c.per_thread_increments.iter().sum::<u64>()
+        );
+        assert!(c.total_increments > 0 && c.increments_per_s > 0.0);
+    }
+    assert!(run(Primitive::Mutex, 0, Duration::from_millis(1), &|_| {}).is_err());
+}
