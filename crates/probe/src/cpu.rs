@@ -257,18 +257,74 @@ pub struct Identity {
     pub cpuinfo: Probed<String>,
 }
 
+/// Where `hwsurvey snapshot` keeps the live-only facts (cpuid, sysconf page size) inside a
+/// capture; read only when probing a capture.
+pub const LIVE_FACTS_PATH: &str = "/hwsurvey/live.json";
+
+/// Facts that only the live machine gives (no file holds them), kept in a snapshot at
+/// [`LIVE_FACTS_PATH`] so a probe of the capture says the same.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LiveFacts {
+    /// cpuid (x86).
+    pub cpuid: Probed<x86::CpuidInfo>,
+    /// The base page size and how it was found.
+    pub base_page_size_bytes: Probed<u64>,
+    /// How the base page size was found.
+    pub base_page_size_source: String,
+}
+
+impl LiveFacts {
+    /// The live-only facts of a probed machine.
+    pub fn from_machine(m: &crate::Machine) -> LiveFacts {
+        LiveFacts {
+            cpuid: m.cpu.cpuid.clone(),
+            base_page_size_bytes: m.pages.base_page_size_bytes.clone(),
+            base_page_size_source: m.pages.base_page_size_source.clone(),
+        }
+    }
+}
+
+/// The live facts of a capture, if it has them (never on the live machine).
+pub(crate) fn read_live_facts(root: &SysRoot) -> Option<LiveFacts> {
+    if root.is_live() {
+        return None;
+    }
+    let text = root.read(LIVE_FACTS_PATH).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// Reads a one-line sysfs value, trimmed of white space and of the NUL bytes some capture
+/// tools (hwloc's gather script) leave at the end.
+pub(crate) fn value(root: &SysRoot, path: &str) -> Result<String, ProbeError> {
+    Ok(root
+        .read(path)?
+        .trim_matches(|c: char| c == '\0' || c.is_whitespace())
+        .to_string())
+}
+
+/// Reads and parses a one-line value (see [`value`]); a bad value names the path and text.
+pub(crate) fn parsed<T: std::str::FromStr>(
+    root: &SysRoot,
+    path: &str,
+    expected: &str,
+) -> Result<T, ProbeError> {
+    let text = value(root, path)?;
+    text.parse()
+        .map_err(|_| ProbeError::invalid(path, expected, &text))
+}
+
 /// Reads a CPU list file; a missing list falls back to the mask file `mask_path` if given.
 pub(crate) fn read_cpuset(
     root: &SysRoot,
     path: &str,
     mask_path: Option<&str>,
 ) -> Result<CpuSet, ProbeError> {
-    match root.read_value(path) {
+    match crate::cpu::value(root, path) {
         Ok(text) => CpuSet::parse_list(&text)
             .map_err(|_| ProbeError::invalid(path, "a CPU list like \"0-3,8\"", &text)),
         Err(e) if e.is_missing() && mask_path.is_some() => {
             let mask = mask_path.unwrap_or_default();
-            let text = root.read_value(mask)?;
+            let text = crate::cpu::value(root, mask)?;
             CpuSet::parse_mask(&text).map_err(|_| {
                 ProbeError::invalid(mask, "a hex CPU mask like \"ff,00000001\"", &text)
             })
@@ -309,14 +365,14 @@ fn expect<T>(problems: &mut Vec<Unknown>, r: Result<T, ProbeError>) -> Option<T>
 }
 
 fn read_i64(root: &SysRoot, path: &str) -> Result<i64, ProbeError> {
-    root.read_parsed(path, "an integer")
+    crate::cpu::parsed(root, path, "an integer")
 }
 
 /// Detects the probed machine's architecture: `/proc/sys/kernel/arch` if the capture has it,
 /// else the format of /proc/cpuinfo, else (live machine only) the architecture this binary
 /// was built for.
 pub fn detect_arch(root: &SysRoot, cpuinfo_text: Option<&str>) -> (Arch, String) {
-    if let Ok(text) = root.read_value("/proc/sys/kernel/arch") {
+    if let Ok(text) = crate::cpu::value(root, "/proc/sys/kernel/arch") {
         let arch = Arch::from_machine(&text);
         if arch != Arch::Unknown {
             return (arch, format!("/proc/sys/kernel/arch says {text:?}"));
@@ -468,30 +524,33 @@ fn read_raw_cpu(root: &SysRoot, cpu: CpuId, online: bool, problems: &mut Vec<Unk
     }
     raw.capacity = keep(
         problems,
-        root.read_parsed(&format!("{base}/cpu_capacity"), "an integer capacity"),
+        crate::cpu::parsed(root, &format!("{base}/cpu_capacity"), "an integer capacity"),
     );
     raw.midr = keep(
         problems,
-        root.read_value(&format!("{base}/regs/identification/midr_el1"))
-            .and_then(|t| {
-                u64::from_str_radix(t.trim_start_matches("0x"), 16)
-                    .map(Midr::from_raw)
-                    .map_err(|_| {
-                        ProbeError::invalid(
-                            format!("{base}/regs/identification/midr_el1"),
-                            "a hex MIDR",
-                            &t,
-                        )
-                    })
-            }),
+        crate::cpu::value(root, &format!("{base}/regs/identification/midr_el1")).and_then(|t| {
+            u64::from_str_radix(t.trim_start_matches("0x"), 16)
+                .map(Midr::from_raw)
+                .map_err(|_| {
+                    ProbeError::invalid(
+                        format!("{base}/regs/identification/midr_el1"),
+                        "a hex MIDR",
+                        &t,
+                    )
+                })
+        }),
     );
     raw.max_freq_khz = keep(
         problems,
-        root.read_parsed(&format!("{base}/cpufreq/cpuinfo_max_freq"), "kHz"),
+        crate::cpu::parsed(root, &format!("{base}/cpufreq/cpuinfo_max_freq"), "kHz"),
     );
     raw.cppc_highest_perf = keep(
         problems,
-        root.read_parsed(&format!("{base}/acpi_cppc/highest_perf"), "an integer"),
+        crate::cpu::parsed(
+            root,
+            &format!("{base}/acpi_cppc/highest_perf"),
+            "an integer",
+        ),
     );
     raw.caches = read_cache_dirs(root, &base, problems);
     raw
@@ -511,12 +570,12 @@ fn read_cache_dirs(root: &SysRoot, base: &str, problems: &mut Vec<Unknown>) -> V
         let d = format!("{dir}/{name}");
         let Some(level) = expect(
             problems,
-            root.read_parsed::<u8>(&format!("{d}/level"), "a cache level"),
+            crate::cpu::parsed::<u8>(root, &format!("{d}/level"), "a cache level"),
         ) else {
             continue;
         };
         let type_path = format!("{d}/type");
-        let cache_type = match root.read_value(&type_path) {
+        let cache_type = match crate::cpu::value(root, &type_path) {
             Ok(t) => match CacheType::parse(&t) {
                 Some(ct) => ct,
                 None => {
@@ -532,7 +591,7 @@ fn read_cache_dirs(root: &SysRoot, base: &str, problems: &mut Vec<Unknown>) -> V
             }
         };
         let size_path = format!("{d}/size");
-        let size = match root.read_value(&size_path) {
+        let size = match crate::cpu::value(root, &size_path) {
             Ok(t) => cpuinfo::parse_size_bytes(&t)
                 .filter(|s| *s > 0)
                 .ok_or_else(|| {
@@ -551,15 +610,15 @@ fn read_cache_dirs(root: &SysRoot, base: &str, problems: &mut Vec<Unknown>) -> V
             size,
             line: keep(
                 problems,
-                root.read_parsed(&format!("{d}/coherency_line_size"), "bytes"),
+                crate::cpu::parsed(root, &format!("{d}/coherency_line_size"), "bytes"),
             ),
             ways: keep(
                 problems,
-                root.read_parsed(&format!("{d}/ways_of_associativity"), "an integer"),
+                crate::cpu::parsed(root, &format!("{d}/ways_of_associativity"), "an integer"),
             ),
             sets: keep(
                 problems,
-                root.read_parsed(&format!("{d}/number_of_sets"), "an integer"),
+                crate::cpu::parsed(root, &format!("{d}/number_of_sets"), "an integer"),
             ),
             id: keep(problems, read_i64(root, &format!("{d}/id"))),
             shared: keep(
@@ -620,9 +679,38 @@ pub fn probe(root: &SysRoot) -> Cpu {
 
     let identity = build_identity(&ci, &cpuinfo_text, arch);
     let mut topology_notes = Vec::new();
-    let (topology, core_of) = build_topology(arch, &raws, &identity, &mut topology_notes);
+    let heterogeneous = {
+        let mut keys = BTreeSet::new();
+        for r in raws.iter().filter(|r| r.online) {
+            let midr = r.midr.or_else(|| {
+                ci.as_ref()?
+                    .cpus
+                    .iter()
+                    .find(|c| c.processor == Some(r.cpu))?
+                    .midr
+            });
+            keys.insert((midr.map(|m| (m.implementer, m.part)), r.capacity));
+        }
+        keys.len() > 1
+    };
+    let (topology, core_of) =
+        build_topology(arch, &raws, &identity, heterogeneous, &mut topology_notes);
 
-    let (kinds, kind_of) = build_kinds(arch, &raws, &ci, &core_of, root);
+    let cpuid = if root.is_live() {
+        x86::probe_live()
+    } else {
+        match read_live_facts(root) {
+            Some(facts) => facts.cpuid,
+            None => Probed::Unknown(Unknown::Other {
+                detail: format!("cpuid is read only on the live machine (a capture made by hwsurvey snapshot keeps it in {LIVE_FACTS_PATH})"),
+            }),
+        }
+    };
+    let core_types: BTreeMap<CpuId, String> = cpuid
+        .known()
+        .map(|c| c.core_types.clone())
+        .unwrap_or_default();
+    let (kinds, kind_of) = build_kinds(arch, &raws, &ci, &core_of, root, &core_types);
 
     let (caches, caches_source) =
         build_caches(arch, &raws, &ci, &identity, &topology, root, &mut problems);
@@ -640,14 +728,6 @@ pub fn probe(root: &SysRoot) -> Cpu {
             kind_index: kind_of.get(&r.cpu).copied(),
         })
         .collect();
-
-    let cpuid = if root.is_live() {
-        x86::probe_live()
-    } else {
-        Probed::Unknown(Unknown::Other {
-            detail: "cpuid is read only on the live machine, not from a capture".to_string(),
-        })
-    };
 
     let mut topology = topology;
     topology.notes.extend(topology_notes);
@@ -835,6 +915,7 @@ fn build_topology(
     arch: Arch,
     raws: &[RawCpu],
     identity: &Identity,
+    heterogeneous: bool,
     notes: &mut Vec<String>,
 ) -> (Topology, BTreeMap<CpuId, u32>) {
     let with_topo: Vec<&RawCpu> = raws.iter().filter(|r| r.online && r.has_topology).collect();
@@ -923,7 +1004,19 @@ fn build_topology(
             threads,
         });
     }
-    let mut packages = if package_ids.is_empty() {
+    // No package ids (-1 on s390x and POWER LPARs): the kernel's core_siblings groups are
+    // the sockets lscpu reports.
+    let sibling_packages: BTreeSet<&CpuSet> = with_topo
+        .iter()
+        .filter_map(|r| r.package_cpus.as_ref())
+        .collect();
+    let mut packages = if package_ids.is_empty() && !sibling_packages.is_empty() {
+        notes.push(format!(
+            "physical_package_id is -1: {} packages counted as distinct core_siblings_list groups",
+            sibling_packages.len()
+        ));
+        Probed::Known(sibling_packages.len() as u32)
+    } else if package_ids.is_empty() {
         Probed::Unknown(if with_topo.is_empty() {
             Unknown::Missing {
                 path: format!("{CPU_DIR}/cpuN/topology/physical_package_id"),
@@ -1001,6 +1094,26 @@ fn build_topology(
             detail: "no cluster_cpus_list (kernel < 5.16 or no cluster level)".into(),
         })
     };
+    // arm64 device-tree kernels before the cluster level (5.16) put the cpu-map cluster in
+    // physical_package_id; a big.LITTLE SoC is one package whose "packages" are its clusters.
+    let mut clusters = clusters;
+    if matches!(arch, Arch::Aarch64 | Arch::Arm)
+        && heterogeneous
+        && clusters.known().is_none()
+        && package_ids.len() > 1
+    {
+        notes.push(format!(
+            "arm big.LITTLE without a cluster level: the kernel's {} package ids are cpu-map clusters of one SoC",
+            package_ids.len()
+        ));
+        clusters = Probed::Known(package_ids.len() as u32);
+        packages = Probed::Known(1);
+        per_package = vec![PackageCounts {
+            package_id: package_ids.first().copied().unwrap_or(0),
+            cores: core_keys.len() as u32,
+            threads,
+        }];
+    }
     let books: BTreeSet<i64> = with_topo.iter().filter_map(|r| r.book_id).collect();
     if !books.is_empty() {
         notes.push(format!("s390 books: {}", books.len()));
@@ -1040,6 +1153,7 @@ fn build_kinds(
     ci: &Option<Cpuinfo>,
     core_of: &BTreeMap<CpuId, u32>,
     root: &SysRoot,
+    live_types: &BTreeMap<CpuId, String>,
 ) -> (Vec<CoreKind>, BTreeMap<CpuId, u32>) {
     let midr_by_cpu: BTreeMap<CpuId, Midr> = ci
         .as_ref()
@@ -1053,11 +1167,6 @@ fn build_kinds(
     // Intel hybrid PMU folders (kernel >= 5.13): /sys/devices/cpu_core/cpus, cpu_atom/cpus.
     let p_cores = read_cpuset(root, "/sys/devices/cpu_core/cpus", None).ok();
     let e_cores = read_cpuset(root, "/sys/devices/cpu_atom/cpus", None).ok();
-    let live_types = if root.is_live() {
-        x86::live_hybrid_core_types()
-    } else {
-        BTreeMap::new()
-    };
     let is_x86 = matches!(arch, Arch::X86_64 | Arch::X86);
 
     #[derive(PartialEq, Eq, PartialOrd, Ord, Clone)]
@@ -1072,7 +1181,11 @@ fn build_kinds(
     for r in raws.iter().filter(|r| r.online) {
         let hybrid = if let Some(t) = live_types.get(&r.cpu) {
             source.insert("cpuid leaf 0x1A core type");
-            Some(*t)
+            Some(if t.starts_with("P-core") {
+                "P-core (performance)"
+            } else {
+                "E-core (efficiency)"
+            })
         } else if p_cores.as_ref().is_some_and(|s| s.contains(r.cpu)) {
             source.insert("/sys/devices/cpu_core/cpus");
             Some("P-core (performance)")
@@ -1296,15 +1409,18 @@ fn build_caches(
                 ("l3_cache", 3, CacheType::Unified),
             ] {
                 let size_path = format!("{base}/{file}_size");
-                let size: Result<u64, Unknown> = match root.read_parsed::<u64>(&size_path, "bytes")
-                {
-                    Ok(0) => {
-                        Err(ProbeError::invalid(&size_path, "a size in bytes above 0", "0").into())
-                    }
-                    Ok(s) => Ok(s),
-                    Err(e) if e.is_missing() => continue,
-                    Err(e) => Err(e.into()),
-                };
+                let size: Result<u64, Unknown> =
+                    match crate::cpu::parsed::<u64>(root, &size_path, "bytes") {
+                        Ok(0) => {
+                            Err(
+                                ProbeError::invalid(&size_path, "a size in bytes above 0", "0")
+                                    .into(),
+                            )
+                        }
+                        Ok(s) => Ok(s),
+                        Err(e) if e.is_missing() => continue,
+                        Err(e) => Err(e.into()),
+                    };
                 if let Err(u) = &size {
                     problems.push(u.clone());
                 }
@@ -1322,7 +1438,7 @@ fn build_caches(
                 };
                 let line = keep(
                     problems,
-                    root.read_parsed(&format!("{base}/{file}_line_size"), "bytes"),
+                    crate::cpu::parsed(root, &format!("{base}/{file}_line_size"), "bytes"),
                 );
                 let acc = accs
                     .entry((level, ct, size.as_ref().ok().copied(), String::new()))

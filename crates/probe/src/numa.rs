@@ -39,6 +39,8 @@ pub struct Numa {
     pub distances: Probed<Distances>,
     /// Files that were there but could not be read or parsed.
     pub problems: Vec<Unknown>,
+    /// Corrections made, in words (e.g. a node mask wider than the possible CPUs).
+    pub notes: Vec<String>,
 }
 
 /// The SLIT distance matrix (10 = local).
@@ -76,7 +78,10 @@ pub struct Node {
 /// (`HugePages_Total`) are counts and are returned as they are.
 pub fn parse_node_meminfo(text: &str) -> Result<BTreeMap<String, u64>, String> {
     let mut out = BTreeMap::new();
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+    for line in text.lines().filter(|l| {
+        !l.trim_matches(|c: char| c == '\0' || c.is_whitespace())
+            .is_empty()
+    }) {
         let (key, value) = line.split_once(':').ok_or_else(|| line.to_string())?;
         let key = key
             .split_whitespace()
@@ -104,7 +109,7 @@ pub fn parse_distance_row(text: &str) -> Option<Vec<u32>> {
 }
 
 fn read_nodeset(root: &SysRoot, path: &str) -> Probed<NodeSet> {
-    match root.read_value(path) {
+    match crate::cpu::value(root, path) {
         Ok(t) => match NodeSet::parse_list(&t) {
             Ok(s) => Probed::Known(s),
             Err(_) => {
@@ -166,6 +171,7 @@ pub fn probe(root: &SysRoot) -> Numa {
                 has_memory: Probed::Unknown(u.clone()),
                 distances: Probed::Unknown(u),
                 problems,
+                notes: Vec::new(),
             };
         }
     };
@@ -175,6 +181,8 @@ pub fn probe(root: &SysRoot) -> Numa {
         .filter_map(|n| n.parse().ok())
         .collect();
     ids.sort_unstable();
+    let possible_cpus = read_cpuset(root, "/sys/devices/system/cpu/possible", None).ok();
+    let mut notes = Vec::new();
     let mut nodes = Vec::new();
     for &id in &ids {
         let d = format!("{NODE_DIR}/node{id}");
@@ -183,6 +191,17 @@ pub fn probe(root: &SysRoot) -> Numa {
             Err(e) => Probed::Unknown(e.into()),
         };
         note(&mut problems, &cpus);
+        let cpus = match (cpus, &possible_cpus) {
+            (Probed::Known(c), Some(p)) if !c.is_subset(p) => {
+                notes.push(format!(
+                    "node{id}: the kernel's mask names CPUs {} beyond the possible CPUs {}; kept only possible ones",
+                    c.difference(p).to_list_string(),
+                    p.to_list_string()
+                ));
+                Probed::Known(c.intersection(p))
+            }
+            (c, _) => c,
+        };
         let meminfo_path = format!("{d}/meminfo");
         let meminfo: Result<BTreeMap<String, u64>, Unknown> = match root.read(&meminfo_path) {
             Ok(t) => parse_node_meminfo(&t).map_err(|bad| {
@@ -211,7 +230,7 @@ pub fn probe(root: &SysRoot) -> Numa {
         let memory_free_bytes = field("MemFree");
         note(&mut problems, &memory_total_bytes);
         let dist_path = format!("{d}/distance");
-        let distances = match root.read_value(&dist_path) {
+        let distances = match crate::cpu::value(root, &dist_path) {
             Ok(t) => match parse_distance_row(&t) {
                 Some(v) => Probed::Known(v),
                 None => Probed::Unknown(
@@ -256,6 +275,7 @@ pub fn probe(root: &SysRoot) -> Numa {
         has_memory,
         distances,
         problems,
+        notes,
     }
 }
 

@@ -54,8 +54,9 @@ pub struct PoolCounts {
     pub total_pages: Probed<u64>,
     /// `free_hugepages`.
     pub free_pages: Probed<u64>,
-    /// `resv_hugepages` (system-wide only; not in the per-node folders).
-    pub reserved_pages: Probed<u64>,
+    /// `resv_hugepages`; `None` in the per-node folders, which have no such file (the kernel
+    /// keeps reservations system-wide only).
+    pub reserved_pages: Option<Probed<u64>>,
     /// `surplus_hugepages`.
     pub surplus_pages: Probed<u64>,
     /// `total_pages x page_size_bytes`.
@@ -70,21 +71,22 @@ impl PoolCounts {
         problems: &mut Vec<Unknown>,
     ) -> PoolCounts {
         let mut count = |file: &str| -> Probed<u64> {
-            match root.read_parsed::<u64>(&format!("{dir}/{file}"), "a page count") {
+            match crate::cpu::parsed::<u64>(root, &format!("{dir}/{file}"), "a page count") {
                 Ok(v) => Probed::Known(v),
                 Err(e) => {
                     let u: Unknown = e.into();
-                    // resv_hugepages exists only system-wide.
-                    if !(file == "resv_hugepages" && matches!(u, Unknown::Missing { .. })) {
-                        problems.push(u.clone());
-                    }
+                    problems.push(u.clone());
                     Probed::Unknown(u)
                 }
             }
         };
         let total_pages = count("nr_hugepages");
         let free_pages = count("free_hugepages");
-        let reserved_pages = count("resv_hugepages");
+        let reserved_pages = if dir.starts_with("/sys/devices/system/node") {
+            None
+        } else {
+            Some(count("resv_hugepages"))
+        };
         let surplus_pages = count("surplus_hugepages");
         let total_bytes = total_pages.clone().map(|n| n.saturating_mul(size));
         PoolCounts {
@@ -248,7 +250,7 @@ fn live_page_size() -> Option<(u64, String)> {
 }
 
 fn read_choice(root: &SysRoot, path: &str, problems: &mut Vec<Unknown>) -> Probed<Choice> {
-    match root.read_value(path) {
+    match crate::cpu::value(root, path) {
         Ok(t) => match parse_choice(&t) {
             Some(c) => Probed::Known(c),
             None => {
@@ -398,7 +400,7 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
     let mut khugepaged = BTreeMap::new();
     if let Ok(files) = root.list_dir(&format!("{THP_DIR}/khugepaged")) {
         for f in files {
-            if let Ok(v) = root.read_value(&format!("{THP_DIR}/khugepaged/{f}")) {
+            if let Ok(v) = crate::cpu::value(root, &format!("{THP_DIR}/khugepaged/{f}")) {
                 khugepaged.insert(f, v);
             }
         }
@@ -422,7 +424,7 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
     }
     sizes_mthp.sort_by_key(|s| s.size_bytes);
     let pmd_size_bytes =
-        match root.read_parsed::<u64>(&format!("{THP_DIR}/hpage_pmd_size"), "bytes") {
+        match crate::cpu::parsed::<u64>(root, &format!("{THP_DIR}/hpage_pmd_size"), "bytes") {
             Ok(v) => Probed::Known(v),
             Err(e) => {
                 let u: Unknown = e.into();

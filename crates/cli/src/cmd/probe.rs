@@ -1,12 +1,41 @@
-//! `hwsurvey probe` (being built).
+//! `hwsurvey probe [--root DIR] [--json]`: what the machine (or a captured snapshot) is.
+//!
+//! Without `--json`: a readable summary (CPUs as lscpu, NUMA as `numactl -H`, pages, then
+//! memory / I/O / OS), ending with what could not be read and why. With `--json`: the
+//! [`hwsurvey_probe::Machine`] document.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use hwsurvey_probe::{probe_machine, summary, SysRoot};
 
 /// Options of `hwsurvey probe`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Directory standing for `/` (an extracted snapshot); default: the live machine.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Print the Machine JSON document instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// Runs `hwsurvey probe`.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`hwsurvey probe` is not built yet")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let root = match &args.root {
+        Some(dir) => {
+            anyhow::ensure!(dir.is_dir(), "--root {}: not a directory", dir.display());
+            SysRoot::new(dir)
+        }
+        None => SysRoot::live(),
+    };
+    let machine = probe_machine(&root);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&machine)?);
+    } else {
+        print!("{}", summary::topology_summary(&machine));
+        println!();
+        print!("{}", summary::unknowns_summary(&machine));
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -33,6 +33,8 @@ pub struct CpuidInfo {
     pub caches: Vec<CpuidCache>,
     /// TLBs, as described by the CPU (Intel leaf 2 descriptors, AMD 0x8000_0005/6).
     pub tlbs: Vec<String>,
+    /// Leaf 0x1A core type per OS CPU on a hybrid part (empty otherwise).
+    pub core_types: BTreeMap<CpuId, String>,
 }
 
 /// One cache as cpuid leaf 4 / 0x8000_001D describes it.
@@ -167,7 +169,12 @@ mod imp {
 
     /// Decodes the live CPU.
     pub fn probe_live() -> Probed<CpuidInfo> {
-        Probed::Known(decode(raw_cpuid::CpuIdReaderNative))
+        let mut info = decode(raw_cpuid::CpuIdReaderNative);
+        info.core_types = live_hybrid_core_types()
+            .into_iter()
+            .map(|(cpu, t)| (cpu, t.to_string()))
+            .collect();
+        Probed::Known(info)
     }
 
     /// Leaf 0x1A core type of the CPU the reader runs on: `Some("P-core ...")`/`Some("E-core ...")`.
