@@ -30,8 +30,10 @@ proptest! {
     }
 }
 
-fn this_binary() -> Vec<u8> {
-    std::fs::read(std::env::current_exe().unwrap()).unwrap()
+/// This test binary's bytes, read once (it is large, and under qemu-user reading is slow).
+fn this_binary() -> &'static [u8] {
+    static BYTES: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    BYTES.get_or_init(|| std::fs::read(std::env::current_exe().unwrap()).unwrap())
 }
 
 proptest! {
@@ -49,8 +51,7 @@ proptest! {
     /// A real ELF file with a few header bytes overwritten never panics.
     #[test]
     fn corrupted_real_header_never_panics(edits in proptest::collection::vec((0usize..256, any::<u8>()), 1..8)) {
-        let mut bytes = this_binary();
-        bytes.truncate(64 * 1024);
+        let mut bytes = this_binary()[..64 * 1024].to_vec();
         for (at, value) in edits {
             if let Some(b) = bytes.get_mut(at) {
                 *b = value;
