@@ -5,7 +5,10 @@ use hwsurvey_model::{CpuSet, Probed, Unknown};
 use hwsurvey_probe::memory::Memory;
 use hwsurvey_probe::Machine;
 
-use crate::facts::{not_given, DimmFacts, EdacDimmFacts, Facts, HugePool, NodeFacts};
+use crate::facts::{
+    not_given, BinaryFacts, DimmFacts, EdacDimmFacts, Facts, HugePool, NodeFacts, PcieLinkFacts,
+    ResultFacts,
+};
 
 /// The facts the rules need, read from a probed machine.
 pub fn from_machine(m: &Machine) -> Facts {
@@ -70,7 +73,53 @@ pub fn from_machine(m: &Machine) -> Facts {
         }
     };
     fill_memory(&mut f, &m.memory);
+    fill_os_io(&mut f, m);
     f
+}
+
+/// Governors, SMT, command line, kernel identity, the running binary, PCIe links.
+fn fill_os_io(f: &mut Facts, m: &Machine) {
+    let os = &m.os;
+    f.cpu.governors = os.cpufreq.clone().map(|policies| {
+        let mut out = Vec::new();
+        for p in policies {
+            if let (Probed::Known(cpus), Probed::Known(g)) = (&p.cpus, &p.governor) {
+                out.extend(cpus.iter().map(|c| (c, g.clone())));
+            }
+        }
+        out
+    });
+    f.cpu.smt_control = os.smt.clone().map(|s| s.control);
+    f.os.cmdline = os.cmdline.clone().map(|c| c.raw);
+    f.os.kernel_release = os.kernel.release.clone();
+    f.os.kernel_machine = os.kernel.machine.clone();
+    f.binary = os.binary.clone().map(|b| BinaryFacts {
+        path: "/proc/self/exe".into(),
+        class_bits: b.class_bits,
+        machine: b.e_machine,
+        little_endian: b.endianness.to_ascii_lowercase().starts_with("little"),
+    });
+    f.io.pcie = m.io.pci.clone().map(|devs| {
+        devs.iter()
+            .filter_map(|d| {
+                let l = d.link.as_ref()?;
+                Some(PcieLinkFacts {
+                    address: d.address.clone(),
+                    device: d.class_name.clone(),
+                    current_gt_per_s: l
+                        .current_speed
+                        .known()
+                        .map(|s| s.transfer_rate_mt_per_s as f64 / 1000.0),
+                    max_gt_per_s: l
+                        .max_speed
+                        .known()
+                        .map(|s| s.transfer_rate_mt_per_s as f64 / 1000.0),
+                    current_width: l.current_width_lanes.known().copied(),
+                    max_width: l.max_width_lanes.known().copied(),
+                })
+            })
+            .collect()
+    });
 }
 
 /// Fills the memory facts (DIMMs, EDAC, theoretical peak) from the probe's memory document;
@@ -135,5 +184,33 @@ impl<T> AndThen<T> for Probed<T> {
             Probed::Known(v) => f(v),
             Probed::Unknown(u) => Probed::Unknown(u),
         }
+    }
+}
+
+/// Figures the rules read from a result file: the highest STREAM Triad median over thread
+/// counts (`mem.bandwidth`, points `stream.triad/...`, metric `bandwidth_bytes_per_s`).
+pub fn result_facts(path: &str, r: &hwsurvey_bench::result::ResultFile) -> ResultFacts {
+    let triad = r
+        .tests
+        .iter()
+        .filter(|t| t.point.family == "mem.bandwidth" && t.point.id.starts_with("stream.triad"))
+        .flat_map(|t| t.metrics.iter())
+        .filter(|m| m.name == "bandwidth_bytes_per_s")
+        .filter_map(|m| m.summary.as_ref().map(|s| s.median))
+        .filter(|v| v.is_finite())
+        .reduce(f64::max);
+    let mut modes: Vec<String> = r
+        .plan
+        .families
+        .iter()
+        .flat_map(|f| f.points.iter())
+        .filter_map(|p| p.params.get("page_mode")?.as_str().map(str::to_string))
+        .collect();
+    modes.sort();
+    modes.dedup();
+    ResultFacts {
+        path: path.to_string(),
+        triad_peak_bytes_per_s: triad,
+        page_modes: modes,
     }
 }

@@ -310,7 +310,7 @@ pub fn cpu_smt(f: &Facts, p: &Params) -> Vec<Finding> {
     const ID: &str = "cpu.smt";
     let expect = p.str("expect").unwrap_or("any");
     let (active, evidence) = match (&f.cpu.smt_control, &f.cpu.threads_per_core) {
-        (Probed::Known(c), _) if c != "notimplemented" => (
+        (Probed::Known(c), _) if ["on", "off", "forceoff"].contains(&c.as_str()) => (
             c == "on",
             ("/sys/devices/system/cpu/smt/control".to_string(), c.clone()),
         ),

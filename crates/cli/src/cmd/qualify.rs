@@ -54,11 +54,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         None => RuleSet::builtin(),
     };
-    if let Some(result) = &args.result {
-        anyhow::bail!(
-            "{}: qualifying a result file needs the result format, which this build does not read yet; use --root or no argument",
-            result.display()
-        );
+    if let Some(path) = &args.result {
+        let shown = path.display().to_string();
+        let file = hwsurvey_bench::result::load(path)?;
+        let machine: hwsurvey_probe::Machine = serde_json::from_value(file.machine.clone())
+            .with_context(|| {
+                format!("{shown}: the \"machine\" document is not one this hwsurvey reads")
+            })?;
+        let mut facts = from_machine(&machine);
+        facts.result = Probed::Known(hwsurvey_qualify::machine::result_facts(&shown, &file));
+        if let Some(bin) = &args.binary {
+            facts.binary = Probed::Known(binary::read_elf_header(bin)?);
+        }
+        let report = qualify(&shown, &facts, &rules);
+        print!("{}", render(&report, format_of(args.format)));
+        return Ok(ExitCode::from(report.exit_code(args.strict)));
     }
     let root = match &args.root {
         Some(dir) => {
@@ -88,11 +98,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let subject = root.root().display().to_string();
     let report = qualify(&subject, &facts, &rules);
-    let format = match args.format {
+    print!("{}", render(&report, format_of(args.format)));
+    Ok(ExitCode::from(report.exit_code(args.strict)))
+}
+
+fn format_of(f: FormatArg) -> Format {
+    match f {
         FormatArg::Terminal => Format::Terminal,
         FormatArg::Markdown => Format::Markdown,
         FormatArg::Json => Format::Json,
-    };
-    print!("{}", render(&report, format));
-    Ok(ExitCode::from(report.exit_code(args.strict)))
+    }
 }
