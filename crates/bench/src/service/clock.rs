@@ -13,9 +13,12 @@ pub trait Clock: Sync {
     fn wait_until_ns(&self, t_ns: u64);
 }
 
-/// The real clock: `Instant` since construction. Waits sleep while more than
-/// [`MonotonicClock::SPIN_NS`] remain, then yield/spin, so wake-ups land within microseconds
-/// of the target without burning a CPU for long waits.
+/// The real clock: `Instant` since construction. A wait sleeps while more than
+/// [`MonotonicClock::SLEEP_ABOVE_NS`] remain (waking [`MonotonicClock::SPIN_NS`] early), then
+/// spins: a sleeping client's late wake-up (timer slack, scheduling delay of a busy machine,
+/// often milliseconds) would otherwise count as service latency in an open-loop run, where
+/// latency starts at the intended send time. Open-loop workers number at most the usable CPUs,
+/// so spinning takes no CPU from the service that another client would need.
 #[derive(Debug, Clone, Copy)]
 pub struct MonotonicClock {
     origin: Instant,
@@ -28,8 +31,10 @@ impl Default for MonotonicClock {
 }
 
 impl MonotonicClock {
-    /// Remaining time below which a wait spins instead of sleeping (200 us).
-    pub const SPIN_NS: u64 = 200_000;
+    /// Waits longer than this sleep first (5 ms).
+    pub const SLEEP_ABOVE_NS: u64 = 5_000_000;
+    /// How long before the target a sleeping wait wakes up to spin (2 ms).
+    pub const SPIN_NS: u64 = 2_000_000;
 
     /// A clock whose origin is now.
     pub fn new() -> Self {
@@ -52,10 +57,8 @@ impl Clock for MonotonicClock {
                 return;
             }
             let left = t_ns - now;
-            if left > Self::SPIN_NS {
-                std::thread::sleep(Duration::from_nanos(left - Self::SPIN_NS / 2));
-            } else if left > 20_000 {
-                std::thread::yield_now();
+            if left > Self::SLEEP_ABOVE_NS {
+                std::thread::sleep(Duration::from_nanos(left - Self::SPIN_NS));
             } else {
                 std::hint::spin_loop();
             }
