@@ -6,6 +6,8 @@ HWSURVEY_PACKAGES=(
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu
   gcc-sparc64-linux-gnu libc6-dev-sparc64-cross binutils-sparc64-linux-gnu
   qemu-user
+  # peer tools of crates/bench/benches/peers.rs (likwid-bench, sysbench) and of storage.iops (fio)
+  likwid sysbench fio
 )
 
 ensure_packages() {
