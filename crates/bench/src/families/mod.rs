@@ -64,6 +64,8 @@ use crate::runner::RunContext;
 pub mod c2c_latency;
 pub mod cpu_scaling;
 pub mod mem_bandwidth;
+pub mod raid_parity;
+pub mod storage_iops;
 pub mod mem_latency;
 pub mod sync_contention;
 
@@ -92,6 +94,8 @@ pub trait Family: Send + Sync {
 pub fn registry() -> Vec<&'static dyn Family> {
     vec![
         &mem_bandwidth::MemBandwidth,
+        &raid_parity::RaidParity,
+        &storage_iops::StorageIops,
         &mem_latency::MemLatency,
         &cpu_scaling::CpuScaling,
         &c2c_latency::C2cLatency,

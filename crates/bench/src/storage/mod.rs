@@ -12,6 +12,7 @@
 //! Pure parts (signatures, mountinfo, decisions, percentiles) build everywhere; the live parts
 //! need the `sys` feature (O_DIRECT, statvfs, getrusage).
 
+pub mod context;
 pub mod device;
 #[cfg(feature = "sys")]
 pub mod engine;

@@ -1,0 +1,164 @@
+//! Per-device context of a storage target: the block device under a directory or device node,
+//! its model, NUMA node, and the PCIe link it sits on with that link's theoretical ceiling.
+//!
+//! Sources: stat(2) of the path (`st_dev`, or `st_rdev` for a device node) ->
+//! /sys/dev/block/MAJ:MIN (a partition's parent is its disk) -> /sys/block/NAME/device/model,
+//! the nearest `numa_node` up the device path, and the last PCI function on that path
+//! (`/sys/bus/pci/devices/ADDR/{current,max}_link_{speed,width}`), parsed by
+//! [`hwsurvey_probe::io::parse_link_speed`]; ceiling = lanes x rate x encoding efficiency / 8.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// What is known about the device under a target. Absent facts are `None` with the reason in
+/// `unknown`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceContext {
+    /// Block device name (`nvme0n1`, `vda`); for a partition, its disk.
+    pub block_device: Option<String>,
+    /// `device/model`, trimmed.
+    pub model: Option<String>,
+    /// NUMA node of the nearest ancestor with `numa_node` >= 0.
+    pub numa_node: Option<u32>,
+    /// PCI address of the function the device hangs off (`0000:3d:00.0`).
+    pub pci_address: Option<String>,
+    /// Current link: "16.0 GT/s x4" style, as read.
+    pub pcie_link_current: Option<String>,
+    /// Maximum link.
+    pub pcie_link_max: Option<String>,
+    /// Theoretical payload ceiling of the current link, one direction, bytes/s.
+    pub pcie_current_ceiling_bytes_per_s: Option<u64>,
+    /// Theoretical payload ceiling of the maximum link, bytes/s.
+    pub pcie_max_ceiling_bytes_per_s: Option<u64>,
+    /// Why facts are missing (virtio or no PCIe link, unreadable sysfs).
+    pub unknown: Vec<String>,
+}
+
+/// Whether `s` looks like a PCI function address `DDDD:BB:DD.F`.
+pub fn is_pci_address(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 12
+        && b[4] == b':'
+        && b[7] == b':'
+        && b[10] == b'.'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| matches!(i, 4 | 7 | 10) || c.is_ascii_hexdigit())
+}
+
+/// The last PCI function address among the components of a sysfs device path.
+pub fn last_pci_address(sys_path: &str) -> Option<String> {
+    sys_path
+        .split('/')
+        .rev()
+        .find(|c| is_pci_address(c))
+        .map(str::to_string)
+}
+
+fn read_trim(p: &Path) -> Option<String> {
+    std::fs::read_to_string(p)
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+fn link(sys: &Path, addr: &str, which: &str) -> (Option<String>, Option<u64>) {
+    let dir = sys.join("bus/pci/devices").join(addr);
+    let speed = read_trim(&dir.join(format!("{which}_link_speed")));
+    let width: Option<u32> =
+        read_trim(&dir.join(format!("{which}_link_width"))).and_then(|w| w.parse().ok());
+    let ceiling = match (&speed, width) {
+        (Some(s), Some(w)) => hwsurvey_probe::io::parse_link_speed(s)
+            .ok()
+            .map(|l| l.bandwidth_bytes_per_s(w)),
+        _ => None,
+    };
+    let text = match (speed, width) {
+        (Some(s), Some(w)) => Some(format!("{s} x{w}")),
+        _ => None,
+    };
+    (text, ceiling)
+}
+
+/// The context of the device under `path`, read from the live system (sysfs under `/sys`).
+pub fn for_path(path: &Path) -> DeviceContext {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let sys = Path::new("/sys");
+    let mut c = DeviceContext::default();
+    let md = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) => {
+            c.unknown.push(format!("{}: {e}", path.display()));
+            return c;
+        }
+    };
+    let dev = if md.file_type().is_block_device() {
+        md.rdev()
+    } else {
+        md.dev()
+    };
+    let (ma, mi) = super::device::decode_dev(dev);
+    let link_path = sys.join(format!("dev/block/{ma}:{mi}"));
+    let Ok(mut real) = std::fs::canonicalize(&link_path) else {
+        c.unknown.push(format!(
+            "{}: no block device (a virtual or network filesystem?)",
+            link_path.display()
+        ));
+        return c;
+    };
+    if real.join("partition").exists() {
+        if let Some(parent) = real.parent() {
+            real = parent.to_path_buf();
+        }
+    }
+    let name = real.file_name().map(|n| n.to_string_lossy().into_owned());
+    if let Some(n) = &name {
+        c.model = read_trim(&sys.join("block").join(n).join("device/model"));
+        if c.model.is_none() {
+            c.unknown.push(format!(
+                "/sys/block/{n}/device/model: absent (virtio and virtual devices have none)"
+            ));
+        }
+    }
+    c.block_device = name;
+    let mut dir: Option<PathBuf> = Some(real.clone());
+    while let Some(d) = dir {
+        if let Some(v) = read_trim(&d.join("numa_node")).and_then(|v| v.parse::<i64>().ok()) {
+            c.numa_node = u32::try_from(v).ok();
+            break;
+        }
+        dir = d
+            .parent()
+            .map(Path::to_path_buf)
+            .filter(|p| p.starts_with("/sys/devices"));
+    }
+    let real_s = real.display().to_string();
+    c.pci_address = last_pci_address(&real_s);
+    match &c.pci_address {
+        Some(addr) => {
+            (c.pcie_link_current, c.pcie_current_ceiling_bytes_per_s) = link(sys, addr, "current");
+            (c.pcie_link_max, c.pcie_max_ceiling_bytes_per_s) = link(sys, addr, "max");
+            if c.pcie_link_current.is_none() {
+                c.unknown.push(format!(
+                    "{addr}: no PCIe link attributes (conventional PCI or emulated device)"
+                ));
+            }
+        }
+        None => c.unknown.push(format!("{real_s}: not on a PCI device")),
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pci_address_on_device_path() {
+        let p = "/sys/devices/pci0000:00/0000:00:1d.0/0000:3d:00.0/nvme/nvme0/nvme0n1";
+        assert_eq!(last_pci_address(p).as_deref(), Some("0000:3d:00.0"));
+        assert_eq!(last_pci_address("/sys/devices/virtual/block/loop0"), None);
+        assert!(!is_pci_address("pci0000:00"));
+    }
+}
