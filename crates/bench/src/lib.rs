@@ -28,3 +28,10 @@ pub use outcome::{Better, Measurement, Metric, PointOutcome};
 pub use plan::{build_plan, FamilyPoints, Plan, PlanInput, Point, RunOptions, SkippedPoint};
 pub use profile::{Profile, ProfileError, RunSettings, Section};
 pub use runner::{RunContext, Timed, Worker};
+
+/// Git revision of the source at build time (`<12 hex>[-dirty]`), or "unknown" outside a
+/// git checkout; set by build.rs (an `HWSURVEY_GIT_REVISION` in the build environment wins).
+pub const GIT_REVISION: &str = match option_env!("HWSURVEY_GIT_REVISION") {
+    Some(v) => v,
+    None => "unknown",
+};
