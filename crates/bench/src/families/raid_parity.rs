@@ -28,6 +28,7 @@ pub enum Op {
     /// P+Q generation over all data blocks.
     Gen,
     /// Rebuild of two lost data blocks (0 and 1) from the others and P, Q.
+    #[serde(rename = "recov_2data")]
     Recov2Data,
 }
 

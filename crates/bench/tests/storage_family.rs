@@ -1,0 +1,265 @@
+//! storage.iops through the engine: skipped with the reason without targets, refused devices,
+//! a quick run in a temporary directory with figures and no file left behind, and a cancelled
+//! run (the engine's Ctrl-C flag) leaving nothing either.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use hwsurvey_bench::engine::{run_with_cancel, RunRequest, Silent};
+use hwsurvey_bench::env::RunEnv;
+use hwsurvey_bench::families::storage_iops::{StorageIops, NO_TARGET_REASON};
+use hwsurvey_bench::families::Family;
+use hwsurvey_bench::result::{ResultFile, Tool};
+use hwsurvey_bench::{build_plan, Profile, RunOptions};
+use hwsurvey_probe::{probe_machine, SysRoot};
+
+const ALL_FAMILIES: [&str; 9] = [
+    "mem.bandwidth",
+    "mem.latency",
+    "mem.loaded_latency",
+    "cpu.scaling",
+    "c2c.latency",
+    "sync.contention",
+    "service.point_select",
+    "storage.iops",
+    "raid.parity",
+];
+
+fn fams() -> Vec<&'static dyn Family> {
+    vec![&StorageIops]
+}
+
+fn load(name: &str) -> Profile {
+    let profile = Profile::load(name, &ALL_FAMILIES).unwrap();
+    StorageIops
+        .check_section(
+            profile
+                .families
+                .get("storage.iops")
+                .expect("storage.iops section"),
+        )
+        .unwrap();
+    profile
+}
+
+fn run(profile: &Profile, options: &RunOptions, cancel: bool) -> ResultFile {
+    let root = SysRoot::live();
+    let machine = probe_machine(&root);
+    let env = RunEnv::read(&root);
+    let fams = fams();
+    let plan = build_plan(profile, &fams, &machine, &env, options, &[]).unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().join("r.json");
+    let req = RunRequest {
+        profile,
+        plan: &plan,
+        families: &fams,
+        machine: &machine,
+        env: &env,
+        options,
+        output: &out,
+        root: &root,
+        tool: Tool {
+            version: "test".into(),
+            git_revision: "test".into(),
+            arch: std::env::consts::ARCH.into(),
+        },
+    };
+    run_with_cancel(&req, &mut Silent, &AtomicBool::new(cancel)).unwrap()
+}
+
+#[test]
+fn skipped_with_reason_without_storage_dir() {
+    let profile = load("standard");
+    let root = SysRoot::live();
+    let plan = build_plan(
+        &profile,
+        &fams(),
+        &probe_machine(&root),
+        &RunEnv::read(&root),
+        &RunOptions::default(),
+        &[],
+    )
+    .unwrap();
+    let fp = plan
+        .families
+        .iter()
+        .find(|f| f.family == "storage.iops")
+        .unwrap();
+    assert!(fp.points.is_empty());
+    assert_eq!(fp.skipped.len(), 1);
+    assert_eq!(fp.skipped[0].reason, NO_TARGET_REASON);
+    assert!(fp.skipped[0].reason.contains("--storage-dir"));
+    // A device without --destructive is skipped in the plan, naming the flag.
+    let opts = RunOptions {
+        storage_devices: vec![PathBuf::from("/dev/sdz")],
+        ..Default::default()
+    };
+    let plan = build_plan(
+        &profile,
+        &fams(),
+        &probe_machine(&root),
+        &RunEnv::read(&root),
+        &opts,
+        &[],
+    )
+    .unwrap();
+    let fp = plan
+        .families
+        .iter()
+        .find(|f| f.family == "storage.iops")
+        .unwrap();
+    assert!(fp.points.is_empty());
+    assert!(
+        fp.skipped[0].reason.contains("--destructive"),
+        "{}",
+        fp.skipped[0].reason
+    );
+}
+
+#[test]
+fn standard_plan_fits_budget_with_two_dirs() {
+    let profile = load("standard");
+    let root = SysRoot::live();
+    let opts = RunOptions {
+        storage_dirs: vec![PathBuf::from("/a"), PathBuf::from("/b")],
+        ..Default::default()
+    };
+    let plan = build_plan(
+        &profile,
+        &fams(),
+        &probe_machine(&root),
+        &RunEnv::read(&root),
+        &opts,
+        &[],
+    )
+    .unwrap();
+    let fp = plan
+        .families
+        .iter()
+        .find(|f| f.family == "storage.iops")
+        .unwrap();
+    assert!(
+        fp.estimated_s <= fp.budget_s,
+        "{} > {}",
+        fp.estimated_s,
+        fp.budget_s
+    );
+    assert!(
+        fp.points[0]
+            .id
+            .starts_with("randread_4k/target=dir0/threads=1/qd=1"),
+        "{}",
+        fp.points[0].id
+    );
+    // the 'all targets together' points exist in the full plan (some may be cut by the budget)
+    let all = fp
+        .points
+        .iter()
+        .chain(std::iter::empty())
+        .any(|p| p.id.contains("target=all"))
+        || fp.skipped.iter().any(|s| s.id.contains("target=all"));
+    assert!(
+        all,
+        "{:?}",
+        fp.points.iter().map(|p| &p.id).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn refused_device_is_skipped_and_never_written() {
+    let profile = load("quick");
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("ext4.img");
+    let mut bytes = vec![0u8; 128 * 1024];
+    bytes[1080] = 0x53;
+    bytes[1081] = 0xef;
+    std::fs::write(&img, &bytes).unwrap();
+    let opts = RunOptions {
+        storage_devices: vec![img.clone()],
+        destructive: true,
+        ..Default::default()
+    };
+    let file = run(&profile, &opts, false);
+    let tests: Vec<_> = file
+        .tests
+        .iter()
+        .filter(|t| t.point.family == "storage.iops")
+        .collect();
+    assert!(!tests.is_empty());
+    for t in tests {
+        assert_eq!(t.outcome, "skipped", "{}: {:?}", t.point.id, t.reason);
+        let r = t.reason.clone().unwrap_or_default();
+        assert!(
+            r.contains("refused") && r.contains("not a block device") && r.contains("ext2/3/4"),
+            "{r}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(&img).unwrap(),
+        bytes,
+        "the refused device was modified"
+    );
+}
+
+#[cfg(feature = "sys")]
+#[test]
+fn quick_run_measures_and_leaves_nothing() {
+    let profile = load("quick");
+    let dir = tempfile::tempdir().unwrap();
+    if let Err(e) = hwsurvey_bench::storage::target::check_dir(dir.path()) {
+        println!("SKIPPED: temporary directory unusable for O_DIRECT: {e}");
+        return;
+    }
+    let opts = RunOptions {
+        storage_dirs: vec![dir.path().to_path_buf()],
+        ..Default::default()
+    };
+    let file = run(&profile, &opts, false);
+    let measured: Vec<_> = file
+        .tests
+        .iter()
+        .filter(|t| t.point.family == "storage.iops" && t.outcome == "measured")
+        .collect();
+    assert!(
+        !measured.is_empty(),
+        "{:?}",
+        file.tests
+            .iter()
+            .map(|t| (&t.point.id, &t.reason))
+            .collect::<Vec<_>>()
+    );
+    for t in &measured {
+        assert!(t.metrics.iter().any(|m| m.name == "iops"));
+        for m in &t.metrics {
+            assert!(
+                m.samples.iter().all(|v| v.is_finite() && *v > 0.0),
+                "{}: {:?}",
+                t.point.id,
+                m.samples
+            );
+        }
+        let engine = t.details["io_engine"]["engine"].as_str().unwrap();
+        assert!(engine == "io_uring" || engine == "pread_pwrite");
+        let p50 = t.details["latency_p50_ns"].as_u64().unwrap();
+        let p99 = t.details["latency_p99_ns"].as_u64().unwrap();
+        assert!(p50 > 0 && p50 <= p99);
+        assert!(t.details["targets"].is_array());
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "test file left behind"
+    );
+    // Cancelled from the start (Ctrl-C): nothing measured, nothing left.
+    let file = run(&profile, &opts, true);
+    assert!(file
+        .tests
+        .iter()
+        .all(|t| t.outcome != "measured" || t.point.family != "storage.iops"));
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "test file left behind after Ctrl-C"
+    );
+}
