@@ -333,6 +333,26 @@ pub(crate) fn read_cpuset(
     }
 }
 
+/// Reads a sibling or sharing list of CPU `cpu` (see [`read_cpuset`]); a list that does not
+/// contain `cpu` itself is not what the kernel writes there.
+fn read_own_cpuset(
+    root: &SysRoot,
+    path: &str,
+    mask_path: Option<&str>,
+    cpu: CpuId,
+) -> Result<CpuSet, ProbeError> {
+    let set = read_cpuset(root, path, mask_path)?;
+    if set.contains(cpu) {
+        Ok(set)
+    } else {
+        Err(ProbeError::invalid(
+            path,
+            format!("a CPU list containing cpu{cpu} itself"),
+            &set.to_list_string(),
+        ))
+    }
+}
+
 fn probed<T>(r: Result<T, ProbeError>) -> Probed<T> {
     match r {
         Ok(v) => Probed::Known(v),
@@ -491,35 +511,37 @@ fn read_raw_cpu(root: &SysRoot, cpu: CpuId, online: bool, problems: &mut Vec<Unk
         raw.book_id = optional_id(root, &format!("{topo}/book_id"), problems, false);
         let core_cpus = keep(
             problems,
-            read_cpuset(root, &format!("{topo}/core_cpus_list"), None),
+            read_own_cpuset(root, &format!("{topo}/core_cpus_list"), None, cpu),
         );
         raw.siblings = core_cpus.or_else(|| {
             expect(
                 problems,
-                read_cpuset(
+                read_own_cpuset(
                     root,
                     &format!("{topo}/thread_siblings_list"),
                     Some(&format!("{topo}/thread_siblings")),
+                    cpu,
                 ),
             )
         });
         raw.package_cpus = keep(
             problems,
-            read_cpuset(root, &format!("{topo}/package_cpus_list"), None),
+            read_own_cpuset(root, &format!("{topo}/package_cpus_list"), None, cpu),
         )
         .or_else(|| {
             keep(
                 problems,
-                read_cpuset(
+                read_own_cpuset(
                     root,
                     &format!("{topo}/core_siblings_list"),
                     Some(&format!("{topo}/core_siblings")),
+                    cpu,
                 ),
             )
         });
         raw.cluster_cpus = keep(
             problems,
-            read_cpuset(root, &format!("{topo}/cluster_cpus_list"), None),
+            read_own_cpuset(root, &format!("{topo}/cluster_cpus_list"), None, cpu),
         );
     }
     raw.capacity = keep(
@@ -552,11 +574,16 @@ fn read_raw_cpu(root: &SysRoot, cpu: CpuId, online: bool, problems: &mut Vec<Unk
             "an integer",
         ),
     );
-    raw.caches = read_cache_dirs(root, &base, problems);
+    raw.caches = read_cache_dirs(root, &base, cpu, problems);
     raw
 }
 
-fn read_cache_dirs(root: &SysRoot, base: &str, problems: &mut Vec<Unknown>) -> Vec<RawCache> {
+fn read_cache_dirs(
+    root: &SysRoot,
+    base: &str,
+    cpu: CpuId,
+    problems: &mut Vec<Unknown>,
+) -> Vec<RawCache> {
     let dir = format!("{base}/cache");
     let names = match root.list_dir(&dir) {
         Ok(n) => n,
@@ -623,10 +650,11 @@ fn read_cache_dirs(root: &SysRoot, base: &str, problems: &mut Vec<Unknown>) -> V
             id: keep(problems, read_i64(root, &format!("{d}/id"))),
             shared: keep(
                 problems,
-                read_cpuset(
+                read_own_cpuset(
                     root,
                     &format!("{d}/shared_cpu_list"),
                     Some(&format!("{d}/shared_cpu_map")),
+                    cpu,
                 ),
             ),
         });
@@ -645,11 +673,38 @@ pub fn probe(root: &SysRoot) -> Cpu {
         .map(|t| cpuinfo::parse_cpuinfo(t));
     let (arch, arch_source) = detect_arch(root, cpuinfo_text.as_ref().ok().map(String::as_str));
 
-    let possible = probed(read_cpuset(root, &format!("{CPU_DIR}/possible"), None));
-    let present = probed(read_cpuset(root, &format!("{CPU_DIR}/present"), None));
-    let online = probed(read_cpuset(root, &format!("{CPU_DIR}/online"), None));
+    // The kernel always has at least one possible, present and online CPU (the one running).
+    let non_empty = |name: &str| {
+        let path = format!("{CPU_DIR}/{name}");
+        probed(read_cpuset(root, &path, None).and_then(|set| {
+            if set.is_empty() {
+                Err(ProbeError::invalid(&path, "a non-empty CPU list", ""))
+            } else {
+                Ok(set)
+            }
+        }))
+    };
+    let possible = non_empty("possible");
+    let present = non_empty("present");
+    let online = non_empty("online");
     let offline = match read_cpuset(root, &format!("{CPU_DIR}/offline"), None) {
-        Ok(s) => Probed::Known(s),
+        // The kernel's offline is possible minus online; a file saying otherwise is damaged.
+        Ok(s) => match (&possible, &online) {
+            (Probed::Known(p), Probed::Known(o)) if s != p.difference(o) => {
+                let u: Unknown = ProbeError::invalid(
+                    format!("{CPU_DIR}/offline"),
+                    format!(
+                        "possible minus online ({})",
+                        p.difference(o).to_list_string()
+                    ),
+                    &s.to_list_string(),
+                )
+                .into();
+                problems.push(u);
+                Probed::Known(p.difference(o))
+            }
+            _ => Probed::Known(s),
+        },
         Err(e) => match (&possible, &online) {
             (Probed::Known(p), Probed::Known(o)) if e.is_missing() => {
                 Probed::Known(p.difference(o))
@@ -1400,6 +1455,14 @@ fn build_caches(
     {
         let mut accs: BTreeMap<(u8, CacheType, Option<u64>, String), CacheAcc> = BTreeMap::new();
         let mut any = false;
+        let present_files: BTreeSet<&str> = ["l1_dcache", "l1_icache", "l2_cache", "l3_cache"]
+            .into_iter()
+            .filter(|f| {
+                online
+                    .iter()
+                    .any(|r| root.exists(&format!("{CPU_DIR}/cpu{}/{f}_size", r.cpu)))
+            })
+            .collect();
         for r in &online {
             let base = format!("{CPU_DIR}/cpu{}", r.cpu);
             for (file, level, ct) in [
@@ -1418,7 +1481,13 @@ fn build_caches(
                             )
                         }
                         Ok(s) => Ok(s),
-                        Err(e) if e.is_missing() => continue,
+                        Err(e) if e.is_missing() => {
+                            // Absent on every CPU: no such cache. Absent on some: a hole.
+                            if present_files.contains(file) {
+                                problems.push(e.into());
+                            }
+                            continue;
+                        }
                         Err(e) => Err(e.into()),
                     };
                 if let Err(u) = &size {

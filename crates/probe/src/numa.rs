@@ -108,9 +108,14 @@ pub fn parse_distance_row(text: &str) -> Option<Vec<u32>> {
     v.filter(|v| !v.is_empty())
 }
 
+/// Reads a node list that is never empty on a running kernel (possible, online, has_cpu,
+/// has_memory: some node holds the running CPU and the kernel's memory).
 fn read_nodeset(root: &SysRoot, path: &str) -> Probed<NodeSet> {
     match crate::cpu::value(root, path) {
         Ok(t) => match NodeSet::parse_list(&t) {
+            Ok(s) if s.is_empty() => {
+                Probed::Unknown(ProbeError::invalid(path, "a non-empty node list", &t).into())
+            }
             Ok(s) => Probed::Known(s),
             Err(_) => {
                 Probed::Unknown(ProbeError::invalid(path, "a node list like \"0-3\"", &t).into())
@@ -264,6 +269,22 @@ pub fn probe(root: &SysRoot) -> Numa {
     let has_memory = read_nodeset(root, &format!("{NODE_DIR}/has_memory"));
     for p in [&possible, &online, &has_cpu, &has_memory] {
         note(&mut problems, p);
+    }
+    if let Probed::Known(with_cpus) = &has_cpu {
+        for n in nodes.iter_mut() {
+            if with_cpus.contains(n.node) && n.cpus.known().is_some_and(|c| c.is_empty()) {
+                let u: Unknown = ProbeError::invalid(
+                    format!("{NODE_DIR}/node{}/cpulist", n.node),
+                    format!("CPUs (node/has_cpu lists node{})", n.node),
+                    "",
+                )
+                .into();
+                problems.push(u.clone());
+                n.cpus = Probed::Unknown(u);
+                n.cpu_less = false;
+                n.memory_only = false;
+            }
+        }
     }
     Numa {
         source: Probed::Known(NODE_DIR.to_string()),

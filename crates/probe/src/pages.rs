@@ -400,8 +400,13 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
     let mut khugepaged = BTreeMap::new();
     if let Ok(files) = root.list_dir(&format!("{THP_DIR}/khugepaged")) {
         for f in files {
-            if let Ok(v) = crate::cpu::value(root, &format!("{THP_DIR}/khugepaged/{f}")) {
-                khugepaged.insert(f, v);
+            // Every khugepaged tunable and counter is a decimal number.
+            let path = format!("{THP_DIR}/khugepaged/{f}");
+            match crate::cpu::parsed::<u64>(root, &path, "a decimal number") {
+                Ok(v) => {
+                    khugepaged.insert(f, v.to_string());
+                }
+                Err(e) => problems.push(e.into()),
             }
         }
     }
