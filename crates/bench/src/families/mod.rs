@@ -67,6 +67,8 @@ pub mod mem_bandwidth;
 pub mod raid_parity;
 pub mod storage_iops;
 pub mod mem_latency;
+pub mod mem_loaded_latency;
+pub mod service_point_select;
 pub mod sync_contention;
 
 #[allow(unused_imports)]
@@ -97,9 +99,11 @@ pub fn registry() -> Vec<&'static dyn Family> {
         &raid_parity::RaidParity,
         &storage_iops::StorageIops,
         &mem_latency::MemLatency,
+        &mem_loaded_latency::MemLoadedLatency,
         &cpu_scaling::CpuScaling,
         &c2c_latency::C2cLatency,
         &sync_contention::SyncContention,
+        &service_point_select::ServicePointSelect,
     ]
 }
 

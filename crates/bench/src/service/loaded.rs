@@ -137,6 +137,11 @@ pub struct LoadedLatencyPoint {
     pub window_s: f64,
 }
 
+/// A per-thread byte counter on its own cache line(s), so streaming threads do not contend.
+#[repr(align(128))]
+#[derive(Default)]
+struct Counter(AtomicU64);
+
 const WAIT: u8 = 0;
 const RUN: u8 = 1;
 const MEASURE: u8 = 2;
@@ -173,12 +178,15 @@ pub fn run_loaded_point(
     }
     let phase = AtomicU8::new(WAIT);
     let ready = AtomicUsize::new(0);
-    let bytes = AtomicU64::new(0);
+    let counters: Vec<Counter> = (0..level.load_threads)
+        .map(|_| Counter::default())
+        .collect();
     pin(Role::Latency);
     std::thread::scope(|s| {
         let mut started = 0;
         for (i, buf) in load_buffers.iter_mut().take(level.load_threads).enumerate() {
-            let (phase, ready, bytes) = (&phase, &ready, &bytes);
+            let (phase, ready) = (&phase, &ready);
+            let bytes = &counters[i].0;
             let buf: &mut [usize] = buf;
             let spawned = std::thread::Builder::new()
                 .name(format!("load-{i}"))
@@ -210,8 +218,8 @@ pub fn run_loaded_point(
         let t0 = Instant::now();
         let latency_ns = probe.chase_ns_per_load(duration);
         let window = t0.elapsed();
-        // Read the byte count before stopping so it covers the same window.
-        let streamed = bytes.load(Ordering::SeqCst);
+        // Read the byte counts before stopping so they cover the same window.
+        let streamed: u64 = counters.iter().map(|c| c.0.load(Ordering::SeqCst)).sum();
         phase.store(STOP, Ordering::SeqCst);
         let window_s = window.as_secs_f64().max(1e-9);
         Ok(LoadedLatencyPoint {
@@ -249,12 +257,9 @@ fn stream_until_stopped(
                 LoadKind::Write => stream_write(chunk, value),
             }
             if p == MEASURE {
+                // The thread's own counter: a plain store per 4 KiB chunk, no contention.
                 counted += CHUNK_BYTES as u64;
-                // Publish in batches of 64 chunks to keep the shared counter off the hot path.
-                if counted >= 64 * CHUNK_BYTES as u64 {
-                    bytes.fetch_add(counted, Ordering::Relaxed);
-                    counted = 0;
-                }
+                bytes.store(counted, Ordering::Relaxed);
             }
             if delay_ns > 0 {
                 let t = Instant::now();
@@ -266,6 +271,5 @@ fn stream_until_stopped(
         value = value.wrapping_add(1);
         std::hint::black_box(&mut *buf);
     }
-    bytes.fetch_add(counted, Ordering::Relaxed);
     std::hint::black_box(sink);
 }
