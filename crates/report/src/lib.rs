@@ -1,1 +1,15 @@
-//! Comparison reports.
+//! Side-by-side comparison of result files.
+//!
+//! Shape: loaded result files ([`build::Input`]) -> [`build::compare`] -> one layout model
+//! ([`layout::Comparison`]: tables of rows of cells) -> renderers ([`render`]: terminal via
+//! tabled, Markdown, CSV, JSON, HTML) that supply syntax only, and SVG plots ([`plot`]).
+
+pub mod build;
+pub mod layout;
+pub mod plot;
+pub mod render;
+pub mod sample;
+
+pub use build::{compare, default_label, CompareError, Input};
+pub use layout::{Cell, Comparison, Row, Table};
+pub use render::{render, Format};

@@ -1,12 +1,92 @@
-//! `hwsurvey compare` (being built).
+//! `hwsurvey compare FILE...`: result files side by side (tables, plots, HTML report).
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use anyhow::Context;
+use hwsurvey_report::{compare, default_label, plot, render, Format, Input};
+
+/// Output formats.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum FormatArg {
+    /// Box tables.
+    Terminal,
+    /// Markdown.
+    Markdown,
+    /// CSV (base units, unit column).
+    Csv,
+    /// JSON layout model.
+    Json,
+    /// Self-contained HTML report with inline SVG plots.
+    Html,
+}
 
 /// Options of `hwsurvey compare`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Result files, one column each, in this order.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Column label of the baseline for relative columns (default: the first file's).
+    #[arg(long)]
+    baseline: Option<String>,
+    /// Column labels, one per file in order (default: hostname arch kernel).
+    #[arg(long = "label", value_name = "LABEL")]
+    labels: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "terminal")]
+    format: FormatArg,
+    /// Write to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Also write each plot as an SVG file into DIR.
+    #[arg(long, value_name = "DIR")]
+    plots: Option<PathBuf>,
+    /// Compare results of different profile versions (every table is flagged).
+    #[arg(long)]
+    force: bool,
+}
 
 /// Runs `hwsurvey compare`.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`hwsurvey compare` is not built yet")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    anyhow::ensure!(
+        args.labels.is_empty() || args.labels.len() == args.files.len(),
+        "{} --label values for {} files: give one per file or none",
+        args.labels.len(),
+        args.files.len()
+    );
+    let mut inputs = Vec::new();
+    for (k, path) in args.files.iter().enumerate() {
+        let file = hwsurvey_bench::result::load(path)?;
+        let label = args
+            .labels
+            .get(k)
+            .cloned()
+            .unwrap_or_else(|| default_label(&file));
+        inputs.push(Input { label, file });
+    }
+    let c = compare(&inputs, args.baseline.as_deref(), args.force)?;
+    let plots = plot::scaling_plots(&c, 3);
+    if let Some(dir) = &args.plots {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        for (i, (_, svg)) in plots.iter().enumerate() {
+            let p = dir.join(format!("plot-{i:02}.svg"));
+            std::fs::write(&p, svg).with_context(|| format!("cannot write {}", p.display()))?;
+        }
+    }
+    let format = match args.format {
+        FormatArg::Terminal => Format::Terminal,
+        FormatArg::Markdown => Format::Markdown,
+        FormatArg::Csv => Format::Csv,
+        FormatArg::Json => Format::Json,
+        FormatArg::Html => Format::Html,
+    };
+    let text = render(&c, format, &plots);
+    match &args.output {
+        Some(p) => {
+            std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?
+        }
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
 }

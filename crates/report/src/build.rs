@@ -1,0 +1,584 @@
+//! Result files -> [`Comparison`]: the machine table, then per family the headline metric of
+//! every test side by side, with relative columns against the baseline judged by the runs' own
+//! noise (`hwsurvey_stats::within_noise`).
+
+use hwsurvey_bench::outcome::Better;
+use hwsurvey_bench::result::{MetricResult, ResultFile};
+use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal, three_significant};
+use serde_json::Value;
+
+use crate::layout::{Cell, Comparison, Row, Table};
+
+/// One result file with its column label.
+#[derive(Debug, Clone)]
+pub struct Input {
+    /// Column label.
+    pub label: String,
+    /// The loaded file.
+    pub file: ResultFile,
+}
+
+/// Why results cannot be compared.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CompareError {
+    /// No inputs.
+    #[error("no result files to compare")]
+    Empty,
+    /// Different profiles or profile versions, without --force.
+    #[error("results come from different profile versions ({0}); compare them anyway with --force, and every table is flagged")]
+    ProfileMismatch(String),
+    /// --baseline names no column.
+    #[error("--baseline {0:?} is not one of the column labels ({1})")]
+    NoSuchBaseline(String, String),
+    /// Two columns with one label.
+    #[error("two results have the label {0:?}; give distinct labels with --label")]
+    DuplicateLabel(String),
+}
+
+/// The default column label: hostname + arch + kernel release.
+pub fn default_label(f: &ResultFile) -> String {
+    let host = f
+        .environment
+        .hostname
+        .known()
+        .cloned()
+        .unwrap_or_else(|| "unknown-host".into());
+    let kernel = f
+        .environment
+        .kernel_release
+        .known()
+        .cloned()
+        .unwrap_or_else(|| "unknown-kernel".into());
+    format!("{host} {} {kernel}", f.environment.arch)
+}
+
+/// Builds the comparison. `baseline` defaults to the first column.
+pub fn compare(
+    inputs: &[Input],
+    baseline: Option<&str>,
+    force: bool,
+) -> Result<Comparison, CompareError> {
+    let first = inputs.first().ok_or(CompareError::Empty)?;
+    let labels: Vec<String> = inputs.iter().map(|i| i.label.clone()).collect();
+    for (i, l) in labels.iter().enumerate() {
+        if labels[..i].contains(l) {
+            return Err(CompareError::DuplicateLabel(l.clone()));
+        }
+    }
+    let base = match baseline {
+        Some(b) => labels
+            .iter()
+            .position(|l| l == b)
+            .ok_or_else(|| CompareError::NoSuchBaseline(b.into(), labels.join(", ")))?,
+        None => 0,
+    };
+    let versions: Vec<String> = inputs
+        .iter()
+        .map(|i| {
+            format!(
+                "{}: {} v{}",
+                i.label, i.file.profile.id, i.file.profile.version
+            )
+        })
+        .collect();
+    let mut flags = Vec::new();
+    if inputs.iter().any(|i| {
+        i.file.profile.id != first.file.profile.id
+            || i.file.profile.version != first.file.profile.version
+    }) {
+        if !force {
+            return Err(CompareError::ProfileMismatch(versions.join("; ")));
+        }
+        flags.push(format!(
+            "DIFFERENT PROFILE VERSIONS (--force): {}",
+            versions.join("; ")
+        ));
+    }
+    for i in inputs {
+        if i.file.status != hwsurvey_bench::result::RunStatus::Complete {
+            flags.push(format!(
+                "{}: run status {:?}, not complete",
+                i.label, i.file.status
+            ));
+        }
+    }
+    let mut tables = vec![machine_table(inputs, &flags)];
+    for family in families(inputs) {
+        tables.push(family_table(inputs, base, &family, &flags));
+    }
+    Ok(Comparison {
+        platforms: labels.clone(),
+        baseline: labels[base].clone(),
+        flags,
+        tables,
+    })
+}
+
+fn families(inputs: &[Input]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for i in inputs {
+        let names = i
+            .file
+            .plan
+            .families
+            .iter()
+            .map(|f| f.family.clone())
+            .chain(i.file.tests.iter().map(|t| t.point.family.clone()));
+        for n in names {
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+    }
+    out
+}
+
+// ------------------------------------------------------------------ machine table
+
+/// `{"known": v}` -> Ok(v); `{"unknown": {...}}` -> Err(reason).
+fn known(v: Option<&Value>) -> Result<&Value, String> {
+    match v {
+        None | Some(Value::Null) => Err("not in this result file".into()),
+        Some(v) => match (v.get("known"), v.get("unknown")) {
+            (Some(k), _) => Ok(k),
+            (None, Some(u)) => Err(unknown_text(u)),
+            (None, None) => Ok(v),
+        },
+    }
+}
+
+fn unknown_text(u: &Value) -> String {
+    let reason = u.get("reason").and_then(Value::as_str).unwrap_or("unknown");
+    let detail = u
+        .get("path")
+        .or_else(|| u.get("detail"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    format!(
+        "unknown ({reason}{}{detail})",
+        if detail.is_empty() { "" } else { ": " }
+    )
+}
+
+fn cell_of(r: Result<String, String>) -> Cell {
+    match r {
+        Ok(t) => Cell::text(t),
+        Err(why) => Cell::missing(why),
+    }
+}
+
+type MachineRow = (&'static str, fn(&ResultFile) -> Result<String, String>);
+
+const MACHINE_ROWS: &[MachineRow] = &[
+    ("CPU model", |f| {
+        let id = f.machine.pointer("/cpu/identity");
+        id.and_then(|i| i.get("model_name").and_then(Value::as_str))
+            .or_else(|| id.and_then(|i| i.get("sparc_type").and_then(Value::as_str)))
+            .map(str::to_string)
+            .ok_or_else(|| "not in this result file".into())
+    }),
+    ("architecture", |f| Ok(f.environment.arch.clone())),
+    ("packages / cores / threads", |f| {
+        let t = f.machine.pointer("/cpu/topology");
+        let p = known(t.and_then(|t| t.get("packages"))).map(|v| v.to_string());
+        let c = known(t.and_then(|t| t.get("cores"))).map(|v| v.to_string());
+        let th = t.and_then(|t| t.get("threads")).map(|v| v.to_string());
+        Ok(format!(
+            "{} / {} / {}",
+            p.unwrap_or_else(|_| "?".into()),
+            c.unwrap_or_else(|_| "?".into()),
+            th.unwrap_or_else(|| "?".into())
+        ))
+    }),
+    ("core kinds", |f| {
+        let kinds = f
+            .machine
+            .pointer("/cpu/kinds")
+            .and_then(Value::as_array)
+            .ok_or("not in this result file")?;
+        if kinds.is_empty() {
+            return Err("unknown (no core kinds probed)".into());
+        }
+        Ok(kinds
+            .iter()
+            .map(|k| {
+                format!(
+                    "{} x {}",
+                    k.get("cores")
+                        .map(|v| v.to_string())
+                        .unwrap_or_else(|| "?".into()),
+                    k.get("name").and_then(Value::as_str).unwrap_or("?")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", "))
+    }),
+    ("caches", |f| {
+        let caches = f
+            .machine
+            .pointer("/cpu/caches")
+            .and_then(Value::as_array)
+            .ok_or("not in this result file")?;
+        if caches.is_empty() {
+            return Err("unknown (no cache sizes probed)".into());
+        }
+        Ok(caches
+            .iter()
+            .map(|c| {
+                let level = c.get("level").and_then(Value::as_u64).unwrap_or(0);
+                let ty = match c.get("cache_type").and_then(Value::as_str) {
+                    Some("data") => "d",
+                    Some("instruction") => "i",
+                    _ => "",
+                };
+                let size = known(c.get("size_bytes"))
+                    .ok()
+                    .and_then(Value::as_u64)
+                    .map(format_bytes_binary)
+                    .unwrap_or_else(|| "?".into());
+                let n = c.get("instances").and_then(Value::as_u64).unwrap_or(1);
+                format!("L{level}{ty} {size} x {n}")
+            })
+            .collect::<Vec<_>>()
+            .join(", "))
+    }),
+    ("NUMA nodes (distances)", |f| {
+        let nodes = f
+            .machine
+            .pointer("/numa/nodes")
+            .and_then(Value::as_array)
+            .ok_or("not in this result file")?;
+        let ids: Vec<String> = nodes
+            .iter()
+            .filter_map(|n| n.get("node").map(|v| v.to_string()))
+            .collect();
+        let dist = known(f.machine.pointer("/numa/distances"))
+            .ok()
+            .and_then(|d| d.get("matrix"))
+            .and_then(Value::as_array)
+            .map(|rows| {
+                rows.iter()
+                    .map(|r| {
+                        r.as_array()
+                            .map(|c| {
+                                c.iter()
+                                    .map(|x| x.to_string())
+                                    .collect::<Vec<_>>()
+                                    .join(" ")
+                            })
+                            .unwrap_or_default()
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            });
+        Ok(format!(
+            "{} ({}){}",
+            ids.len(),
+            ids.join(", "),
+            dist.map(|d| format!(" [{d}]")).unwrap_or_default()
+        ))
+    }),
+    ("page sizes (base, huge)", |f| {
+        let base = known(f.machine.pointer("/pages/base_page_size_bytes"))?
+            .as_u64()
+            .map(format_bytes_binary)
+            .ok_or("not a number")?;
+        let huge: Vec<String> = f
+            .machine
+            .pointer("/pages/hugetlb")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|p| p.pointer("/system/page_size_bytes").and_then(Value::as_u64))
+                    .map(format_bytes_binary)
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(format!(
+            "{base}; {}",
+            if huge.is_empty() {
+                "none".into()
+            } else {
+                huge.join(", ")
+            }
+        ))
+    }),
+    ("THP", |f| {
+        known(f.machine.pointer("/pages/thp/enabled")).and_then(|v| {
+            v.get("selected")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .ok_or_else(|| "not in this result file".into())
+        })
+    }),
+    ("DIMMs populated / slots", |f| {
+        let p = known(f.machine.pointer("/memory/population"))?;
+        Ok(format!(
+            "{} / {}",
+            p.get("populated")
+                .map(|v| v.to_string())
+                .unwrap_or_else(|| "?".into()),
+            p.get("slots_listed")
+                .map(|v| v.to_string())
+                .unwrap_or_else(|| "?".into())
+        ))
+    }),
+    ("theoretical memory peak", |f| {
+        let p = known(f.machine.pointer("/memory/population"))?;
+        let b = known(p.get("peak_bandwidth"))?;
+        b.get("bandwidth_bytes_per_s")
+            .and_then(Value::as_f64)
+            .map(format_rate_decimal)
+            .ok_or_else(|| "not in this result file".into())
+    }),
+    ("PCIe links below maximum", |f| {
+        let devs = known(f.machine.pointer("/io/pci"))?
+            .as_array()
+            .ok_or("not a list")?;
+        let slow: Vec<&str> = devs
+            .iter()
+            .filter(|d| {
+                d.pointer("/link/below_max_speed").and_then(Value::as_bool) == Some(true)
+                    || d.pointer("/link/below_max_width").and_then(Value::as_bool) == Some(true)
+            })
+            .filter_map(|d| d.get("address").and_then(Value::as_str))
+            .collect();
+        Ok(if slow.is_empty() {
+            "none".into()
+        } else {
+            slow.join(", ")
+        })
+    }),
+    ("kernel", |f| {
+        f.environment
+            .kernel_release
+            .known()
+            .cloned()
+            .ok_or_else(|| "unknown".into())
+    }),
+    ("governor", |f| {
+        f.environment.governor.known().cloned().ok_or_else(|| {
+            format!(
+                "unknown ({})",
+                f.environment
+                    .governor
+                    .why_unknown()
+                    .map(|u| u.to_string())
+                    .unwrap_or_default()
+            )
+        })
+    }),
+    ("binary target", |f| {
+        Ok(format!("{} (hwsurvey {})", f.tool.arch, f.tool.version))
+    }),
+    ("profile", |f| {
+        Ok(format!("{} v{}", f.profile.id, f.profile.version))
+    }),
+];
+
+fn machine_table(inputs: &[Input], flags: &[String]) -> Table {
+    Table {
+        id: "machine".into(),
+        title: "Machines".into(),
+        row_header: "property".into(),
+        columns: inputs.iter().map(|i| i.label.clone()).collect(),
+        rows: MACHINE_ROWS
+            .iter()
+            .map(|(label, get)| Row {
+                label: label.to_string(),
+                unit: None,
+                cells: inputs.iter().map(|i| cell_of(get(&i.file))).collect(),
+            })
+            .collect(),
+        notes: flags.to_vec(),
+    }
+}
+
+// ------------------------------------------------------------------ family tables
+
+/// Base unit of a metric name (`bandwidth_bytes_per_s` -> `bytes_per_s`).
+pub fn unit_of(name: &str) -> String {
+    for u in [
+        "bytes_per_s",
+        "ns",
+        "ops_per_s",
+        "iops",
+        "per_s",
+        "bytes",
+        "s",
+    ] {
+        if name.ends_with(&format!("_{u}")) || name == u {
+            return u.to_string();
+        }
+    }
+    name.to_string()
+}
+
+/// A number in a base unit for people.
+pub fn human(value: f64, unit: &str) -> String {
+    match unit {
+        "bytes_per_s" => format_rate_decimal(value),
+        "ns" => format!("{} ns", three_significant(value)),
+        "bytes" => format_bytes_binary(value.max(0.0) as u64),
+        "s" => format!("{} s", three_significant(value)),
+        u => {
+            let (v, p) = if value.abs() >= 1e9 {
+                (value / 1e9, "G")
+            } else if value.abs() >= 1e6 {
+                (value / 1e6, "M")
+            } else if value.abs() >= 1e3 {
+                (value / 1e3, "k")
+            } else {
+                (value, "")
+            };
+            format!("{}{p} {}", three_significant(v), u.replace("_per_s", "/s"))
+        }
+    }
+}
+
+fn headline<'a>(file: &'a ResultFile, family: &str, id: &str) -> Result<&'a MetricResult, String> {
+    if let Some(t) = file
+        .tests
+        .iter()
+        .find(|t| t.point.family == family && t.point.id == id)
+    {
+        return match t.outcome.as_str() {
+            "measured" => t
+                .metrics
+                .first()
+                .ok_or_else(|| "measured, but no metric recorded".into()),
+            other => Err(format!(
+                "{other}: {}",
+                t.reason.as_deref().unwrap_or("no reason given")
+            )),
+        };
+    }
+    if let Some(s) = file
+        .skipped
+        .iter()
+        .chain(file.plan.families.iter().flat_map(|f| f.skipped.iter()))
+        .find(|s| s.family == family && (s.id == id || s.id == "*"))
+    {
+        return Err(format!("skipped: {}", s.reason));
+    }
+    if !file.plan.families.iter().any(|f| f.family == family) {
+        return Err("unsupported: family not in this run's plan".into());
+    }
+    Err("not run: not in this run's plan".into())
+}
+
+fn family_table(inputs: &[Input], base: usize, family: &str, flags: &[String]) -> Table {
+    let mut ids: Vec<String> = Vec::new();
+    for i in inputs {
+        let planned = i
+            .file
+            .plan
+            .families
+            .iter()
+            .filter(|f| f.family == family)
+            .flat_map(|f| {
+                f.points
+                    .iter()
+                    .map(|p| p.id.clone())
+                    .chain(f.skipped.iter().map(|s| s.id.clone()))
+            });
+        let tested = i
+            .file
+            .tests
+            .iter()
+            .filter(|t| t.point.family == family)
+            .map(|t| t.point.id.clone());
+        for id in planned.chain(tested) {
+            if id != "*" && !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+    }
+    let mut columns: Vec<String> = inputs.iter().map(|i| i.label.clone()).collect();
+    let others: Vec<usize> = (0..inputs.len()).filter(|&k| k != base).collect();
+    for &k in &others {
+        columns.push(format!("{} vs {}", inputs[k].label, inputs[base].label));
+    }
+    let mut rows = Vec::new();
+    for id in &ids {
+        let metrics: Vec<Result<&MetricResult, String>> = inputs
+            .iter()
+            .map(|i| headline(&i.file, family, id))
+            .collect();
+        let unit = metrics
+            .iter()
+            .find_map(|m| m.as_ref().ok().map(|m| unit_of(&m.name)));
+        let mut cells: Vec<Cell> = metrics
+            .iter()
+            .map(|m| match m {
+                Err(why) => Cell::missing(why.clone()),
+                Ok(m) => match &m.summary {
+                    Some(s) => Cell {
+                        text: human(s.median, &unit_of(&m.name)),
+                        value: Some(s.median),
+                        note: s.cv.map(|cv| format!("CV {:.1}%", cv * 100.0)),
+                        missing: None,
+                    },
+                    None => Cell::missing(format!(
+                        "no statistics: {}",
+                        m.summary_error.as_deref().unwrap_or("too few samples")
+                    )),
+                },
+            })
+            .collect();
+        for &k in &others {
+            cells.push(relative(&metrics[k], &metrics[base]));
+        }
+        rows.push(Row {
+            label: id.clone(),
+            unit,
+            cells,
+        });
+    }
+    let mut notes = flags.to_vec();
+    notes.push("value = median of the samples (CV = coefficient of variation); a relative figure inside both runs' noise (overlapping 95% bootstrap intervals of the medians, or a difference below the larger CV) is shown as \"within noise\", never as a win or a loss".into());
+    Table {
+        id: format!("family:{family}"),
+        title: family.to_string(),
+        row_header: "test".into(),
+        columns,
+        rows,
+        notes,
+    }
+}
+
+fn relative(m: &Result<&MetricResult, String>, b: &Result<&MetricResult, String>) -> Cell {
+    let (Ok(m), Ok(b)) = (m, b) else {
+        return Cell::missing("no pair to compare");
+    };
+    let (Some(sm), Some(sb)) = (&m.summary, &b.summary) else {
+        return Cell::missing("no statistics");
+    };
+    if sb.median == 0.0 || !sb.median.is_finite() || !sm.median.is_finite() {
+        return Cell::missing("baseline is zero");
+    }
+    let ratio = sm.median / sb.median;
+    let text = format!("{:.2}x", ratio);
+    if hwsurvey_stats::within_noise(sm, sb) {
+        return Cell {
+            text,
+            value: Some(ratio),
+            note: Some("within noise".into()),
+            missing: None,
+        };
+    }
+    let better = match m.better {
+        Better::Higher => ratio > 1.0,
+        Better::Lower => ratio < 1.0,
+    };
+    Cell {
+        text,
+        value: Some(ratio),
+        note: Some(format!(
+            "{:+.0}% {}",
+            (ratio - 1.0) * 100.0,
+            if better { "better" } else { "worse" }
+        )),
+        missing: None,
+    }
+}

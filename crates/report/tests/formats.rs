@@ -1,0 +1,163 @@
+//! Snapshots of every format over three synthetic result files (x86_64, aarch64, sparc64),
+//! escaping, noise verdicts, profile-version refusal and missing-test reasons.
+
+use hwsurvey_report::sample::{result, three, Spec};
+use hwsurvey_report::{compare, default_label, plot, render, CompareError, Format, Input};
+
+fn inputs(files: Vec<hwsurvey_bench::result::ResultFile>) -> Vec<Input> {
+    files
+        .into_iter()
+        .map(|file| Input {
+            label: default_label(&file),
+            file,
+        })
+        .collect()
+}
+
+#[test]
+fn every_format_snapshot() {
+    let c = compare(&inputs(three()), None, false).unwrap();
+    let plots = plot::scaling_plots(&c, 3);
+    assert_eq!(
+        plots.len(),
+        1,
+        "one scaling plot: mem.bandwidth stream.triad"
+    );
+    insta::assert_snapshot!("terminal", render(&c, Format::Terminal, &plots));
+    insta::assert_snapshot!("markdown", render(&c, Format::Markdown, &plots));
+    insta::assert_snapshot!("csv", render(&c, Format::Csv, &plots));
+    insta::assert_snapshot!("json", render(&c, Format::Json, &plots));
+    insta::assert_snapshot!("html", render(&c, Format::Html, &plots));
+}
+
+#[test]
+fn missing_tests_say_why() {
+    let c = compare(&inputs(three()), None, false).unwrap();
+    let lat = c
+        .tables
+        .iter()
+        .find(|t| t.id == "family:mem.latency")
+        .unwrap();
+    let row = lat
+        .rows
+        .iter()
+        .find(|r| r.label == "chase.random/ws=256MiB/pages=hugetlb")
+        .unwrap();
+    assert_eq!(
+        row.cells[1].missing.as_deref(),
+        Some("skipped: hugetlb pool empty (nr_hugepages = 0)")
+    );
+    let raid = c
+        .tables
+        .iter()
+        .find(|t| t.id == "family:raid.parity")
+        .unwrap();
+    assert_eq!(
+        raid.rows[0].cells[2].missing.as_deref(),
+        Some("skipped: unsupported: no vector RAID-6 kernel for sparc64")
+    );
+}
+
+#[test]
+fn noise_is_not_a_win() {
+    let spec = |host: &str, bw: f64, spread: f64| Spec {
+        hostname: host.into(),
+        arch: "x86_64".into(),
+        kernel: "6.1".into(),
+        cpus: 2,
+        triad_one_thread: bw,
+        spread,
+        profile_version: 1,
+        hugetlb_skipped: false,
+    };
+    // 3% apart with +-10% spread: within noise
+    let c = compare(
+        &inputs(vec![
+            result(&spec("a", 10e9, 0.1)),
+            result(&spec("b", 10.3e9, 0.1)),
+        ]),
+        None,
+        false,
+    )
+    .unwrap();
+    let bw = c
+        .tables
+        .iter()
+        .find(|t| t.id == "family:mem.bandwidth")
+        .unwrap();
+    assert_eq!(bw.rows[0].cells[2].note.as_deref(), Some("within noise"));
+    // 30% apart with +-1% spread: a win
+    let c = compare(
+        &inputs(vec![
+            result(&spec("a", 10e9, 0.01)),
+            result(&spec("b", 13e9, 0.01)),
+        ]),
+        None,
+        false,
+    )
+    .unwrap();
+    let bw = c
+        .tables
+        .iter()
+        .find(|t| t.id == "family:mem.bandwidth")
+        .unwrap();
+    assert_eq!(bw.rows[0].cells[2].note.as_deref(), Some("+30% better"));
+}
+
+#[test]
+fn different_profile_versions_refused_unless_forced() {
+    let mut files = three();
+    files[2].profile.version = 2;
+    let e = compare(&inputs(files.clone()), None, false).unwrap_err();
+    assert!(matches!(e, CompareError::ProfileMismatch(_)));
+    assert!(
+        e.to_string().contains("t2000 sparc64 2.6.32: standard v2"),
+        "{e}"
+    );
+    let c = compare(&inputs(files), None, true).unwrap();
+    for t in &c.tables {
+        assert!(
+            t.notes
+                .iter()
+                .any(|n| n.starts_with("DIFFERENT PROFILE VERSIONS")),
+            "{}",
+            t.id
+        );
+    }
+}
+
+#[test]
+fn hostile_hostname_is_escaped_in_html() {
+    let mut files = three();
+    files[0].environment.hostname =
+        hwsurvey_model::Probed::Known("<script>alert(1)</script>".into());
+    let c = compare(&inputs(files), None, false).unwrap();
+    let html = render(&c, Format::Html, &plot::scaling_plots(&c, 3));
+    assert!(!html.contains("<script>"));
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    let md = render(&c, Format::Markdown, &[]);
+    assert!(!md.contains("<script>"));
+}
+
+#[test]
+fn baseline_must_be_a_label() {
+    let e = compare(&inputs(three()), Some("nope"), false).unwrap_err();
+    assert!(e
+        .to_string()
+        .starts_with("--baseline \"nope\" is not one of the column labels"));
+    let c = compare(
+        &inputs(three()),
+        Some("tx2 aarch64 5.4.0-65-generic"),
+        false,
+    )
+    .unwrap();
+    let bw = c
+        .tables
+        .iter()
+        .find(|t| t.id == "family:mem.bandwidth")
+        .unwrap();
+    assert_eq!(
+        bw.columns[3],
+        "xeon x86_64 6.1.0-18-amd64 vs tx2 aarch64 5.4.0-65-generic"
+    );
+}
