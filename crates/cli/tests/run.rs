@@ -1,0 +1,286 @@
+//! End-to-end tests of `hwsurvey run`: the quick profile writes a valid result file; a run
+//! stopped by SIGINT or killed by SIGKILL after its first test leaves a valid file with the
+//! finished tests; profile errors name the file, the line and the key.
+//!
+//! Under qemu-user (cross test suites) the binary runs through the
+//! `CARGO_TARGET_<TRIPLE>_RUNNER` that scripts/cross-test exports.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use hwsurvey_bench::result::{load, ResultFile, RunStatus};
+
+/// The hwsurvey binary, through the target's runner when one is set (qemu-user).
+fn hwsurvey() -> Command {
+    let bin = assert_cmd::cargo::cargo_bin("hwsurvey");
+    let prefix = format!("CARGO_TARGET_{}_", std::env::consts::ARCH.to_uppercase());
+    let runner = std::env::vars()
+        .find(|(k, _)| k.starts_with(&prefix) && k.ends_with("_RUNNER"))
+        .map(|(_, v)| v);
+    let mut cmd = match runner.as_deref().map(str::split_whitespace) {
+        Some(mut words) => match words.next() {
+            Some(program) => {
+                let mut c = Command::new(program);
+                c.args(words).arg(&bin);
+                c
+            }
+            None => Command::new(&bin),
+        },
+        None => Command::new(&bin),
+    };
+    cmd.current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."));
+    cmd
+}
+
+fn assert_valid(file: &ResultFile) {
+    assert_eq!(file.schema, "hwsurvey-result");
+    assert_eq!(file.schema_version, 1);
+    assert_eq!(file.profile.id, "quick");
+    assert!(
+        file.machine.get("schema_version").is_some(),
+        "probe document embedded"
+    );
+    for t in &file.tests {
+        if t.outcome == "measured" {
+            assert!(!t.metrics.is_empty(), "{}: no metrics", t.point.id);
+            for m in &t.metrics {
+                match &m.summary {
+                    Some(s) => {
+                        assert!(s.min <= s.median && s.median <= s.max);
+                        assert_eq!(s.n, m.samples.len());
+                    }
+                    // fewer than two samples: no statistics, and the file says why
+                    None => assert!(
+                        m.samples.len() < 2 && m.summary_error.is_some(),
+                        "{} {}: no summary for {} samples",
+                        t.point.id,
+                        m.name,
+                        m.samples.len()
+                    ),
+                }
+            }
+        } else {
+            assert!(
+                t.reason.is_some(),
+                "{}: {} without a reason",
+                t.point.id,
+                t.outcome
+            );
+        }
+    }
+    for s in &file.skipped {
+        assert!(!s.reason.is_empty(), "{} skipped without a reason", s.id);
+    }
+}
+
+#[test]
+fn quick_profile_writes_a_valid_result_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("quick.json");
+    let started = Instant::now();
+    let output = hwsurvey()
+        .args(["run", "--profile", "quick", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "exit {:?}\nstdout:\n{stdout}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    println!("quick profile: {:.1} s", took.as_secs_f64());
+    // the plan and the summary are printed
+    assert!(stdout.contains("stream.triad/threads=1"), "{stdout}");
+    assert!(stdout.contains("bandwidth_bytes_per_s"), "{stdout}");
+    let file = load(&out).unwrap();
+    assert_valid(&file);
+    assert_eq!(file.status, RunStatus::Complete);
+    assert!(file.finished_at.is_some() && file.load_after.is_some());
+    // every family of the profile ran or says why not
+    for family in &file.plan.families {
+        let ran = file.tests.iter().any(|t| t.point.family == family.family);
+        let skipped = file.skipped.iter().any(|s| s.family == family.family);
+        assert!(
+            ran || skipped,
+            "{} neither ran nor was skipped",
+            family.family
+        );
+    }
+    // STREAM Triad is credited 24 bytes per element and reports a peak (best of N)
+    let triad = file
+        .tests
+        .iter()
+        .find(|t| t.point.id == "stream.triad/threads=1")
+        .expect("triad point");
+    assert_eq!(
+        triad.details.get("credited_bytes_per_element"),
+        Some(&serde_json::json!(24))
+    );
+    let m = &triad.metrics[0];
+    assert_eq!(m.name, "bandwidth_bytes_per_s");
+    let max = m.samples.iter().copied().fold(f64::MIN, f64::max);
+    assert_eq!(m.peak, Some(max));
+}
+
+/// Spawns a run of mem.bandwidth in the quick profile and waits until the file holds
+/// `tests` finished tests.
+fn spawn_and_wait_for_tests(out: &Path, tests: usize) -> Child {
+    let mut child = hwsurvey()
+        .args(["run", "--profile", "quick", "--only", "mem.bandwidth", "-o"])
+        .arg(out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        if let Ok(f) = load(out) {
+            if f.tests.len() >= tests {
+                return child;
+            }
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("run ended ({status}) before {tests} tests were written");
+        }
+        assert!(Instant::now() < deadline, "no test written within 120 s");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn sigint_keeps_finished_tests_and_marks_the_run_interrupted() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("int.json");
+    let mut child = spawn_and_wait_for_tests(&out, 1);
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    let file = load(&out).unwrap();
+    assert_valid(&file);
+    if file.status == RunStatus::Complete {
+        // the signal came after the last test: nothing to check beyond validity
+        return;
+    }
+    assert_eq!(status.code(), Some(130), "exit status after Ctrl-C");
+    assert_eq!(file.status, RunStatus::Interrupted);
+    assert!(!file.tests.is_empty());
+    assert!(file.finished_at.is_some());
+    let planned = file.plan.point_count();
+    assert!(file.tests.len() < planned);
+    assert!(
+        file.skipped
+            .iter()
+            .any(|s| s.reason.contains("interrupted")),
+        "points not run are listed as interrupted"
+    );
+    // no temporary file left beside it
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty());
+}
+
+#[test]
+fn sigkill_leaves_a_valid_file_with_the_finished_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("kill.json");
+    let mut child = spawn_and_wait_for_tests(&out, 2);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let file = load(&out).unwrap();
+    assert_valid(&file);
+    if file.status == RunStatus::Complete {
+        return;
+    }
+    assert_eq!(
+        file.status,
+        RunStatus::Running,
+        "a killed run stays 'running'"
+    );
+    assert!(file.tests.len() >= 2);
+    assert!(file.finished_at.is_none());
+}
+
+fn profile_error(body: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.toml");
+    std::fs::write(&path, body).unwrap();
+    let output = hwsurvey()
+        .args(["run", "--plan-only", "--profile"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let name = path.display().to_string();
+    assert!(stderr.contains(&name), "names the file: {stderr}");
+    stderr.replace(&name, "FILE")
+}
+
+/// The built-in quick profile with one line replaced.
+fn quick_with(from: &str, to: &str) -> String {
+    let text = hwsurvey_bench::profile::QUICK_TOML;
+    assert!(text.contains(from), "quick.toml has {from:?}");
+    text.replacen(from, to, 1)
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
+#[test]
+fn profile_errors_name_file_line_and_key() {
+    // unknown key
+    let text = quick_with("warmup_s = 0.0", "warmup_s = 0.0\nwarmpu_s = 1.0");
+    let e = profile_error(&text);
+    let line = line_of(&text, "warmpu_s");
+    assert!(
+        e.contains(&format!(
+            "FILE:{line}: key `run.warmpu_s`: unknown field `warmpu_s`"
+        )),
+        "{e}"
+    );
+    // bad value
+    let text = quick_with("sample_min_s = 0.01", "sample_min_s = -1.0");
+    let e = profile_error(&text);
+    let line = line_of(&text, "sample_min_s = -1.0");
+    assert!(
+        e.contains(&format!(
+            "FILE:{line}: key `run.sample_min_s`: expected a positive number"
+        )),
+        "{e}"
+    );
+    // wrong format version
+    let text = quick_with("format_version = 1", "format_version = 7");
+    let e = profile_error(&text);
+    let line = line_of(&text, "format_version");
+    assert!(
+        e.contains(&format!(
+            "FILE:{line}: key `format_version`: unsupported profile format version 7"
+        )),
+        "{e}"
+    );
+    // a family's own params are checked with the same precision
+    let text = quick_with(
+        "block_ops = [\"read\", \"write\"]",
+        "block_ops = [\"read\", \"scribble\"]",
+    );
+    let e = profile_error(&text);
+    let line = line_of(&text, "scribble");
+    assert!(
+        e.contains(&format!(
+            "FILE:{line}: key `families.\"mem.bandwidth\".params.block_ops`"
+        )),
+        "{e}"
+    );
+    assert!(e.contains("scribble"), "{e}");
+}
