@@ -279,6 +279,12 @@ pub fn run_point(
         IoEngine::IoUring => threads,
         IoEngine::PreadPwrite { .. } => threads * qd,
     };
+    // A fresh seed per call, so repeated windows do not re-read the same blocks (a cache in the
+    // device or the hypervisor would otherwise serve them).
+    let nonce = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
     let cpu0 = process_cpu_ns();
     let start = Instant::now();
     let deadline = start + spec.duration;
@@ -291,7 +297,7 @@ pub fn run_point(
                     t.size_bytes,
                     w,
                     workers_per_target,
-                    (ti * 1000 + w + 1) as u64,
+                    (ti * 1000 + w + 1) as u64 ^ nonce,
                 );
                 let t = *t;
                 let engine = &engine;
