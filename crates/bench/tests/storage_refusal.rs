@@ -182,17 +182,21 @@ fn missing_and_non_directory_paths_are_refused() {
 #[test]
 fn create_errors_map_to_reasons() {
     let d = Path::new("/srv/ro");
-    let ro = map_dir_error(d, std::io::Error::from_raw_os_error(30)); // EROFS
+    let ro = map_dir_error(d, std::io::Error::from_raw_os_error(30), 4096); // EROFS
     assert!(
         matches!(&ro, StorageError::NotWritable { dir, .. } if dir == "/srv/ro"),
         "{ro:?}"
     );
     assert!(ro.to_string().contains("/srv/ro"));
-    let acc = map_dir_error(d, std::io::Error::from_raw_os_error(13)); // EACCES
+    let acc = map_dir_error(d, std::io::Error::from_raw_os_error(13), 4096); // EACCES
     assert!(matches!(acc, StorageError::NotWritable { .. }));
     assert!(matches!(
-        map_dir_error(d, std::io::Error::from_raw_os_error(28)),
-        StorageError::NoSpace { .. }
+        map_dir_error(d, std::io::Error::from_raw_os_error(28), 4096),
+        StorageError::NoSpace {
+            needed_bytes: 4096,
+            available_bytes: None,
+            ..
+        }
     ));
 }
 

@@ -60,7 +60,7 @@ impl CreatedFile {
     ///
     /// Errors: [`StorageError::DirMissing`], [`StorageError::NotADirectory`],
     /// [`StorageError::NotWritable`] mapped from the create error.
-    pub fn create_in(dir: &Path) -> Result<(CreatedFile, File), StorageError> {
+    pub fn create_in(dir: &Path, needed_bytes: u64) -> Result<(CreatedFile, File), StorageError> {
         let n = SEQ.fetch_add(1, Ordering::Relaxed);
         let path = dir.join(format!("{FILE_PREFIX}{}-{n}.tmp", std::process::id()));
         match std::fs::OpenOptions::new()
@@ -73,7 +73,7 @@ impl CreatedFile {
                 register(&path);
                 Ok((CreatedFile { path }, f))
             }
-            Err(e) => Err(map_dir_error(dir, e)),
+            Err(e) => Err(map_dir_error(dir, e, needed_bytes)),
         }
     }
 
@@ -90,15 +90,16 @@ impl Drop for CreatedFile {
     }
 }
 
-/// Maps the error of creating a file in `dir` to what the user must hear.
-pub fn map_dir_error(dir: &Path, e: io::Error) -> StorageError {
+/// Maps the error of creating a `needed_bytes` test file in `dir` (or of stat-ing `dir`) to
+/// what the user must hear: ENOENT, ENOTDIR, ENOSPC/EDQUOT, anything else as not writable.
+pub fn map_dir_error(dir: &Path, e: io::Error, needed_bytes: u64) -> StorageError {
     let dir_s = dir.display().to_string();
     match e.raw_os_error() {
         Some(2) => StorageError::DirMissing { dir: dir_s },
         Some(20) => StorageError::NotADirectory { dir: dir_s },
-        Some(28) => StorageError::NoSpace {
+        Some(28) | Some(122) => StorageError::NoSpace {
             path: dir_s,
-            needed_bytes: 0,
+            needed_bytes,
             available_bytes: None,
         },
         _ => StorageError::NotWritable {
@@ -211,7 +212,7 @@ pub const PAGE_CACHE_FS: &[&str] = &["tmpfs", "ramfs", "devtmpfs", "hugetlbfs", 
 pub fn check_dir(dir: &Path) -> Result<DirFacts, StorageError> {
     use std::os::unix::fs::MetadataExt;
     let dir_s = dir.display().to_string();
-    let md = std::fs::metadata(dir).map_err(|e| map_dir_error(dir, e))?;
+    let md = std::fs::metadata(dir).map_err(|e| map_dir_error(dir, e, 0))?;
     if !md.is_dir() {
         return Err(StorageError::NotADirectory { dir: dir_s });
     }
@@ -269,7 +270,7 @@ pub fn create_test_file(
     }
     // Created without O_DIRECT first: some kernels create the inode before rejecting O_DIRECT,
     // which would leave a file no guard knows about.
-    let (created, _plain) = CreatedFile::create_in(dir)?;
+    let (created, _plain) = CreatedFile::create_in(dir, size_bytes)?;
     let file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
