@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use hwsurvey_bench::families::cpu_scaling::{
-    check, fp_kernel, int_kernel, scaling, FpState, IntState, Kernel,
+    check, fp_kernel, int_kernel, FpState, IntState, Kernel,
 };
 use hwsurvey_bench::families::sync_contention::{run, Primitive};
 
@@ -28,8 +28,8 @@ fn fp_kernel_matches_its_step_definition_and_stays_bounded() {
             assert_eq!(fp_kernel(n, seed), s.digest(), "after {n} iterations");
         }
     }
-    // symplectic Euler keeps each oscillator on a bounded ellipse (amplitudes start in [1, 2))
-    for v in [s.x, s.y, s.p, s.q] {
+    // symplectic Euler keeps the oscillator on a bounded ellipse (amplitude starts in [1, 2))
+    for v in [s.x, s.y] {
         assert!(v.is_finite() && v.abs() < 4.0, "{v}");
     }
     // and keeps moving: no fixed point
@@ -46,7 +46,7 @@ fn results_are_the_same_on_every_architecture() {
 }
 
 const INT_DIGEST_1M_SEED1: u64 = 16917536978982370396;
-const FP_DIGEST_1M_SEED1: u64 = 4597112931832912736;
+const FP_DIGEST_1M_SEED1: u64 = 4613287653468574658;
 
 #[test]
 fn check_reports_mismatch() {
@@ -57,17 +57,6 @@ fn check_reports_mismatch() {
         e.to_string().contains("integer kernel, 5000 iterations"),
         "{e}"
     );
-}
-
-#[test]
-fn scaling_derivation() {
-    let s = scaling(&[(1, 10.0), (2, 19.0), (4, 30.0), (8, 31.0)], 0.9).unwrap();
-    assert_eq!(s.single_thread_ops_per_s, Some(10.0));
-    assert_eq!((s.peak_ops_per_s, s.peak_threads), (31.0, 8));
-    assert_eq!(s.knee_threads, 4); // 30 >= 0.9 * 31
-    assert!((s.parallel_efficiency.unwrap() - 31.0 / 80.0).abs() < 1e-12);
-    assert!(scaling(&[], 0.9).is_none());
-    assert!(scaling(&[(1, f64::NAN)], 0.9).is_none());
 }
 
 #[test]

@@ -2,16 +2,20 @@
 //! architecture, run on 1..N threads.
 //!
 //! Both kernels are scalar recurrences: each iteration depends on the previous one, so no
-//! compiler can vectorise them across iterations, and the independent chains inside one iteration
-//! have different shapes (different operations in different orders), so the SLP vectoriser finds
-//! no isomorphic lanes to pack either. The instruction mix is thus the same with SSE2, AVX-512,
-//! NEON or no SIMD at all (the x86_64 release disassembly of both loops holds only scalar
-//! `imul`/`add`/`xor`/`shr`/`rol` and `mulsd`/`addsd`/`subsd`).
+//! compiler can vectorise them across iterations. Inside an iteration the FP kernel is one
+//! dependent chain (nothing to pack side by side); the integer kernel's four chains have
+//! different shapes. The instruction mix is thus the same with SSE2, AVX-512, NEON or no SIMD:
+//! the x86_64 release disassembly of the loops holds only scalar `imul`/`add`/`xor`/`shr`/`rol`
+//! and `mulsd`/`addsd`/`subsd` (checked by hand when the kernels were written).
 //!
 //! Floating point uses only IEEE-754 double multiply, add and subtract without fused
 //! multiply-add (Rust never contracts `a * b + c`), so results are bit-identical on every
 //! architecture and endianness: each worker's result is compared with the single-threaded
 //! reference of the same length ([`check`]), which also keeps the work from being deleted.
+//!
+//! Each point records `ops_per_s` over all threads; the derived single-thread score, peak,
+//! parallel efficiency and knee (fewest threads reaching 90% of peak) of a kernel's curve are
+//! `hwsurvey_stats::scaling::analyse` over the per-thread-count medians.
 
 use std::hint::black_box;
 
@@ -20,8 +24,9 @@ use std::hint::black_box;
 /// is not counted).
 pub const INT_OPS_PER_ITER: u64 = 17;
 
-/// Floating-point operations per FP-kernel iteration: 4 multiplies and 4 adds/subtracts on f64.
-pub const FP_FLOPS_PER_ITER: u64 = 8;
+/// Floating-point operations per FP-kernel iteration: 2 multiplies and 2 adds/subtracts on f64,
+/// one dependent chain.
+pub const FP_FLOPS_PER_ITER: u64 = 4;
 
 /// Which kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -121,51 +126,41 @@ pub fn int_kernel(iters: u64, seed: u64) -> u64 {
     s.digest()
 }
 
-/// State of the FP kernel: two harmonic oscillators integrated with symplectic Euler steps,
-/// which keep their orbits bounded for any number of steps (the map is area-preserving), so the
+/// State of the FP kernel: one harmonic oscillator integrated with symplectic Euler steps,
+/// which keep the orbit bounded for any number of steps (the map is area-preserving), so the
 /// values never overflow, underflow to subnormals, or settle at a fixed point.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FpState {
-    /// Oscillator 1 position.
+    /// Position.
     pub x: f64,
-    /// Oscillator 1 momentum.
+    /// Momentum.
     pub y: f64,
-    /// Oscillator 2 position.
-    pub p: f64,
-    /// Oscillator 2 momentum.
-    pub q: f64,
 }
 
-/// Step of oscillator 1 (radians per iteration, about).
+/// Step of the oscillator (radians per iteration, about).
 pub const FP_E1: f64 = 0.001_953_125 * 1.618_033_988_749_895;
-/// Step of oscillator 2.
-pub const FP_E2: f64 = 0.001_953_125 * std::f64::consts::E;
 
 impl FpState {
-    /// Initial state from a seed: amplitudes in [1, 2).
+    /// Initial state from a seed: amplitude in [1, 2).
     pub fn from_seed(seed: u64) -> Self {
-        let unit = |v: u64| 1.0 + (v >> 11) as f64 / (1u64 << 53) as f64;
         FpState {
-            x: unit(seed),
+            x: 1.0 + (seed >> 11) as f64 / (1u64 << 53) as f64,
             y: 0.0,
-            p: 0.0,
-            q: unit(seed.rotate_left(29) ^ 0xD1B5_4A32_D192_ED03),
         }
     }
 
-    /// One iteration (the definition [`fp_kernel`] must match). Oscillator 1 updates position
-    /// then momentum with the new position; oscillator 2 momentum first: the two chains are not
-    /// isomorphic, so they cannot be packed into one vector.
+    /// One iteration (the definition [`fp_kernel`] must match): position, then momentum from
+    /// the new position. Every operation depends on the one before, so there are no two
+    /// independent operations an SLP vectoriser could pack (two oscillators side by side were
+    /// packed into `mulpd`/`addpd` by LLVM on x86_64: independent chains are not safe).
     pub fn step(&mut self) {
         self.x -= FP_E1 * self.y;
         self.y += FP_E1 * self.x;
-        self.p += self.q * FP_E2;
-        self.q -= self.p * FP_E2;
     }
 
-    /// Folds the state into the checked result: the IEEE bits of a sum of the four values.
+    /// Folds the state into the checked result: the IEEE bits of `3x + y`.
     pub fn digest(&self) -> u64 {
-        ((self.x + self.y) * 3.0 + (self.p - self.q)).to_bits()
+        (self.x * 3.0 + self.y).to_bits()
     }
 }
 
@@ -219,52 +214,6 @@ pub fn check(
             expected,
         })
     }
-}
-
-/// Derived figures of a throughput-vs-threads curve.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Scaling {
-    /// Throughput at 1 thread (operations per second), if 1 thread was measured.
-    pub single_thread_ops_per_s: Option<f64>,
-    /// Highest throughput and the thread count reaching it.
-    pub peak_ops_per_s: f64,
-    /// Threads at the peak.
-    pub peak_threads: u32,
-    /// peak / (threads at peak x single-thread), if single-thread is known.
-    pub parallel_efficiency: Option<f64>,
-    /// Fewest threads reaching `knee_fraction` (0.9) of the peak.
-    pub knee_threads: u32,
-}
-
-/// Derives [`Scaling`] from `(threads, ops_per_s)` points. `None` when there are no points or a
-/// throughput is not finite and positive. (Used until the stats crate's scaling analysis is in.)
-pub fn scaling(points: &[(u32, f64)], knee_fraction: f64) -> Option<Scaling> {
-    if points.is_empty()
-        || points
-            .iter()
-            .any(|&(t, v)| t == 0 || !v.is_finite() || v <= 0.0)
-    {
-        return None;
-    }
-    let (peak_threads, peak) =
-        points
-            .iter()
-            .copied()
-            .fold((0u32, f64::MIN), |acc, p| if p.1 > acc.1 { p } else { acc });
-    let single = points.iter().find(|p| p.0 == 1).map(|p| p.1);
-    let knee_threads = points
-        .iter()
-        .filter(|p| p.1 >= knee_fraction * peak)
-        .map(|p| p.0)
-        .min()
-        .unwrap_or(peak_threads);
-    Some(Scaling {
-        single_thread_ops_per_s: single,
-        peak_ops_per_s: peak,
-        peak_threads,
-        parallel_efficiency: single.map(|s| peak / (peak_threads as f64 * s)),
-        knee_threads,
-    })
 }
 
 // ---------------------------------------------------------------------------------------------
