@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use hwsurvey_probe::{probe_machine, summary, SysRoot};
+use hwsurvey_probe::{io, memory, os, probe_machine, summary, Machine, SysRoot};
 
 /// Options of `hwsurvey probe`.
 #[derive(clap::Args, Debug)]
@@ -33,9 +33,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&machine)?);
     } else {
-        print!("{}", summary::topology_summary(&machine));
-        println!();
-        print!("{}", summary::unknowns_summary(&machine));
+        print!("{}", render_summary(&machine));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The whole human summary: CPU, NUMA, pages, memory, I/O, OS, then what could not be read.
+pub fn render_summary(machine: &Machine) -> String {
+    let mut out = summary::topology_summary(machine);
+    for section in [
+        memory::summary(&machine.memory),
+        io::summary(&machine.io),
+        os::summary(&machine.os),
+    ] {
+        out.push('\n');
+        out.push_str(&section);
+        if !section.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out.push('\n');
+    out.push_str(&summary::unknowns_summary(machine));
+    out
 }

@@ -1,15 +1,21 @@
 //! `hwsurvey snapshot -o FILE.tar.gz [--root DIR]`: runs the probe and archives exactly the
 //! files it read ([`hwsurvey_probe::SysRoot::accessed`]), under one top-level folder
 //! `hwsurvey-snapshot/`, so `hwsurvey probe --root <extracted>/hwsurvey-snapshot` gives the
-//! same Machine document (apart from `root`). Live-only facts that no file holds (cpuid, the
-//! sysconf page size) are written to `hwsurvey/live.json` inside the snapshot, where the
-//! probes look for them when reading a capture.
+//! same Machine document (apart from `root`).
+//!
+//! How: probe the machine once to learn which files the probes read; copy those files (and the
+//! directories they listed, and symlinks as symlinks) into a staging folder; write the
+//! live-only facts that no file holds (cpuid, the sysconf page size) to `hwsurvey/live.json`
+//! there; probe the staging folder (copying any file that second probe reads in addition, up
+//! to three rounds). The archive holds the staging folder plus `hwsurvey/machine.json`, the
+//! document of that last probe, which is what a probe of the extracted snapshot prints.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
+use hwsurvey_probe::cpu::{LiveFacts, LIVE_FACTS_PATH};
 use hwsurvey_probe::{probe_machine, SysRoot};
 
 /// Options of `hwsurvey snapshot`.
@@ -26,56 +32,137 @@ pub struct Args {
 /// Top-level folder inside the archive.
 pub const TOP: &str = "hwsurvey-snapshot";
 
+/// Where the probe's own document is kept inside the snapshot.
+pub const MACHINE_JSON: &str = "/hwsurvey/machine.json";
+
+/// Copies one accessed kernel path from `source` into the staging folder.
+fn stage(source: &SysRoot, staging: &Path, path: &str) -> anyhow::Result<()> {
+    let host = source.host_path(path);
+    let dest = staging.join(path.trim_start_matches('/'));
+    if dest.symlink_metadata().is_ok() {
+        return Ok(());
+    }
+    let meta = match host.symlink_metadata() {
+        Ok(m) => m,
+        Err(_) => return Ok(()),
+    };
+    if let Some(parent) = dest.parent() {
+        std::fs::create_dir_all(parent).with_context(|| format!("staging {path}"))?;
+    }
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(&host)?;
+        if host.is_dir() && target.is_relative() {
+            // Keep the link (probes read_link it) and make its target a real folder.
+            if let Some(parent) = dest.parent() {
+                std::fs::create_dir_all(parent.join(&target))?;
+            }
+        }
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&target, &dest)?;
+        return Ok(());
+    }
+    if host.is_dir() {
+        std::fs::create_dir_all(&dest)?;
+        return Ok(());
+    }
+    // Read again through the source root; a file that vanished since is skipped.
+    if let Ok(bytes) = source.read_bytes(path) {
+        std::fs::write(&dest, bytes)?;
+    }
+    Ok(())
+}
+
+fn append_tree(
+    tar: &mut tar::Builder<impl Write>,
+    staging: &Path,
+    dir: &Path,
+) -> anyhow::Result<()> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        let rel = p.strip_prefix(staging)?;
+        let name = format!("{TOP}/{}", rel.display());
+        let meta = p.symlink_metadata()?;
+        let mut h = tar::Header::new_gnu();
+        h.set_size(0);
+        if meta.file_type().is_symlink() {
+            h.set_entry_type(tar::EntryType::Symlink);
+            h.set_mode(0o777);
+            tar.append_link(&mut h, &name, std::fs::read_link(&p)?)?;
+        } else if meta.is_dir() {
+            h.set_entry_type(tar::EntryType::Directory);
+            h.set_mode(0o755);
+            tar.append_data(&mut h, format!("{name}/"), std::io::empty())?;
+            append_tree(tar, staging, &p)?;
+        } else {
+            let bytes = std::fs::read(&p)?;
+            h.set_entry_type(tar::EntryType::Regular);
+            h.set_mode(0o444);
+            h.set_size(bytes.len() as u64);
+            tar.append_data(&mut h, &name, bytes.as_slice())?;
+        }
+    }
+    Ok(())
+}
+
 /// Runs `hwsurvey snapshot`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let root = match &args.root {
+    let source = match &args.root {
         Some(dir) => SysRoot::new(dir),
         None => SysRoot::live(),
     };
-    let machine = probe_machine(&root);
+    let first = probe_machine(&source);
+    let tmp = tempfile::tempdir().context("staging folder")?;
+    let staging = tmp.path();
+    for path in source.accessed() {
+        stage(&source, staging, &path)?;
+    }
+    let facts_path = staging.join(LIVE_FACTS_PATH.trim_start_matches('/'));
+    if let Some(parent) = facts_path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(
+        &facts_path,
+        serde_json::to_vec_pretty(&LiveFacts::from_machine(&first))?,
+    )?;
+    let mut machine = first;
+    for _ in 0..3 {
+        let staged = SysRoot::new(staging);
+        machine = probe_machine(&staged);
+        let missing: Vec<String> = staged
+            .accessed()
+            .into_iter()
+            .filter(|p| !staging.join(p.trim_start_matches('/')).exists() && source.exists(p))
+            .collect();
+        if missing.is_empty() {
+            break;
+        }
+        for p in &missing {
+            stage(&source, staging, p)?;
+        }
+    }
+    let machine_json = staging.join(MACHINE_JSON.trim_start_matches('/'));
+    std::fs::write(&machine_json, serde_json::to_vec_pretty(&machine)?)?;
+
     let file = std::fs::File::create(&args.output)
         .with_context(|| format!("creating {}", args.output.display()))?;
     let gz = flate2::write::GzEncoder::new(file, flate2::Compression::default());
     let mut tar = tar::Builder::new(gz);
-    let mut dir_header = tar::Header::new_gnu();
-    dir_header.set_entry_type(tar::EntryType::Directory);
-    dir_header.set_mode(0o755);
-    dir_header.set_size(0);
-    tar.append_data(&mut dir_header.clone(), format!("{TOP}/"), std::io::empty())?;
-    let mut files = 0usize;
-    for path in root.accessed() {
-        let host = root.host_path(&path);
-        let name = format!("{TOP}/{}", path.trim_start_matches('/'));
-        if host.is_dir() {
-            tar.append_data(
-                &mut dir_header.clone(),
-                format!("{name}/"),
-                std::io::empty(),
-            )?;
-            continue;
-        }
-        // Read again through the same root; a file that vanished since is skipped.
-        let Ok(bytes) = root.read_bytes(&path) else {
-            continue;
-        };
-        let mut h = tar::Header::new_gnu();
-        h.set_entry_type(tar::EntryType::Regular);
-        h.set_mode(0o444);
-        h.set_size(bytes.len() as u64);
-        tar.append_data(&mut h, &name, bytes.as_slice())?;
-        files += 1;
-    }
-    let live = serde_json::to_vec_pretty(&hwsurvey_probe::cpu::LiveFacts::from_machine(&machine))?;
     let mut h = tar::Header::new_gnu();
-    h.set_entry_type(tar::EntryType::Regular);
-    h.set_mode(0o444);
-    h.set_size(live.len() as u64);
-    tar.append_data(&mut h, format!("{TOP}/hwsurvey/live.json"), live.as_slice())?;
+    h.set_entry_type(tar::EntryType::Directory);
+    h.set_mode(0o755);
+    h.set_size(0);
+    tar.append_data(&mut h, format!("{TOP}/"), std::io::empty())?;
+    append_tree(&mut tar, staging, staging)?;
     let gz = tar.into_inner()?;
     gz.finish()?.flush()?;
     eprintln!(
-        "hwsurvey: wrote {} ({files} files; probe with --root <extracted>/{TOP})",
-        args.output.display()
+        "hwsurvey: wrote {} ({} paths read; probe with --root <extracted>/{TOP})",
+        args.output.display(),
+        source.accessed().len()
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,197 @@
+//! End-to-end tests of `hwsurvey probe` and `hwsurvey snapshot`: the summary and the JSON on
+//! a real capture, the live machine, and the snapshot round trip (probe of the extracted
+//! snapshot gives the same Machine document apart from `root`).
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn shared() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        println!("SKIPPED: ../shared not found");
+        None
+    }
+}
+
+fn extract_gz(archive: &Path, into: &Path) {
+    std::fs::create_dir_all(into).expect("mkdir");
+    let file = std::fs::File::open(archive).expect("archive");
+    let mut tar = tar::Archive::new(flate2::read::GzDecoder::new(file));
+    for entry in tar.entries().expect("entries") {
+        let mut entry = entry.expect("entry");
+        if let Err(e) = entry.unpack_in(into) {
+            eprintln!("unpack {:?}: {e}", entry.path());
+        }
+    }
+}
+
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let out = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+fn without_root(mut v: serde_json::Value) -> serde_json::Value {
+    if let Some(o) = v.as_object_mut() {
+        o.remove("root");
+    }
+    v
+}
+
+/// Probe -> snapshot -> extract -> probe --root gives the same document.
+fn round_trip(root: Option<&Path>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let archive = tmp.path().join("snap.tar.gz");
+    let mut snap = vec![
+        "snapshot".to_string(),
+        "-o".to_string(),
+        archive.display().to_string(),
+    ];
+    let mut probe = vec!["probe".to_string(), "--json".to_string()];
+    if let Some(r) = root {
+        snap.extend(["--root".to_string(), r.display().to_string()]);
+        probe.extend(["--root".to_string(), r.display().to_string()]);
+    }
+    let probe_args: Vec<&str> = probe.iter().map(String::as_str).collect();
+    let before = json_of(&probe_args);
+    Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(&snap)
+        .assert()
+        .success();
+    let out = tmp.path().join("x");
+    extract_gz(&archive, &out);
+    let snap_root = out.join("hwsurvey-snapshot");
+    assert!(snap_root.join("proc/cpuinfo").is_file() || root.is_some());
+    let after = json_of(&[
+        "probe",
+        "--json",
+        "--root",
+        &snap_root.display().to_string(),
+    ]);
+    // Exactly the document the snapshot's own probe produced (apart from `root`).
+    let stored: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(snap_root.join("hwsurvey/machine.json")).unwrap())
+            .unwrap();
+    let (stored, after, before) = (
+        without_root(stored),
+        without_root(after),
+        without_root(before),
+    );
+    for key in ["cpu", "numa", "pages", "memory", "io", "os"] {
+        assert_eq!(
+            stored[key], after[key],
+            "section {key} differs after the snapshot round trip"
+        );
+    }
+    // And the same machine as a probe taken just before (values that do not move).
+    for (section, field) in [
+        ("cpu", "online"),
+        ("cpu", "topology"),
+        ("cpu", "caches"),
+        ("cpu", "kinds"),
+        ("cpu", "arch"),
+        ("cpu", "cpuid"),
+        ("pages", "base_page_size_bytes"),
+        ("pages", "thp"),
+        ("numa", "distances"),
+    ] {
+        assert_eq!(
+            before[section][field], after[section][field],
+            "{section}.{field}"
+        );
+    }
+}
+
+#[test]
+fn snapshot_round_trip_live() {
+    round_trip(None);
+}
+
+#[test]
+fn snapshot_round_trip_capture() {
+    let Some(shared) = shared() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    extract_gz(
+        &shared.join("fixtures/x86_64-firecracker-guest-epyc-2vcpu-thp-mthp/firecracker-guest-capture.tar.gz"),
+        tmp.path(),
+    );
+    round_trip(Some(&tmp.path().join("root")));
+}
+
+#[test]
+fn summary_of_a_capture_says_what_it_found_and_what_not() {
+    let Some(shared) = shared() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    extract_gz(
+        &shared.join("fixtures/s390x-z196-lpar-offline-books/s390-lpar.tar.gz"),
+        tmp.path(),
+    );
+    let out = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args([
+            "probe",
+            "--root",
+            &tmp.path().join("s390-lpar").display().to_string(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Architecture:        s390x"), "{text}");
+    assert!(
+        text.contains("CPUs online:         1-5,8-19 (17)"),
+        "{text}"
+    );
+    assert!(text.contains("Present but offline: 0,6-7 (3)"), "{text}");
+    assert!(
+        text.contains("no NUMA description (/sys/devices/system/node is missing)"),
+        "{text}"
+    );
+    let tail = text
+        .split("Could not be read")
+        .nth(1)
+        .expect("unknowns section last");
+    assert!(
+        tail.contains("/sys/devices/system/node is missing"),
+        "{tail}"
+    );
+}
+
+#[test]
+fn live_probe_prints_every_section() {
+    let out = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .arg("probe")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for heading in ["CPU\n", "NUMA\n", "Pages\n", "Could not be read ("] {
+        assert!(text.contains(heading), "missing {heading:?} in\n{text}");
+    }
+    let v = json_of(&["probe", "--json"]);
+    assert_eq!(v["schema_version"], 1);
+    assert!(v["cpu"]["online"]["known"].is_string());
+}
+
+#[test]
+fn bad_root_is_an_error() {
+    Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["probe", "--root", "/nonexistent/hwsurvey-root"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("not a directory"));
+}
