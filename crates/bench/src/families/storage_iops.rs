@@ -250,9 +250,13 @@ fn run_live(p: &PointParams, ctx: &RunContext<'_>) -> PointOutcome {
                 engine: EngineChoice::Auto,
             };
             let mut last = None;
+            let mut p99_ns: Vec<f64> = Vec::new();
+            let mut cpu_ns: Vec<Option<f64>> = Vec::new();
             let samples = ctx.repeat(|| -> Result<f64, StorageError> {
                 let r = run_point(&targets, &spec, &stop)?;
                 let iops = r.iops;
+                p99_ns.push(r.latency_p99_ns as f64);
+                cpu_ns.push(r.cpu_ns_per_io);
                 last = Some(r);
                 Ok(iops)
             });
@@ -273,7 +277,7 @@ fn run_live(p: &PointParams, ctx: &RunContext<'_>) -> PointOutcome {
             let block = pattern.block_bytes() as f64;
             let bw: Vec<f64> = iops.iter().map(|i| i * block).collect();
             let context: Vec<serde_json::Value> = p.targets.iter().map(device_context).collect();
-            let metrics = if pattern.is_random() {
+            let mut metrics = if pattern.is_random() {
                 vec![
                     Metric::throughput("iops", iops),
                     Metric::bandwidth_bytes_per_s(bw),
@@ -284,6 +288,11 @@ fn run_live(p: &PointParams, ctx: &RunContext<'_>) -> PointOutcome {
                     Metric::throughput("iops", iops),
                 ]
             };
+            metrics.push(Metric::latency("latency_p99_ns", p99_ns));
+            // CPU time per I/O, one value per window, only when every window had it.
+            if let Some(cpu) = cpu_ns.into_iter().collect::<Option<Vec<f64>>>() {
+                metrics.push(Metric::latency("cpu_ns_per_io", cpu));
+            }
             let m = Measurement {
                 metrics,
                 ..Default::default()
