@@ -537,7 +537,11 @@ pub fn summary(io: &Io) -> String {
                     out,
                     "    {} {} {ids}, {node}{link}",
                     d.address,
-                    d.class_name.as_deref().unwrap_or("class ?"),
+                    match (&d.class_name, d.class_code.known()) {
+                        (Some(n), _) => n.clone(),
+                        (None, Some(c)) => format!("class {c:#08x}"),
+                        (None, None) => "class ?".to_string(),
+                    },
                 );
             }
         }

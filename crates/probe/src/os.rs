@@ -734,6 +734,14 @@ pub fn probe(root: &SysRoot) -> Os {
     }
 }
 
+fn version(v: Option<CgroupVersion>) -> &'static str {
+    match v {
+        Some(CgroupVersion::V1) => "v1",
+        Some(CgroupVersion::V2) => "v2",
+        None => "no hierarchy",
+    }
+}
+
 fn show<T: std::fmt::Display>(p: &Probed<T>) -> String {
     match p {
         Probed::Known(v) => v.to_string(),
@@ -835,7 +843,7 @@ pub fn summary(os: &Os) -> String {
         Probed::Known(c) => {
             let _ = writeln!(
                 out,
-                "  cgroup cpu {} ({:?}), cpuset {}, memory {} ({:?})",
+                "  cgroup cpu {} ({}), cpuset {}, memory {} ({})",
                 match &c.cpu_max {
                     Probed::Known(CpuMax {
                         quota_us: Some(q),
@@ -844,14 +852,14 @@ pub fn summary(os: &Os) -> String {
                     Probed::Known(_) => "unlimited".into(),
                     Probed::Unknown(u) => format!("unknown ({u})"),
                 },
-                c.cpu_version,
+                version(c.cpu_version),
                 show(&c.cpuset_cpus),
                 match &c.memory_max_bytes {
                     Probed::Known(Some(b)) => hwsurvey_model::units::format_bytes_binary(*b),
                     Probed::Known(None) => "unlimited".into(),
                     Probed::Unknown(u) => format!("unknown ({u})"),
                 },
-                c.memory_version
+                version(c.memory_version)
             );
         }
         Probed::Unknown(u) => {

@@ -518,3 +518,60 @@ fn dmidecode_option_uses_text() {
         .to_string()
         .contains("not dmidecode"));
 }
+
+#[test]
+fn e2k_meminfo_full_size() {
+    let Some(text) = fixture_text("e2k-elbrus-16c-1s/linux_meminfo.log") else {
+        return;
+    };
+    let m = memory::meminfo::parse_meminfo(&text).unwrap();
+    // kB is KiB: 67108864 KiB = 64 GiB installed, of which the kernel manages 65858108 KiB.
+    assert_eq!(m.mem_full_size_bytes, Some(64 * GIB));
+    assert_eq!(m.mem_total_bytes, 65_858_108 * 1024);
+    assert_eq!(m.mem_available_bytes, Some(64_492_240 * 1024));
+}
+
+/// The Dell capture edited the way a technician would leave it: A6 pulled (socket A's sixth
+/// channel empty) and B1 swapped for a 16 GiB dual-rank module of another part number.
+#[test]
+fn dell_r640_empty_channel_and_mixed_modules() {
+    let Some(text) = fixture_text("x86_64-dell-r640-2s-dmidecode-24slots/dmidecode.txt") else {
+        return;
+    };
+    let mut records: Vec<String> = text.split("\n\n").map(str::to_string).collect();
+    for r in records.iter_mut() {
+        if r.contains("\tLocator: A6\n") {
+            *r = r.replace("Size: 8 GB", "Size: No Module Installed");
+        }
+        if r.contains("\tLocator: B1\n") {
+            *r = r
+                .replace("Size: 8 GB", "Size: 16384 MB")
+                .replace("Rank: 1", "Rank: 2")
+                .replace("9ASF1G72PZ-3G2E2", "18ASF2G72PDZ-3G2E1");
+        }
+    }
+    let m = parse_dmidecode_text(&records.join("\n\n")).unwrap();
+    let p = population::derive(&m);
+    assert_eq!(p.populated, 11);
+    assert_eq!(p.total_installed_bytes, 96 * GIB);
+    assert!(p.mixed_sizes && p.mixed_ranks && p.mixed_part_numbers);
+    assert!(!p.mixed_speeds);
+    assert_eq!(p.module_sizes_bytes, vec![8 * GIB, 16 * GIB]);
+    let sockets = p.sockets.known().unwrap();
+    assert_eq!(
+        sockets[0].empty_channels,
+        Probed::Known(vec!["ch5".to_string()])
+    );
+    assert_eq!(sockets[1].empty_channels, Probed::Known(vec![]));
+    assert_eq!(
+        sockets[0].peak_bandwidth_bytes_per_s,
+        Probed::Known(96_000_000_000)
+    );
+    assert_eq!(
+        p.peak_bandwidth.known().unwrap().bandwidth_bytes_per_s,
+        11 * 2400 * 1_000_000 * 8
+    );
+    let text = population::summary(&p);
+    assert!(text.contains("empty channels ch5"), "{text}");
+    assert!(text.contains("mixed sizes"), "{text}");
+}

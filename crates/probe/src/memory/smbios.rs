@@ -329,7 +329,7 @@ pub fn read(root: &SysRoot) -> Probed<SmbiosMemory> {
         Err(entries_err) if entries_err.is_missing() && table_err.is_missing() => {
             Probed::Unknown(Unknown::Other {
                 detail: format!(
-                    "SMBIOS unavailable: {DMI_TABLE} and {DMI_ENTRIES} are missing \
+                    "{DMI_TABLE} and {DMI_ENTRIES} are missing \
                      (no DMI in this VM or container, or a platform without SMBIOS such as \
                      most sparc64 and e2k machines)"
                 ),
