@@ -577,3 +577,47 @@ fn sparc64_r2000_cpuinfo_is_not_a_cpu_count() {
     assert_eq!(m.cpu.identity.mhz_values.len(), 8);
     assert_eq!(known(&m.pages.base_page_size_bytes), 8192);
 }
+
+/// Intel hybrid kinds from the kernel's PMU folders (`/sys/devices/cpu_core/cpus`,
+/// `/sys/devices/cpu_atom/cpus`, Linux >= 5.13), as on a live Alder/Raptor Lake; the tree is
+/// the raptorlake capture's first P-core (2 threads) and two E-cores, written from its facts.
+#[test]
+fn intel_hybrid_pmu_folders() {
+    let cpu = "/sys/devices/system/cpu";
+    let mut files = vec![
+        f("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 186\nmodel name\t: 13th Gen Intel(R) Core(TM) i7-1370P\nflags\t\t: fpu lm\n\n"),
+        f(format!("{cpu}/online"), "0-3\n"),
+        f("/sys/devices/cpu_core/cpus", "0-1\n"),
+        f("/sys/devices/cpu_atom/cpus", "2-3\n"),
+    ];
+    for (n, siblings) in [(0, "0-1"), (1, "0-1"), (2, "2"), (3, "3")] {
+        files.push(f(
+            format!("{cpu}/cpu{n}/topology/physical_package_id"),
+            "0\n",
+        ));
+        files.push(f(
+            format!("{cpu}/cpu{n}/topology/core_id"),
+            format!("{}\n", if n < 2 { 0 } else { 22 + n }),
+        ));
+        files.push(f(
+            format!("{cpu}/cpu{n}/topology/thread_siblings_list"),
+            format!("{siblings}\n"),
+        ));
+    }
+    let dir = tree(&files);
+    let m = probe(dir.path());
+    let kinds: Vec<(String, CpuSet, u32, u32)> = m
+        .cpu
+        .kinds
+        .iter()
+        .map(|k| (k.name.clone(), k.cpus.clone(), k.cores, k.threads_per_core))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("Intel P-core (performance)".to_string(), set("0-1"), 1, 2),
+            ("Intel E-core (efficiency)".to_string(), set("2-3"), 2, 1),
+        ]
+    );
+    assert!(m.cpu.kinds[0].source.contains("/sys/devices/cpu_core/cpus"));
+}

@@ -11,7 +11,9 @@
 
 use std::collections::BTreeMap;
 
-use hwsurvey_model::{CpuId, Probed, Unknown};
+#[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+use hwsurvey_model::Unknown;
+use hwsurvey_model::{CpuId, Probed};
 use serde::{Deserialize, Serialize};
 
 /// What cpuid says about the CPU the probe ran on.
@@ -250,9 +252,6 @@ pub fn probe_live() -> Probed<CpuidInfo> {
 pub fn live_hybrid_core_types() -> BTreeMap<CpuId, &'static str> {
     BTreeMap::new()
 }
-
-#[allow(dead_code)]
-fn _unused(_: Unknown) {}
 
 #[cfg(all(test, any(target_arch = "x86", target_arch = "x86_64")))]
 mod tests {
