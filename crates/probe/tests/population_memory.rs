@@ -148,6 +148,11 @@ fn oracle_x5_2_dmidecode_2_12() {
         assert_eq!(empty, ["D2", "D5", "D6", "D9"]);
     }
     assert!(p.peak_bandwidth.known().is_none());
+    let text = population::summary(&p);
+    assert!(
+        text.contains("arrays (populated/slots): 0x0035 4/6, 0x0041 4/6, 0x004D 4/6, 0x0059 4/6"),
+        "{text}"
+    );
 }
 
 #[test]

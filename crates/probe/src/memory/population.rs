@@ -635,6 +635,23 @@ pub fn summary(p: &Population) -> String {
             ""
         },
     );
+    if p.arrays.len() > 1 {
+        let arrays: Vec<String> = p
+            .arrays
+            .iter()
+            .map(|a| {
+                format!(
+                    "{} {}/{}",
+                    a.handle
+                        .map(|h| format!("0x{h:04X}"))
+                        .unwrap_or_else(|| "?".into()),
+                    a.populated,
+                    a.slots_declared.unwrap_or(a.slots_listed)
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "    arrays (populated/slots): {}", arrays.join(", "));
+    }
     match &p.sockets {
         Probed::Known(sockets) => {
             for s in sockets {
