@@ -387,6 +387,120 @@ pub fn outline(plan: &Plan) -> BTreeMap<String, Vec<String>> {
 mod tests {
     use super::*;
 
+    use crate::env::{CpuPlace, LastLevelCache};
+    use hwsurvey_model::{Probed, Unknown};
+    use hwsurvey_probe::{probe_machine, SysRoot};
+
+    /// A 4-CPU environment (2 cores x 2 threads), 8 MiB LLC, 100 MiB available, no cgroup limit.
+    fn env4() -> RunEnv {
+        let mut env = RunEnv::read(&SysRoot::new("/nonexistent-root"));
+        env.usable_cpus = (0..4).collect();
+        env.cpus = (0..4)
+            .map(|cpu| CpuPlace {
+                cpu,
+                package: Some(0),
+                core: Some(i64::from(cpu % 2)),
+                node: Some(0),
+            })
+            .collect();
+        env.llc = Probed::Known(LastLevelCache {
+            level: 3,
+            instance_size_bytes: 8 << 20,
+            instances: 1,
+            total_size_bytes: 8 << 20,
+        });
+        env.mem_available_bytes = Probed::Known(100 << 20);
+        env.cgroup_memory_limit_bytes = Probed::Unknown(Unknown::Other {
+            detail: "test".into(),
+        });
+        env
+    }
+
+    fn profile(budget_s: f64) -> Profile {
+        let text = format!(
+            "format_version = 1\nid = \"t\"\nversion = 1\ndescription = \"d\"\n[run]\nplacement = \"compact\"\nsample_min_s = 0.2\nsample_min_clock_ticks = 20\nwarmup_s = 0.1\nsamples_min = 3\nsamples_max = 5\ntarget_cv = 0.03\nmemory_fraction = 0.5\nmemory_llc_multiple = 4.0\nmemory_min_working_set_bytes = 1048576\noversubscription_factor = 2\nbudget_s = 100\n[families.\"mem.bandwidth\"]\nbudget_s = {budget_s}\n[families.\"mem.bandwidth\".params]\nstream_kernels = [\"triad\"]\nblock_sizes_bytes = [1024, 67108864]\nblock_ops = [\"read\"]\n"
+        );
+        Profile::parse("t.toml", &text, &crate::families::ids()).unwrap()
+    }
+
+    #[test]
+    fn plan_applies_the_rules() {
+        let env = env4();
+        let machine = probe_machine(&SysRoot::new("/nonexistent-root"));
+        let fams = crate::families::registry();
+        let plan = build_plan(
+            &profile(90.0),
+            &fams,
+            &machine,
+            &env,
+            &RunOptions::default(),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(plan.thread_counts, vec![1, 2, 4]);
+        // 4 x 8 MiB LLC = 32 MiB, under the 50 MiB cap (0.5 x 100 MiB)
+        assert_eq!(plan.memory_working_set_bytes, 32 << 20);
+        assert_eq!(plan.memory_cap_bytes, Some(50 << 20));
+        let f = &plan.families[0];
+        let ids: Vec<&str> = f.points.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "stream.triad/threads=1",
+                "stream.triad/threads=2",
+                "stream.triad/threads=4",
+                "read/block=1KiB/threads=1",
+                "read/block=1KiB/threads=2",
+                "read/block=1KiB/threads=4",
+            ]
+        );
+        // compact placement: SMT siblings (same core) first
+        assert_eq!(f.points[1].cpus, vec![0, 2]);
+        // 64 MiB blocks x threads exceed the 50 MiB cap
+        assert_eq!(f.skipped.len(), 3);
+        assert!(f.skipped.iter().all(|s| s.reason.contains("memory cap")));
+        assert!(f.points.iter().all(|p| p.memory_bytes <= 50 << 20));
+    }
+
+    #[test]
+    fn plan_respects_the_time_budget_and_only() {
+        let env = env4();
+        let machine = probe_machine(&SysRoot::new("/nonexistent-root"));
+        let fams = crate::families::registry();
+        let plan = build_plan(
+            &profile(2.0),
+            &fams,
+            &machine,
+            &env,
+            &RunOptions::default(),
+            &[],
+        )
+        .unwrap();
+        let f = &plan.families[0];
+        assert!(f.estimated_s <= 2.0);
+        assert_eq!(f.points.len(), 2, "two points of ~0.8 s fit in 2 s");
+        assert!(f.skipped.iter().any(|s| s.reason.contains("time budget")));
+        let only = build_plan(
+            &profile(90.0),
+            &fams,
+            &machine,
+            &env,
+            &RunOptions::default(),
+            &["cpu".to_string()],
+        )
+        .unwrap();
+        assert!(only.families.is_empty(), "mem.bandwidth filtered out");
+        let bad = build_plan(
+            &profile(90.0),
+            &fams,
+            &machine,
+            &env,
+            &RunOptions::default(),
+            &["nosuch".to_string()],
+        );
+        assert!(bad.unwrap_err().message.contains("--only nosuch"));
+    }
+
     #[test]
     fn thread_rule() {
         assert_eq!(thread_counts(1), vec![1]);

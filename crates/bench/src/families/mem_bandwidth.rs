@@ -216,6 +216,7 @@ fn run_stream(
 ) -> PointOutcome {
     let threads = point.cpus.len().max(1);
     let per_thread = (elements_total / threads as u64) as usize;
+    let store = store_kind(per_thread * 8);
     let timed = ctx.measure_parallel(
         point,
         |_w| -> Result<StreamArrays, String> {
@@ -235,7 +236,7 @@ fn run_stream(
         |state, reps| {
             let Ok(s) = state else { return };
             for _ in 0..reps {
-                stream_once(kernel, s);
+                stream_once(kernel, s, store);
             }
             consume(s.a.as_f64_mut().first().copied());
         },
@@ -255,6 +256,7 @@ fn run_stream(
         details: Default::default(),
     }
     .detail("credited_bytes_per_element", credited)
+    .detail("store", store)
     .detail("elements_per_thread", per_thread)
     .detail("reps_per_sample", timed.reps_per_sample)
     .detail("sample_s", &timed.sample_s)
@@ -262,10 +264,44 @@ fn run_stream(
     PointOutcome::Measured(m)
 }
 
-/// One pass of a STREAM kernel over one thread's arrays. Plain zipped iterators: the
-/// compiler vectorises them (no bounds checks in the loop).
-fn stream_once(kernel: StreamKernel, s: &mut StreamArrays) {
+/// How the STREAM kernels store: non-temporal stores (x86_64 SSE2 `movntpd`, as STREAM
+/// compiled with streaming stores and likwid-bench's `stream_mem` kernels do: no
+/// write-allocate read of the destination) for arrays that cannot be cache-resident, plain
+/// stores otherwise and on other architectures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StoreKind {
+    /// Ordinary stores (the compiler vectorises the loop).
+    Regular,
+    /// x86_64 SSE2 `movntpd` non-temporal stores, `sfence` after each pass.
+    NonTemporal,
+}
+
+/// Arrays of at least this many bytes use non-temporal stores where available.
+const NON_TEMPORAL_MIN_BYTES: usize = 1 << 20;
+
+fn store_kind(array_bytes: usize) -> StoreKind {
+    if cfg!(target_arch = "x86_64") && array_bytes >= NON_TEMPORAL_MIN_BYTES {
+        StoreKind::NonTemporal
+    } else {
+        StoreKind::Regular
+    }
+}
+
+/// One pass of a STREAM kernel over one thread's arrays.
+fn stream_once(kernel: StreamKernel, s: &mut StreamArrays, store: StoreKind) {
     let (a, b, c) = (&mut s.a, &mut s.b, &mut s.c);
+    #[cfg(target_arch = "x86_64")]
+    if store == StoreKind::NonTemporal {
+        match kernel {
+            StreamKernel::Copy => nt::copy(a.as_f64_mut(), c.as_f64_mut()),
+            StreamKernel::Scale => nt::scale(c.as_f64_mut(), b.as_f64_mut()),
+            StreamKernel::Add => nt::add(a.as_f64_mut(), b.as_f64_mut(), c.as_f64_mut()),
+            StreamKernel::Triad => nt::triad(b.as_f64_mut(), c.as_f64_mut(), a.as_f64_mut()),
+        }
+        return;
+    }
+    let _ = store;
     match kernel {
         StreamKernel::Copy => copy(a.as_f64_mut(), c.as_f64_mut()),
         StreamKernel::Scale => scale(c.as_f64_mut(), b.as_f64_mut()),
@@ -273,6 +309,8 @@ fn stream_once(kernel: StreamKernel, s: &mut StreamArrays) {
         StreamKernel::Triad => triad(b.as_f64_mut(), c.as_f64_mut(), a.as_f64_mut()),
     }
 }
+
+// Plain zipped iterators: no bounds checks in the loop, so the compiler vectorises them.
 
 #[inline(never)]
 fn copy(a: &[f64], c: &mut [f64]) {
@@ -299,6 +337,117 @@ fn add(a: &[f64], b: &[f64], c: &mut [f64]) {
 fn triad(b: &[f64], c: &[f64], a: &mut [f64]) {
     for ((a, b), c) in a.iter_mut().zip(b).zip(c) {
         *a = *b + SCALAR * *c;
+    }
+}
+
+/// Non-temporal-store STREAM kernels (x86_64 only; SSE2 is part of the x86_64 baseline).
+/// Each stores 16-byte pairs with `_mm_stream_pd` from a 16-byte aligned start (the
+/// buffers are page-aligned; a misaligned slice falls back to the plain kernel), unrolled
+/// to 8 elements (one 64-byte line) per iteration, scalar tail, `sfence` at the end.
+#[cfg(target_arch = "x86_64")]
+mod nt {
+    use std::arch::x86_64::{
+        __m128d, _mm_add_pd, _mm_loadu_pd, _mm_mul_pd, _mm_set1_pd, _mm_sfence, _mm_stream_pd,
+    };
+
+    use super::SCALAR;
+
+    /// Runs `f(i)` producing the pair for elements i, i+1 into `dst` with streaming stores.
+    #[inline(always)]
+    fn stream_into(
+        dst: &mut [f64],
+        n: usize,
+        f: impl Fn(usize) -> __m128d,
+        tail: impl Fn(usize) -> f64,
+    ) {
+        let n = n.min(dst.len());
+        let p = dst.as_mut_ptr();
+        let mut i = 0;
+        // SAFETY: i + 8 <= n <= dst.len(); p is 16-byte aligned (checked by callers), so
+        // p.add(i + k) with even i + k is too.
+        unsafe {
+            while i + 8 <= n {
+                _mm_stream_pd(p.add(i), f(i));
+                _mm_stream_pd(p.add(i + 2), f(i + 2));
+                _mm_stream_pd(p.add(i + 4), f(i + 4));
+                _mm_stream_pd(p.add(i + 6), f(i + 6));
+                i += 8;
+            }
+            _mm_sfence();
+        }
+        for (j, d) in dst.iter_mut().enumerate().take(n).skip(i) {
+            *d = tail(j);
+        }
+    }
+
+    fn aligned(dst: &[f64]) -> bool {
+        (dst.as_ptr() as usize).is_multiple_of(16)
+    }
+
+    #[inline(never)]
+    pub fn copy(a: &[f64], c: &mut [f64]) {
+        if !aligned(c) {
+            return super::copy(a, c);
+        }
+        let n = a.len().min(c.len());
+        let pa = a.as_ptr();
+        // SAFETY: every index passed is < n - 1 (pairs within n), n <= a.len().
+        stream_into(c, n, |i| unsafe { _mm_loadu_pd(pa.add(i)) }, |j| a[j]);
+    }
+
+    #[inline(never)]
+    pub fn scale(c: &[f64], b: &mut [f64]) {
+        if !aligned(b) {
+            return super::scale(c, b);
+        }
+        let n = c.len().min(b.len());
+        let pc = c.as_ptr();
+        // SAFETY: as in copy.
+        let s = unsafe { _mm_set1_pd(SCALAR) };
+        stream_into(
+            b,
+            n,
+            |i| unsafe { _mm_mul_pd(s, _mm_loadu_pd(pc.add(i))) },
+            |j| SCALAR * c[j],
+        );
+    }
+
+    #[inline(never)]
+    pub fn add(a: &[f64], b: &[f64], c: &mut [f64]) {
+        if !aligned(c) {
+            return super::add(a, b, c);
+        }
+        let n = a.len().min(b.len()).min(c.len());
+        let (pa, pb) = (a.as_ptr(), b.as_ptr());
+        // SAFETY: as in copy, n <= a.len(), b.len().
+        stream_into(
+            c,
+            n,
+            |i| unsafe { _mm_add_pd(_mm_loadu_pd(pa.add(i)), _mm_loadu_pd(pb.add(i))) },
+            |j| a[j] + b[j],
+        );
+    }
+
+    #[inline(never)]
+    pub fn triad(b: &[f64], c: &[f64], a: &mut [f64]) {
+        if !aligned(a) {
+            return super::triad(b, c, a);
+        }
+        let n = a.len().min(b.len()).min(c.len());
+        let (pb, pc) = (b.as_ptr(), c.as_ptr());
+        // SAFETY: as in copy, n <= b.len(), c.len().
+        let s = unsafe { _mm_set1_pd(SCALAR) };
+        stream_into(
+            a,
+            n,
+            |i| unsafe {
+                _mm_add_pd(
+                    _mm_loadu_pd(pb.add(i)),
+                    _mm_mul_pd(s, _mm_loadu_pd(pc.add(i))),
+                )
+            },
+            |j| b[j] + SCALAR * c[j],
+        );
     }
 }
 
@@ -385,27 +534,40 @@ mod tests {
 
     #[test]
     fn kernels_compute_stream_values() {
-        let mut s = StreamArrays {
-            a: PageBuffer::new(4096, PageMode::Default).unwrap(),
-            b: PageBuffer::new(4096, PageMode::Default).unwrap(),
-            c: PageBuffer::new(4096, PageMode::Default).unwrap(),
-        };
-        s.a.as_f64_mut().iter_mut().for_each(|v| *v = 1.0);
-        s.b.as_f64_mut().iter_mut().for_each(|v| *v = 2.0);
-        for k in [
-            StreamKernel::Copy,
-            StreamKernel::Scale,
-            StreamKernel::Add,
-            StreamKernel::Triad,
-        ] {
-            stream_once(k, &mut s);
+        // 8003 bytes -> 1000 elements: exercises the 8-element unrolled body and the tail
+        for store in [StoreKind::Regular, StoreKind::NonTemporal] {
+            let mut s = StreamArrays {
+                a: PageBuffer::new(8003, PageMode::Default).unwrap(),
+                b: PageBuffer::new(8003, PageMode::Default).unwrap(),
+                c: PageBuffer::new(8003, PageMode::Default).unwrap(),
+            };
+            // distinct values per element so a shifted or skipped element shows
+            for (i, v) in s.a.as_f64_mut().iter_mut().enumerate() {
+                *v = 1.0 + i as f64;
+            }
+            s.b.as_f64_mut().iter_mut().for_each(|v| *v = 2.0);
+            for k in [
+                StreamKernel::Copy,
+                StreamKernel::Scale,
+                StreamKernel::Add,
+                StreamKernel::Triad,
+            ] {
+                stream_once(k, &mut s, store);
+            }
+            // STREAM's sequence from a=x, b=2, c=0: c=x, b=3x, c=x+3x=4x, a=3x+3*4x=15x
+            let n = s.a.len() / 8;
+            assert_eq!(n, 1000);
+            for i in 0..n {
+                let x = 1.0 + i as f64;
+                assert_eq!(s.a.as_f64_mut()[i], 15.0 * x, "{store:?} a[{i}]");
+                assert_eq!(s.b.as_f64_mut()[i], 3.0 * x, "{store:?} b[{i}]");
+                assert_eq!(s.c.as_f64_mut()[i], 4.0 * x, "{store:?} c[{i}]");
+            }
         }
-        // STREAM's sequence from a=1, b=2, c=0: c=1, b=3, c=4, a=3+3*4=15
-        assert!(s.a.as_f64_mut().iter().all(|v| *v == 15.0));
-        assert!(s.b.as_f64_mut().iter().all(|v| *v == 3.0));
-        assert!(s.c.as_f64_mut().iter().all(|v| *v == 4.0));
         assert_eq!(StreamKernel::Triad.credited_bytes_per_element(), 24);
+        assert_eq!(StreamKernel::Add.credited_bytes_per_element(), 24);
         assert_eq!(StreamKernel::Copy.credited_bytes_per_element(), 16);
+        assert_eq!(StreamKernel::Scale.credited_bytes_per_element(), 16);
     }
 
     #[test]
