@@ -102,10 +102,11 @@ pub fn compare(
             ));
         }
     }
-    let mut tables = vec![machine_table(inputs, &flags)];
+    let mut tables = vec![machine_table(inputs, &flags), qualify_table(inputs, &flags)];
     for family in families(inputs) {
         tables.push(family_table(inputs, base, &family, &flags));
     }
+    tables.push(normalised_table(inputs, &tables, &flags));
     Ok(Comparison {
         platforms: labels.clone(),
         baseline: labels[base].clone(),
@@ -580,5 +581,167 @@ fn relative(m: &Result<&MetricResult, String>, b: &Result<&MetricResult, String>
             if better { "better" } else { "worse" }
         )),
         missing: None,
+    }
+}
+
+// ------------------------------------------------------------------ qualification
+
+/// Qualification findings of each result's machine (and its measured figures), rule by rule:
+/// the worst verdict and its one-line summary.
+fn qualify_table(inputs: &[Input], flags: &[String]) -> Table {
+    let rules = hwsurvey_qualify::RuleSet::builtin();
+    let reports: Vec<Result<hwsurvey_qualify::Report, String>> = inputs
+        .iter()
+        .map(|i| {
+            let machine: hwsurvey_probe::Machine =
+                serde_json::from_value(i.file.machine.clone())
+                    .map_err(|e| format!("machine document not readable by this hwsurvey: {e}"))?;
+            let mut facts = hwsurvey_qualify::from_machine(&machine);
+            facts.result = hwsurvey_model::Probed::Known(hwsurvey_qualify::machine::result_facts(
+                &i.label, &i.file,
+            ));
+            Ok(hwsurvey_qualify::qualify(&i.label, &facts, &rules))
+        })
+        .collect();
+    let rows = hwsurvey_qualify::RULES
+        .iter()
+        .map(|def| Row {
+            label: def.id.to_string(),
+            unit: None,
+            cells: reports
+                .iter()
+                .map(|r| match r {
+                    Err(why) => Cell::missing(why.clone()),
+                    Ok(r) => {
+                        let found: Vec<&hwsurvey_qualify::Finding> =
+                            r.findings.iter().filter(|f| f.rule == def.id).collect();
+                        match found.iter().max_by_key(|f| f.verdict) {
+                            None => Cell::missing("rule disabled"),
+                            Some(worst) => Cell {
+                                text: worst.verdict.word().to_string(),
+                                value: None,
+                                note: Some(
+                                    found
+                                        .iter()
+                                        .map(|f| f.summary.trim_start_matches("not evaluated: "))
+                                        .collect::<Vec<_>>()
+                                        .join("; "),
+                                ),
+                                missing: None,
+                            },
+                        }
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    let mut notes = flags.to_vec();
+    notes.push("hwsurvey qualify's built-in rules over each result's machine document and figures; run `hwsurvey qualify RESULT.json` for evidence and fixes".into());
+    Table {
+        id: "qualify".into(),
+        title: "Qualification".into(),
+        row_header: "rule".into(),
+        columns: inputs.iter().map(|i| i.label.clone()).collect(),
+        rows,
+        notes,
+    }
+}
+
+// ------------------------------------------------------------------ normalised views
+
+/// What a normalised view divides by, read from a result file.
+type Divisor = fn(&ResultFile) -> Result<f64, String>;
+
+fn cores(f: &ResultFile) -> Result<f64, String> {
+    known(f.machine.pointer("/cpu/topology/cores"))?
+        .as_f64()
+        .filter(|c| *c > 0.0)
+        .ok_or_else(|| "core count not known".into())
+}
+
+fn ghz(f: &ResultFile) -> Result<f64, String> {
+    f.machine
+        .pointer("/cpu/kinds")
+        .and_then(Value::as_array)
+        .and_then(|k| {
+            k.iter()
+                .filter_map(|k| k.get("max_freq_khz").and_then(Value::as_f64))
+                .reduce(f64::max)
+        })
+        .map(|khz| khz / 1e6)
+        .filter(|g| *g > 0.0)
+        .ok_or_else(|| "clock not known (no cpufreq cpuinfo_max_freq)".into())
+}
+
+fn channels(f: &ResultFile) -> Result<f64, String> {
+    let p = known(f.machine.pointer("/memory/population"))?;
+    known(p.get("peak_bandwidth"))?
+        .get("populated_channels")
+        .and_then(Value::as_f64)
+        .filter(|c| *c > 0.0)
+        .ok_or_else(|| "populated channels not known".into())
+}
+
+/// Best headline value per family and platform, divided by cores, by GHz of the fastest core
+/// kind, and by populated memory channels (bandwidth only).
+fn normalised_table(inputs: &[Input], tables: &[Table], flags: &[String]) -> Table {
+    let mut rows = Vec::new();
+    for t in tables.iter().filter(|t| t.id.starts_with("family:")) {
+        let family = &t.title;
+        // best value per platform over the family's rows of its most common unit
+        let Some(unit) = t.rows.iter().find_map(|r| r.unit.clone()) else {
+            continue;
+        };
+        let lower_better = unit == "ns";
+        let best: Vec<Option<f64>> = (0..inputs.len())
+            .map(|k| {
+                t.rows
+                    .iter()
+                    .filter(|r| r.unit.as_deref() == Some(unit.as_str()))
+                    .filter_map(|r| r.cells.get(k).and_then(|c| c.value))
+                    .reduce(if lower_better { f64::min } else { f64::max })
+            })
+            .collect();
+        if lower_better {
+            continue; // a latency per core or per GHz means nothing
+        }
+        let views: [(&str, Divisor); 3] = [
+            ("per core", cores),
+            ("per GHz", ghz),
+            ("per populated memory channel", channels),
+        ];
+        for (name, div) in views {
+            if name.ends_with("channel") && !(unit == "bytes_per_s" && family.starts_with("mem.")) {
+                continue;
+            }
+            rows.push(Row {
+                label: format!("{family} best {name}"),
+                unit: Some(unit.clone()),
+                cells: inputs
+                    .iter()
+                    .zip(&best)
+                    .map(|(i, b)| match (b, div(&i.file)) {
+                        (None, _) => Cell::missing("no measured value"),
+                        (Some(_), Err(why)) => Cell::missing(why),
+                        (Some(v), Ok(d)) => Cell {
+                            text: human(v / d, &unit),
+                            value: Some(v / d),
+                            note: None,
+                            missing: None,
+                        },
+                    })
+                    .collect(),
+            });
+        }
+    }
+    let mut notes = flags.to_vec();
+    notes.push("best = highest median of the family's rows; per GHz uses the fastest core kind's cpuinfo_max_freq".into());
+    Table {
+        id: "normalised".into(),
+        title: "Normalised views".into(),
+        row_header: "figure".into(),
+        columns: inputs.iter().map(|i| i.label.clone()).collect(),
+        rows,
+        notes,
     }
 }

@@ -184,22 +184,41 @@ pub fn result(s: &Spec) -> ResultFile {
             skipped: vec![],
         });
     }
-    let machine = serde_json::json!({
-        "schema_version": 1,
-        "cpu": {
-            "identity": {"model_name": format!("Synthetic {} CPU", s.arch)},
-            "topology": {"packages": {"known": 1}, "cores": {"known": s.cpus}, "threads": s.cpus},
-            "kinds": [{"name": format!("{} core", s.arch), "cores": s.cpus}],
-            "caches": [
-                {"level": 1, "cache_type": "data", "size_bytes": {"known": 32768}, "instances": s.cpus},
-                {"level": 2, "cache_type": "unified", "size_bytes": {"unknown": {"reason": "missing", "path": "/sys/devices/system/cpu/cpu0/cache/index2/size"}}, "instances": 1}
-            ]
-        },
-        "numa": {"nodes": [{"node": 0}], "distances": {"known": {"nodes": [0], "matrix": [[10]]}}},
-        "pages": {"base_page_size_bytes": {"known": if s.arch == "sparc64" { 8192 } else { 4096 }}, "hugetlb": [{"system": {"page_size_bytes": 2097152}}], "thp": {"enabled": {"known": {"selected": "madvise", "choices": ["always", "madvise", "never"]}}}},
-        "memory": {"population": {"unknown": {"reason": "not_on_this_platform", "detail": "no SMBIOS under qemu-user"}}},
-        "io": {"pci": {"known": []}}
-    });
+    // A real probe document (of an empty root: every field unknown with its reason), with
+    // the synthetic identity set where the probe would have found one.
+    let mut machine = serde_json::to_value(hwsurvey_probe::probe_machine(
+        &hwsurvey_probe::SysRoot::new("/nonexistent-synthetic-root"),
+    ))
+    .unwrap_or(serde_json::Value::Null);
+    let mut set = |ptr: &str, v: serde_json::Value| {
+        if let Some(slot) = machine.pointer_mut(ptr) {
+            *slot = v;
+        }
+    };
+    set("/root", serde_json::json!("synthetic"));
+    set(
+        "/cpu/identity/model_name",
+        serde_json::json!(format!("Synthetic {} CPU", s.arch)),
+    );
+    set("/cpu/topology/packages", serde_json::json!({"known": 1}));
+    set("/cpu/topology/cores", serde_json::json!({"known": s.cpus}));
+    set("/cpu/topology/threads", serde_json::json!(s.cpus));
+    set(
+        "/cpu/possible",
+        serde_json::json!({"known": format!("0-{}", s.cpus - 1)}),
+    );
+    set(
+        "/cpu/present",
+        serde_json::json!({"known": format!("0-{}", s.cpus - 1)}),
+    );
+    set(
+        "/cpu/online",
+        serde_json::json!({"known": format!("0-{}", s.cpus - 1)}),
+    );
+    set(
+        "/pages/base_page_size_bytes",
+        serde_json::json!({"known": if s.arch == "sparc64" { 8192 } else { 4096 }}),
+    );
     ResultFile {
         schema: RESULT_SCHEMA.into(),
         schema_version: RESULT_SCHEMA_VERSION,
