@@ -33,6 +33,9 @@ pub struct Pages {
     pub default_hugepage_size_bytes: Probed<u64>,
     /// One pool per huge page size, ascending.
     pub hugetlb: Vec<HugePool>,
+    /// Where [`Pages::hugetlb`] came from: `/sys/kernel/mm/hugepages`, or, on kernels and
+    /// captures without it, the default size's `HugePages_*` lines of `/proc/meminfo`.
+    pub hugetlb_source: String,
     /// Sum over sizes of total pages x size, bytes (B10: 2 x 1 GiB + 1024 x 2 MiB = 4 GiB).
     pub hugetlb_total_bytes: Probed<u64>,
     /// Sum over sizes of free pages x size, bytes.
@@ -201,6 +204,42 @@ pub fn parse_smaps_kernel_page_size(text: &str) -> Option<u64> {
         .and_then(|v| v.checked_mul(1024))
 }
 
+/// The huge page lines of /proc/meminfo: the default size's pool and, since Linux 4.16,
+/// `Hugetlb:` (all sizes together, kB = KiB).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MeminfoHuge {
+    /// `HugePages_Total`.
+    pub total_pages: u64,
+    /// `HugePages_Free`.
+    pub free_pages: u64,
+    /// `HugePages_Rsvd`.
+    pub reserved_pages: u64,
+    /// `HugePages_Surp`.
+    pub surplus_pages: u64,
+    /// `Hugepagesize`, bytes.
+    pub page_size_bytes: u64,
+    /// `Hugetlb`, bytes (all sizes), when the kernel prints it.
+    pub hugetlb_bytes: Option<u64>,
+}
+
+/// Parses the huge page lines of /proc/meminfo; `None` when the pool lines are absent.
+pub fn parse_meminfo_huge(text: &str) -> Option<MeminfoHuge> {
+    let field = |key: &str| -> Option<u64> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+    };
+    Some(MeminfoHuge {
+        total_pages: field("HugePages_Total")?,
+        free_pages: field("HugePages_Free")?,
+        reserved_pages: field("HugePages_Rsvd")?,
+        surplus_pages: field("HugePages_Surp")?,
+        page_size_bytes: field("Hugepagesize")?.checked_mul(1024)?,
+        hugetlb_bytes: field("Hugetlb").and_then(|k| k.checked_mul(1024)),
+    })
+}
+
 /// `Hugepagesize:    2048 kB` of /proc/meminfo, bytes.
 pub fn parse_meminfo_hugepagesize(text: &str) -> Option<u64> {
     text.lines()
@@ -340,6 +379,44 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
             }
         }
     }
+    let meminfo_text = root.read("/proc/meminfo");
+    let mut hugetlb_source = HUGE_DIR.to_string();
+    let mut hugetlb_missing = hugetlb_missing;
+    let mut meminfo_total: Option<Probed<u64>> = None;
+    if hugetlb_missing.is_some() {
+        if let Some(h) = meminfo_text
+            .as_ref()
+            .ok()
+            .and_then(|t| parse_meminfo_huge(t))
+        {
+            hugetlb_source = "/proc/meminfo HugePages_* (default size only)".to_string();
+            hugetlb_missing = None;
+            hugetlb.push(HugePool {
+                system: PoolCounts {
+                    page_size_bytes: h.page_size_bytes,
+                    total_pages: Probed::Known(h.total_pages),
+                    free_pages: Probed::Known(h.free_pages),
+                    reserved_pages: Some(Probed::Known(h.reserved_pages)),
+                    surplus_pages: Probed::Known(h.surplus_pages),
+                    total_bytes: Probed::Known(h.total_pages.saturating_mul(h.page_size_bytes)),
+                },
+                overcommit_pages: Probed::Unknown(Unknown::Missing {
+                    path: format!(
+                        "{HUGE_DIR}/hugepages-{}kB/nr_overcommit_hugepages",
+                        h.page_size_bytes / 1024
+                    ),
+                }),
+                per_node: Vec::new(),
+            });
+            // Other sizes are not in these lines; `Hugetlb:` (Linux >= 4.16) has them all.
+            meminfo_total = Some(match h.hugetlb_bytes {
+                Some(b) => Probed::Known(b),
+                None => Probed::Unknown(Unknown::Other {
+                    detail: "/proc/meminfo has no Hugetlb line and /sys/kernel/mm/hugepages is missing: only the default size is known".into(),
+                }),
+            });
+        }
+    }
     let (hugetlb_total_bytes, hugetlb_free_bytes) = match hugetlb_missing {
         Some(e) => {
             let u: Unknown = e.into();
@@ -358,7 +435,16 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
             ),
         ),
     };
-    let default_hugepage_size_bytes = match root.read("/proc/meminfo") {
+    // From /proc/meminfo, free pages are known for the default size only: the free total is
+    // known when the default size holds all huge page memory.
+    let hugetlb_free_bytes = match &meminfo_total {
+        Some(t) if t.known() != hugetlb_total_bytes.known() => Probed::Unknown(Unknown::Other {
+            detail: "free huge pages of non-default sizes are not in /proc/meminfo".into(),
+        }),
+        _ => hugetlb_free_bytes,
+    };
+    let hugetlb_total_bytes = meminfo_total.unwrap_or(hugetlb_total_bytes);
+    let default_hugepage_size_bytes = match meminfo_text {
         Ok(t) => match parse_meminfo_hugepagesize(&t) {
             Some(v) => Probed::Known(v),
             None => Probed::Unknown(Unknown::Invalid {
@@ -452,6 +538,7 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
         base_page_size_source,
         default_hugepage_size_bytes,
         hugetlb,
+        hugetlb_source,
         hugetlb_total_bytes,
         hugetlb_free_bytes,
         hugetlb_per_node,

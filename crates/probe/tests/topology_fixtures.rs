@@ -546,6 +546,20 @@ fn e2k_cpuinfo_16c_and_2c3() {
     assert_eq!((known(&l3.size_bytes), l3.instances), (32 * MIB, 1));
     let l2 = one_cache(&m, 2, CacheType::Unified);
     assert_eq!((known(&l2.size_bytes), l2.instances), (MIB, 16));
+    // Huge pages from /proc/meminfo when the capture has no /sys/kernel/mm/hugepages:
+    // HugePages_Total 256 of 2048 kB; Hugetlb: 524288 kB.
+    let meminfo = fixture_text("e2k-elbrus-16c-1s", "linux_meminfo.log").unwrap();
+    let dir = tree(&[
+        f("/proc/cpuinfo", text.clone()),
+        f("/proc/meminfo", meminfo),
+    ]);
+    let m = probe(dir.path());
+    assert_eq!(m.pages.hugetlb.len(), 1);
+    assert_eq!(m.pages.hugetlb[0].system.page_size_bytes, 2 * MIB);
+    assert_eq!(known(&m.pages.hugetlb[0].system.total_pages), 256);
+    assert_eq!(known(&m.pages.hugetlb_total_bytes), 512 * MIB);
+    assert_eq!(known(&m.pages.hugetlb_free_bytes), 512 * MIB);
+    assert!(m.pages.hugetlb_source.contains("/proc/meminfo"));
 
     let text = fixture_text("e2k-elbrus-2c3-1s", "cpuinfo.txt").unwrap();
     let ci = cpuinfo::parse_cpuinfo(&text);
