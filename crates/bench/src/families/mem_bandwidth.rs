@@ -14,6 +14,8 @@
 //! block once; bandwidth = block bytes x threads x repetitions / time. Small blocks are
 //! cache-resident on purpose: the curve over block size shows each cache level.
 
+use std::sync::Mutex;
+
 use serde::{Deserialize, Serialize};
 
 use crate::alloc::{PageBuffer, PageMode};
@@ -217,11 +219,14 @@ fn run_stream(
     let threads = point.cpus.len().max(1);
     let per_thread = (elements_total / threads as u64) as usize;
     let store = store_kind(per_thread * 8);
+    let setup_error = Mutex::new(None);
     let timed = ctx.measure_parallel(
         point,
         |_w| -> Result<StreamArrays, String> {
-            let alloc =
-                || PageBuffer::new(per_thread * 8, PageMode::Default).map_err(|e| e.to_string());
+            let alloc = || {
+                PageBuffer::new(per_thread * 8, PageMode::Default)
+                    .map_err(|e| remember(&setup_error, e.to_string()))
+            };
             let mut s = StreamArrays {
                 a: alloc()?,
                 b: alloc()?,
@@ -241,6 +246,10 @@ fn run_stream(
             consume(s.a.as_f64_mut().first().copied());
         },
     );
+    if let Some(error) = setup_error.into_inner().ok().flatten() {
+        // a worker could not allocate: its (empty) timings mean nothing
+        return PointOutcome::Failed { error };
+    }
     let timed = match timed {
         Ok(t) => t,
         Err(e) => {
@@ -452,11 +461,12 @@ mod nt {
 }
 
 fn run_block(point: &Point, ctx: &RunContext<'_>, op: BlockOp, size: u64) -> PointOutcome {
+    let setup_error = Mutex::new(None);
     let timed = ctx.measure_parallel(
         point,
         |w| -> Result<PageBuffer, String> {
-            let mut b =
-                PageBuffer::new(size as usize, PageMode::Default).map_err(|e| e.to_string())?;
+            let mut b = PageBuffer::new(size as usize, PageMode::Default)
+                .map_err(|e| remember(&setup_error, e.to_string()))?;
             b.as_u64_mut()
                 .iter_mut()
                 .enumerate()
@@ -481,6 +491,10 @@ fn run_block(point: &Point, ctx: &RunContext<'_>, op: BlockOp, size: u64) -> Poi
             }
         },
     );
+    if let Some(error) = setup_error.into_inner().ok().flatten() {
+        // a worker could not allocate: its (empty) timings mean nothing
+        return PointOutcome::Failed { error };
+    }
     let timed = match timed {
         Ok(t) => t,
         Err(e) => {
@@ -528,6 +542,14 @@ fn write_fill(words: &mut [u64], value: u64) {
     }
 }
 
+/// Keeps the first setup error of any worker.
+fn remember(slot: &Mutex<Option<String>>, error: String) -> String {
+    if let Ok(mut s) = slot.lock() {
+        s.get_or_insert_with(|| error.clone());
+    }
+    error
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -568,6 +590,66 @@ mod tests {
         assert_eq!(StreamKernel::Add.credited_bytes_per_element(), 24);
         assert_eq!(StreamKernel::Copy.credited_bytes_per_element(), 16);
         assert_eq!(StreamKernel::Scale.credited_bytes_per_element(), 16);
+    }
+
+    fn settings() -> crate::profile::RunSettings {
+        crate::profile::RunSettings {
+            placement: crate::affinity::Placement::Compact,
+            sample_min_s: 0.005,
+            sample_min_clock_ticks: 20,
+            warmup_s: 0.0,
+            samples_min: 2,
+            samples_max: 3,
+            target_cv: 0.5,
+            memory_fraction: 0.5,
+            memory_llc_multiple: 1.0,
+            memory_min_working_set_bytes: 1 << 20,
+            memory_max_working_set_bytes: None,
+            oversubscription_factor: 2,
+            budget_s: 10.0,
+        }
+    }
+
+    fn block_point(size: u64, threads: usize) -> Point {
+        Point {
+            family: "mem.bandwidth".into(),
+            id: "test".into(),
+            threads,
+            placement: crate::affinity::Placement::Compact,
+            cpus: vec![0; threads],
+            params: serde_json::to_value(PointParams::Block {
+                op: BlockOp::Read,
+                block_size_bytes: size,
+            })
+            .unwrap(),
+            memory_bytes: size,
+            estimated_s: 0.1,
+        }
+    }
+
+    #[test]
+    fn run_point_measures_and_reports_allocation_failure() {
+        let settings = settings();
+        let env = crate::env::RunEnv::read(&hwsurvey_probe::SysRoot::new("/nonexistent-root"));
+        let options = crate::plan::RunOptions::default();
+        let cancel = std::sync::atomic::AtomicBool::new(false);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let ctx = RunContext::new(&settings, &env, &options, &cancel, deadline);
+        match MemBandwidth.run_point(&block_point(64 << 10, 2), &ctx) {
+            PointOutcome::Measured(m) => {
+                let bw = &m.metrics[0];
+                assert_eq!(bw.name, "bandwidth_bytes_per_s");
+                assert!(bw.samples.len() >= 2 && bw.samples.len() <= 3);
+                assert!(bw.samples.iter().all(|v| v.is_finite() && *v > 0.0));
+                assert_eq!(m.pins.len(), 2);
+            }
+            other => panic!("{other:?}"),
+        }
+        // 2^60 bytes cannot be had: the point fails with the reason, no bogus bandwidth
+        match MemBandwidth.run_point(&block_point(1 << 60, 1), &ctx) {
+            PointOutcome::Failed { error } => assert!(error.contains("cannot allocate"), "{error}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
