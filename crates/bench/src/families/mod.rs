@@ -42,8 +42,11 @@
 //!      loaded latency), with `worker.barrier`; `ctx.repeat(|| one_sample)` applies the
 //!      adaptive rule to samples you time yourself; `ctx.cancelled()` / `ctx.time_left()` in
 //!      long loops.
-//!    - `crate::alloc::PageBuffer` allocates with a page mode (base, THP, hugetlbfs) and
-//!      reports the backing obtained (from /proc/self/smaps).
+//!    - `crate::pages::PageBuffer::allocate(mode, len)` allocates with a page mode (base,
+//!      THP, hugetlbfs of each size) and verifies the backing obtained from /proc/self/smaps
+//!      (use it where the page mode is under test, as mem.latency does);
+//!      `crate::alloc::PageBuffer::new(len, mode)` is the plain page-aligned, zero-filled,
+//!      untouched-until-first-write buffer the bandwidth kernels use.
 //!
 //!    Return [`PointOutcome::Measured`] with one or more [`Metric`]s of raw samples
 //!    (name with unit: `bandwidth_bytes_per_s`, `latency_ns`, `ops_per_s`; the first is the
