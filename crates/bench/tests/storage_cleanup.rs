@@ -133,3 +133,24 @@ fn stop_during_precondition_and_panic_leave_nothing() {
         "test file left behind after a panic"
     );
 }
+
+#[test]
+fn files_of_killed_runs_are_swept_and_nothing_else() {
+    use hwsurvey_bench::storage::target::{sweep_stale, test_file_pid, FILE_PREFIX};
+    let dir = tempfile::tempdir().unwrap();
+    // pid 2^22 + 1 is above the kernel's PID_MAX_LIMIT (2^22): no such process can exist.
+    let dead = dir.path().join(format!("{FILE_PREFIX}4194305-0.tmp"));
+    let mine = dir
+        .path()
+        .join(format!("{FILE_PREFIX}{}-99.tmp", std::process::id()));
+    let other = dir.path().join("user-data.tmp");
+    let lookalike = dir.path().join(format!("{FILE_PREFIX}4194305-x.tmp"));
+    for p in [&dead, &mine, &other, &lookalike] {
+        std::fs::write(p, b"x").unwrap();
+    }
+    assert_eq!(test_file_pid(&format!("{FILE_PREFIX}123-4.tmp")), Some(123));
+    assert_eq!(test_file_pid("user-data.tmp"), None);
+    assert_eq!(sweep_stale(dir.path()), vec![dead.clone()]);
+    assert!(!dead.exists());
+    assert!(mine.exists() && other.exists() && lookalike.exists());
+}

@@ -49,6 +49,37 @@ pub fn live_test_files() -> Vec<PathBuf> {
     LIVE.lock().map(|v| v.clone()).unwrap_or_default()
 }
 
+/// The pid in a test file name `.hwsurvey-storage-<pid>-<n>.tmp`, if the name has that form.
+pub fn test_file_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix(FILE_PREFIX)?.strip_suffix(".tmp")?;
+    let (pid, n) = rest.split_once('-')?;
+    n.parse::<u64>().ok()?;
+    pid.parse().ok()
+}
+
+/// Removes test files that an earlier hwsurvey process left in `dir` when it was killed before
+/// its guards ran (a second Ctrl-C, SIGKILL): only names of the exact form
+/// `.hwsurvey-storage-<pid>-<n>.tmp` whose process no longer exists (no `/proc/<pid>`), and only
+/// regular files. Returns the paths removed.
+pub fn sweep_stale(dir: &Path) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return removed;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = test_file_pid(&name) else {
+            continue;
+        };
+        let alive = pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists();
+        let is_file = e.file_type().map(|t| t.is_file()).unwrap_or(false);
+        if !alive && is_file && std::fs::remove_file(e.path()).is_ok() {
+            removed.push(e.path());
+        }
+    }
+    removed
+}
+
 /// A file that this process created and will remove when dropped.
 #[derive(Debug)]
 pub struct CreatedFile {
@@ -270,6 +301,7 @@ pub fn create_test_file(
     }
     // Created without O_DIRECT first: some kernels create the inode before rejecting O_DIRECT,
     // which would leave a file no guard knows about.
+    sweep_stale(dir);
     let (created, _plain) = CreatedFile::create_in(dir, size_bytes)?;
     let file = std::fs::OpenOptions::new()
         .read(true)
