@@ -261,11 +261,13 @@ pub fn place(d: &MemoryDevice, vendor: Option<&str>, channels: Option<u32>) -> S
         }
         None
     });
-    // The last letter+number token that is not the socket token.
+    // The last letter+number token that is not the socket token (`DIMM_P0_A0` -> A0, and
+    // `N1 DIMM_N0` -> N0, channel N).
+    let socket_token = socket_in(loc);
     let slot_token = toks
         .iter()
         .rev()
-        .filter(|t| !(t.starts_with('P') || t.starts_with('N')) || toks.len() == 1)
+        .filter(|t| Some(t.as_str()) != socket_token.as_deref())
         .find_map(|t| letter_number(t));
     let has_dimm_word = toks.iter().any(|t| t == "DIMM");
 
@@ -728,6 +730,63 @@ mod tests {
             channels_per_socket("Cavium ThunderX2(R) CPU CN9975 v2.1"),
             None
         );
+    }
+
+    fn dev(locator: &str, bank: &str) -> MemoryDevice {
+        MemoryDevice {
+            handle: None,
+            array_handle: None,
+            locator: Some(locator.into()),
+            bank_locator: Some(bank.into()),
+            size: super::super::ModuleSize::Installed {
+                size_bytes: 1 << 30,
+            },
+            memory_type: None,
+            memory_type_raw: None,
+            form_factor: None,
+            speed_mt_per_s: None,
+            configured_speed_mt_per_s: None,
+            rank: None,
+            manufacturer: None,
+            part_number: None,
+            total_width_bits: None,
+            data_width_bits: None,
+        }
+    }
+
+    #[test]
+    fn channel_tokens() {
+        let ch = |l: &str, b: &str| place(&dev(l, b), None, None);
+        let p = ch("N1 DIMM_N0", "");
+        assert_eq!(
+            (p.socket.as_deref(), p.channel),
+            (Some("N1"), Probed::Known("N".into()))
+        );
+        let p = ch("DIMM_P0_A0", "N0");
+        assert_eq!(
+            (p.socket.as_deref(), p.channel),
+            (Some("P0"), Probed::Known("A".into()))
+        );
+        let p = ch("CPU1_DIMM_B2", "");
+        assert_eq!(
+            (p.socket.as_deref(), p.channel),
+            (Some("CPU1"), Probed::Known("B".into()))
+        );
+        let p = ch("ChannelA-DIMM0", "BANK 0");
+        assert_eq!(p.channel, Probed::Known("A".into()));
+        let p = ch("Controller1-DIMM1", "BANK 0");
+        assert_eq!(p.channel, Probed::Known("Controller1".into()));
+        assert!(ch("DIMM 3", "Bank 3").channel.known().is_none());
+        assert!(ch("D7", "/SYS/MB/P1").channel.known().is_none());
+        // Dell: the letter is the socket, numbers run across the channels first.
+        let p = place(&dev("B8", ""), Some("Dell Inc."), Some(6));
+        assert_eq!(
+            (p.socket.as_deref(), p.channel),
+            (Some("B"), Probed::Known("ch1".into()))
+        );
+        let p = place(&dev("A5", ""), Some("Dell Inc."), None);
+        assert_eq!(p.socket.as_deref(), Some("A"));
+        assert!(p.channel.known().is_none());
     }
 
     #[test]
