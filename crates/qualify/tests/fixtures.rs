@@ -209,3 +209,31 @@ fn thunderx2_edac_corrected_errors_warn() {
         .any(|x| x.value == "2 (mc0 dimm6 (N0 DIMM_G0))"));
     assert_eq!(r.exit_code(false), 1);
 }
+
+#[test]
+fn s390x_offline_present_cpus_fail() {
+    let Some(r) = qualify_archive("s390x-z196-lpar-offline-books/s390-lpar.tar.gz") else {
+        return;
+    };
+    let f = of(&r, "cpu.online");
+    assert_eq!(f[0].verdict, Verdict::Fail);
+    assert_eq!(f[0].summary, "17 of 20 present CPUs online; offline: 0,6-7");
+}
+
+#[test]
+fn firecracker_guest_thp_madvise_and_empty_hugetlb_pools() {
+    let Some(r) = qualify_archive(
+        "x86_64-firecracker-guest-epyc-2vcpu-thp-mthp/firecracker-guest-capture.tar.gz",
+    ) else {
+        return;
+    };
+    assert_eq!(of(&r, "pages.thp")[0].verdict, Verdict::Pass);
+    let h = of(&r, "pages.hugetlb");
+    assert_eq!(h[0].verdict, Verdict::Warn);
+    assert_eq!(
+        h[0].summary,
+        "hugetlb pools are empty: the hugetlb page mode will be skipped"
+    );
+    assert_eq!(h[0].evidence.len(), 2, "{:?}", h[0].evidence);
+    assert_eq!(of(&r, "pages.sizes")[0].verdict, Verdict::Pass);
+}
