@@ -148,11 +148,12 @@ pub fn run_with_cancel(
                 index += fplan.points.len() - i;
                 continue 'families;
             }
-            // The point may use its estimate plus the slack left after the estimates of the
-            // points still to come.
-            let rest: f64 = fplan.points[i + 1..].iter().map(|p| p.estimated_s).sum();
-            let slack = (budget - spent).as_secs_f64() - rest;
-            let allowance = point.estimated_s.max(slack).max(0.0);
+            // The point may use its estimate plus an equal share of the slack left after the
+            // estimates of this and the points still to come (adaptive extra samples).
+            let rest: f64 = fplan.points[i..].iter().map(|p| p.estimated_s).sum();
+            let slack = ((budget - spent).as_secs_f64() - rest).max(0.0);
+            let share = slack / (fplan.points.len() - i) as f64;
+            let allowance = point.estimated_s + share;
             let deadline = Instant::now() + Duration::from_secs_f64(allowance);
             let ctx = RunContext::new(&req.profile.run, req.env, req.options, cancel, deadline);
             observer.point_started(point, index, total);

@@ -180,7 +180,8 @@ impl<'a> RunContext<'a> {
     /// `reps` so a sample lasts >= [`RunContext::min_sample_s`]. Each sample: barrier, the
     /// leader reads the clock, every worker runs `kernel(state, reps)`, barrier, the leader
     /// reads the clock. Samples continue by the adaptive rule (on the sample times), stop at
-    /// the cap, at Ctrl-C, or when the point's time allowance is spent (keeping >= 2).
+    /// the cap, at Ctrl-C, or when the point's time allowance is spent (the profile's
+    /// `samples_min` are always taken; only the adaptive extras yield to time).
     pub fn measure_parallel<S>(
         &self,
         point: &Point,
@@ -254,7 +255,11 @@ impl<'a> RunContext<'a> {
                 }
                 samples.push(elapsed);
                 let more = adaptive.wants_more(&samples);
-                if samples.len() >= 2 && more && self.time_left().as_secs_f64() < elapsed {
+                // the profile's minimum is always taken; only extra samples yield to time
+                if samples.len() >= adaptive.min_samples.max(2)
+                    && more
+                    && self.time_left().as_secs_f64() < elapsed
+                {
                     cut = Some("point time allowance spent".into());
                     stop.store(true, Ordering::Release);
                 } else if !more {
@@ -283,8 +288,8 @@ impl<'a> RunContext<'a> {
     }
 
     /// Takes samples from `one` by the adaptive rule, for families that time themselves
-    /// (latency chases, ping-pong). Stops at Ctrl-C or when the allowance is spent (>= 2
-    /// samples kept). An error from `one` ends sampling and is returned.
+    /// (latency chases, ping-pong). Stops at Ctrl-C, or when the allowance is spent once the
+    /// profile's `samples_min` are taken. An error from `one` ends sampling and is returned.
     pub fn repeat<E>(&self, mut one: impl FnMut() -> Result<f64, E>) -> Result<Vec<f64>, E> {
         let rule = self.adaptive();
         let mut out = Vec::new();
@@ -292,7 +297,8 @@ impl<'a> RunContext<'a> {
             let t0 = Instant::now();
             out.push(one()?);
             let took = t0.elapsed();
-            if self.cancelled() || (out.len() >= 2 && self.time_left() < took) {
+            let minimum = out.len() >= rule.min_samples.max(2);
+            if self.cancelled() || (minimum && self.time_left() < took) {
                 break;
             }
         }
