@@ -2,7 +2,7 @@
 //! and pinning the calling thread to it (`sched_setaffinity`, behind the `sys` feature; the
 //! std-only fallback leaves threads unpinned and says so).
 
-use hwsurvey_model::{CpuId, CpuSet};
+use hwsurvey_model::CpuId;
 use serde::{Deserialize, Serialize};
 
 use crate::env::CpuPlace;
@@ -128,11 +128,11 @@ pub fn pin_current_thread(cpu: CpuId) -> PinStatus {
 
 /// The CPUs the calling thread may run on (`sched_getaffinity`); `None` if the call fails.
 #[cfg(feature = "sys")]
-pub fn current_affinity() -> Option<CpuSet> {
+pub fn current_affinity() -> Option<hwsurvey_model::CpuSet> {
     use nix::sched::{sched_getaffinity, CpuSet as NixSet};
     use nix::unistd::Pid;
     let set = sched_getaffinity(Pid::from_raw(0)).ok()?;
-    let ids: CpuSet = (0..NixSet::count())
+    let ids: hwsurvey_model::CpuSet = (0..NixSet::count())
         .filter(|&i| set.is_set(i).unwrap_or(false))
         .map(|i| i as CpuId)
         .collect();
@@ -145,7 +145,7 @@ pub fn current_affinity() -> Option<CpuSet> {
 
 /// Restores the calling thread's affinity to `set` (after a pinned run in the main thread).
 #[cfg(feature = "sys")]
-pub fn set_affinity(set: &CpuSet) -> bool {
+pub fn set_affinity(set: &hwsurvey_model::CpuSet) -> bool {
     use nix::sched::{sched_setaffinity, CpuSet as NixSet};
     use nix::unistd::Pid;
     let mut ns = NixSet::new();
