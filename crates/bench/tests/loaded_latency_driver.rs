@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use hwsurvey_bench::service::loaded::{
     plan_load_levels, run_loaded_point, stream_read, stream_write, LatencyProbe, LoadKind,
-    LoadLevel, Role,
+    LoadLevel, Role, CHUNK_BYTES,
 };
 use hwsurvey_bench::service::ServiceError;
 
@@ -70,15 +70,20 @@ fn a_loaded_point_reports_streamed_bandwidth_and_the_chase_latency() {
             lvl(2, 0),
             kind,
             Duration::from_millis(5),
-            Duration::from_millis(100),
+            Duration::from_millis(300),
             &pin,
         )
         .unwrap();
         assert_eq!(p.latency_ns, 87.5);
         assert_eq!((p.load_threads, p.load_kind), (2, kind));
-        // Anything streaming at all moves far more than 10 MB/s, even under qemu.
-        assert!(p.bandwidth_bytes_per_s > 1e7, "{}", p.bandwidth_bytes_per_s);
-        assert!(p.window_s >= 0.1);
+        // Bytes are counted per 4 KiB chunk: at least one chunk in the window (qemu-aarch64 on
+        // a machine at load 26 streamed 4.6 MB/s in a debug build; natively GB/s).
+        assert!(
+            p.bandwidth_bytes_per_s >= CHUNK_BYTES as f64 / p.window_s,
+            "{}",
+            p.bandwidth_bytes_per_s
+        );
+        assert!(p.window_s >= 0.3);
     }
     let roles = pinned.into_inner().unwrap();
     assert!(roles.contains(&Role::Latency) && roles.contains(&Role::Load(1)));
