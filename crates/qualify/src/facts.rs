@@ -149,7 +149,10 @@ pub struct DimmFacts {
     pub bank_locator: Option<String>,
     /// Handle of the Type 16 Physical Memory Array holding the slot, when given.
     pub array_handle: Option<String>,
-    /// Module size in bytes; `None` for an empty slot.
+    /// True when a module sits in the slot (its size may still be unknown).
+    pub populated: bool,
+    /// Module size in bytes; `None` for an empty slot or a module whose size SMBIOS does not
+    /// give (Size 0xFFFF, "Unknown"): check `populated`, never read `None` as empty or 0.
     pub size_bytes: Option<u64>,
     /// Memory type (`DDR4`).
     pub memory_type: Option<String>,

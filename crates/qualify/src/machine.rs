@@ -133,12 +133,9 @@ pub fn fill_memory(f: &mut Facts, memory: &Memory) {
                 locator: d.locator.clone().unwrap_or_else(|| "?".into()),
                 bank_locator: d.bank_locator.clone(),
                 array_handle: d.array_handle.map(|h| format!("{h:#06x}")),
-                size_bytes: if d.size.is_populated() {
-                    // a module of unknown size still occupies the slot
-                    Some(d.size.size_bytes().unwrap_or(0))
-                } else {
-                    None
-                },
+                // a module of unknown size still occupies the slot: populated, size None
+                populated: d.size.is_populated(),
+                size_bytes: d.size.size_bytes(),
                 memory_type: d.memory_type.clone(),
                 speed_mt_per_s: d.speed_mt_per_s,
                 configured_speed_mt_per_s: d.configured_speed_mt_per_s,

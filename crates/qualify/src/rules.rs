@@ -523,11 +523,7 @@ fn letter_prefix(locator: &str) -> Option<String> {
 }
 
 fn populated<'a>(slots: &[&'a DimmFacts]) -> Vec<&'a DimmFacts> {
-    slots
-        .iter()
-        .copied()
-        .filter(|d| d.size_bytes.is_some())
-        .collect()
+    slots.iter().copied().filter(|d| d.populated).collect()
 }
 
 fn group_line(name: &str, slots: &[&DimmFacts]) -> String {
@@ -535,14 +531,20 @@ fn group_line(name: &str, slots: &[&DimmFacts]) -> String {
     let total: u64 = pop.iter().filter_map(|d| d.size_bytes).sum();
     let empty: Vec<&str> = slots
         .iter()
-        .filter(|d| d.size_bytes.is_none())
+        .filter(|d| !d.populated)
         .map(|d| d.locator.as_str())
         .collect();
+    let unknown_size = pop.iter().filter(|d| d.size_bytes.is_none()).count();
     format!(
-        "{name}: {} of {} slots, {}{}",
+        "{name}: {} of {} slots, {}{}{}",
         pop.len(),
         slots.len(),
         format_bytes_binary(total),
+        if unknown_size > 0 {
+            format!(" + {unknown_size} module(s) of unknown size")
+        } else {
+            String::new()
+        },
         if empty.is_empty() {
             String::new()
         } else {
@@ -725,7 +727,7 @@ pub fn memory_mixed(f: &Facts, p: &Params) -> Vec<Finding> {
         Ok(d) => d,
         Err(e) => return vec![e],
     };
-    let pop: Vec<&DimmFacts> = dimms.iter().filter(|d| d.size_bytes.is_some()).collect();
+    let pop: Vec<&DimmFacts> = dimms.iter().filter(|d| d.populated).collect();
     if pop.is_empty() {
         return vec![Finding::not_evaluated(ID, "no populated DIMM slots listed")];
     }
@@ -797,7 +799,7 @@ pub fn memory_speed(f: &Facts, _: &Params) -> Vec<Finding> {
         Ok(d) => d,
         Err(e) => return vec![e],
     };
-    let pop: Vec<&DimmFacts> = dimms.iter().filter(|d| d.size_bytes.is_some()).collect();
+    let pop: Vec<&DimmFacts> = dimms.iter().filter(|d| d.populated).collect();
     let both: Vec<(&DimmFacts, u32, u32)> = pop
         .iter()
         .filter_map(|d| Some((*d, d.speed_mt_per_s?, d.configured_speed_mt_per_s?)))

@@ -134,6 +134,7 @@ fn dimm(loc: &str, bank: &str, array: &str, gib: Option<u64>) -> DimmFacts {
         locator: loc.into(),
         bank_locator: Some(bank.into()),
         array_handle: Some(array.into()),
+        populated: gib.is_some(),
         size_bytes: gib.map(|g| g << 30),
         memory_type: Some("DDR4".into()),
         speed_mt_per_s: gib.map(|_| 2133),
@@ -141,6 +142,29 @@ fn dimm(loc: &str, bank: &str, array: &str, gib: Option<u64>) -> DimmFacts {
         rank: gib.map(|_| 4),
         part_number: gib.map(|_| "M386A4G40DM0-CPB".into()),
     }
+}
+
+/// A module whose SMBIOS size is unknown (Size 0xFFFF) occupies its slot: it is neither an
+/// empty slot nor a 0-byte module (it once became `Some(0)` here).
+#[test]
+fn module_of_unknown_size_is_populated_not_zero() {
+    let mut f = Facts::default();
+    let mut unknown = dimm("D1", "/SYS/MB/P0", "0x1", Some(32));
+    unknown.size_bytes = None;
+    f.memory.dimms = Probed::Known(vec![
+        dimm("D0", "/SYS/MB/P0", "0x1", Some(32)),
+        unknown,
+        dimm("D0", "/SYS/MB/P1", "0x2", Some(32)),
+        dimm("D1", "/SYS/MB/P1", "0x2", Some(32)),
+    ]);
+    let out = rules::memory_balance(&f, &Params::default());
+    let text = format!("{out:?}");
+    assert!(text.contains("2 of 2 slots"), "{text}");
+    assert!(text.contains("1 module(s) of unknown size"), "{text}");
+    assert!(!text.contains("empty D1"), "{text}");
+    // the mixed-module rule must not call it a 0-byte module
+    let mixed = format!("{:?}", rules::memory_mixed(&f, &Params::default()));
+    assert!(!mixed.contains("0 B"), "{mixed}");
 }
 
 #[test]
