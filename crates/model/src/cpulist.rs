@@ -302,7 +302,16 @@ mod tests {
 
     #[test]
     fn bad_lists_name_the_item() {
-        for bad in ["3-1", "0-", "a", "0,,1", "1-2:0/4", "1-2:3/2", "99999999999", "0-3x"] {
+        for bad in [
+            "3-1",
+            "0-",
+            "a",
+            "0,,1",
+            "1-2:0/4",
+            "1-2:3/2",
+            "99999999999",
+            "0-3x",
+        ] {
             let e = CpuSet::parse_list(bad).unwrap_err();
             assert_eq!(e.input, bad);
             assert!(e.to_string().contains(bad), "{e}");

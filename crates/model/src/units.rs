@@ -35,12 +35,7 @@ pub fn format_rate_decimal(bytes_per_s: f64) -> String {
     if !bytes_per_s.is_finite() {
         return "n/a".to_string();
     }
-    const UNITS: [(&str, f64); 4] = [
-        ("TB/s", 1e12),
-        ("GB/s", 1e9),
-        ("MB/s", 1e6),
-        ("kB/s", 1e3),
-    ];
+    const UNITS: [(&str, f64); 4] = [("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)];
     for (name, unit) in UNITS {
         if bytes_per_s >= unit {
             return format!("{} {name}", three_significant(bytes_per_s / unit));

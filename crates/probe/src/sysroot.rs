@@ -191,11 +191,7 @@ impl SysRoot {
     pub fn read(&self, path: &str) -> Result<String, ProbeError> {
         let bytes = self.read_bytes(path)?;
         String::from_utf8(bytes).map_err(|e| {
-            ProbeError::invalid(
-                path,
-                "UTF-8 text",
-                &String::from_utf8_lossy(e.as_bytes()),
-            )
+            ProbeError::invalid(path, "UTF-8 text", &String::from_utf8_lossy(e.as_bytes()))
         })
     }
 
@@ -261,7 +257,10 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("sys/devices/system/cpu")).unwrap();
         std::fs::write(dir.path().join("sys/devices/system/cpu/online"), "0-3\n").unwrap();
         let root = SysRoot::new(dir.path());
-        assert_eq!(root.read_value("/sys/devices/system/cpu/online").unwrap(), "0-3");
+        assert_eq!(
+            root.read_value("/sys/devices/system/cpu/online").unwrap(),
+            "0-3"
+        );
         assert_eq!(
             root.read_parsed::<u32>("/sys/devices/system/cpu/online", "a number"),
             Err(ProbeError::invalid(
