@@ -67,11 +67,11 @@ use crate::runner::RunContext;
 pub mod c2c_latency;
 pub mod cpu_scaling;
 pub mod mem_bandwidth;
-pub mod raid_parity;
-pub mod storage_iops;
 pub mod mem_latency;
 pub mod mem_loaded_latency;
+pub mod raid_parity;
 pub mod service_point_select;
+pub mod storage_iops;
 pub mod sync_contention;
 
 #[allow(unused_imports)]
