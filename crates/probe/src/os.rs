@@ -412,6 +412,21 @@ fn kernel(root: &SysRoot) -> Kernel {
     }
 }
 
+/// Parses cpufreq's own CPU list format, used by `policyN/related_cpus` and
+/// `policyN/affected_cpus`: decimal CPU numbers each followed by a space, then a newline
+/// (`"0 1 2 \n"`, drivers/cpufreq/cpufreq.c `cpufreq_show_cpus`). This is not the kernel
+/// cpulist grammar (`0-2`) of the topology files. `None` for any other text, or no CPU at all.
+pub fn parse_cpufreq_cpus(text: &str) -> Option<CpuSet> {
+    let mut set = CpuSet::new();
+    for word in text.split_ascii_whitespace() {
+        if !word.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        set.insert(word.parse().ok()?);
+    }
+    (!set.is_empty()).then_some(set)
+}
+
 fn khz(root: &SysRoot, path: &str) -> Probed<u64> {
     probed(root.read_parsed(path, "a frequency in kHz"))
 }
@@ -439,9 +454,14 @@ fn cpufreq(root: &SysRoot) -> Probed<Vec<CpufreqPolicy>> {
                 let d = format!("{DIR}/{name}");
                 let cpus_path = format!("{d}/related_cpus");
                 CpufreqPolicy {
-                    cpus: probed(root.read_value(&cpus_path).and_then(|t| {
-                        CpuSet::parse_list(&t)
-                            .map_err(|e| ProbeError::invalid(&cpus_path, "a CPU list", &e.input))
+                    cpus: probed(root.read(&cpus_path).and_then(|t| {
+                        parse_cpufreq_cpus(&t).ok_or_else(|| {
+                            ProbeError::invalid(
+                                &cpus_path,
+                                "space-separated CPU numbers like \"0 1 2\"",
+                                &t,
+                            )
+                        })
                     })),
                     driver: value(root, &format!("{d}/scaling_driver")),
                     governor: value(root, &format!("{d}/scaling_governor")),

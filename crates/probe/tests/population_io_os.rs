@@ -222,7 +222,7 @@ fn os_settings_from_a_tree() {
     write(r, "/proc/cmdline", "root=/dev/sda1 isolcpus=4-7");
     let pol = "/sys/devices/system/cpu/cpufreq/policy0";
     for (f, v) in [
-        ("related_cpus", "0-3"),
+        ("related_cpus", "0 1 2 3 \n"),
         ("scaling_driver", "cppc_cpufreq"),
         ("scaling_governor", "schedutil"),
         ("scaling_min_freq", "1000000"),
