@@ -196,18 +196,103 @@ pub fn result_facts(path: &str, r: &hwsurvey_bench::result::ResultFile) -> Resul
         .filter_map(|m| m.summary.as_ref().map(|s| s.median))
         .filter(|v| v.is_finite())
         .reduce(f64::max);
-    let mut modes: Vec<String> = r
+    let planned = r.plan.families.iter().flat_map(|f| f.points.iter());
+    let ran = r.tests.iter().map(|t| &t.point);
+    let skipped = r
         .plan
         .families
         .iter()
-        .flat_map(|f| f.points.iter())
-        .filter_map(|p| p.params.get("page_mode")?.as_str().map(str::to_string))
-        .collect();
-    modes.sort();
-    modes.dedup();
+        .flat_map(|f| f.skipped.iter())
+        .chain(r.skipped.iter())
+        .map(|s| (s.id.as_str(), &s.params, s.reason.as_str()));
+    let modes = page_modes_of(planned.chain(ran).map(|p| &p.params), skipped);
     ResultFacts {
         path: path.to_string(),
         triad_peak_bytes_per_s: triad,
         page_modes: modes,
+    }
+}
+
+/// Page modes (`base`, `thp`, `hugetlb`, sorted, once each) a run needed: those of its
+/// planned and measured points' params, and those of the points it skipped (`(id, params,
+/// reason)`), because a hugetlb point skipped for empty pools is exactly what `pages.hugetlb`
+/// warns about. A whole mode skipped at planning (`mem.latency`: id `hugetlb`, params null,
+/// reason "no hugetlb page sizes ...") is named by its id or reason.
+pub fn page_modes_of<'a>(
+    points: impl Iterator<Item = &'a serde_json::Value>,
+    skipped: impl Iterator<Item = (&'a str, &'a serde_json::Value, &'a str)>,
+) -> Vec<String> {
+    let mut modes: Vec<String> = Vec::new();
+    for params in points {
+        page_modes_in(params, &mut modes);
+    }
+    for (id, params, reason) in skipped {
+        let before = modes.len();
+        page_modes_in(params, &mut modes);
+        if modes.len() == before {
+            if let Some(m) = mode_word(id).or_else(|| mode_in_reason(reason)) {
+                modes.push(m.to_string());
+            }
+        }
+    }
+    modes.sort();
+    modes.dedup();
+    modes
+}
+
+/// Page-mode words (`base`, `thp`, `hugetlb`) of every `page_mode` value inside a point's
+/// params, at any depth: `mem.latency` writes `{"kind": "huge_tlb", "page_size_bytes": N}`,
+/// `service.point_select` writes `"thp"` inside its test variant.
+fn page_modes_in(params: &serde_json::Value, out: &mut Vec<String>) {
+    match params {
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                if k == "page_mode" {
+                    let word = match v {
+                        serde_json::Value::String(s) => mode_word(s),
+                        serde_json::Value::Object(o) => o
+                            .get("kind")
+                            .or_else(|| o.get("mode"))
+                            .and_then(|w| w.as_str())
+                            .and_then(mode_word),
+                        _ => None,
+                    };
+                    if let Some(w) = word {
+                        out.push(w.to_string());
+                        continue;
+                    }
+                }
+                page_modes_in(v, out);
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| page_modes_in(v, out)),
+        _ => {}
+    }
+}
+
+/// The rules' page-mode word of a serialized page mode or point label (`huge_tlb`,
+/// `hugetlb-2MiB`, `thp`, `base`).
+fn mode_word(text: &str) -> Option<&'static str> {
+    let t = text.to_ascii_lowercase();
+    if t.starts_with("hugetlb") || t.starts_with("huge_tlb") {
+        Some("hugetlb")
+    } else if t == "thp" {
+        Some("thp")
+    } else if t == "base" {
+        Some("base")
+    } else {
+        None
+    }
+}
+
+/// Page mode named by a skip reason of a whole mode ("no hugetlb page sizes ...").
+fn mode_in_reason(reason: &str) -> Option<&'static str> {
+    let r = reason.to_ascii_lowercase();
+    if r.contains("hugetlb") {
+        Some("hugetlb")
+    } else if r.contains("thp") || r.contains("transparent_hugepage") {
+        Some("thp")
+    } else {
+        None
     }
 }

@@ -309,6 +309,27 @@ pub fn cpu_allowed(f: &Facts, _: &Params) -> Vec<Finding> {
 pub fn cpu_smt(f: &Facts, p: &Params) -> Vec<Finding> {
     const ID: &str = "cpu.smt";
     let expect = p.str("expect").unwrap_or("any");
+    if let Probed::Known(c) = &f.cpu.smt_control {
+        if c == "notsupported" {
+            // the CPU has no SMT: neither "on" nor "off"
+            let evidence = ("/sys/devices/system/cpu/smt/control", c.clone());
+            return match expect {
+                "on" => vec![Finding::new(
+                    ID,
+                    Verdict::Warn,
+                    "SMT not supported by this CPU (or the hypervisor hides it), the rules expect on",
+                )
+                .with(evidence.0, evidence.1)
+                .fix("nothing to switch: use a CPU (or VM type) with SMT, or set expect = \"any\"")],
+                _ => vec![Finding::new(
+                    ID,
+                    Verdict::Info,
+                    "SMT not supported by this CPU (or the hypervisor hides it)",
+                )
+                .with(evidence.0, evidence.1)],
+            };
+        }
+    }
     let (active, evidence) = match (&f.cpu.smt_control, &f.cpu.threads_per_core) {
         (Probed::Known(c), _) if ["on", "off", "forceoff"].contains(&c.as_str()) => (
             c == "on",
@@ -731,6 +752,21 @@ pub fn memory_mixed(f: &Facts, p: &Params) -> Vec<Finding> {
     if pop.is_empty() {
         return vec![Finding::not_evaluated(ID, "no populated DIMM slots listed")];
     }
+    if pop.iter().all(|d| {
+        d.size_bytes.is_none()
+            && d.speed_mt_per_s.is_none()
+            && d.rank.is_none()
+            && d.part_number.is_none()
+    }) {
+        // nothing to compare is not "all alike"
+        return vec![Finding::not_evaluated(
+            ID,
+            format!(
+                "none of {} populated DIMMs lists size, speed, rank or part number",
+                pop.len()
+            ),
+        )];
+    }
     let mut mixed = Vec::new();
     let show = |m: BTreeMap<String, usize>| {
         m.iter()
@@ -888,6 +924,19 @@ pub fn memory_edac(f: &Facts, p: &Params) -> Vec<Finding> {
         return vec![Finding::not_evaluated(
             ID,
             "no EDAC memory controller (/sys/devices/system/edac/mc is empty: driver not loaded, or errors go to firmware)",
+        )];
+    }
+    if edac
+        .iter()
+        .all(|d| d.ce_count.is_none() && d.ue_count.is_none())
+    {
+        // unreadable counters are not zero errors
+        return vec![Finding::not_evaluated(
+            ID,
+            format!(
+                "none of {} EDAC DIMMs has a readable dimm_ce_count or dimm_ue_count",
+                edac.len()
+            ),
         )];
     }
     let max_ce = p.i64("max_ce").unwrap_or(0).max(0) as u64;
@@ -1179,6 +1228,7 @@ pub fn io_pcie_link(f: &Facts, _: &Params) -> Vec<Finding> {
     const ID: &str = "io.pcie_link";
     let links = need!(f.io.pcie, ID);
     let mut out = Vec::new();
+    let mut checked = 0usize;
     for l in links {
         let (Some(cs), Some(ms), Some(cw), Some(mw)) = (
             l.current_gt_per_s,
@@ -1188,6 +1238,7 @@ pub fn io_pcie_link(f: &Facts, _: &Params) -> Vec<Finding> {
         ) else {
             continue;
         };
+        checked += 1;
         if cw == 0 || mw == 0 {
             continue; // link down / no device behind a bridge port
         }
@@ -1221,6 +1272,20 @@ pub fn io_pcie_link(f: &Facts, _: &Params) -> Vec<Finding> {
                 .fix("check under load first (some devices lower the link speed when idle); then reseat the card, use a slot wired for the full width, check the firmware's slot speed setting"),
             );
         }
+    }
+    if checked == 0 {
+        // absent is not a pass: no link to compare (a VM's virtio devices, no PCIe at all)
+        return vec![Finding::not_evaluated(
+            ID,
+            if links.is_empty() {
+                "no PCI device exposes link speed and width (a VM, or no PCIe devices)".to_string()
+            } else {
+                format!(
+                    "none of {} PCI devices with link files has all of current/max link speed and width",
+                    links.len()
+                )
+            },
+        )];
     }
     out
 }

@@ -236,4 +236,13 @@ fn firecracker_guest_thp_madvise_and_empty_hugetlb_pools() {
     );
     assert_eq!(h[0].evidence.len(), 2, "{:?}", h[0].evidence);
     assert_eq!(of(&r, "pages.sizes")[0].verdict, Verdict::Pass);
+    // smt/control says "notsupported" (one thread per vCPU): not "SMT is off"
+    let smt = of(&r, "cpu.smt");
+    assert_eq!(smt[0].verdict, Verdict::Info);
+    assert_eq!(
+        smt[0].summary,
+        "SMT not supported by this CPU (or the hypervisor hides it)"
+    );
+    // no PCI link data in this guest: not evaluated, never a pass
+    assert_eq!(of(&r, "io.pcie_link")[0].verdict, Verdict::NotEvaluated);
 }

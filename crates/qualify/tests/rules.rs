@@ -430,3 +430,164 @@ fn engine_reports_unknown_inputs_as_not_evaluated() {
     assert_eq!(r.exit_code(false), 0);
     assert_eq!(r.exit_code(true), 1);
 }
+
+/// A `mem.latency` point's params as the bench writes them (real `PageMode` serialization).
+fn latency_params(mode: hwsurvey_bench::pages::PageMode) -> serde_json::Value {
+    serde_json::json!({
+        "order": {"kind": "full_random"},
+        "page_mode": serde_json::to_value(mode).unwrap(),
+        "working_set_bytes": 1u64 << 30,
+        "lines": (1u64 << 30) / 64,
+        "seed": 1,
+    })
+}
+
+#[test]
+fn result_skipped_hugetlb_points_count_as_needed() {
+    use hwsurvey_bench::pages::PageMode;
+    use hwsurvey_qualify::machine::page_modes_of;
+    // a run on the Firecracker guest: base and THP measured, every hugetlb point skipped
+    // because the 2 MiB and 1 GiB pools hold 0 pages
+    let planned = [
+        latency_params(PageMode::Base),
+        latency_params(PageMode::Thp),
+    ];
+    let huge = latency_params(PageMode::HugeTlb {
+        page_size_bytes: 2 << 20,
+    });
+    let skipped = [(
+        "full_random/hugetlb-2MiB/ws=1GiB",
+        &huge,
+        "hugetlb pool 2MiB has 0 free pages of 0 total, needs 512",
+    )];
+    let modes = page_modes_of(planned.iter(), skipped.iter().copied());
+    assert_eq!(modes, vec!["base", "hugetlb", "thp"]);
+    // a whole mode skipped at planning: id "hugetlb", params null
+    let null = serde_json::Value::Null;
+    let whole = [(
+        "hugetlb",
+        &null,
+        "no hugetlb page sizes (/sys/kernel/mm/hugepages absent or empty)",
+    )];
+    assert_eq!(
+        page_modes_of(planned[..1].iter(), whole.iter().copied()),
+        vec!["base", "hugetlb"]
+    );
+    // a skip for another reason that names no page mode adds nothing
+    let other = [("*", &null, "no --storage-dir given")];
+    assert_eq!(
+        page_modes_of(planned[..1].iter(), other.iter().copied()),
+        vec!["base"]
+    );
+
+    // and the verdict: pools empty -> warn, as live qualify says (was: info "measures no hugetlb")
+    let mut f = Facts::default();
+    f.pages.hugetlb = Probed::Known(vec![
+        HugePool {
+            page_size_bytes: 2 << 20,
+            pages: 0,
+        },
+        HugePool {
+            page_size_bytes: 1 << 30,
+            pages: 0,
+        },
+    ]);
+    f.result = Probed::Known(ResultFacts {
+        path: "r.json".into(),
+        triad_peak_bytes_per_s: None,
+        page_modes: modes,
+    });
+    let out = rules::pages_hugetlb(&f, &params("pages.hugetlb"));
+    assert_eq!(verdicts(&out), vec![Verdict::Warn]);
+    assert_eq!(
+        out[0].summary,
+        "hugetlb pools are empty: the hugetlb page mode will be skipped"
+    );
+}
+
+#[test]
+fn smt_notsupported_is_not_off() {
+    // Firecracker guest: smt/control = notsupported, one thread per core
+    let mut f = Facts::default();
+    f.cpu.smt_control = Probed::Known("notsupported".into());
+    f.cpu.threads_per_core = Probed::Known(1);
+    let out = rules::cpu_smt(&f, &params("cpu.smt"));
+    assert_eq!(verdicts(&out), vec![Verdict::Info]);
+    assert_eq!(
+        out[0].summary,
+        "SMT not supported by this CPU (or the hypervisor hides it)"
+    );
+    let mut p = params("cpu.smt");
+    p.0.insert(
+        "expect".into(),
+        hwsurvey_qualify::ParamValue::Str("off".into()),
+    );
+    assert_eq!(
+        verdicts(&rules::cpu_smt(&f, &p)),
+        vec![Verdict::Info],
+        "no SMT satisfies expect = off, but is said as not supported"
+    );
+    p.0.insert(
+        "expect".into(),
+        hwsurvey_qualify::ParamValue::Str("on".into()),
+    );
+    assert_eq!(verdicts(&rules::cpu_smt(&f, &p)), vec![Verdict::Warn]);
+}
+
+#[test]
+fn absent_data_is_not_evaluated_never_pass() {
+    let pid = Params::default();
+    // PCIe: a VM's devices without link files, or none at all
+    let mut f = Facts::default();
+    f.io.pcie = Probed::Known(vec![]);
+    let out = rules::io_pcie_link(&f, &pid);
+    assert_eq!(verdicts(&out), vec![Verdict::NotEvaluated]);
+    assert!(out[0].summary.contains("no PCI device exposes link speed"));
+    f.io.pcie = Probed::Known(vec![PcieLinkFacts {
+        address: "0000:00:03.0".into(),
+        device: None,
+        current_gt_per_s: None,
+        max_gt_per_s: None,
+        current_width: None,
+        max_width: None,
+    }]);
+    assert_eq!(
+        verdicts(&rules::io_pcie_link(&f, &pid)),
+        vec![Verdict::NotEvaluated]
+    );
+    // a link at its maximum passes (empty findings)
+    f.io.pcie = Probed::Known(vec![PcieLinkFacts {
+        address: "0000:3b:00.0".into(),
+        device: None,
+        current_gt_per_s: Some(8.0),
+        max_gt_per_s: Some(8.0),
+        current_width: Some(8),
+        max_width: Some(8),
+    }]);
+    assert!(rules::io_pcie_link(&f, &pid).is_empty());
+
+    // EDAC: DIMMs listed but no readable counter is not "no errors"
+    f.memory.edac = Probed::Known(vec![EdacDimmFacts {
+        mc: 0,
+        dimm: 0,
+        label: None,
+        ce_count: None,
+        ue_count: None,
+    }]);
+    assert_eq!(
+        verdicts(&rules::memory_edac(&f, &params("memory.edac"))),
+        vec![Verdict::NotEvaluated]
+    );
+
+    // mixed DIMMs: populated slots with nothing to compare are not "all alike"
+    let mut d = dimm("DIMM_A1", "P0_Node0_Channel0_Dimm0", "0x0030", None);
+    d.populated = true;
+    d.speed_mt_per_s = None;
+    d.rank = None;
+    d.part_number = None;
+    f.memory.dimms = Probed::Known(vec![d.clone(), d]);
+    assert_eq!(
+        verdicts(&rules::memory_mixed(&f, &params("memory.mixed"))),
+        vec![Verdict::NotEvaluated]
+    );
+}
