@@ -26,7 +26,7 @@ pub enum RunStatus {
     Running,
     /// Every planned point was attempted.
     Complete,
-    /// Stopped by Ctrl-C (SIGINT); the tests listed finished.
+    /// Stopped by a signal (Ctrl-C/SIGINT, SIGTERM, SIGHUP); the tests listed finished.
     Interrupted,
 }
 
@@ -209,17 +209,25 @@ pub enum ResultError {
         /// The OS error.
         message: String,
     },
-    /// Larger than [`MAX_RESULT_BYTES`].
-    #[error(
-        "{path}: {size_bytes} bytes, larger than the {max_bytes}-byte limit for a result file"
-    )]
+    /// Larger than [`MAX_RESULT_BYTES`] (by metadata, or by what a read delivered).
+    #[error("{path}: {size}, larger than the {max_mib} MiB limit for a result file")]
     TooLarge {
         /// The file.
         path: String,
-        /// Its size.
-        size_bytes: u64,
-        /// The limit.
-        max_bytes: u64,
+        /// Its size as known: `"1073741824 bytes"` (metadata) or `"more than 67108864 bytes"`
+        /// (a read that did not end at the limit).
+        size: String,
+        /// The limit, MiB (2^20 bytes).
+        max_mib: u64,
+    },
+    /// Not a regular file (FIFO, device, directory, socket): refused, a read could block or
+    /// never end.
+    #[error("{path}: is {kind}, not a regular file; a result file must be a regular file")]
+    NotRegular {
+        /// The file.
+        path: String,
+        /// What it is ("a FIFO (named pipe)", "a character device", ...).
+        kind: &'static str,
     },
     /// Not JSON at all.
     #[error("{path}: not JSON ({detail})")]
@@ -285,24 +293,78 @@ impl ResultFile {
 }
 
 /// Loads a result file, checking size, JSON, `schema` and `schema_version`.
+///
+/// Only regular files are read (a FIFO would block, a device such as `/dev/zero` never ends):
+/// anything else is refused with [`ResultError::NotRegular`]. The read goes through
+/// `Read::take(MAX_RESULT_BYTES + 1)`, so the limit holds whatever the metadata says (a file
+/// growing while read, a `/proc` file of size 0): more than [`MAX_RESULT_BYTES`] bytes is
+/// [`ResultError::TooLarge`].
 pub fn load(path: &Path) -> Result<ResultFile, ResultError> {
+    use std::io::Read;
     let p = path.display().to_string();
-    let meta = std::fs::metadata(path).map_err(|e| ResultError::Io {
+    let io = |e: std::io::Error| ResultError::Io {
         path: p.clone(),
         message: e.to_string(),
-    })?;
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        return Err(ResultError::NotRegular {
+            path: p.clone(),
+            kind: file_kind(&meta),
+        });
+    }
     if meta.len() > MAX_RESULT_BYTES {
         return Err(ResultError::TooLarge {
             path: p,
-            size_bytes: meta.len(),
-            max_bytes: MAX_RESULT_BYTES,
+            size: format!("{} bytes", meta.len()),
+            max_mib: MAX_RESULT_BYTES >> 20,
         });
     }
-    let bytes = std::fs::read(path).map_err(|e| ResultError::Io {
-        path: p.clone(),
-        message: e.to_string(),
-    })?;
+    let f = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    f.take(MAX_RESULT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    check_read_size(&p, bytes.len() as u64)?;
     parse(&p, &bytes)
+}
+
+/// [`ResultError::TooLarge`] when `read_bytes` (read through `take(MAX_RESULT_BYTES + 1)`) is
+/// over the limit.
+fn check_read_size(path: &str, read_bytes: u64) -> Result<(), ResultError> {
+    if read_bytes > MAX_RESULT_BYTES {
+        return Err(ResultError::TooLarge {
+            path: path.into(),
+            size: format!("more than {MAX_RESULT_BYTES} bytes"),
+            max_mib: MAX_RESULT_BYTES >> 20,
+        });
+    }
+    Ok(())
+}
+
+/// What a non-regular file is, for [`ResultError::NotRegular`].
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a regular file"
 }
 
 /// Parses result-file bytes; `name` names the source in errors.
@@ -415,6 +477,74 @@ mod tests {
             "x.json: result schema version 99, this hwsurvey reads version 1"
         );
         assert!(!e.to_string().contains('\n'));
+    }
+
+    #[test]
+    fn loader_refuses_devices_and_fifos_with_one_line() {
+        let e = load(Path::new("/dev/zero")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/dev/zero: is a character device, not a regular file; a result file must be a regular file"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let e = load(dir.path()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ResultError::NotRegular {
+                    kind: "a directory",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        #[cfg(all(unix, feature = "sys"))]
+        {
+            let fifo = dir.path().join("pipe.json");
+            nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+            // Would block forever if opened for reading.
+            let e = load(&fifo).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    ResultError::NotRegular {
+                        kind: "a FIFO (named pipe)",
+                        ..
+                    }
+                ),
+                "{e}"
+            );
+            assert!(
+                e.to_string().starts_with(&fifo.display().to_string()),
+                "{e}"
+            );
+            assert!(!e.to_string().contains('\n'));
+        }
+    }
+
+    #[test]
+    fn loader_limit_counts_bytes_read_not_metadata() {
+        // A read that delivered LIMIT + 1 bytes (what `take` returns for an endless source)
+        // is refused whatever the metadata said.
+        let e = check_read_size("x.json", MAX_RESULT_BYTES + 1).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.json: more than 67108864 bytes, larger than the 64 MiB limit for a result file"
+        );
+        assert!(check_read_size("x.json", MAX_RESULT_BYTES).is_ok());
+        // A real file one byte over the limit (sparse, no disk used).
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.json");
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(MAX_RESULT_BYTES + 1)
+            .unwrap();
+        let e = load(&big).unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with(": 67108865 bytes, larger than the 64 MiB limit for a result file"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -13,11 +13,12 @@
 //!
 //! Each sample is one window of `window_s`: metrics `latency_ns` (mean per dependent load,
 //! headline) and `bandwidth_bytes_per_s` (bytes the streaming threads moved in that window,
-//! counted as touched by the program: reads, or writes without write-allocate traffic; 0 when
-//! idle). Details: load kind, threads, delay, chase and buffer sizes, pinning of every thread.
+//! counted as touched by the program: reads, or writes without write-allocate traffic; absent
+//! for the idle point, where no thread streams and the metric does not apply). Details: load kind, threads, delay, chase and buffer sizes, pinning of every thread.
 //!
 //! For `compare` and plots (report): per result file and `params.load_kind`, plot `latency_ns`
-//! (y) against `bandwidth_bytes_per_s` (x), one marker per point, the idle point at x = 0;
+//! (y) against `bandwidth_bytes_per_s` (x), one marker per point, the idle point (no
+//! bandwidth metric) as the zero-load reference;
 //! points are ordered by increasing load within each kind.
 
 use std::sync::Mutex;
@@ -264,10 +265,7 @@ fn run(point: &Point, ctx: &RunContext<'_>, p: &PointParams) -> Result<Measureme
         .ok_or_else(|| "latency thread returned nothing".to_string())??;
     let pins = pins.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut m = Measurement {
-        metrics: vec![
-            Metric::latency("latency_ns", latency),
-            Metric::throughput("bandwidth_bytes_per_s", bandwidth),
-        ],
+        metrics: point_metrics(p.load_threads, latency, bandwidth),
         pins: pins.iter().map(|(_, s)| s.clone()).collect(),
         details: Default::default(),
     };
@@ -282,8 +280,43 @@ fn run(point: &Point, ctx: &RunContext<'_>, p: &PointParams) -> Result<Measureme
         .detail("chase_setup_s", setup_s)
         .detail("chase_order", "full_random")
         .detail(
+            "bandwidth",
+            if p.load_threads == 0 {
+                "not applicable: idle point, no streaming threads"
+            } else {
+                "bytes the streaming threads moved per window"
+            },
+        )
+        .detail(
             "thread_roles",
             pins.iter().map(|(r, _)| r.as_str()).collect::<Vec<_>>(),
         );
     Ok(m)
+}
+
+/// The metrics of one point: `latency_ns` always; `bandwidth_bytes_per_s` only when
+/// `load_threads > 0` (with no streaming thread the delivered bandwidth does not apply, and
+/// absent is not zero).
+fn point_metrics(load_threads: usize, latency: Vec<f64>, bandwidth: Vec<f64>) -> Vec<Metric> {
+    let mut metrics = vec![Metric::latency("latency_ns", latency)];
+    if load_threads > 0 {
+        metrics.push(Metric::throughput("bandwidth_bytes_per_s", bandwidth));
+    }
+    metrics
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn idle_point_has_no_bandwidth_metric() {
+        let idle = point_metrics(0, vec![90.0, 91.0], vec![0.0, 0.0]);
+        let names: Vec<&str> = idle.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["latency_ns"]);
+        let loaded = point_metrics(3, vec![120.0, 125.0], vec![8.0e9, 8.1e9]);
+        let names: Vec<&str> = loaded.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["latency_ns", "bandwidth_bytes_per_s"]);
+        assert_eq!(loaded[1].samples, [8.0e9, 8.1e9]);
+    }
 }

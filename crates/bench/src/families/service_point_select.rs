@@ -21,7 +21,8 @@
 //!   from a fraction of a closed-loop run with one client per usable CPU. The rate found is run
 //!   `confirm_trials` more times: metric `critical_throughput_ops_per_s` (achieved rates of all
 //!   runs at that rate) and `critical_p99_ns` (their p99s); details hold every trial. When no
-//!   rate meets the bound the throughput metric has no samples and `no_pass_reason` says why.
+//!   rate meets the bound the point is "skipped" with the reason (bound, rates tried, why the
+//!   search stopped), never "measured" with empty samples.
 //!
 //! For `compare` and plots (report): per page mode, plot `throughput_ops_per_s` and
 //! `latency_p99_ns` (log y) against `params.clients` of the `closed/...` points; show
@@ -566,7 +567,12 @@ fn run_critical(
             }
         }
     }
-    let at_rate: Vec<&RateTrial> = found.iter().chain(confirmations.iter()).collect();
+    let Some(found) = found else {
+        return no_pass_outcome(p99_bound_ns, &outcome.stop, outcome.trials.len());
+    };
+    let at_rate: Vec<&RateTrial> = std::iter::once(&found)
+        .chain(confirmations.iter())
+        .collect();
     let mut m = base_details(&built, mode);
     m.metrics = vec![
         Metric::throughput(
@@ -584,17 +590,6 @@ fn run_critical(
                 .collect(),
         ),
     ];
-    let m = if found.is_none() {
-        m.detail(
-            "no_pass_reason",
-            format!(
-                "no open-loop rate kept p99 <= {p99_bound_ns} ns (search stopped: {:?})",
-                outcome.stop
-            ),
-        )
-    } else {
-        m
-    };
     PointOutcome::Measured(
         m.detail("workers", workers)
             .detail("p99_bound_ns", p99_bound_ns)
@@ -606,6 +601,17 @@ fn run_critical(
             )
             .detail("confirmations", &confirmations),
     )
+}
+
+/// The outcome of a `critical/...` point whose search found no rate with p99 within the bound:
+/// skipped (there is no critical throughput to measure), never "measured" with empty samples.
+/// The reason names the bound, why the search stopped and how many rates were tried.
+fn no_pass_outcome(p99_bound_ns: u64, stop: &impl std::fmt::Debug, trials: usize) -> PointOutcome {
+    PointOutcome::Skipped {
+        reason: format!(
+            "no open-loop rate kept p99 <= {p99_bound_ns} ns ({trials} rates tried, search stopped: {stop:?})"
+        ),
+    }
 }
 
 fn unavailable(mode: TablePages, reason: String) -> PointOutcome {
@@ -620,6 +626,22 @@ fn unavailable(mode: TablePages, reason: String) -> PointOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_rate_under_the_bound_is_skipped_with_the_reason() {
+        let out = no_pass_outcome(
+            2_000_000,
+            &crate::service::search::SearchStop::NoPassFound,
+            7,
+        );
+        match out {
+            PointOutcome::Skipped { reason } => assert_eq!(
+                reason,
+                "no open-loop rate kept p99 <= 2000000 ns (7 rates tried, search stopped: NoPassFound)"
+            ),
+            other => panic!("expected skipped, got {other:?}"),
+        }
+    }
 
     #[test]
     fn client_counts_reach_the_oversubscribed_cap() {
