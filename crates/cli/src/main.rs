@@ -34,7 +34,15 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // qualify keeps 2 for "a rule failed": its usage errors exit 3
+        Err(e) if e.use_stderr() && std::env::args_os().nth(1).is_some_and(|a| a == "qualify") => {
+            let _ = e.print();
+            return ExitCode::from(cmd::qualify::EXIT_INPUT_ERROR);
+        }
+        Err(e) => e.exit(),
+    };
     let outcome = match cli.command {
         Command::Probe(args) => cmd::probe::run(args),
         Command::Snapshot(args) => cmd::snapshot::run(args),

@@ -68,7 +68,7 @@ fn rules_file_errors_name_file_line_key() {
         .arg("--root")
         .arg(dir.path())
         .assert()
-        .code(2)
+        .code(3)
         .stderr(predicate::str::contains(format!(
             "{}:2: key \"rules.\\\"memory.triad_share\\\".min_share\": 7 is out of range",
             rules.display()
@@ -79,6 +79,14 @@ fn rules_file_errors_name_file_line_key() {
 fn disabling_the_failing_rule_exits_0_and_strict_counts_unevaluated() {
     let dir = tempfile::tempdir().unwrap();
     t1_like(dir.path());
+    // one fact besides the CPU sets, so that some enabled rule is evaluated (cpu.isolation
+    // passes on this command line); with nothing evaluable the root is an input error (exit 3)
+    std::fs::create_dir_all(dir.path().join("proc")).unwrap();
+    std::fs::write(
+        dir.path().join("proc/cmdline"),
+        "root=/dev/sda1 console=ttyS0\n",
+    )
+    .unwrap();
     let rules = dir.path().join("rules.toml");
     std::fs::write(&rules, "[rules.\"cpu.online\"]\nenabled = false\n").unwrap();
     let run = |strict: bool| {
@@ -118,4 +126,119 @@ fn live_machine_says_what_was_not_evaluated() {
         .find(|f| f["rule"] == "binary.arch")
         .unwrap();
     assert_ne!(bin["verdict"], "fail");
+}
+
+/// Exit 2 is "a rule failed" only; input and usage errors exit 3.
+#[test]
+fn input_and_usage_errors_exit_3_verdicts_keep_0_1_2() {
+    let dir = tempfile::tempdir().unwrap();
+    t1_like(dir.path());
+    let missing = dir.path().join("no-such-rules.toml");
+    Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--rules"])
+        .arg(&missing)
+        .arg("--root")
+        .arg(dir.path())
+        .assert()
+        .code(3)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains("cannot read rules file"));
+    let unknown = dir.path().join("unknown.toml");
+    std::fs::write(&unknown, "[rules.\"cpu.nosuch\"]\nenabled = true\n").unwrap();
+    Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--rules"])
+        .arg(&unknown)
+        .arg("--root")
+        .arg(dir.path())
+        .assert()
+        .code(3);
+    // an unreadable result file
+    Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .arg("qualify")
+        .arg(dir.path().join("missing.json"))
+        .assert()
+        .code(3);
+    // a usage error (clap) of qualify
+    Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--format", "yaml", "--root"])
+        .arg(dir.path())
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("invalid value 'yaml'"));
+    // --root that is not a directory
+    Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--root"])
+        .arg(&unknown)
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("not a directory"));
+    // the failing verdict itself is still 2, and --help documents 3
+    Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--root"])
+        .arg(dir.path())
+        .assert()
+        .code(2);
+    Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--help"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("3  input or usage error"));
+}
+
+/// `--binary` of a non-ELF file: the `hwsurvey elf` one-liner, exit 3 (not goblin's text).
+#[test]
+fn binary_not_elf_is_a_clear_one_line_input_error() {
+    let dir = tempfile::tempdir().unwrap();
+    t1_like(dir.path());
+    let png = dir.path().join("img.png");
+    std::fs::write(&png, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01").unwrap();
+    let out = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--root"])
+        .arg(dir.path())
+        .arg("--binary")
+        .arg(&png)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "hwsurvey: error: {}: not an ELF file: expected magic 7f 45 4c 46, found 89 50 4e 47 (a PNG image)",
+            png.display()
+        )
+    );
+    assert!(!err.contains("Invalid magic"), "{err}");
+}
+
+/// An empty root is not a machine that passes: nothing could be evaluated, exit 3.
+#[test]
+fn empty_root_nothing_evaluated_exits_3() {
+    let dir = tempfile::tempdir().unwrap();
+    Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--root"])
+        .arg(dir.path())
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(format!(
+            "nothing could be evaluated under {}",
+            dir.path().display()
+        )));
+    // one readable fact is enough to give a verdict again
+    t1_like(dir.path());
+    Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--root"])
+        .arg(dir.path())
+        .assert()
+        .code(2);
 }

@@ -1,54 +1,63 @@
-//! The ELF identity of a binary (class, machine, endianness) from its header, with goblin.
+//! The ELF identity of a binary (class, machine, endianness), read by the `hwsurvey_elf`
+//! library (the same reader and the same one-line errors as `hwsurvey elf`).
+
+use hwsurvey_elf::{inspect, inspect_file, Class, ElfError, ElfInfo, Endianness};
 
 use crate::facts::BinaryFacts;
 
-/// A file that is not an ELF binary we can read.
+/// A file that is not an ELF binary we can read. Renders as one line,
+/// `FILE: not an ELF file: expected magic 7f 45 4c 46, found 89 50 4e 47 (a PNG image)`,
+/// worded as `hwsurvey elf` words it ([`hwsurvey_elf::FormatError`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{path}: not an ELF file: {reason}")]
+#[error("{path}: {reason}")]
 pub struct BinaryError {
     /// The file.
     pub path: String,
-    /// What was wrong.
+    /// What was wrong (`cannot read: ...`, `not an ELF file: ...`, `truncated ELF file: ...`).
     pub reason: String,
 }
 
-/// Parses the ELF header at the start of `bytes` (64 bytes suffice). Pure.
-pub fn parse_elf_header(path: &str, bytes: &[u8]) -> Result<BinaryFacts, BinaryError> {
-    let header = goblin::elf::Elf::parse_header(bytes).map_err(|e| BinaryError {
+/// The identity qualify checks, from what `hwsurvey_elf` read.
+pub fn binary_facts(path: &str, info: &ElfInfo) -> BinaryFacts {
+    BinaryFacts {
         path: path.to_string(),
-        reason: e.to_string(),
-    })?;
-    let class_bits = match header.e_ident[goblin::elf::header::EI_CLASS] {
-        goblin::elf::header::ELFCLASS32 => 32,
-        goblin::elf::header::ELFCLASS64 => 64,
-        other => {
-            return Err(BinaryError {
-                path: path.to_string(),
-                reason: format!("ELF class byte {other}, expected 1 or 2"),
-            })
-        }
-    };
-    Ok(BinaryFacts {
-        path: path.to_string(),
-        class_bits,
-        machine: header.e_machine,
-        little_endian: header.e_ident[goblin::elf::header::EI_DATA]
-            == goblin::elf::header::ELFDATA2LSB,
-    })
+        class_bits: match info.class {
+            Class::Elf32 => 32,
+            Class::Elf64 => 64,
+        },
+        machine: info.machine.0,
+        little_endian: info.endianness == Endianness::Little,
+    }
 }
 
-/// Reads the header of the ELF file at `path` (the first 64 bytes only).
-pub fn read_elf_header(path: &std::path::Path) -> Result<BinaryFacts, BinaryError> {
-    use std::io::Read;
-    let shown = path.display().to_string();
-    let mut buf = Vec::with_capacity(64);
-    std::fs::File::open(path)
-        .and_then(|f| f.take(64).read_to_end(&mut buf))
+/// Parses a whole ELF file's bytes with [`hwsurvey_elf::inspect`]. Pure.
+///
+/// # Errors
+/// [`BinaryError`] naming `path` when the bytes are empty, not ELF, truncated or malformed.
+pub fn parse_elf_header(path: &str, bytes: &[u8]) -> Result<BinaryFacts, BinaryError> {
+    inspect(bytes)
+        .map(|info| binary_facts(path, &info))
         .map_err(|e| BinaryError {
-            path: shown.clone(),
+            path: path.to_string(),
             reason: e.to_string(),
-        })?;
-    parse_elf_header(&shown, &buf)
+        })
+}
+
+/// Reads the ELF file at `path` with [`hwsurvey_elf::inspect_file`].
+///
+/// # Errors
+/// [`BinaryError`] naming the file when it cannot be read or is not a readable ELF file.
+pub fn read_elf_header(path: &std::path::Path) -> Result<BinaryFacts, BinaryError> {
+    let shown = path.display().to_string();
+    inspect_file(path)
+        .map(|info| binary_facts(&shown, &info))
+        .map_err(|e| BinaryError {
+            reason: match e {
+                ElfError::Io { error, .. } => format!("cannot read: {error}"),
+                ElfError::Format { error, .. } => error.to_string(),
+            },
+            path: shown,
+        })
 }
 
 #[cfg(test)]
@@ -84,7 +93,21 @@ mod tests {
         let b = parse_elf_header("x", &header(2, 2, 43)).unwrap();
         assert_eq!((b.class_bits, b.machine, b.little_endian), (64, 43, false));
         let e = parse_elf_header("notes.txt", b"hello world").unwrap_err();
-        assert!(e.to_string().starts_with("notes.txt: not an ELF file"));
+        assert_eq!(
+            e.to_string(),
+            "notes.txt: not an ELF file: expected magic 7f 45 4c 46, found 68 65 6c 6c"
+        );
+        // the same one-liner as `hwsurvey elf`, never goblin's "Invalid magic number"
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+        assert_eq!(
+            parse_elf_header("img.png", png).unwrap_err().to_string(),
+            "img.png: not an ELF file: expected magic 7f 45 4c 46, found 89 50 4e 47 (a PNG image)"
+        );
+        let e = parse_elf_header("short", &header(2, 1, 62)[..30]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "short: truncated ELF file: 30 bytes, but the ELF64 header needs 64"
+        );
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! `hwsurvey qualify`: probe (or a snapshot, or a result file) -> findings -> verdict table.
-//! Exit code 0 (all pass), 1 (warnings), 2 (failures; warnings too with --strict).
+//! Exit code 0 (all pass), 1 (warnings), 2 (failures; warnings too with --strict), 3 (the
+//! input could not be used: unreadable rules file or result, bad option, not an ELF binary,
+//! or a root under which no rule could be evaluated).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -8,7 +10,18 @@ use anyhow::Context;
 use hwsurvey_model::{Probed, Unknown};
 use hwsurvey_probe::SysRoot;
 use hwsurvey_qualify::render::{render, Format};
-use hwsurvey_qualify::{binary, from_machine, qualify, RuleSet};
+use hwsurvey_qualify::{binary, from_machine, qualify, Report, RuleSet, Verdict};
+
+/// Exit code of an input or usage error (never a verdict: those are 0, 1 and 2).
+pub const EXIT_INPUT_ERROR: u8 = 3;
+
+/// Text after the options in `hwsurvey qualify --help`.
+const EXIT_CODES: &str = "Exit codes:
+  0  every evaluated rule passed (or is informational)
+  1  warnings (with --strict: unevaluated rules too)
+  2  a rule failed (with --strict: warnings too)
+  3  input or usage error: bad option, unreadable or invalid rules file, result file or
+     --binary, or nothing could be evaluated under the root";
 
 /// Output formats.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -23,6 +36,7 @@ pub enum FormatArg {
 
 /// Options of `hwsurvey qualify`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = EXIT_CODES)]
 pub struct Args {
     /// Qualify a captured snapshot extracted in DIR instead of this machine.
     #[arg(long, value_name = "DIR", conflicts_with = "result")]
@@ -44,8 +58,35 @@ pub struct Args {
     binary: Option<PathBuf>,
 }
 
-/// Runs `hwsurvey qualify`.
+/// Runs `hwsurvey qualify`. Input errors are printed here and exit with
+/// [`EXIT_INPUT_ERROR`], so that exit code 2 always means "a rule failed".
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match run_checked(args) {
+        Ok(code) => Ok(code),
+        Err(error) => {
+            eprintln!("hwsurvey: error: {error:#}");
+            Ok(ExitCode::from(EXIT_INPUT_ERROR))
+        }
+    }
+}
+
+/// Prints the report; its verdict's exit code, or an error when no rule could be evaluated
+/// (an empty or wrong root reads as "nothing wrong" otherwise).
+fn finish(report: &Report, args: &Args, under: &str) -> anyhow::Result<ExitCode> {
+    print!("{}", render(report, format_of(args.format)));
+    let nothing = !report.findings.is_empty()
+        && report
+            .findings
+            .iter()
+            .all(|f| f.verdict == Verdict::NotEvaluated);
+    anyhow::ensure!(
+        !nothing,
+        "nothing could be evaluated under {under}: every rule's input is missing (is this a Linux root with /proc and /sys?)"
+    );
+    Ok(ExitCode::from(report.exit_code(args.strict)))
+}
+
+fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
     let rules = match &args.rules {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -67,8 +108,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             facts.binary = Probed::Known(binary::read_elf_header(bin)?);
         }
         let report = qualify(&shown, &facts, &rules);
-        print!("{}", render(&report, format_of(args.format)));
-        return Ok(ExitCode::from(report.exit_code(args.strict)));
+        return finish(&report, &args, &shown);
     }
     let root = match &args.root {
         Some(dir) => {
@@ -98,8 +138,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let subject = root.root().display().to_string();
     let report = qualify(&subject, &facts, &rules);
-    print!("{}", render(&report, format_of(args.format)));
-    Ok(ExitCode::from(report.exit_code(args.strict)))
+    finish(&report, &args, &subject)
 }
 
 fn format_of(f: FormatArg) -> Format {
