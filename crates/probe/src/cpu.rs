@@ -271,6 +271,14 @@ pub struct LiveFacts {
     pub base_page_size_bytes: Probed<u64>,
     /// How the base page size was found.
     pub base_page_size_source: String,
+    /// ELF header of the binary that took the snapshot (`/proc/self/exe`, see
+    /// [`crate::os::Os::binary`]); `None` in snapshots made before it was kept.
+    #[serde(default)]
+    pub binary: Option<Probed<crate::os::BinaryElf>>,
+    /// The kernel's machine as `uname` gave it live (`/proc/sys/kernel/arch` is absent on
+    /// older kernels); `None` in snapshots made before it was kept.
+    #[serde(default)]
+    pub kernel_machine: Option<Probed<String>>,
 }
 
 impl LiveFacts {
@@ -280,6 +288,8 @@ impl LiveFacts {
             cpuid: m.cpu.cpuid.clone(),
             base_page_size_bytes: m.pages.base_page_size_bytes.clone(),
             base_page_size_source: m.pages.base_page_size_source.clone(),
+            binary: Some(m.os.binary.clone()),
+            kernel_machine: Some(m.os.kernel.machine.clone()),
         }
     }
 }

@@ -401,9 +401,13 @@ fn live_machine() -> Option<String> {
 }
 
 fn kernel(root: &SysRoot) -> Kernel {
+    let kept = crate::cpu::read_live_facts(root).and_then(|f| f.kernel_machine);
     let machine = match root.is_live().then(live_machine).flatten() {
         Some(m) => Probed::Known(m),
-        None => value(root, "/proc/sys/kernel/arch"),
+        None => match (value(root, "/proc/sys/kernel/arch"), kept) {
+            (Probed::Unknown(_), Some(k)) => k,
+            (v, _) => v,
+        },
     };
     Kernel {
         release: value(root, "/proc/sys/kernel/osrelease"),
@@ -701,8 +705,16 @@ fn cgroup(root: &SysRoot) -> Probed<Cgroup> {
 
 fn binary(root: &SysRoot) -> Probed<BinaryElf> {
     if !root.is_live() {
+        // A snapshot made by `hwsurvey snapshot` keeps the binary that took it.
+        if let Some(b) = crate::cpu::read_live_facts(root).and_then(|f| f.binary) {
+            return b;
+        }
         return Probed::Unknown(Unknown::Other {
-            detail: "the running binary is not part of a captured snapshot".into(),
+            detail: format!(
+                "the running binary is not part of a captured snapshot (hwsurvey snapshot \
+                 keeps it in {})",
+                crate::cpu::LIVE_FACTS_PATH
+            ),
         });
     }
     use std::io::Read;

@@ -463,6 +463,14 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
         None
     }
     .or_else(|| {
+        // A snapshot keeps the live sysconf answer (hwsurvey/live.json).
+        crate::cpu::read_live_facts(root).and_then(|f| {
+            f.base_page_size_bytes
+                .known()
+                .map(|s| (*s, f.base_page_size_source.clone()))
+        })
+    })
+    .or_else(|| {
         root.read("/proc/self/smaps")
             .ok()
             .and_then(|t| parse_smaps_kernel_page_size(&t))

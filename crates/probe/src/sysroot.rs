@@ -110,6 +110,17 @@ pub struct SysRoot {
 /// machines and DMI tables, stay well below). Larger is a corrupt capture.
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
 
+/// Most symlinks followed resolving one path (Linux's `MAXSYMLINKS` is 40); more is a loop.
+pub const MAX_LINK_HOPS: usize = 40;
+
+/// The non-empty `/`-separated components of a path.
+fn split_components(path: &str) -> Vec<String> {
+    path.split('/')
+        .filter(|c| !c.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
 impl SysRoot {
     /// The live machine (`/`).
     pub fn live() -> Self {
@@ -134,9 +145,84 @@ impl SysRoot {
         self.root == Path::new("/")
     }
 
-    /// The host path of kernel path `path` (`/proc/cpuinfo` -> `<root>/proc/cpuinfo`).
+    /// The host path of kernel path `path` (`/proc/cpuinfo` -> `<root>/proc/cpuinfo`), joined
+    /// without following symlinks (see [`SysRoot::resolve`] for the path that is read).
     pub fn host_path(&self, path: &str) -> PathBuf {
         self.root.join(path.trim_start_matches('/'))
+    }
+
+    /// Resolves kernel path `path` inside the root, component by component, as the kernel would
+    /// if the root were `/` (a chroot): a symlink with an absolute target is re-rooted under the
+    /// root, `..` never climbs above the root, and at most [`MAX_LINK_HOPS`] symlinks are
+    /// followed (more is a loop: [`ProbeError::Io`] "too many levels of symbolic links").
+    /// When `follow_last` is false a final symlink is not followed (for `read_link`).
+    ///
+    /// Returns the resolved kernel path (`/usr/lib/os-release` for `/etc/os-release`); a
+    /// component that does not exist ends the walk, the rest is appended as given (so opening
+    /// it reports it missing).
+    pub fn resolve(&self, path: &str, follow_last: bool) -> Result<String, ProbeError> {
+        let mut done: Vec<String> = Vec::new();
+        let mut todo: Vec<String> = split_components(path).into_iter().rev().collect();
+        let mut hops = 0usize;
+        while let Some(name) = todo.pop() {
+            match name.as_str() {
+                "." => continue,
+                ".." => {
+                    done.pop();
+                    continue;
+                }
+                _ => {}
+            }
+            done.push(name);
+            if todo.is_empty() && !follow_last {
+                break;
+            }
+            let host = self.root.join(done.join("/"));
+            let meta = match host.symlink_metadata() {
+                Ok(m) => m,
+                Err(_) => {
+                    // Missing (or unreadable): the rest cannot be walked; opening reports it.
+                    done.extend(todo.drain(..).rev());
+                    break;
+                }
+            };
+            if !meta.file_type().is_symlink() {
+                continue;
+            }
+            hops += 1;
+            if hops > MAX_LINK_HOPS {
+                return Err(ProbeError::Io {
+                    path: path.to_string(),
+                    message: format!(
+                        "too many levels of symbolic links (more than {MAX_LINK_HOPS}, a loop)"
+                    ),
+                });
+            }
+            let target = std::fs::read_link(&host).map_err(|e| Self::io_error(path, e))?;
+            let target = target.to_string_lossy().into_owned();
+            done.pop();
+            if target.starts_with('/') {
+                done.clear();
+            }
+            todo.extend(split_components(&target).into_iter().rev());
+        }
+        Ok(format!("/{}", done.join("/")))
+    }
+
+    /// The host path read for kernel path `path` after [`SysRoot::resolve`], and that resolved
+    /// kernel path (on the live root the OS would resolve the same way).
+    fn open_path(&self, path: &str, follow_last: bool) -> Result<(PathBuf, String), ProbeError> {
+        let resolved = self.resolve(path, follow_last)?;
+        Ok((self.host_path(&resolved), resolved))
+    }
+
+    /// Records `path` and, when a symlink was followed, the resolved kernel path too (so a
+    /// snapshot holds the link's target, e.g. `/usr/lib/os-release` for `/etc/os-release`).
+    fn record_resolved(&self, path: &str, resolved: &str) {
+        self.record(path);
+        if resolved != path.trim_end_matches('/') && resolved != path {
+            self.record(resolved);
+        }
     }
 
     fn record(&self, path: &str) {
@@ -171,7 +257,7 @@ impl SysRoot {
     /// Reads a whole file as bytes (at most [`MAX_FILE_BYTES`]).
     pub fn read_bytes(&self, path: &str) -> Result<Vec<u8>, ProbeError> {
         use std::io::Read;
-        let host = self.host_path(path);
+        let (host, resolved) = self.open_path(path, true)?;
         let file = std::fs::File::open(&host).map_err(|e| Self::io_error(path, e))?;
         let mut buf = Vec::new();
         file.take(MAX_FILE_BYTES + 1)
@@ -183,7 +269,7 @@ impl SysRoot {
                 message: format!("larger than {MAX_FILE_BYTES} bytes"),
             });
         }
-        self.record(path);
+        self.record_resolved(path, &resolved);
         Ok(buf)
     }
 
@@ -222,27 +308,29 @@ impl SysRoot {
 
     /// Names of the entries of a directory, sorted (a missing directory is an error).
     pub fn list_dir(&self, path: &str) -> Result<Vec<String>, ProbeError> {
-        let host = self.host_path(path);
+        let (host, resolved) = self.open_path(path, true)?;
         let entries = std::fs::read_dir(&host).map_err(|e| Self::io_error(path, e))?;
         let mut names: Vec<String> = entries
             .filter_map(|e| e.ok())
             .filter_map(|e| e.file_name().into_string().ok())
             .collect();
         names.sort();
-        self.record(path);
+        self.record_resolved(path, &resolved);
         Ok(names)
     }
 
     /// Whether a path exists under the root (a dangling symlink does not).
     pub fn exists(&self, path: &str) -> bool {
-        self.host_path(path).exists()
+        self.open_path(path, true)
+            .map(|(host, _)| host.exists())
+            .unwrap_or(false)
     }
 
     /// Where a symlink points (e.g. `/sys/class/block/nvme0n1` -> `../../devices/...`).
     pub fn read_link(&self, path: &str) -> Result<PathBuf, ProbeError> {
-        let target =
-            std::fs::read_link(self.host_path(path)).map_err(|e| Self::io_error(path, e))?;
-        self.record(path);
+        let (host, resolved) = self.open_path(path, false)?;
+        let target = std::fs::read_link(host).map_err(|e| Self::io_error(path, e))?;
+        self.record_resolved(path, &resolved);
         Ok(target)
     }
 }
@@ -272,5 +360,67 @@ mod tests {
         assert!(root.read("/proc/cpuinfo").unwrap_err().is_missing());
         assert_eq!(root.read_optional("/proc/cpuinfo").unwrap(), None);
         assert_eq!(root.accessed(), vec!["/sys/devices/system/cpu/online"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_stay_inside_the_root() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        std::fs::create_dir_all(r.join("proc")).unwrap();
+        std::fs::create_dir_all(r.join("usr/lib")).unwrap();
+        std::fs::create_dir_all(r.join("etc")).unwrap();
+        std::fs::write(r.join("usr/lib/os-release"), "ID=captured\n").unwrap();
+        // Absolute targets are re-rooted: these must never read the host's files.
+        symlink("/usr/lib/os-release", r.join("etc/os-release")).unwrap();
+        symlink("/proc/version_captured", r.join("proc/cpuinfo")).unwrap();
+        // `..` never climbs above the root: /../../usr/lib is /usr/lib.
+        symlink("../../../../../../usr/lib", r.join("etc/lib")).unwrap();
+        // A loop.
+        symlink("/etc/b", r.join("etc/a")).unwrap();
+        symlink("a", r.join("etc/b")).unwrap();
+        let root = SysRoot::new(r);
+
+        assert_eq!(root.read("/etc/os-release").unwrap(), "ID=captured\n");
+        assert_eq!(
+            root.resolve("/etc/os-release", true).unwrap(),
+            "/usr/lib/os-release"
+        );
+        // The host's /proc/cpuinfo exists on Linux; under the root the target is missing.
+        assert!(root.read("/proc/cpuinfo").unwrap_err().is_missing());
+        assert!(!root.exists("/proc/cpuinfo"));
+        assert_eq!(root.read("/etc/lib/os-release").unwrap(), "ID=captured\n");
+        assert_eq!(
+            root.resolve("/etc/lib/os-release", true).unwrap(),
+            "/usr/lib/os-release"
+        );
+        assert_eq!(
+            root.resolve("/../../etc/./os-release", false).unwrap(),
+            "/etc/os-release"
+        );
+        match root.read("/etc/a") {
+            Err(ProbeError::Io { path, message }) => {
+                assert_eq!(path, "/etc/a");
+                assert!(message.contains("too many levels"), "{message}");
+            }
+            other => panic!("expected a loop error, got {other:?}"),
+        }
+        assert!(!root.exists("/etc/a"));
+        assert!(root.list_dir("/etc/a").is_err());
+        // read_link does not follow the last link, but does resolve its parents.
+        assert_eq!(
+            root.read_link("/etc/lib/../os-release").ok(),
+            None,
+            "/etc/lib/.. is /usr, which has no os-release link"
+        );
+        assert_eq!(
+            root.read_link("/etc/os-release").unwrap(),
+            PathBuf::from("/usr/lib/os-release")
+        );
+        // Both the link and its target are recorded, so a snapshot archives the target.
+        let acc = root.accessed();
+        assert!(acc.contains(&"/etc/os-release".to_string()), "{acc:?}");
+        assert!(acc.contains(&"/usr/lib/os-release".to_string()), "{acc:?}");
     }
 }

@@ -4,8 +4,10 @@
 //! same Machine document (apart from `root`).
 //!
 //! How: probe the machine once to learn which files the probes read; copy those files (and the
-//! directories they listed, and symlinks as symlinks) into a staging folder; write the
-//! live-only facts that no file holds (cpuid, the sysconf page size) to `hwsurvey/live.json`
+//! directories they listed, symlinks as symlinks, and the targets the probe followed, which
+//! [`SysRoot`] records too) into a staging folder; write the live-only facts that no file
+//! holds (cpuid, the sysconf page size, the binary's ELF header, uname's machine) to
+//! `hwsurvey/live.json`
 //! there; probe the staging folder (copying any file that second probe reads in addition, up
 //! to three rounds). The archive holds the staging folder plus `hwsurvey/machine.json`, the
 //! document of that last probe, which is what a probe of the extracted snapshot prints.
@@ -37,7 +39,11 @@ pub const MACHINE_JSON: &str = "/hwsurvey/machine.json";
 
 /// Copies one accessed kernel path from `source` into the staging folder.
 fn stage(source: &SysRoot, staging: &Path, path: &str) -> anyhow::Result<()> {
-    let host = source.host_path(path);
+    // Resolve the parents inside the source root (never escaping it), not the last link.
+    let host = match source.resolve(path, false) {
+        Ok(resolved) => source.host_path(&resolved),
+        Err(_) => return Ok(()),
+    };
     let dest = staging.join(path.trim_start_matches('/'));
     if dest.symlink_metadata().is_ok() {
         return Ok(());
@@ -51,7 +57,11 @@ fn stage(source: &SysRoot, staging: &Path, path: &str) -> anyhow::Result<()> {
     }
     if meta.file_type().is_symlink() {
         let target = std::fs::read_link(&host)?;
-        if host.is_dir() && target.is_relative() {
+        let is_dir = source
+            .resolve(path, true)
+            .map(|r| source.host_path(&r).is_dir())
+            .unwrap_or(false);
+        if is_dir && target.is_relative() {
             // Keep the link (probes read_link it) and make its target a real folder.
             if let Some(parent) = dest.parent() {
                 std::fs::create_dir_all(parent.join(&target))?;
@@ -135,7 +145,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let missing: Vec<String> = staged
             .accessed()
             .into_iter()
-            .filter(|p| !staging.join(p.trim_start_matches('/')).exists() && source.exists(p))
+            .filter(|p| !staged.exists(p) && source.exists(p))
             .collect();
         if missing.is_empty() {
             break;
