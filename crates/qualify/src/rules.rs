@@ -588,6 +588,13 @@ pub fn memory_balance(f: &Facts, _: &Params) -> Vec<Finding> {
         Ok(d) => d,
         Err(e) => return vec![e],
     };
+    if !dimms.iter().any(|d| d.populated) {
+        // no module anywhere is not "populated alike"
+        return vec![Finding::not_evaluated(
+            ID,
+            format!("none of {} DIMM slots listed holds a module", dimms.len()),
+        )];
+    }
     let (how, groups) = socket_groups(dimms);
     let mut uneven = Vec::new();
     let mut evidence = Vec::new();
@@ -1029,6 +1036,19 @@ pub fn numa_nodes(f: &Facts, _: &Params) -> Vec<Finding> {
         return vec![Finding::not_evaluated(
             ID,
             "no /sys/devices/system/node/node* folders (kernel without NUMA)",
+        )];
+    }
+    if nodes
+        .iter()
+        .all(|n| n.cpus.known().is_none() && n.mem_total_bytes.known().is_none())
+    {
+        // node folders without cpulist or meminfo: nothing but the numbering to judge
+        return vec![Finding::not_evaluated(
+            ID,
+            format!(
+                "none of {} NUMA nodes has a readable cpulist or meminfo",
+                nodes.len()
+            ),
         )];
     }
     let mut out = Vec::new();

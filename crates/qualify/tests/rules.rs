@@ -591,3 +591,41 @@ fn absent_data_is_not_evaluated_never_pass() {
         vec![Verdict::NotEvaluated]
     );
 }
+
+#[test]
+fn balance_and_numa_without_data_are_not_evaluated() {
+    // SMBIOS lists slots but none holds a module (a VM's empty table): not "populated alike"
+    let mut f = Facts::default();
+    f.memory.dimms = Probed::Known(vec![
+        dimm("DIMM_A1", "P0_Node0_Channel0_Dimm0", "0x0030", None),
+        dimm("DIMM_B1", "P0_Node0_Channel1_Dimm0", "0x0030", None),
+    ]);
+    let out = rules::memory_balance(&f, &Params::default());
+    assert_eq!(verdicts(&out), vec![Verdict::NotEvaluated]);
+    assert_eq!(
+        out[0].summary,
+        "not evaluated: none of 2 DIMM slots listed holds a module"
+    );
+    // NUMA node folders whose cpulist and meminfo are unreadable
+    fn unknown<T>() -> Probed<T> {
+        Probed::Unknown(Unknown::Other {
+            detail: "unreadable".into(),
+        })
+    }
+    f.numa.nodes = Probed::Known(vec![
+        NodeFacts {
+            id: 0,
+            cpus: unknown(),
+            mem_total_bytes: unknown(),
+        },
+        NodeFacts {
+            id: 1,
+            cpus: unknown(),
+            mem_total_bytes: unknown(),
+        },
+    ]);
+    assert_eq!(
+        verdicts(&rules::numa_nodes(&f, &Params::default())),
+        vec![Verdict::NotEvaluated]
+    );
+}
