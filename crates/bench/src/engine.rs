@@ -1,8 +1,8 @@
 //! The run loop: every point of a [`Plan`] in order, each family inside its time budget,
-//! the result file rewritten atomically after every test, Ctrl-C handled.
+//! the result file rewritten atomically after every test, SIGINT/SIGTERM/SIGHUP handled.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use hwsurvey_probe::{Machine, SysRoot};
@@ -18,25 +18,64 @@ use crate::result::{
 };
 use crate::runner::RunContext;
 
-/// Set by the SIGINT handler; the run stops after the current sample and writes the file.
+/// Set by the signal handler (SIGINT, SIGTERM, SIGHUP); the run stops after the current
+/// sample and writes the file.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-/// Installs a SIGINT (Ctrl-C) handler that sets [`INTERRUPTED`]; a second Ctrl-C kills the
-/// process as usual (SA_RESETHAND). Returns false when no handler could be installed
-/// (std-only build: Ctrl-C then kills the process, and the file keeps the finished tests).
+/// Number of the first stop signal received (0: none yet).
+pub static INTERRUPT_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+/// How the run was stopped, for skip reasons: `"Ctrl-C (SIGINT)"`, `"SIGTERM"`, `"SIGHUP"`, or
+/// `"signal"` when no handler recorded one (tests with their own cancel flag).
+pub fn interrupt_cause() -> &'static str {
+    signal_name(INTERRUPT_SIGNAL.load(Ordering::SeqCst))
+}
+
+/// Name of a stop signal number (Linux numbering: 1 SIGHUP, 2 SIGINT, 15 SIGTERM).
+pub fn signal_name(signo: i32) -> &'static str {
+    match signo {
+        1 => "SIGHUP",
+        2 => "Ctrl-C (SIGINT)",
+        15 => "SIGTERM",
+        _ => "signal",
+    }
+}
+
+/// Installs handling of SIGINT (Ctrl-C), SIGTERM and SIGHUP: the first one sets
+/// [`INTERRUPTED`] (the run finishes writing, status "interrupted", test files removed by their
+/// guards); a second one removes the live storage test files
+/// ([`crate::storage::target::remove_live_test_files`]) and exits with 128 + the signal number.
+///
+/// The three signals are blocked in the calling thread (and so in every thread it spawns
+/// afterwards) and taken by a dedicated thread with `sigwait`, so the cleanup runs as
+/// ordinary code, not in a signal handler. Call it early, before other threads are started.
+/// Returns false when it could not be installed (std-only build: a signal then kills the
+/// process, and the file keeps the finished tests).
 #[cfg(feature = "sys")]
 pub fn install_sigint_handler() -> bool {
-    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
-    extern "C" fn on_sigint(_: nix::libc::c_int) {
-        INTERRUPTED.store(true, Ordering::SeqCst);
+    use nix::sys::signal::{SigSet, Signal};
+    let mut set = SigSet::empty();
+    for s in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+        set.add(s);
     }
-    let action = SigAction::new(
-        SigHandler::Handler(on_sigint),
-        SaFlags::SA_RESETHAND | SaFlags::SA_RESTART,
-        SigSet::empty(),
-    );
-    // SAFETY: the handler only stores to an atomic (async-signal-safe).
-    unsafe { sigaction(Signal::SIGINT, &action).is_ok() }
+    if set.thread_block().is_err() {
+        return false;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("hwsurvey-signals".into())
+        .spawn(move || loop {
+            let Ok(sig) = set.wait() else { continue };
+            if INTERRUPTED.swap(true, Ordering::SeqCst) {
+                crate::storage::target::remove_live_test_files();
+                std::process::exit(128 + sig as i32);
+            }
+            INTERRUPT_SIGNAL.store(sig as i32, Ordering::SeqCst);
+        });
+    if spawned.is_err() {
+        let _ = set.thread_unblock();
+        return false;
+    }
+    true
 }
 
 /// Std-only build: no handler.
@@ -166,7 +205,8 @@ pub fn run_with_cancel(
                         PointOutcome::Measured(m)
                     }
                     _ => {
-                        file.skipped.push(skip(point, "interrupted (Ctrl-C)"));
+                        file.skipped
+                            .push(skip(point, &format!("interrupted ({})", interrupt_cause())));
                         break 'families;
                     }
                 }
@@ -202,7 +242,10 @@ pub fn run_with_cancel(
         for f in &req.plan.families {
             for p in &f.points {
                 if !done.contains(&(p.family.clone(), p.id.clone())) {
-                    file.skipped.push(skip(p, "not run: interrupted (Ctrl-C)"));
+                    file.skipped.push(skip(
+                        p,
+                        &format!("not run: interrupted ({})", interrupt_cause()),
+                    ));
                 }
             }
         }

@@ -1,6 +1,6 @@
 //! End-to-end tests of `hwsurvey run`: the quick profile writes a valid result file; a run
 //! stopped by SIGINT or killed by SIGKILL after its first test leaves a valid file with the
-//! finished tests; profile errors name the file, the line and the key.
+//! finished tests; SIGTERM and SIGHUP (once or twice) during storage.iops leave no test file; profile errors name the file, the line and the key.
 //!
 //! Under qemu-user (cross test suites) the binary runs through the
 //! `CARGO_TARGET_<TRIPLE>_RUNNER` that scripts/cross-test exports.
@@ -99,6 +99,23 @@ fn quick_profile_writes_a_valid_result_file() {
     let file = load(&out).unwrap();
     assert_valid(&file);
     assert_eq!(file.status, RunStatus::Complete);
+    // stderr is a pipe, not a terminal: one plain progress line per finished test
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let total = file.plan.point_count();
+    let progress: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with('[') && l.contains(&format!("/{total}] ")))
+        .collect();
+    assert_eq!(progress.len(), file.tests.len(), "{stderr}");
+    assert!(
+        progress.iter().any(|l| l.starts_with(&format!(
+            "[1/{total}] {} {}: ",
+            file.tests[0].point.family, file.tests[0].point.id
+        ))),
+        "{stderr}"
+    );
+    // no statistics error in the summary table for metrics with fewer than 2 samples
+    assert!(!stdout.contains("a sample needs at least"), "{stdout}");
     assert!(file.finished_at.is_some() && file.load_after.is_some());
     // every family of the profile ran or says why not
     for family in &file.plan.families {
@@ -208,6 +225,133 @@ fn sigkill_leaves_a_valid_file_with_the_finished_tests() {
     );
     assert!(file.tests.len() >= 2);
     assert!(file.finished_at.is_none());
+}
+
+/// A storage directory on a real disk (tmpfs is refused by storage.iops by design): under
+/// /var/tmp, or None when /var/tmp is missing.
+fn storage_dir_on_disk() -> Option<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix("hwsurvey-sigtest-")
+        .tempdir_in("/var/tmp")
+        .ok()
+}
+
+fn storage_test_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".hwsurvey-storage-"))
+        .collect()
+}
+
+/// Runs storage.iops on a disk directory, sends `signals` (e.g. ["TERM"]) once a test file
+/// exists, and checks that no test file is left and the result file is valid and
+/// "interrupted" (one signal). Returns the exit code and the result file.
+fn storage_run_stopped_by(signals: &[&str]) -> Option<(i32, ResultFile)> {
+    let Some(storage) = storage_dir_on_disk() else {
+        println!("SKIPPED: /var/tmp not available for a disk-backed storage dir");
+        return None;
+    };
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().join("storage.json");
+    let mut child = hwsurvey()
+        .args([
+            "run",
+            "--profile",
+            "quick",
+            "--only",
+            "storage",
+            "--storage-dir",
+        ])
+        .arg(storage.path())
+        .arg("-o")
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while storage_test_files(storage.path()).is_empty() {
+        if let Ok(Some(status)) = child.try_wait() {
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                let _ = std::io::Read::read_to_string(&mut e, &mut err);
+            }
+            panic!("run ended ({status}) before a storage test file appeared: {err}");
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no storage test file within 120 s"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // All signals from one shell (`kill` is a builtin there): microseconds apart, so a second
+    // signal arrives while the first is still being handled.
+    let script: Vec<String> = signals
+        .iter()
+        .map(|sig| format!("kill -{sig} \"$1\""))
+        .collect();
+    let killed = Command::new("sh")
+        .args(["-c", &script.join(" && "), "sh", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(
+        storage_test_files(storage.path()),
+        Vec::<String>::new(),
+        "storage test files left after SIG{signals:?}"
+    );
+    let file = load(&out).unwrap();
+    if signals.len() == 1 {
+        assert_eq!(
+            file.status,
+            RunStatus::Interrupted,
+            "status after SIG{signals:?}"
+        );
+        assert!(file.finished_at.is_some());
+        assert!(
+            file.skipped
+                .iter()
+                .any(|s| s.reason.contains("interrupted")),
+            "points not run are listed as interrupted"
+        );
+    }
+    Some((status.code().unwrap_or(-1), file))
+}
+
+#[test]
+fn sigterm_removes_storage_test_files_and_marks_the_run_interrupted() {
+    if let Some((code, _)) = storage_run_stopped_by(&["TERM"]) {
+        assert_eq!(code, 128 + 15, "exit status after SIGTERM");
+    }
+}
+
+#[test]
+fn sighup_removes_storage_test_files_and_marks_the_run_interrupted() {
+    if let Some((code, _)) = storage_run_stopped_by(&["HUP"]) {
+        assert_eq!(code, 128 + 1, "exit status after SIGHUP");
+    }
+}
+
+#[test]
+fn second_signal_exits_at_once_and_still_removes_storage_test_files() {
+    // Two different signals so they cannot merge into one pending signal (the kernel may hand
+    // either over first, so the status is 128 + 1 or 128 + 15).
+    if let Some((code, file)) = storage_run_stopped_by(&["TERM", "HUP"]) {
+        assert!(
+            code == 128 + 1 || code == 128 + 15,
+            "exit status {code} after two signals"
+        );
+        // Exited at once on the second signal, before the orderly end could write the file,
+        // and the live test files were still removed (checked in storage_run_stopped_by).
+        assert_eq!(
+            file.status,
+            RunStatus::Running,
+            "exited without the orderly end"
+        );
+    }
 }
 
 fn profile_error(body: &str) -> String {

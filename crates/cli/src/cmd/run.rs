@@ -8,7 +8,7 @@ use anyhow::Context;
 use hwsurvey_bench::engine::{self, Observer, RunRequest};
 use hwsurvey_bench::env::RunEnv;
 use hwsurvey_bench::families;
-use hwsurvey_bench::plan::{build_plan, Plan, RunOptions};
+use hwsurvey_bench::plan::{build_plan, Plan, RunOptions, SkippedPoint};
 use hwsurvey_bench::result::{ResultFile, RunStatus, TestResult, Tool};
 use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal, three_significant};
 use hwsurvey_probe::{probe_machine, SysRoot};
@@ -66,7 +66,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "writing {} after every test{}",
         output.display(),
         if handler {
-            "; Ctrl-C stops after the current sample and keeps what finished"
+            "; Ctrl-C, SIGTERM or SIGHUP stops after the current sample and keeps what finished"
         } else {
             ""
         }
@@ -87,7 +87,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         root: &root,
         tool,
     };
-    let mut progress = Progress::new(plan.point_count());
+    let mut progress = Progress::new(
+        plan.point_count(),
+        std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    );
     let file = engine::run(&req, &mut progress)
         .with_context(|| format!("writing {}", output.display()))?;
     progress.bar.finish_and_clear();
@@ -96,10 +99,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(match file.status {
         RunStatus::Interrupted => {
             println!(
-                "interrupted: the file holds the {} finished tests",
-                file.tests.len()
+                "interrupted by {}: the file holds {}",
+                engine::interrupt_cause(),
+                plural(file.tests.len(), "finished test")
             );
-            ExitCode::from(130)
+            // 128 + the signal number, as a shell reports a process stopped by it (SIGINT 130).
+            let signo = engine::INTERRUPT_SIGNAL.load(std::sync::atomic::Ordering::SeqCst);
+            ExitCode::from(if signo > 0 { 128 + signo as u8 } else { 130 })
         }
         _ => ExitCode::SUCCESS,
     })
@@ -125,31 +131,49 @@ fn default_output(env: &RunEnv) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
+/// Progress: an indicatif bar on a terminal; otherwise (CI, `| tee`, where indicatif hides
+/// itself) one plain line per finished test on stderr.
 struct Progress {
     bar: indicatif::ProgressBar,
+    tty: bool,
+    done: usize,
+    total: usize,
 }
 
 impl Progress {
-    fn new(total: usize) -> Self {
-        let bar = indicatif::ProgressBar::new(total as u64);
+    fn new(total: usize, tty: bool) -> Self {
+        let bar = if tty {
+            indicatif::ProgressBar::new(total as u64)
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
         if let Ok(style) = indicatif::ProgressStyle::with_template(
             "[{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
         ) {
             bar.set_style(style);
         }
-        Progress { bar }
+        Progress {
+            bar,
+            tty,
+            done: 0,
+            total,
+        }
     }
 }
 
 impl Observer for Progress {
     fn point_started(&mut self, point: &hwsurvey_bench::Point, index: usize, _total: usize) {
+        self.done = index;
         self.bar.set_position(index as u64);
         self.bar
             .set_message(format!("{} {}", point.family, point.id));
     }
     fn point_finished(&mut self, result: &TestResult) {
+        self.done += 1;
         self.bar.inc(1);
-        if result.outcome != "measured" {
+        if !self.tty {
+            eprintln!("{}", progress_line(self.done, self.total, result));
+        } else if result.outcome != "measured" {
             self.bar.println(format!(
                 "{} {}: {} ({})",
                 result.point.family,
@@ -158,6 +182,34 @@ impl Observer for Progress {
                 result.reason.as_deref().unwrap_or("")
             ));
         }
+    }
+}
+
+/// One plain progress line for a finished test:
+/// `[12/105] mem.latency full_random/base/ws=64MiB: 98.1 ns` (median of the headline metric),
+/// or `[3/105] service.point_select critical/pages=base: skipped (reason)`.
+fn progress_line(done: usize, total: usize, t: &TestResult) -> String {
+    let what = if t.outcome != "measured" {
+        format!(
+            "{} ({})",
+            t.outcome,
+            t.reason.as_deref().unwrap_or("no reason given")
+        )
+    } else {
+        match t.metrics.first() {
+            Some(m) => metric_cells(m, &t.details).0,
+            None => "no metrics".into(),
+        }
+    };
+    format!("[{done}/{total}] {} {}: {what}", t.point.family, t.point.id)
+}
+
+/// `"1 point"`, `"3 points"`.
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
     }
 }
 
@@ -184,14 +236,18 @@ pub fn render_plan(plan: &Plan, description: &str) -> String {
             .unwrap_or_else(|| "unknown (1 GiB assumed)".into()),
     );
     for f in &plan.families {
-        let _ = writeln!(
-            s,
-            "{}: {} points, estimated {:.0} s of a {:.0} s budget",
-            f.family,
-            f.points.len(),
-            f.estimated_s,
-            f.budget_s
-        );
+        if f.points.is_empty() {
+            let _ = writeln!(s, "{}: no points", f.family);
+        } else {
+            let _ = writeln!(
+                s,
+                "{}: {}, estimated {:.0} s of a {:.0} s budget",
+                f.family,
+                plural(f.points.len(), "point"),
+                f.estimated_s,
+                f.budget_s
+            );
+        }
         for p in &f.points {
             let _ = writeln!(
                 s,
@@ -205,12 +261,16 @@ pub fn render_plan(plan: &Plan, description: &str) -> String {
             let _ = writeln!(s, "  {:<40} skipped: {}", k.id, k.reason);
         }
     }
-    let _ = writeln!(
-        s,
-        "total: {} points, estimated {:.0} s",
-        plan.point_count(),
-        plan.estimated_s()
-    );
+    if plan.point_count() == 0 {
+        let _ = writeln!(s, "total: no points");
+    } else {
+        let _ = writeln!(
+            s,
+            "total: {}, estimated {:.0} s",
+            plural(plan.point_count(), "point"),
+            plan.estimated_s()
+        );
+    }
     s
 }
 
@@ -276,19 +336,7 @@ pub fn render_summary(file: &ResultFile) -> String {
             continue;
         }
         for m in &t.metrics {
-            let (median, range, cv) = match &m.summary {
-                Some(s) => (
-                    human(&m.name, s.median),
-                    format!("{}..{}", human(&m.name, s.min), human(&m.name, s.max)),
-                    s.cv.map(|c| format!("{:.1}%", c * 100.0))
-                        .unwrap_or_default(),
-                ),
-                None => (
-                    m.summary_error.clone().unwrap_or_default(),
-                    String::new(),
-                    String::new(),
-                ),
-            };
+            let (median, range, cv) = metric_cells(m, &t.details);
             rows.push(Row {
                 family: t.point.family.clone(),
                 point: t.point.id.clone(),
@@ -308,13 +356,82 @@ pub fn render_summary(file: &ResultFile) -> String {
         out.push_str(&line);
         out.push('\n');
     }
-    let skipped = file.skipped.len();
-    if skipped > 0 {
+    let planned: usize = file.plan.families.iter().map(|f| f.skipped.len()).sum();
+    if planned > 0 {
         out.push_str(&format!(
-            "{skipped} points skipped (reasons in the plan above and in the file's \"skipped\")\n"
+            "{} skipped by the plan (reasons in the plan above and in the file's \"skipped\")\n",
+            plural(planned, "point")
         ));
     }
+    let dropped = dropped_at_run_time(&file.plan, &file.skipped);
+    if !dropped.is_empty() {
+        out.push_str(&format!(
+            "{} dropped at run time (also in the file's \"skipped\"):\n",
+            plural(dropped.len(), "point")
+        ));
+        for d in dropped {
+            out.push_str(&format!("  {} {}: {}\n", d.family, d.id, d.reason));
+        }
+    }
     out
+}
+
+/// Points the engine skipped while running (family budget spent, interrupted, family not in
+/// this build): the file's `skipped` entries that are not planned skips.
+fn dropped_at_run_time<'a>(plan: &Plan, skipped: &'a [SkippedPoint]) -> Vec<&'a SkippedPoint> {
+    let planned: std::collections::BTreeSet<(&str, &str)> = plan
+        .families
+        .iter()
+        .flat_map(|f| f.skipped.iter())
+        .map(|k| (k.family.as_str(), k.id.as_str()))
+        .collect();
+    skipped
+        .iter()
+        .filter(|k| !planned.contains(&(k.family.as_str(), k.id.as_str())))
+        .collect()
+}
+
+/// Median, min..max and CV cells of one metric. With fewer than two samples there are no
+/// statistics: one sample shows its value ("(1 sample)"), none shows why (the point's
+/// `no_pass_reason` detail when it has one), never a statistics error.
+fn metric_cells(
+    m: &hwsurvey_bench::result::MetricResult,
+    details: &serde_json::Map<String, serde_json::Value>,
+) -> (String, String, String) {
+    if let Some(s) = &m.summary {
+        return (
+            human(&m.name, s.median),
+            format!("{}..{}", human(&m.name, s.min), human(&m.name, s.max)),
+            s.cv.map(|c| format!("{:.1}%", c * 100.0))
+                .unwrap_or_default(),
+        );
+    }
+    let finite: Vec<f64> = m
+        .samples
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite())
+        .collect();
+    let median = match finite.as_slice() {
+        [] => {
+            let why = details
+                .get("no_pass_reason")
+                .and_then(|v| v.as_str())
+                .unwrap_or("no finite samples recorded");
+            format!("not measured: {why}")
+        }
+        [one] => format!("{} (1 sample)", human(&m.name, *one)),
+        more => format!(
+            "{}..{} ({} samples, no statistics)",
+            human(&m.name, more.iter().copied().fold(f64::INFINITY, f64::min)),
+            human(
+                &m.name,
+                more.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+            ),
+            more.len()
+        ),
+    };
+    (median, String::new(), String::new())
 }
 
 /// For every series whose point ids differ only in `threads=N`: single thread, peak, knee.
@@ -348,15 +465,168 @@ fn scaling_lines(file: &ResultFile) -> Vec<String> {
         .filter_map(|((family, id, name), pts)| {
             let a = analyse(&pts)?;
             Some(format!(
-                "{family} {id}: 1 thread {}, peak {} at {} threads, efficiency {}, knee (90% of peak) at {} threads",
+                "{family} {id}: 1 thread {}, peak {} at {}, efficiency {}, knee (90% of peak) at {}",
                 a.single_thread.map(|v| human(&name, v)).unwrap_or_else(|| "n/a".into()),
                 human(&name, a.peak),
-                a.peak_threads,
+                plural(a.peak_threads, "thread"),
                 a.efficiency_at_peak
                     .map(|e| format!("{:.0}%", e * 100.0))
                     .unwrap_or_else(|| "n/a".into()),
-                a.knee_threads
+                plural(a.knee_threads, "thread")
             ))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hwsurvey_bench::plan::FamilyPlan;
+    use hwsurvey_bench::result::MetricResult;
+    use hwsurvey_bench::{Metric, Point, PointOutcome};
+
+    fn point(family: &str, id: &str, threads: usize) -> Point {
+        serde_json::from_value(serde_json::json!({
+            "family": family, "id": id, "threads": threads, "placement": "compact",
+            "cpus": [0], "params": {}, "memory_bytes": 0, "estimated_s": 1.0
+        }))
+        .unwrap()
+    }
+
+    fn skipped(family: &str, id: &str, reason: &str) -> SkippedPoint {
+        SkippedPoint {
+            family: family.into(),
+            id: id.into(),
+            params: serde_json::Value::Null,
+            reason: reason.into(),
+        }
+    }
+
+    fn plan(families: Vec<FamilyPlan>) -> Plan {
+        Plan {
+            profile_id: "quick".into(),
+            profile_version: 1,
+            usable_cpus: 1,
+            thread_counts: vec![1],
+            llc_total_bytes: None,
+            memory_working_set_bytes: 1 << 20,
+            memory_cap_bytes: None,
+            families,
+        }
+    }
+
+    #[test]
+    fn plan_says_no_points_and_singular_forms() {
+        let p = plan(vec![
+            FamilyPlan {
+                family: "storage.iops".into(),
+                budget_s: 10.0,
+                estimated_s: 0.0,
+                points: vec![],
+                skipped: vec![skipped("storage.iops", "*", "no --storage-dir")],
+            },
+            FamilyPlan {
+                family: "mem.latency".into(),
+                budget_s: 10.0,
+                estimated_s: 3.0,
+                points: vec![point("mem.latency", "full_random/base/ws=64MiB", 1)],
+                skipped: vec![],
+            },
+        ]);
+        let text = render_plan(&p, "test");
+        assert!(text.contains("storage.iops: no points\n"), "{text}");
+        assert!(!text.contains("estimated 0 s"), "{text}");
+        assert!(
+            text.contains("mem.latency: 1 point, estimated 3 s of a 10 s budget\n"),
+            "{text}"
+        );
+        assert!(text.contains("total: 1 point, estimated 3 s\n"), "{text}");
+        assert_eq!(plural(1, "thread"), "1 thread");
+        assert_eq!(plural(4, "thread"), "4 threads");
+        assert_eq!(plural(0, "point"), "0 points");
+    }
+
+    #[test]
+    fn points_dropped_at_run_time_are_listed_apart_from_planned_skips() {
+        let p = plan(vec![FamilyPlan {
+            family: "mem.bandwidth".into(),
+            budget_s: 2.0,
+            estimated_s: 3.0,
+            points: vec![
+                point("mem.bandwidth", "stream.triad/threads=1", 1),
+                point("mem.bandwidth", "stream.triad/threads=2", 2),
+            ],
+            skipped: vec![skipped(
+                "mem.bandwidth",
+                "stream.copy/threads=64",
+                "mem cap",
+            )],
+        }]);
+        let all = vec![
+            skipped("mem.bandwidth", "stream.copy/threads=64", "mem cap"),
+            skipped(
+                "mem.bandwidth",
+                "stream.triad/threads=2",
+                "family time budget of 2 s spent",
+            ),
+        ];
+        let dropped = dropped_at_run_time(&p, &all);
+        assert_eq!(dropped.len(), 1);
+        assert_eq!(dropped[0].id, "stream.triad/threads=2");
+        assert_eq!(dropped[0].reason, "family time budget of 2 s spent");
+    }
+
+    #[test]
+    fn metrics_with_fewer_than_two_samples_show_why_not_a_stats_error() {
+        let mut details = serde_json::Map::new();
+        let none =
+            MetricResult::from_metric(Metric::throughput("critical_throughput_ops_per_s", vec![]));
+        assert_eq!(
+            metric_cells(&none, &details).0,
+            "not measured: no finite samples recorded"
+        );
+        details.insert(
+            "no_pass_reason".into(),
+            serde_json::json!("no open-loop rate kept p99 <= 2000000 ns"),
+        );
+        let (median, range, cv) = metric_cells(&none, &details);
+        assert_eq!(
+            median,
+            "not measured: no open-loop rate kept p99 <= 2000000 ns"
+        );
+        assert!(range.is_empty() && cv.is_empty());
+        let one = MetricResult::from_metric(Metric::latency("latency_ns", vec![98.1]));
+        assert_eq!(metric_cells(&one, &details).0, "98.1 ns (1 sample)");
+        let nan = MetricResult::from_metric(Metric::latency("latency_ns", vec![f64::NAN, 5.0]));
+        assert_eq!(metric_cells(&nan, &details).0, "5.00 ns (1 sample)");
+        let two = MetricResult::from_metric(Metric::latency("latency_ns", vec![98.0, 100.0]));
+        assert_eq!(metric_cells(&two, &details).0, "99.0 ns");
+    }
+
+    #[test]
+    fn plain_progress_line_per_finished_test() {
+        let p = point("mem.latency", "full_random/base/ws=64MiB", 1);
+        let m = hwsurvey_bench::Measurement {
+            metrics: vec![Metric::latency("latency_ns", vec![98.0, 98.1, 98.2])],
+            pins: vec![],
+            details: Default::default(),
+        };
+        let t = TestResult::new(p.clone(), PointOutcome::Measured(m), "t".into(), 1.0);
+        assert_eq!(
+            progress_line(12, 105, &t),
+            "[12/105] mem.latency full_random/base/ws=64MiB: 98.1 ns"
+        );
+        let t = TestResult::new(
+            p,
+            PointOutcome::Skipped {
+                reason: "THP unavailable".into(),
+            },
+            "t".into(),
+            0.0,
+        );
+        assert_eq!(
+            progress_line(13, 105, &t),
+            "[13/105] mem.latency full_random/base/ws=64MiB: skipped (THP unavailable)"
+        );
+    }
 }
