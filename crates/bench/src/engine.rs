@@ -269,3 +269,107 @@ fn skip(p: &Point, reason: &str) -> SkippedPoint {
         reason: reason.into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::families::Family;
+    use crate::outcome::{Measurement, Metric};
+    use crate::plan::{FamilyPlan, FamilyPoints, PlanInput};
+    use crate::profile::{ProfileError, Section};
+
+    /// A family whose every point takes 60 ms: with a 50 ms budget only the first runs.
+    struct Slow;
+
+    impl Family for Slow {
+        fn id(&self) -> &'static str {
+            "test.slow"
+        }
+        fn describe(&self) -> &'static str {
+            "sleeps"
+        }
+        fn check_section(&self, _: &Section) -> Result<(), ProfileError> {
+            Ok(())
+        }
+        fn plan(&self, _: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
+            Ok(FamilyPoints::default())
+        }
+        fn run_point(&self, _: &Point, _: &RunContext<'_>) -> PointOutcome {
+            std::thread::sleep(Duration::from_millis(60));
+            PointOutcome::Measured(Measurement {
+                metrics: vec![Metric::latency("latency_ns", vec![1.0, 2.0])],
+                pins: vec![],
+                details: Default::default(),
+            })
+        }
+    }
+
+    fn point(id: &str) -> Point {
+        serde_json::from_value(serde_json::json!({
+            "family": "test.slow", "id": id, "threads": 1, "placement": "compact",
+            "cpus": [0], "params": {}, "memory_bytes": 0, "estimated_s": 0.01
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn points_dropped_for_the_family_budget_are_in_the_file_with_the_reason() {
+        let profile = crate::families::load_profile("quick").unwrap();
+        let root = SysRoot::live();
+        let machine = hwsurvey_probe::probe_machine(&root);
+        let env = RunEnv::read(&root);
+        let plan = Plan {
+            profile_id: "quick".into(),
+            profile_version: 1,
+            usable_cpus: 1,
+            thread_counts: vec![1],
+            llc_total_bytes: None,
+            memory_working_set_bytes: 1 << 20,
+            memory_cap_bytes: None,
+            families: vec![FamilyPlan {
+                family: "test.slow".into(),
+                budget_s: 0.05,
+                estimated_s: 0.03,
+                points: vec![point("a"), point("b"), point("c")],
+                skipped: vec![],
+            }],
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("r.json");
+        let families: [&dyn Family; 1] = [&Slow];
+        let req = RunRequest {
+            profile: &profile,
+            plan: &plan,
+            families: &families,
+            machine: &machine,
+            env: &env,
+            options: &RunOptions::default(),
+            output: &out,
+            root: &root,
+            tool: Tool {
+                version: "test".into(),
+                git_revision: "test".into(),
+                arch: std::env::consts::ARCH.into(),
+            },
+        };
+        let file = run_with_cancel(&req, &mut Silent, &AtomicBool::new(false)).unwrap();
+        assert_eq!(file.status, RunStatus::Complete);
+        let ran: Vec<&str> = file.tests.iter().map(|t| t.point.id.as_str()).collect();
+        assert_eq!(ran, ["a"]);
+        let dropped: Vec<(&str, &str)> = file
+            .skipped
+            .iter()
+            .map(|s| (s.id.as_str(), s.reason.as_str()))
+            .collect();
+        assert_eq!(
+            dropped,
+            [
+                ("b", "family time budget of 0.05 s spent"),
+                ("c", "family time budget of 0.05 s spent")
+            ]
+        );
+        // ... and so in the file on disk
+        let loaded = crate::result::load(&out).unwrap();
+        assert_eq!(loaded.skipped, file.skipped);
+    }
+}

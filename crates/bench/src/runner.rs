@@ -220,7 +220,7 @@ impl<'a> RunContext<'a> {
                         *l = (
                             std::mem::take(&mut samples),
                             r,
-                            Some("cancelled (Ctrl-C)".into()),
+                            Some(format!("cancelled ({})", crate::engine::interrupt_cause())),
                         );
                     }
                     stop.store(true, Ordering::Release);

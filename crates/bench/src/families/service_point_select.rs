@@ -518,7 +518,10 @@ fn run_critical(
     };
     let trial = |rate: f64| -> Result<OpenLoopPoint, ServiceError> {
         if ctx.cancelled() {
-            return Err(ServiceError::BadConfig("cancelled (Ctrl-C)".into()));
+            return Err(ServiceError::BadConfig(format!(
+                "cancelled ({})",
+                crate::engine::interrupt_cause()
+            )));
         }
         let cfg = OpenLoopConfig {
             rate_ops_per_s: rate,
