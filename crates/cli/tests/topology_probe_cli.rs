@@ -238,3 +238,43 @@ fn bad_root_is_an_error() {
         .failure()
         .stderr(predicates::str::contains("not a directory"));
 }
+
+#[test]
+fn probe_of_an_empty_folder_or_an_archive_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["probe", "--json", "--root", &empty.display().to_string()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty(), "no document for a non-root");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "{} does not look like a Linux root or snapshot (no /proc/cpuinfo, no /sys/devices/system/cpu)",
+            empty.display()
+        )),
+        "{err}"
+    );
+    let archive = tmp.path().join("x.tar.gz");
+    std::fs::write(&archive, b"\x1f\x8b").unwrap();
+    let out = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["probe", "--root", &archive.display().to_string()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("extract the archive first"), "{err}");
+    // A root with only /proc/cpuinfo is a (poor) root: it probes.
+    std::fs::create_dir_all(empty.join("proc")).unwrap();
+    std::fs::write(empty.join("proc/cpuinfo"), "processor\t: 0\n").unwrap();
+    Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["probe", "--json", "--root", &empty.display().to_string()])
+        .assert()
+        .success();
+}

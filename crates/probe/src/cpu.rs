@@ -104,8 +104,13 @@ pub struct Topology {
     pub clusters: Probed<u32>,
     /// Distinct cores (groups of hardware threads; see the module docs).
     pub cores: Probed<u32>,
-    /// Online CPUs with a topology folder (hardware threads).
-    pub threads: u32,
+    /// Online hardware threads: the size of `/sys/devices/system/cpu/online` (without that
+    /// file, the online CPUs with a topology folder; unknown when there are none).
+    pub threads: Probed<u32>,
+    /// Online CPUs whose `cpuN/topology` folder was read; the other counts (packages, cores,
+    /// per package) cover only these. Less than `threads` means the counts are incomplete
+    /// (the missing folders are in [`Cpu::problems`]).
+    pub threads_with_topology: u32,
     /// How many cores have how many threads, e.g. `{2: 6, 1: 8}` on a Raptor Lake; never an average.
     pub cores_by_threads: BTreeMap<u32, u32>,
     /// Cores and threads per package, by package id; never an average.
@@ -758,8 +763,21 @@ pub fn probe(root: &SysRoot) -> Cpu {
         }
         keys.len() > 1
     };
-    let (topology, core_of) =
+    let (mut topology, core_of) =
         build_topology(arch, &raws, &identity, heterogeneous, &mut topology_notes);
+    if let Probed::Known(set) = &online {
+        // Every online CPU counts as a thread; one whose topology cannot be read is listed.
+        for n in set.iter() {
+            if !raws.iter().any(|r| r.cpu == n && r.has_topology) {
+                let path = format!("{CPU_DIR}/cpu{n}/topology");
+                problems.push(match root.list_dir(&path) {
+                    Err(e) => e.into(),
+                    Ok(_) => Unknown::Missing { path },
+                });
+            }
+        }
+        topology.threads = Probed::Known(set.len() as u32);
+    }
 
     let cpuid = if root.is_live() {
         x86::probe_live()
@@ -794,7 +812,6 @@ pub fn probe(root: &SysRoot) -> Cpu {
         })
         .collect();
 
-    let mut topology = topology;
     topology.notes.extend(topology_notes);
     Cpu {
         arch,
@@ -1190,7 +1207,14 @@ fn build_topology(
             dies,
             clusters,
             cores,
-            threads,
+            threads: if threads > 0 {
+                Probed::Known(threads)
+            } else {
+                Probed::Unknown(Unknown::Other {
+                    detail: "no online CPU with a topology folder".into(),
+                })
+            },
+            threads_with_topology: threads,
             cores_by_threads,
             per_package,
             notes: Vec::new(),

@@ -481,7 +481,20 @@ pub fn summary(io: &Io) -> String {
     let _ = writeln!(out, "I/O");
     match &io.pci {
         Probed::Known(devs) => {
-            let _ = writeln!(out, "  PCI: {} function(s)", devs.len());
+            let bridges = devs
+                .iter()
+                .filter(|d| d.class_code.known().is_some_and(|c| (c >> 16) == 0x06))
+                .count();
+            let _ = writeln!(
+                out,
+                "  PCI: {} function(s){}",
+                devs.len(),
+                if bridges > 0 {
+                    format!(" ({bridges} bridge(s), not listed)")
+                } else {
+                    String::new()
+                }
+            );
             for d in devs {
                 let bridge = d.class_code.known().is_some_and(|c| (c >> 16) == 0x06);
                 if bridge {

@@ -21,6 +21,15 @@ fn set(p: &Probed<CpuSet>) -> String {
     }
 }
 
+/// `1 core`, `2 cores`.
+fn plural(n: u32, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 fn count(p: &Probed<u32>) -> String {
     p.display()
 }
@@ -108,7 +117,17 @@ pub fn cpu_summary(c: &Cpu) -> String {
     let _ = writeln!(w, "  Dies:                {}", count(&t.dies));
     let _ = writeln!(w, "  Clusters:            {}", count(&t.clusters));
     let _ = writeln!(w, "  Cores:               {}", count(&t.cores));
-    let _ = writeln!(w, "  Threads (online):    {}", t.threads);
+    let incomplete = match &t.threads {
+        Probed::Known(n) if *n != t.threads_with_topology => {
+            format!(", topology known for {}", t.threads_with_topology)
+        }
+        _ => String::new(),
+    };
+    let _ = writeln!(
+        w,
+        "  Threads (online):    {}{incomplete}",
+        count(&t.threads)
+    );
     let tpc: Vec<String> = t
         .cores_by_threads
         .iter()
@@ -120,8 +139,10 @@ pub fn cpu_summary(c: &Cpu) -> String {
     for p in &t.per_package {
         let _ = writeln!(
             w,
-            "  Package id {}: {} cores, {} threads",
-            p.package_id, p.cores, p.threads
+            "  Package id {}: {}, {}",
+            p.package_id,
+            plural(p.cores, "core"),
+            plural(p.threads, "thread")
         );
     }
     for n in &t.notes {
@@ -173,14 +194,31 @@ pub fn cpu_summary(c: &Cpu) -> String {
         if let Some(ways) = cache.ways {
             geo.push(format!("{ways}-way"));
         }
+        // An unknown size is said once, not multiplied ("unknown x 8 = unknown").
+        let sizes = match (&cache.size_bytes, &cache.total_bytes) {
+            (Probed::Known(_), Probed::Known(_)) => format!(
+                "{} x {} = {}",
+                bytes(&cache.size_bytes),
+                cache.instances,
+                bytes(&cache.total_bytes)
+            ),
+            (Probed::Known(_), Probed::Unknown(_)) => {
+                format!("{} x {}", bytes(&cache.size_bytes), cache.instances)
+            }
+            (Probed::Unknown(_), _) => {
+                format!(
+                    "{} instance(s), size {}",
+                    cache.instances,
+                    bytes(&cache.size_bytes)
+                )
+            }
+        };
         let _ = writeln!(
             w,
-            "    L{}{}: {} x {} = {}{} (grouped by {})",
+            "    L{}{}: {}{} (grouped by {})",
             cache.level,
             cache.cache_type.suffix(),
-            bytes(&cache.size_bytes),
-            cache.instances,
-            bytes(&cache.total_bytes),
+            sizes,
             if geo.is_empty() {
                 String::new()
             } else {

@@ -45,3 +45,63 @@ fn biglittle_cpufreq_policies_cover_all_cpus() {
         assert_eq!(p.governor.known().map(String::as_str), Some("walt"));
     }
 }
+
+#[test]
+fn online_cpu_without_topology_is_listed_and_counts_say_incomplete() {
+    let Some(cap) = extract("x86_64-firecracker-guest-epyc-2vcpu-thp-mthp") else {
+        return;
+    };
+    let cpu1 = cap.root.join("sys/devices/system/cpu/cpu1/topology");
+    std::fs::remove_dir_all(&cpu1).expect("remove cpu1/topology");
+    let m = probe(&cap.root);
+    assert_eq!(m.cpu.online.known(), Some(&set("0-1")));
+    assert_eq!(m.cpu.topology.threads.known(), Some(&2));
+    assert_eq!(m.cpu.topology.threads_with_topology, 1);
+    assert!(
+        m.cpu.problems.iter().any(|u| matches!(u,
+            hwsurvey_model::Unknown::Missing { path } if path == "/sys/devices/system/cpu/cpu1/topology")),
+        "{:?}",
+        m.cpu.problems
+    );
+    let text = hwsurvey_probe::summary::topology_summary(&m);
+    assert!(
+        text.contains("Threads (online):    2, topology known for 1"),
+        "{text}"
+    );
+    let unknowns = hwsurvey_probe::summary::unknowns_summary(&m);
+    assert!(
+        unknowns.contains("/sys/devices/system/cpu/cpu1/topology"),
+        "{unknowns}"
+    );
+}
+
+#[test]
+fn summary_says_unknown_cache_sizes_once_and_counts_in_singular() {
+    let Some(cap) = extract("x86_64-firecracker-guest-epyc-2vcpu-thp-mthp") else {
+        return;
+    };
+    let mut m = probe(&cap.root);
+    let cache = m.cpu.caches.first_mut().expect("a cache");
+    let unknown = hwsurvey_model::Probed::Unknown(hwsurvey_model::Unknown::Missing {
+        path: "/sys/devices/system/cpu/cpu1/cache".into(),
+    });
+    cache.size_bytes = unknown.clone();
+    cache.total_bytes = unknown;
+    cache.instances = 8;
+    let pkg = m.cpu.topology.per_package.first_mut().expect("a package");
+    pkg.cores = 1;
+    pkg.threads = 1;
+    let text = hwsurvey_probe::summary::topology_summary(&m);
+    assert!(!text.contains("x 8 = unknown"), "{text}");
+    assert!(
+        text.contains(
+            "8 instance(s), size unknown (/sys/devices/system/cpu/cpu1/cache is missing)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains(": 1 core, 1 thread\n"), "{text}");
+    assert!(
+        !text.contains("1 threads") && !text.contains("1 cores"),
+        "{text}"
+    );
+}

@@ -586,7 +586,8 @@ fn sparc64_r2000_cpuinfo_is_not_a_cpu_count() {
     let m = probe(dir.path());
     assert_eq!(m.cpu.arch, Arch::Sparc64);
     assert!(m.cpu.online.known().is_none());
-    assert_eq!(m.cpu.topology.threads, 0);
+    assert!(m.cpu.topology.threads.known().is_none());
+    assert_eq!(m.cpu.topology.threads_with_topology, 0);
     assert!(m.cpu.topology.cores.known().is_none());
     assert_eq!(m.cpu.identity.mhz_values.len(), 8);
     assert_eq!(known(&m.pages.base_page_size_bytes), 8192);

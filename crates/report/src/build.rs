@@ -183,7 +183,9 @@ const MACHINE_ROWS: &[MachineRow] = &[
         let t = f.machine.pointer("/cpu/topology");
         let p = known(t.and_then(|t| t.get("packages"))).map(|v| v.to_string());
         let c = known(t.and_then(|t| t.get("cores"))).map(|v| v.to_string());
-        let th = t.and_then(|t| t.get("threads")).map(|v| v.to_string());
+        let th = known(t.and_then(|t| t.get("threads")))
+            .map(|v| v.to_string())
+            .ok();
         Ok(format!(
             "{} / {} / {}",
             p.unwrap_or_else(|_| "?".into()),

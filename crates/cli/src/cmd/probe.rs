@@ -4,7 +4,7 @@
 //! memory / I/O / OS), ending with what could not be read and why. With `--json`: the
 //! [`hwsurvey_probe::Machine`] document.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use hwsurvey_probe::{io, memory, os, probe_machine, summary, Machine, SysRoot};
@@ -23,10 +23,7 @@ pub struct Args {
 /// Runs `hwsurvey probe`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let root = match &args.root {
-        Some(dir) => {
-            anyhow::ensure!(dir.is_dir(), "--root {}: not a directory", dir.display());
-            SysRoot::new(dir)
-        }
+        Some(dir) => open_root(dir)?,
         None => SysRoot::live(),
     };
     let machine = probe_machine(&root);
@@ -36,6 +33,28 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         print!("{}", render_summary(&machine));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The [`SysRoot`] of `--root DIR`, or an error when `DIR` is not a Linux root or an
+/// extracted snapshot: a file (e.g. the snapshot archive itself: extract it first), or a folder
+/// with neither `/proc/cpuinfo` nor `/sys/devices/system/cpu` (symlinks resolved inside it).
+pub fn open_root(dir: &Path) -> anyhow::Result<SysRoot> {
+    if dir.is_file() {
+        anyhow::bail!(
+            "--root {}: is a file, not a folder; extract the archive first \
+             (tar xzf {} -C OUT) and pass OUT/hwsurvey-snapshot",
+            dir.display(),
+            dir.display()
+        );
+    }
+    anyhow::ensure!(dir.is_dir(), "--root {}: not a directory", dir.display());
+    let root = SysRoot::new(dir);
+    anyhow::ensure!(
+        root.exists("/proc/cpuinfo") || root.exists("/sys/devices/system/cpu"),
+        "{} does not look like a Linux root or snapshot (no /proc/cpuinfo, no /sys/devices/system/cpu)",
+        dir.display()
+    );
+    Ok(root)
 }
 
 /// The whole human summary: CPU, NUMA, pages, memory, I/O, OS, then what could not be read.

@@ -121,7 +121,7 @@ fn append_tree(
 /// Runs `hwsurvey snapshot`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let source = match &args.root {
-        Some(dir) => SysRoot::new(dir),
+        Some(dir) => super::probe::open_root(dir)?,
         None => SysRoot::live(),
     };
     let first = probe_machine(&source);
