@@ -107,7 +107,8 @@ impl LatencyRecorder {
 pub struct LatencySummary {
     /// Number of latencies recorded.
     pub samples: u64,
-    /// Smallest latency (ns).
+    /// Smallest latency (ns), reported as the lowest value of its histogram bucket: at most
+    /// the stated relative error (`quantile_relative_error_bound`) below the exact minimum.
     pub min_ns: u64,
     /// Median (ns).
     pub p50_ns: u64,
