@@ -750,7 +750,10 @@ pub fn probe(root: &SysRoot) -> Cpu {
     let identity = build_identity(&ci, &cpuinfo_text, arch);
     let mut topology_notes = Vec::new();
     let heterogeneous = {
-        let mut keys = BTreeSet::new();
+        // Only a property known for every online CPU can tell them apart (absent is not
+        // different).
+        let mut midrs = BTreeSet::new();
+        let mut capacities = BTreeSet::new();
         for r in raws.iter().filter(|r| r.online) {
             let midr = r.midr.or_else(|| {
                 ci.as_ref()?
@@ -759,9 +762,11 @@ pub fn probe(root: &SysRoot) -> Cpu {
                     .find(|c| c.processor == Some(r.cpu))?
                     .midr
             });
-            keys.insert((midr.map(|m| (m.implementer, m.part)), r.capacity));
+            midrs.insert(midr.map(|m| (m.implementer, m.part)));
+            capacities.insert(r.capacity);
         }
-        keys.len() > 1
+        (midrs.len() > 1 && !midrs.contains(&None))
+            || (capacities.len() > 1 && !capacities.contains(&None))
     };
     let (mut topology, core_of) =
         build_topology(arch, &raws, &identity, heterogeneous, &mut topology_notes);
@@ -1267,7 +1272,21 @@ fn build_kinds(
     }
     let mut groups: BTreeMap<Key, Vec<&RawCpu>> = BTreeMap::new();
     let mut source: BTreeSet<&'static str> = BTreeSet::new();
-    for r in raws.iter().filter(|r| r.online) {
+    // Missing data never makes a kind: a CPU whose topology could not be read is not grouped
+    // (it is listed as unreadable), and a property (MIDR, capacity, L1/L2 geometry) splits
+    // kinds only when it is known for every grouped CPU.
+    let grouped: Vec<&RawCpu> = raws
+        .iter()
+        .filter(|r| r.online && core_of.contains_key(&r.cpu))
+        .collect();
+    let midr_of = |r: &RawCpu| r.midr.or_else(|| midr_by_cpu.get(&r.cpu).copied());
+    let all_midr = grouped.iter().all(|r| midr_of(r).is_some());
+    let all_capacity = grouped.iter().all(|r| r.capacity.is_some());
+    let all_caches = grouped.iter().all(|r| {
+        let sig = cache_signature(r);
+        !sig.is_empty() && sig.iter().all(|(_, _, size)| size.is_some())
+    });
+    for r in grouped.iter().copied() {
         let hybrid = if let Some(t) = live_types.get(&r.cpu) {
             source.insert("cpuid leaf 0x1A core type");
             Some(if t.starts_with("P-core") {
@@ -1284,14 +1303,15 @@ fn build_kinds(
         } else {
             None
         };
-        let midr = r.midr.or_else(|| midr_by_cpu.get(&r.cpu).copied());
+        let midr = midr_of(r).filter(|_| all_midr);
         if midr.is_some() {
             source.insert("MIDR implementer/part");
         }
-        if r.capacity.is_some() {
+        let capacity = r.capacity.filter(|_| all_capacity);
+        if capacity.is_some() {
             source.insert("cpu_capacity");
         }
-        let caches = if is_x86 && hybrid.is_none() {
+        let caches = if is_x86 && hybrid.is_none() && all_caches {
             cache_signature(r)
         } else {
             Vec::new()
@@ -1300,7 +1320,7 @@ fn build_kinds(
             .entry(Key {
                 hybrid,
                 midr: midr.map(|m| (m.implementer, m.part)),
-                capacity: r.capacity,
+                capacity,
                 caches,
             })
             .or_default()

@@ -105,3 +105,49 @@ fn summary_says_unknown_cache_sizes_once_and_counts_in_singular() {
         "{text}"
     );
 }
+
+/// The kinds of the firecracker guest (2 vCPUs, equal) after `damage` to cpu1.
+fn firecracker_kinds_after(damage: impl Fn(&std::path::Path)) -> Option<(String, usize)> {
+    let cap = extract("x86_64-firecracker-guest-epyc-2vcpu-thp-mthp")?;
+    damage(&cap.root.join("sys/devices/system/cpu/cpu1"));
+    let m = probe(&cap.root);
+    for k in &m.cpu.kinds {
+        assert!(k.cores > 0, "a kind with 0 cores: {k:?}");
+    }
+    Some((
+        hwsurvey_probe::summary::topology_summary(&m),
+        m.cpu.kinds.len(),
+    ))
+}
+
+#[test]
+fn missing_cache_folder_never_invents_a_core_kind() {
+    let Some((text, kinds)) = firecracker_kinds_after(|cpu1| {
+        std::fs::remove_dir_all(cpu1.join("cache")).expect("remove cpu1/cache");
+    }) else {
+        return;
+    };
+    assert!(kinds <= 1, "{text}");
+    assert!(
+        !text.contains("P-core") && !text.contains("E-core"),
+        "{text}"
+    );
+    assert!(!text.contains("0 core(s)"), "{text}");
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loop_at_a_cpu_never_prints_a_kind_with_0_cores() {
+    let Some((text, kinds)) = firecracker_kinds_after(|cpu1| {
+        std::fs::remove_dir_all(cpu1).expect("remove cpu1");
+        std::os::unix::fs::symlink("cpu1", cpu1).expect("loop");
+    }) else {
+        return;
+    };
+    assert!(kinds <= 1, "{text}");
+    assert!(
+        !text.contains("E-core") && !text.contains("0 core(s)"),
+        "{text}"
+    );
+    assert!(text.contains("topology known for 1"), "{text}");
+}
