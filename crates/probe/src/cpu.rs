@@ -783,6 +783,25 @@ pub fn probe(root: &SysRoot) -> Cpu {
         }
         topology.threads = Probed::Known(set.len() as u32);
     }
+    // Caches are listed from the CPUs that have them; an online CPU without cache data while
+    // others have it is said to be unknown (never taken as a different core kind).
+    if raws.iter().any(|r| r.online && !r.caches.is_empty()) {
+        for r in raws.iter().filter(|r| r.online && r.caches.is_empty()) {
+            let path = format!("{CPU_DIR}/cpu{}/cache", r.cpu);
+            let u = match root.list_dir(&path) {
+                Err(e) => e.into(),
+                Ok(_) => Unknown::Other {
+                    detail: format!(
+                        "{path} has no index* folder: the caches of cpu{} are unknown",
+                        r.cpu
+                    ),
+                },
+            };
+            if !problems.contains(&u) {
+                problems.push(u);
+            }
+        }
+    }
 
     let cpuid = if root.is_live() {
         x86::probe_live()

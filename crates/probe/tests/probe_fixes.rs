@@ -115,7 +115,8 @@ fn firecracker_kinds_after(damage: impl Fn(&std::path::Path)) -> Option<(String,
         assert!(k.cores > 0, "a kind with 0 cores: {k:?}");
     }
     Some((
-        hwsurvey_probe::summary::topology_summary(&m),
+        hwsurvey_probe::summary::topology_summary(&m)
+            + &hwsurvey_probe::summary::unknowns_summary(&m),
         m.cpu.kinds.len(),
     ))
 }
@@ -133,6 +134,11 @@ fn missing_cache_folder_never_invents_a_core_kind() {
         "{text}"
     );
     assert!(!text.contains("0 core(s)"), "{text}");
+    // The caches of that CPU are said to be unknown.
+    assert!(
+        text.contains("/sys/devices/system/cpu/cpu1/cache is missing"),
+        "{text}"
+    );
 }
 
 #[cfg(unix)]
