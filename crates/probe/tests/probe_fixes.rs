@@ -157,3 +157,19 @@ fn symlink_loop_at_a_cpu_never_prints_a_kind_with_0_cores() {
     );
     assert!(text.contains("topology known for 1"), "{text}");
 }
+
+#[test]
+fn pci_count_says_how_many_bridges_are_not_listed() {
+    let Some(cap) = extract("x86_64-intel-2s-2numa-dmi-type17-raw") else {
+        return;
+    };
+    let m = probe(&cap.root);
+    let text = hwsurvey_probe::io::summary(&m.io);
+    assert!(
+        text.contains("  PCI: 137 function(s) (11 bridge(s), not listed)\n"),
+        "{text}"
+    );
+    // The listed functions and the hidden bridges add up to the count.
+    let listed = text.lines().filter(|l| l.starts_with("    0000:")).count();
+    assert_eq!(listed + 11, 137, "{text}");
+}
