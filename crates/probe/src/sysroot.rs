@@ -2,8 +2,10 @@
 //!
 //! A `SysRoot` is a directory standing for `/` (the live machine by default, or an extracted
 //! snapshot given with `--root`). Paths are given as absolute kernel paths (`/proc/cpuinfo`)
-//! and resolved under the root. Every successful read and every directory listing is recorded,
-//! so `hwsurvey snapshot` can capture exactly the files the probes read.
+//! and resolved under the root as if it were `/` (symlinks followed inside it: an absolute
+//! target is re-rooted, `..` stops at the root, loops are an error; see [`SysRoot::resolve`]).
+//! Every successful read and every directory listing is recorded, with the target path of any
+//! symlink followed, so `hwsurvey snapshot` can capture exactly the files the probes read.
 
 use std::collections::BTreeSet;
 use std::io::ErrorKind;
