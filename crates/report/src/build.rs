@@ -105,6 +105,7 @@ pub fn compare(
     let mut tables = vec![machine_table(inputs, &flags), qualify_table(inputs, &flags)];
     for family in families(inputs) {
         tables.push(family_table(inputs, base, &family, &flags));
+        tables.extend(crate::scaling::scaling_tables(inputs, &family, &flags));
     }
     tables.push(normalised_table(inputs, &tables, &flags));
     Ok(Comparison {
@@ -390,10 +391,12 @@ fn machine_table(inputs: &[Input], flags: &[String]) -> Table {
             .map(|(label, get)| Row {
                 label: label.to_string(),
                 unit: None,
+                x: None,
                 cells: inputs.iter().map(|i| cell_of(get(&i.file))).collect(),
             })
             .collect(),
         notes: flags.to_vec(),
+        plot: None,
     }
 }
 
@@ -521,6 +524,7 @@ fn family_table(inputs: &[Input], base: usize, family: &str, flags: &[String]) -
                         value: Some(s.median),
                         note: s.cv.map(|cv| format!("CV {:.1}%", cv * 100.0)),
                         missing: None,
+                        x: None,
                     },
                     None => Cell::missing(format!(
                         "no statistics: {}",
@@ -535,6 +539,7 @@ fn family_table(inputs: &[Input], base: usize, family: &str, flags: &[String]) -
         rows.push(Row {
             label: id.clone(),
             unit,
+            x: None,
             cells,
         });
     }
@@ -547,6 +552,7 @@ fn family_table(inputs: &[Input], base: usize, family: &str, flags: &[String]) -
         columns,
         rows,
         notes,
+        plot: None,
     }
 }
 
@@ -568,6 +574,7 @@ fn relative(m: &Result<&MetricResult, String>, b: &Result<&MetricResult, String>
             value: Some(ratio),
             note: Some("within noise".into()),
             missing: None,
+            x: None,
         };
     }
     let better = match m.better {
@@ -583,6 +590,7 @@ fn relative(m: &Result<&MetricResult, String>, b: &Result<&MetricResult, String>
             if better { "better" } else { "worse" }
         )),
         missing: None,
+        x: None,
     }
 }
 
@@ -610,6 +618,7 @@ fn qualify_table(inputs: &[Input], flags: &[String]) -> Table {
         .map(|def| Row {
             label: def.id.to_string(),
             unit: None,
+            x: None,
             cells: reports
                 .iter()
                 .map(|r| match r {
@@ -630,6 +639,7 @@ fn qualify_table(inputs: &[Input], flags: &[String]) -> Table {
                                         .join("; "),
                                 ),
                                 missing: None,
+                                x: None,
                             },
                         }
                     }
@@ -646,6 +656,7 @@ fn qualify_table(inputs: &[Input], flags: &[String]) -> Table {
         columns: inputs.iter().map(|i| i.label.clone()).collect(),
         rows,
         notes,
+        plot: None,
     }
 }
 
@@ -719,6 +730,7 @@ fn normalised_table(inputs: &[Input], tables: &[Table], flags: &[String]) -> Tab
             rows.push(Row {
                 label: format!("{family} best {name}"),
                 unit: Some(unit.clone()),
+                x: None,
                 cells: inputs
                     .iter()
                     .zip(&best)
@@ -730,6 +742,7 @@ fn normalised_table(inputs: &[Input], tables: &[Table], flags: &[String]) -> Tab
                             value: Some(v / d),
                             note: None,
                             missing: None,
+                            x: None,
                         },
                     })
                     .collect(),
@@ -745,5 +758,6 @@ fn normalised_table(inputs: &[Input], tables: &[Table], flags: &[String]) -> Tab
         columns: inputs.iter().map(|i| i.label.clone()).collect(),
         rows,
         notes,
+        plot: None,
     }
 }

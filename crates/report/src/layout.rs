@@ -31,6 +31,25 @@ pub struct Table {
     pub rows: Vec<Row>,
     /// Notes under the table (flags, how noise is judged).
     pub notes: Vec<String>,
+    /// How the table is drawn as a plot (scaling tables only): one line per platform column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plot: Option<PlotSpec>,
+}
+
+/// Axes of a scaling table's plot. Points: x = the cell's `x`, else the row's `x`; y = the
+/// cell's `value` (the row's `unit`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlotSpec {
+    /// What x is (`working set`, `closed-loop clients`).
+    pub x_label: String,
+    /// Base unit of x: `bytes`, `bytes_per_s`, `clients`.
+    pub x_unit: String,
+    /// x on a log2 scale (sizes and client counts that double).
+    pub x_log: bool,
+    /// What y is (`load-to-use latency`, `bandwidth`).
+    pub y_label: String,
+    /// y on a log10 scale (latencies spanning cache levels).
+    pub y_log: bool,
 }
 
 /// One row.
@@ -40,6 +59,10 @@ pub struct Row {
     pub label: String,
     /// Unit of the row's values in files (base unit: `bytes_per_s`), if numeric.
     pub unit: Option<String>,
+    /// The row's x in its table's [`PlotSpec::x_unit`] (working set bytes, clients), for
+    /// scaling tables whose rows share one x.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<f64>,
     /// One cell per column.
     pub cells: Vec<Cell>,
 }
@@ -55,6 +78,9 @@ pub struct Cell {
     pub note: Option<String>,
     /// Why there is no value (`skipped: hugetlb pool empty`).
     pub missing: Option<String>,
+    /// The cell's own x when it differs per platform (delivered bandwidth of a load level).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<f64>,
 }
 
 impl Cell {
@@ -65,6 +91,7 @@ impl Cell {
             value: None,
             note: None,
             missing: None,
+            x: None,
         }
     }
     /// A missing value and why.
@@ -74,6 +101,7 @@ impl Cell {
             value: None,
             note: None,
             missing: Some(why.into()),
+            x: None,
         }
     }
     /// What people see in one line: text, note in parentheses, or `— why`.

@@ -2,14 +2,16 @@
 //!
 //! Shape: loaded result files ([`build::Input`]) -> [`build::compare`] -> one layout model
 //! ([`layout::Comparison`]: tables of rows of cells) -> renderers ([`render`]: terminal via
-//! tabled, Markdown, CSV, JSON, HTML) that supply syntax only, and SVG plots ([`plot`]).
+//! tabled, Markdown, CSV, JSON, HTML) that supply syntax only, and SVG plots ([`plot`]) drawn
+//! from the same tables (threads scaling rows, and the scaling tables of [`scaling`]).
 
 pub mod build;
 pub mod layout;
 pub mod plot;
 pub mod render;
 pub mod sample;
+pub mod scaling;
 
 pub use build::{compare, default_label, CompareError, Input};
-pub use layout::{Cell, Comparison, Row, Table};
+pub use layout::{Cell, Comparison, PlotSpec, Row, Table};
 pub use render::{render, Format};

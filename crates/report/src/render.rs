@@ -187,8 +187,11 @@ pub fn html(c: &Comparison, plots: &[(String, String)]) -> String {
         out += &format!("<p class=\"flag\">{}</p>\n", html_escape(f));
     }
     for t in &c.tables {
+        // a family starts a page; its scaling tables follow on the same page
         let class = if t.id == "machine" {
             "machine"
+        } else if t.id.starts_with("scaling:") {
+            "scaling"
         } else {
             "family"
         };
@@ -223,7 +226,8 @@ pub fn html(c: &Comparison, plots: &[(String, String)]) -> String {
             out += &format!("<p class=\"note\">{}</p>\n", html_escape(n));
         }
         let prefix = format!("{}:", t.title);
-        for (title, svg) in plots.iter().filter(|(title, _)| title.starts_with(&prefix)) {
+        let own = |title: &str| title == t.title || title.starts_with(&prefix);
+        for (title, svg) in plots.iter().filter(|(title, _)| own(title)) {
             out += &format!(
                 "<figure><figcaption>{}</figcaption>{}</figure>\n",
                 html_escape(title),

@@ -202,7 +202,10 @@ pub fn result(s: &Spec) -> ResultFile {
     );
     set("/cpu/topology/packages", serde_json::json!({"known": 1}));
     set("/cpu/topology/cores", serde_json::json!({"known": s.cpus}));
-    set("/cpu/topology/threads", serde_json::json!(s.cpus));
+    set(
+        "/cpu/topology/threads",
+        serde_json::json!({"known": s.cpus}),
+    );
     set(
         "/cpu/possible",
         serde_json::json!({"known": format!("0-{}", s.cpus - 1)}),

@@ -66,7 +66,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         inputs.push(Input { label, file });
     }
     let c = compare(&inputs, args.baseline.as_deref(), args.force)?;
-    let plots = plot::scaling_plots(&c, 3);
+    let plots = plot::all_plots(&c);
     if let Some(dir) = &args.plots {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         for (i, (_, svg)) in plots.iter().enumerate() {
