@@ -103,6 +103,27 @@ impl<T: std::fmt::Display> Probed<T> {
     }
 }
 
+/// Reads a `Probed<T>` written either in its own form (`{"known": 4}`, `{"unknown": {...}}`)
+/// or as a plain value (`4`, read as known). For fields that became `Probed` within one
+/// document schema version, so files written before still load:
+/// `#[serde(deserialize_with = "hwsurvey_model::probed::deserialize_probed_or_plain")]`.
+pub fn deserialize_probed_or_plain<'de, D, T>(d: D) -> Result<Probed<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either<T> {
+        Probed(Probed<T>),
+        Plain(T),
+    }
+    Ok(match Either::deserialize(d)? {
+        Either::Probed(p) => p,
+        Either::Plain(v) => Probed::Known(v),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,5 +140,24 @@ mod tests {
             r#"{"unknown":{"reason":"missing","path":"/sys/x"}}"#
         );
         assert_eq!(u.display(), "unknown (/sys/x is missing)");
+    }
+
+    #[derive(Deserialize)]
+    struct Holder {
+        #[serde(deserialize_with = "deserialize_probed_or_plain")]
+        n: Probed<u32>,
+    }
+
+    #[test]
+    fn plain_or_probed() {
+        let plain: Holder = serde_json::from_str(r#"{"n": 4}"#).unwrap();
+        assert_eq!(plain.n, Probed::Known(4));
+        let known: Holder = serde_json::from_str(r#"{"n": {"known": 8}}"#).unwrap();
+        assert_eq!(known.n, Probed::Known(8));
+        let unknown: Holder =
+            serde_json::from_str(r#"{"n": {"unknown": {"reason": "missing", "path": "/x"}}}"#)
+                .unwrap();
+        assert!(unknown.n.why_unknown().is_some());
+        assert!(serde_json::from_str::<Holder>(r#"{"n": "four"}"#).is_err());
     }
 }

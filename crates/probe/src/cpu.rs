@@ -106,11 +106,16 @@ pub struct Topology {
     pub cores: Probed<u32>,
     /// Online hardware threads: the size of `/sys/devices/system/cpu/online` (without that
     /// file, the online CPUs with a topology folder; unknown when there are none).
+    /// Documents of machine schema 1 written before this was a `Probed` hold a plain number,
+    /// which still reads (as known).
+    #[serde(deserialize_with = "hwsurvey_model::probed::deserialize_probed_or_plain")]
     pub threads: Probed<u32>,
     /// Online CPUs whose `cpuN/topology` folder was read; the other counts (packages, cores,
     /// per package) cover only these. Less than `threads` means the counts are incomplete
-    /// (the missing folders are in [`Cpu::problems`]).
-    pub threads_with_topology: u32,
+    /// (the missing folders are in [`Cpu::problems`]). `None` only in documents written
+    /// before the field existed.
+    #[serde(default)]
+    pub threads_with_topology: Option<u32>,
     /// How many cores have how many threads, e.g. `{2: 6, 1: 8}` on a Raptor Lake; never an average.
     pub cores_by_threads: BTreeMap<u32, u32>,
     /// Cores and threads per package, by package id; never an average.
@@ -1238,7 +1243,7 @@ fn build_topology(
                     detail: "no online CPU with a topology folder".into(),
                 })
             },
-            threads_with_topology: threads,
+            threads_with_topology: Some(threads),
             cores_by_threads,
             per_package,
             notes: Vec::new(),

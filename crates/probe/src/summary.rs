@@ -118,8 +118,11 @@ pub fn cpu_summary(c: &Cpu) -> String {
     let _ = writeln!(w, "  Clusters:            {}", count(&t.clusters));
     let _ = writeln!(w, "  Cores:               {}", count(&t.cores));
     let incomplete = match &t.threads {
-        Probed::Known(n) if *n != t.threads_with_topology => {
-            format!(", topology known for {}", t.threads_with_topology)
+        Probed::Known(n) if t.threads_with_topology.is_some_and(|k| k != *n) => {
+            format!(
+                ", topology known for {}",
+                t.threads_with_topology.unwrap_or_default()
+            )
         }
         _ => String::new(),
     };

@@ -56,7 +56,7 @@ fn online_cpu_without_topology_is_listed_and_counts_say_incomplete() {
     let m = probe(&cap.root);
     assert_eq!(m.cpu.online.known(), Some(&set("0-1")));
     assert_eq!(m.cpu.topology.threads.known(), Some(&2));
-    assert_eq!(m.cpu.topology.threads_with_topology, 1);
+    assert_eq!(m.cpu.topology.threads_with_topology, Some(1));
     assert!(
         m.cpu.problems.iter().any(|u| matches!(u,
             hwsurvey_model::Unknown::Missing { path } if path == "/sys/devices/system/cpu/cpu1/topology")),

@@ -587,7 +587,7 @@ fn sparc64_r2000_cpuinfo_is_not_a_cpu_count() {
     assert_eq!(m.cpu.arch, Arch::Sparc64);
     assert!(m.cpu.online.known().is_none());
     assert!(m.cpu.topology.threads.known().is_none());
-    assert_eq!(m.cpu.topology.threads_with_topology, 0);
+    assert_eq!(m.cpu.topology.threads_with_topology, Some(0));
     assert!(m.cpu.topology.cores.known().is_none());
     assert_eq!(m.cpu.identity.mhz_values.len(), 8);
     assert_eq!(known(&m.pages.base_page_size_bytes), 8192);
