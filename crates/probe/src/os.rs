@@ -57,7 +57,8 @@ pub struct Kernel {
     pub release: Probed<String>,
     /// `/proc/sys/kernel/version` (`uname -v`).
     pub version: Probed<String>,
-    /// `uname -m` on the live machine (sys feature), else `/proc/sys/kernel/arch` (kernels >= 6.1).
+    /// `/proc/sys/kernel/arch` (kernels >= 6.1), else `uname -m` on the live machine (sys
+    /// feature; under qemu-user uname reports the emulated machine, the file the real one).
     pub machine: Probed<String>,
 }
 
@@ -402,11 +403,14 @@ fn live_machine() -> Option<String> {
 
 fn kernel(root: &SysRoot) -> Kernel {
     let kept = crate::cpu::read_live_facts(root).and_then(|f| f.kernel_machine);
-    let machine = match root.is_live().then(live_machine).flatten() {
-        Some(m) => Probed::Known(m),
-        None => match (value(root, "/proc/sys/kernel/arch"), kept) {
-            (Probed::Unknown(_), Some(k)) => k,
-            (v, _) => v,
+    // /proc/sys/kernel/arch (kernels >= 6.1) first: it is the kernel's own word, while uname
+    // under qemu-user reports the emulated machine (aarch64 on an x86_64 kernel), which would
+    // hide the emulation from `binary_vs_kernel`. uname, or the snapshot's kept value, else.
+    let machine = match value(root, "/proc/sys/kernel/arch") {
+        Probed::Known(m) => Probed::Known(m),
+        unknown => match root.is_live().then(live_machine).flatten() {
+            Some(m) => Probed::Known(m),
+            None => kept.unwrap_or(unknown),
         },
     };
     Kernel {
