@@ -351,7 +351,11 @@ pub fn run_point(
         latency_p99_ns: hist.value_at_quantile(0.99),
         latency_p999_ns: hist.value_at_quantile(0.999),
         latency_max_ns: hist.max(),
-        cpu_ns_per_io: cpu_ns.filter(|_| ios > 0).map(|c| c as f64 / ios as f64),
+        // A CPU-time delta of 0 with I/Os done means the process clock did not advance
+        // (tick-based accounting, or qemu-user's emulated getrusage): unknown, not free.
+        cpu_ns_per_io: cpu_ns
+            .filter(|&c| ios > 0 && c > 0)
+            .map(|c| c as f64 / ios as f64),
         cpu_busy_cpus: cpu_ns.map(|c| c as f64 / elapsed_ns as f64),
     })
 }

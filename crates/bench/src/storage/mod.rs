@@ -201,7 +201,8 @@ pub struct IoPointResult {
     pub latency_p999_ns: u64,
     /// Largest latency, ns.
     pub latency_max_ns: u64,
-    /// Process CPU time (user + system, getrusage RUSAGE_SELF) per I/O, ns; `None` when unavailable.
+    /// Process CPU time (user + system, getrusage RUSAGE_SELF) per I/O, ns; `None` when
+    /// unavailable or when the process clock did not advance over the point (never 0).
     pub cpu_ns_per_io: Option<f64>,
     /// Process CPU time over wall time (1.0 = one CPU busy); `None` when unavailable.
     pub cpu_busy_cpus: Option<f64>,
