@@ -255,9 +255,119 @@ pub enum ResultError {
         /// What was found and expected.
         detail: String,
     },
+    /// Parsed, but a value in it cannot have been measured (negative, not finite, absurdly
+    /// large for its unit, a median outside [min, max], one test recorded twice); see
+    /// [`ResultFile::validate`].
+    #[error("{path}: {detail}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// Which test and metric, the bad value and what was expected.
+        detail: String,
+    },
+}
+
+/// Largest plausible value of a metric, by the unit at the end of its name, with the bound in
+/// words: `_bytes_per_s` 1e15 (1 PB/s), other `_per_s` and `iops` 1e15 per second, `_ns` 1e12
+/// (1000 s). About a thousand times what any machine delivers; `None` for other units.
+pub fn plausible_max(metric: &str) -> Option<(f64, &'static str)> {
+    if metric.ends_with("_bytes_per_s") || metric == "bytes_per_s" {
+        Some((1e15, "1e15 bytes/s (1 PB/s)"))
+    } else if metric.ends_with("_per_s") || metric == "iops" || metric.ends_with("_iops") {
+        Some((1e15, "1e15 per second"))
+    } else if metric.ends_with("_ns") || metric.contains("_ns_per_") {
+        Some((1e12, "1e12 ns (1000 s)"))
+    } else {
+        None
+    }
+}
+
+impl MetricResult {
+    /// Checks the metric as a measurement: every sample and statistic finite, not negative and
+    /// not above [`plausible_max`]; `min <= median <= max`; `min`, `max` and `n` those of the
+    /// samples. Err: what is wrong, naming the value (no file or test: the caller adds them).
+    pub fn validate(&self) -> Result<(), String> {
+        let name = &self.name;
+        let bound = plausible_max(name);
+        let check = |what: &str, v: f64| -> Result<(), String> {
+            if !v.is_finite() {
+                return Err(format!("{what} is {v}, expected a finite number"));
+            }
+            if v < 0.0 {
+                return Err(format!("{what} is {v}, a {name} is never negative"));
+            }
+            if let Some((max, words)) = bound {
+                if v > max {
+                    return Err(format!("{what} is {v:e}, not plausible (above {words})"));
+                }
+            }
+            Ok(())
+        };
+        for (i, &v) in self.samples.iter().enumerate() {
+            check(&format!("sample {i}"), v)?;
+        }
+        if let Some(p) = self.peak {
+            check("peak", p)?;
+        }
+        if let Some(s) = &self.summary {
+            check("median", s.median)?;
+            check("min", s.min)?;
+            check("max", s.max)?;
+            check("mean", s.mean)?;
+            if !(s.min <= s.median && s.median <= s.max) {
+                return Err(format!(
+                    "median {} is outside [min {}, max {}]",
+                    s.median, s.min, s.max
+                ));
+            }
+            if !self.samples.is_empty() {
+                let lo = self.samples.iter().copied().fold(f64::INFINITY, f64::min);
+                let hi = self
+                    .samples
+                    .iter()
+                    .copied()
+                    .fold(f64::NEG_INFINITY, f64::max);
+                if s.min != lo || s.max != hi || s.n != self.samples.len() {
+                    return Err(format!(
+                        "statistics (n {}, min {}, max {}) are not those of the {} samples (min {lo}, max {hi})",
+                        s.n,
+                        s.min,
+                        s.max,
+                        self.samples.len()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 impl ResultFile {
+    /// Checks what a loader must not pass on to a report: each test (family and id) recorded
+    /// once, and every metric of every test valid ([`MetricResult::validate`]). `path` names
+    /// the file in the error, which is one line naming the test, metric and value.
+    pub fn validate(&self, path: &str) -> Result<(), ResultError> {
+        let invalid = |detail: String| ResultError::Invalid {
+            path: path.into(),
+            detail,
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for t in &self.tests {
+            let (family, id) = (&t.point.family, &t.point.id);
+            if !seen.insert((family.as_str(), id.as_str())) {
+                return Err(invalid(format!(
+                    "test {family} {id:?} is recorded twice, expected each test once"
+                )));
+            }
+            for m in &t.metrics {
+                m.validate().map_err(|e| {
+                    invalid(format!("test {family} {id:?}, metric {}: {e}", m.name))
+                })?;
+            }
+        }
+        Ok(())
+    }
+
     /// Writes the file atomically: serialise to `<dir>/.<name>.tmp-<pid>`, fsync, rename over
     /// `path` (same directory, so the rename is atomic on POSIX filesystems).
     pub fn write_atomic(&self, path: &Path) -> Result<(), ResultError> {
@@ -292,7 +402,8 @@ impl ResultFile {
     }
 }
 
-/// Loads a result file, checking size, JSON, `schema` and `schema_version`.
+/// Loads a result file, checking size, JSON, `schema` and `schema_version`, then its values
+/// ([`ResultFile::validate`]).
 ///
 /// Only regular files are read (a FIFO would block, a device such as `/dev/zero` never ends):
 /// anything else is refused with [`ResultError::NotRegular`]. The read goes through
@@ -367,7 +478,8 @@ fn file_kind(meta: &std::fs::Metadata) -> &'static str {
     "not a regular file"
 }
 
-/// Parses result-file bytes; `name` names the source in errors.
+/// Parses result-file bytes and validates them ([`ResultFile::validate`]); `name` names the
+/// source in errors.
 pub fn parse(name: &str, bytes: &[u8]) -> Result<ResultFile, ResultError> {
     let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
         if e.is_eof() {
@@ -407,10 +519,12 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<ResultFile, ResultError> {
             ),
         });
     }
-    serde_json::from_value(value).map_err(|e| ResultError::WrongSchema {
+    let file: ResultFile = serde_json::from_value(value).map_err(|e| ResultError::WrongSchema {
         path: name.into(),
         detail: format!("result schema version {RESULT_SCHEMA_VERSION} but {e}"),
-    })
+    })?;
+    file.validate(name)?;
+    Ok(file)
 }
 
 /// UTC time as RFC 3339 (`2026-11-29T20:05:30Z`) from a system time.
@@ -545,6 +659,45 @@ mod tests {
                 .ends_with(": 67108865 bytes, larger than the 64 MiB limit for a result file"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn metric_validation_names_the_value() {
+        let ok = MetricResult::from_metric(Metric::bandwidth_bytes_per_s(vec![1e9, 3e9, 2e9]));
+        assert_eq!(ok.validate(), Ok(()));
+        let neg = MetricResult::from_metric(Metric::latency("latency_ns", vec![80.0, -5.0]));
+        assert_eq!(
+            neg.validate(),
+            Err("sample 1 is -5, a latency_ns is never negative".into())
+        );
+        let mut absurd = ok.clone();
+        absurd.summary.as_mut().unwrap().median = 1e300;
+        absurd.summary.as_mut().unwrap().max = 1e300;
+        assert_eq!(
+            absurd.validate(),
+            Err("median is 1e300, not plausible (above 1e15 bytes/s (1 PB/s))".into())
+        );
+        let mut outside = ok.clone();
+        outside.summary.as_mut().unwrap().median = 5e9;
+        assert_eq!(
+            outside.validate(),
+            Err("median 5000000000 is outside [min 1000000000, max 3000000000]".into())
+        );
+        let mut nan = ok.clone();
+        nan.summary.as_mut().unwrap().median = f64::NAN;
+        assert_eq!(
+            nan.validate(),
+            Err("median is NaN, expected a finite number".into())
+        );
+        let mut edited = ok.clone();
+        edited.samples[0] = 1.5e9;
+        assert!(edited
+            .validate()
+            .unwrap_err()
+            .starts_with("statistics (n 3, min 1000000000, max 3000000000) are not those"));
+        assert_eq!(plausible_max("iops").map(|b| b.0), Some(1e15));
+        assert_eq!(plausible_max("cpu_ns_per_io").map(|b| b.0), Some(1e12));
+        assert_eq!(plausible_max("round_trip_ns").map(|b| b.0), Some(1e12));
     }
 
     #[test]
