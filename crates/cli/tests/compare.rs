@@ -129,3 +129,57 @@ fn different_profile_versions_need_force() {
             "DIFFERENT PROFILE VERSIONS (--force)",
         ));
 }
+
+/// Writes the first synthetic result with `edit` applied to its JSON, as `name`.
+fn edited(dir: &Path, name: &str, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
+    let mut v = serde_json::to_value(&hwsurvey_report::sample::three()[0]).unwrap();
+    edit(&mut v);
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_vec(&v).unwrap()).unwrap();
+    p
+}
+
+#[test]
+fn implausible_values_get_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let metric = "/tests/0/metrics/0";
+    let negative = edited(dir.path(), "negative.json", |v| {
+        *v.pointer_mut(&format!("{metric}/samples/2")).unwrap() = serde_json::json!(-3.5);
+    });
+    one_line_error(
+        &negative,
+        "negative.json: test mem.bandwidth \"stream.triad/threads=1\", metric bandwidth_bytes_per_s: sample 2 is -3.5, a bandwidth_bytes_per_s is never negative",
+    );
+    let absurd = edited(dir.path(), "absurd.json", |v| {
+        for k in ["median", "max"] {
+            *v.pointer_mut(&format!("{metric}/summary/{k}")).unwrap() = serde_json::json!(1e300);
+        }
+    });
+    one_line_error(
+        &absurd,
+        "absurd.json: test mem.bandwidth \"stream.triad/threads=1\", metric bandwidth_bytes_per_s: median is 1e300, not plausible (above 1e15 bytes/s (1 PB/s))",
+    );
+    let outside = edited(dir.path(), "outside.json", |v| {
+        let max = v
+            .pointer(&format!("{metric}/summary/max"))
+            .and_then(serde_json::Value::as_f64)
+            .unwrap();
+        *v.pointer_mut(&format!("{metric}/summary/median")).unwrap() = serde_json::json!(max * 2.0);
+    });
+    one_line_error(&outside, "outside.json: test mem.bandwidth \"stream.triad/threads=1\", metric bandwidth_bytes_per_s: median ");
+    one_line_error(&outside, "is outside [min ");
+    let twice = edited(dir.path(), "twice.json", |v| {
+        let first = v.pointer("/tests/0").cloned().unwrap();
+        v.pointer_mut("/tests")
+            .and_then(serde_json::Value::as_array_mut)
+            .unwrap()
+            .push(first);
+    });
+    one_line_error(
+        &twice,
+        "twice.json: test mem.bandwidth \"stream.triad/threads=1\" is recorded twice, expected each test once",
+    );
+    // no table is printed for any of them
+    let out = hwsurvey().arg("compare").arg(&twice).output().unwrap();
+    assert!(out.stdout.is_empty());
+}
