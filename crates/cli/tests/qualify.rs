@@ -145,6 +145,109 @@ fn live_machine_says_what_was_not_evaluated() {
     }
 }
 
+/// os.kernel_min takes its minimum from the target descriptor of the binary checked: the
+/// running binary's own target by default, `--binary FILE`'s target otherwise (a snapshot
+/// with an osrelease of 4.2: at least aarch64's 4.1, older than sparc64's 4.4).
+#[test]
+fn kernel_minimum_comes_from_the_binarys_target() {
+    let out = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let k = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "os.kernel_min")
+        .unwrap()
+        .clone();
+    if k["verdict"] != "not_evaluated" {
+        let src = k["evidence"][1]["source"].as_str().unwrap();
+        let arch = std::env::consts::ARCH;
+        assert!(
+            src.starts_with(&format!("min_kernel of targets/{arch}.toml (built in)")),
+            "{src}"
+        );
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    t1_like(dir.path());
+    let kernel = dir.path().join("proc/sys/kernel");
+    std::fs::create_dir_all(&kernel).unwrap();
+    std::fs::write(kernel.join("osrelease"), "4.2.0\n").unwrap();
+    std::fs::write(kernel.join("arch"), "sparc64\n").unwrap();
+    let elf = |machine: u16, big: bool| {
+        let mut h = vec![0u8; 64];
+        h[..4].copy_from_slice(b"\x7fELF");
+        h[4] = 2;
+        h[5] = if big { 2 } else { 1 };
+        h[6] = 1;
+        let (t, m, v) = if big {
+            (
+                2u16.to_be_bytes(),
+                machine.to_be_bytes(),
+                1u32.to_be_bytes(),
+            )
+        } else {
+            (
+                2u16.to_le_bytes(),
+                machine.to_le_bytes(),
+                1u32.to_le_bytes(),
+            )
+        };
+        h[16..18].copy_from_slice(&t);
+        h[18..20].copy_from_slice(&m);
+        h[20..24].copy_from_slice(&v);
+        h[52] = if big { 0 } else { 64 };
+        h[53] = if big { 64 } else { 0 };
+        h
+    };
+    let finding = |bin: &Path| {
+        let out = Command::cargo_bin("hwsurvey")
+            .unwrap()
+            .args(["qualify", "--format", "json", "--root"])
+            .arg(dir.path())
+            .arg("--binary")
+            .arg(bin)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["rule"] == "os.kernel_min")
+            .unwrap()
+            .clone()
+    };
+    let sparc = dir.path().join("sparc64.elf");
+    std::fs::write(&sparc, elf(43, true)).unwrap();
+    let k = finding(&sparc);
+    assert_eq!(k["verdict"], "fail", "{k}");
+    assert_eq!(k["summary"], "kernel 4.2.0 is older than the minimum 4.4");
+    let src = k["evidence"][1]["source"].as_str().unwrap();
+    assert!(
+        src.starts_with(
+            "min_kernel of targets/sparc64.toml (built in) (chosen by ELF64 e_machine 43 of "
+        ),
+        "{src}"
+    );
+    let arm = dir.path().join("aarch64.elf");
+    std::fs::write(&arm, elf(183, false)).unwrap();
+    let k = finding(&arm);
+    assert_eq!(k["verdict"], "pass", "{k}");
+    assert!(
+        k["evidence"][1]["value"]
+            .as_str()
+            .unwrap()
+            .starts_with("4.1 ("),
+        "{k}"
+    );
+}
+
 /// Exit 2 is "a rule failed" only; input and usage errors exit 3.
 #[test]
 fn input_and_usage_errors_exit_3_verdicts_keep_0_1_2() {

@@ -119,6 +119,13 @@ pub struct TargetDescriptor {
     pub target_spec_json: Option<String>,
     /// Base page sizes the target's Linux kernels use, in bytes (aarch64: 4, 16 or 64 KiB).
     pub base_page_sizes_bytes: Vec<u64>,
+    /// Oldest Linux kernel release a binary for the target is supported on, as a dotted
+    /// version (`"3.2"`, `"4.4"`); compared with `/proc/sys/kernel/osrelease` by the
+    /// `os.kernel_min` qualification rule. Parsed by [`TargetDescriptor::min_kernel_numbers`].
+    pub min_kernel: String,
+    /// Where [`TargetDescriptor::min_kernel`] comes from: rustc's platform-support page
+    /// entry for the triple, or for a vendor target the document used (one line).
+    pub min_kernel_source: String,
     /// What its binaries look like.
     pub elf: ElfExpectation,
 }
@@ -293,6 +300,21 @@ impl TargetDescriptor {
                 ),
             ));
         }
+        if self.min_kernel_numbers().is_none() {
+            return Err(invalid(
+                "min_kernel",
+                format!(
+                    "expected a dotted kernel version such as \"3.2\" or \"4.4\", got {:?}",
+                    self.min_kernel
+                ),
+            ));
+        }
+        if self.min_kernel_source.trim().is_empty() {
+            return Err(invalid(
+                "min_kernel_source",
+                "must say where min_kernel comes from (rustc platform support, vendor)".to_owned(),
+            ));
+        }
         let is_e2k = self.elf.machine == crate::Machine::MCST_ELBRUS.number();
         if is_e2k != self.elf.e2k.is_some() {
             return Err(invalid(
@@ -312,6 +334,42 @@ impl TargetDescriptor {
             }
         }
         Ok(())
+    }
+
+    /// The numbers of [`TargetDescriptor::min_kernel`] (`"4.4"` -> `[4, 4]`), or `None` when it
+    /// is not a dotted version of one to four decimal numbers.
+    pub fn min_kernel_numbers(&self) -> Option<Vec<u64>> {
+        let parts: Option<Vec<u64>> = self
+            .min_kernel
+            .split('.')
+            .map(|p| {
+                if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
+                    None
+                } else {
+                    p.parse().ok()
+                }
+            })
+            .collect();
+        parts.filter(|n| (1..=4).contains(&n.len()))
+    }
+
+    /// The built-in descriptor (a [`BUILTIN`] copy of `targets/<name>.toml`) whose binaries
+    /// have this ELF class (32 or 64) and `e_machine`, with its source
+    /// (`targets/sparc64.toml (built in)`); `None` when no target of hwsurvey matches.
+    pub fn builtin_for_elf(
+        class_bits: u8,
+        machine: u16,
+    ) -> Option<(TargetDescriptor, DescriptorSource)> {
+        BUILTIN.iter().find_map(|(name, text)| {
+            let shown = PathBuf::from(format!("targets/{name}.toml"));
+            let desc = TargetDescriptor::parse(text, &shown).ok()?;
+            let bits = match desc.elf.class {
+                Class::Elf32 => 32,
+                Class::Elf64 => 64,
+            };
+            (bits == class_bits && desc.elf.machine == machine)
+                .then_some((desc, DescriptorSource::Builtin(name)))
+        })
     }
 
     /// Reads and parses one descriptor file.

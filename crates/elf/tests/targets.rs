@@ -140,6 +140,102 @@ fn wrong_values_and_missing_keys_are_named() {
     );
 }
 
+/// The minimum kernels are rustc's platform-support figures for each triple (x86_64 3.2+,
+/// aarch64 4.1+, sparc64 4.4+); e2k has no entry there and takes Rust's floor for every
+/// linux target (3.2), saying so. Each descriptor names its source.
+#[test]
+fn minimum_kernels_with_their_sources() {
+    let all = TargetDescriptor::load_dir(&targets_dir()).unwrap();
+    let got: Vec<(&str, &str, Vec<u64>)> = all
+        .iter()
+        .map(|t| {
+            (
+                t.name.as_str(),
+                t.min_kernel.as_str(),
+                t.min_kernel_numbers().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("aarch64", "4.1", vec![4, 1]),
+            ("e2k", "3.2", vec![3, 2]),
+            ("sparc64", "4.4", vec![4, 4]),
+            ("x86_64", "3.2", vec![3, 2]),
+        ]
+    );
+    for t in &all {
+        if t.name == "e2k" {
+            assert!(t
+                .min_kernel_source
+                .contains("no rustc platform-support entry"));
+        } else {
+            assert!(
+                t.min_kernel_source
+                    .starts_with(&format!("rustc platform support, {}:", t.triple)),
+                "{}: {}",
+                t.name,
+                t.min_kernel_source
+            );
+            assert!(
+                t.min_kernel_source
+                    .contains(&format!("kernel {}+", t.min_kernel)),
+                "{}",
+                t.min_kernel_source
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_or_missing_minimum_kernel_is_named() {
+    let err = parse_err(
+        &with_sparc64(|t| t.replace("min_kernel = \"4.4\"", "min_kernel = \"4.x\"")),
+        "sparc64.toml",
+    );
+    assert_eq!(
+        err,
+        "sparc64.toml: key `min_kernel`: expected a dotted kernel version such as \"3.2\" or \"4.4\", got \"4.x\""
+    );
+    let err = parse_err(
+        &with_sparc64(|t| t.replace("min_kernel = \"4.4\"\n", "")),
+        "sparc64.toml",
+    );
+    assert!(
+        err.contains("key `min_kernel`: missing field `min_kernel`"),
+        "{err}"
+    );
+    let err = parse_err(
+        &with_sparc64(|t| t.replace("min_kernel = \"4.4\"", "min_kernel = 4.4")),
+        "sparc64.toml",
+    );
+    assert!(err.contains("key `min_kernel`"), "{err}");
+}
+
+#[test]
+fn builtin_descriptor_found_by_elf_class_and_machine() {
+    let (d, source) = TargetDescriptor::builtin_for_elf(64, 43).unwrap();
+    assert_eq!((d.name.as_str(), d.min_kernel.as_str()), ("sparc64", "4.4"));
+    assert_eq!(source.to_string(), "targets/sparc64.toml (built in)");
+    let (d, _) = TargetDescriptor::builtin_for_elf(64, 175).unwrap();
+    assert_eq!(d.name, "e2k");
+    assert_eq!(
+        TargetDescriptor::builtin_for_elf(64, 62).unwrap().0.name,
+        "x86_64"
+    );
+    assert_eq!(
+        TargetDescriptor::builtin_for_elf(64, 183)
+            .unwrap()
+            .0
+            .min_kernel,
+        "4.1"
+    );
+    // i386 (3) and a 32-bit SPARC: no hwsurvey target
+    assert!(TargetDescriptor::builtin_for_elf(32, 3).is_none());
+    assert!(TargetDescriptor::builtin_for_elf(32, 43).is_none());
+}
+
 #[test]
 fn glibc_version_rule_parses() {
     let d = TargetDescriptor::parse(

@@ -194,6 +194,9 @@ fn describe(kind: ParamKind) -> String {
         ParamKind::Float { min, max } => format!("a number from {min} to {max}"),
         ParamKind::Choice(words) => format!("one of {}", quoted(words)),
         ParamKind::Version => "a version string such as \"4.18\"".into(),
+        ParamKind::VersionOr(word) => {
+            format!("\"{word}\" or a version string such as \"4.18\"")
+        }
         ParamKind::ChoiceList(words) => format!("a list of {}", quoted(words)),
     }
 }
@@ -255,6 +258,13 @@ fn convert(v: &DeValue<'_>, kind: ParamKind) -> Result<ParamValue, String> {
         ParamKind::Version => {
             let s = v.as_str().ok_or_else(wrong)?;
             parse_version(s).ok_or_else(|| format!("{s:?} is not {}", describe(kind)))?;
+            Ok(ParamValue::Str(s.to_string()))
+        }
+        ParamKind::VersionOr(word) => {
+            let s = v.as_str().ok_or_else(wrong)?;
+            if s != word {
+                parse_version(s).ok_or_else(|| format!("{s:?} is not {}", describe(kind)))?;
+            }
             Ok(ParamValue::Str(s.to_string()))
         }
         ParamKind::ChoiceList(words) => {
@@ -362,6 +372,31 @@ mod tests {
         );
         assert!(set.params("cpu.smt").is_none());
         assert!(set.params("cpu.online").is_some());
+    }
+
+    #[test]
+    fn kernel_minimum_is_target_or_a_version() {
+        let set = RuleSet::builtin();
+        assert_eq!(
+            set.params("os.kernel_min").unwrap().str("min_kernel"),
+            Some("target")
+        );
+        let text = "[rules.\"os.kernel_min\"]\nmin_kernel = \"5.10\"\n";
+        let set = RuleSet::parse("q.toml", text).unwrap();
+        assert_eq!(
+            set.params("os.kernel_min").unwrap().str("min_kernel"),
+            Some("5.10")
+        );
+        let e = RuleSet::parse(
+            "q.toml",
+            "[rules.\"os.kernel_min\"]\nmin_kernel = \"newest\"\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.line, 2);
+        assert_eq!(
+            e.message,
+            "\"newest\" is not \"target\" or a version string such as \"4.18\""
+        );
     }
 
     #[test]

@@ -33,6 +33,9 @@ pub struct Facts {
     pub os: OsFacts,
     /// The binary under test (`--binary FILE`, else hwsurvey itself).
     pub binary: Probed<BinaryFacts>,
+    /// The hwsurvey target descriptor (`targets/<name>.toml`) of that binary; without a
+    /// binary, of the kernel's machine ([`crate::machine::target_facts`]).
+    pub target: Probed<TargetFacts>,
     /// Figures from a result file, when one was given.
     pub result: Probed<ResultFacts>,
 }
@@ -47,6 +50,7 @@ impl Default for Facts {
             io: IoFacts::default(),
             os: OsFacts::default(),
             binary: not_given("binary"),
+            target: not_given("target descriptor"),
             result: not_given("result file"),
         }
     }
@@ -272,6 +276,25 @@ pub struct BinaryFacts {
     pub machine: u16,
     /// Little-endian data.
     pub little_endian: bool,
+}
+
+/// What the rules read from a target descriptor (`targets/<name>.toml`, parsed by
+/// `hwsurvey_elf::TargetDescriptor`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TargetFacts {
+    /// Descriptor name (`sparc64`).
+    pub name: String,
+    /// Rust target triple (`sparc64-unknown-linux-gnu`).
+    pub triple: String,
+    /// Where the descriptor was read (`targets/sparc64.toml (built in)`).
+    pub descriptor: String,
+    /// Why this descriptor: `ELF64 e_machine 43 of /proc/self/exe`, or the kernel's machine
+    /// when no binary is known.
+    pub chosen_by: String,
+    /// Oldest supported kernel release, dotted (`4.4`): the descriptor's `min_kernel`.
+    pub min_kernel: String,
+    /// The descriptor's `min_kernel_source` (rustc platform support entry, or the vendor's).
+    pub min_kernel_source: String,
 }
 
 /// Figures from a result file.

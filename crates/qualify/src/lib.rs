@@ -150,6 +150,9 @@ pub enum ParamKind {
     Choice(&'static [&'static str]),
     /// A dotted version such as `4.18`.
     Version,
+    /// The given word (`"target"`: take the value from the target descriptor) or a dotted
+    /// version such as `4.18`.
+    VersionOr(&'static str),
     /// A list whose items are each one of the listed words.
     ChoiceList(&'static [&'static str]),
 }

@@ -7,7 +7,7 @@ use hwsurvey_probe::Machine;
 
 use crate::facts::{
     not_given, BinaryFacts, DimmFacts, EdacDimmFacts, Facts, HugePool, NodeFacts, PcieLinkFacts,
-    ResultFacts,
+    ResultFacts, TargetFacts,
 };
 
 /// The facts the rules need, read from a probed machine.
@@ -74,7 +74,51 @@ pub fn from_machine(m: &Machine) -> Facts {
     };
     fill_memory(&mut f, &m.memory);
     fill_os_io(&mut f, m);
+    f.target = target_facts(&f.binary, &f.os.kernel_machine);
     f
+}
+
+/// The built-in target descriptor (`hwsurvey_elf::target::BUILTIN`, the copies of
+/// `targets/*.toml`) of `binary` (by ELF class and `e_machine`); when the binary is unknown,
+/// that of the kernel's machine (`uname -m`: x86_64, aarch64, sparc64, e2k), saying so.
+/// Unknown, with the reason, when neither names a hwsurvey target. Call it again after
+/// replacing [`Facts::binary`] (`--binary FILE`).
+pub fn target_facts(
+    binary: &Probed<BinaryFacts>,
+    kernel_machine: &Probed<String>,
+) -> Probed<TargetFacts> {
+    use hwsurvey_elf::TargetDescriptor;
+    let (found, chosen_by) = match (binary, kernel_machine) {
+        (Probed::Known(b), _) => (
+            TargetDescriptor::builtin_for_elf(b.class_bits, b.machine),
+            format!("ELF{} e_machine {} of {}", b.class_bits, b.machine, b.path),
+        ),
+        (Probed::Unknown(why), Probed::Known(kmach)) => {
+            let native = crate::rules::native_elf(kmach);
+            (
+                native.and_then(|(bits, m)| TargetDescriptor::builtin_for_elf(bits, m)),
+                format!("the kernel's machine {kmach} (no binary: {why})"),
+            )
+        }
+        (Probed::Unknown(why), Probed::Unknown(kwhy)) => {
+            return Probed::Unknown(Unknown::Other {
+                detail: format!("no binary ({why}) and no kernel machine ({kwhy})"),
+            })
+        }
+    };
+    match found {
+        Some((d, source)) => Probed::Known(TargetFacts {
+            name: d.name,
+            triple: d.triple,
+            descriptor: source.to_string(),
+            chosen_by,
+            min_kernel: d.min_kernel,
+            min_kernel_source: d.min_kernel_source,
+        }),
+        None => Probed::Unknown(Unknown::Other {
+            detail: format!("no hwsurvey target descriptor for {chosen_by}"),
+        }),
+    }
 }
 
 /// Governors, SMT, command line, kernel identity, the running binary, PCIe links.

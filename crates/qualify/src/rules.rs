@@ -176,9 +176,9 @@ pub static ALL: &[RuleDef] = &[
         explanation: "the kernel is at least the target's minimum version",
         params: &[ParamDef {
             name: "min_kernel",
-            kind: ParamKind::Version,
-            default: "\"3.2\"",
-            doc: "oldest kernel release supported (the targets' glibc 2.17+ floor needs 3.2)",
+            kind: ParamKind::VersionOr("target"),
+            default: "\"target\"",
+            doc: "oldest kernel release supported: \"target\" takes the binary's target descriptor's min_kernel (targets/<name>.toml), a version such as \"5.10\" overrides it",
         }],
         check: os_kernel_min,
     },
@@ -1399,32 +1399,57 @@ pub fn binary_arch(f: &Facts, _: &Params) -> Vec<Finding> {
         ))]
 }
 
-/// `os.kernel_min`: kernel release older than the minimum.
+/// `os.kernel_min`: kernel release older than the minimum. The minimum is the target
+/// descriptor's `min_kernel` ([`Facts::target`]: the binary's target, rustc's platform-support
+/// figure for its triple) unless the rules file sets `min_kernel` to a version explicitly; the
+/// evidence names which. Pass findings carry the evidence too.
 pub fn os_kernel_min(f: &Facts, p: &Params) -> Vec<Finding> {
     const ID: &str = "os.kernel_min";
     let release = need!(f.os.kernel_release, ID);
-    let min_text = p.str("min_kernel").unwrap_or("3.2");
+    let setting = p.str("min_kernel").unwrap_or("target");
+    let (min_text, source, source_value) = if setting == "target" {
+        let t = need!(f.target, ID);
+        (
+            t.min_kernel.clone(),
+            format!("min_kernel of {} (chosen by {})", t.descriptor, t.chosen_by),
+            format!("{} ({})", t.min_kernel, t.min_kernel_source),
+        )
+    } else {
+        (
+            setting.to_string(),
+            "rules file: rules.\"os.kernel_min\".min_kernel (overrides the target descriptor)"
+                .to_string(),
+            setting.to_string(),
+        )
+    };
     let numeric: String = release
         .chars()
         .take_while(|c| c.is_ascii_digit() || *c == '.')
         .collect();
     let (Some(have), Some(min)) = (
         parse_version(numeric.trim_end_matches('.')),
-        parse_version(min_text),
+        parse_version(&min_text),
     ) else {
         return vec![Finding::not_evaluated(
             ID,
             format!("kernel release {release:?} does not start with a version"),
         )];
     };
-    if have < min {
-        return vec![Finding::new(
+    let finding = if have < min {
+        Finding::new(
             ID,
             Verdict::Fail,
             format!("kernel {release} is older than the minimum {min_text}"),
         )
+        .fix(format!("run a kernel {min_text} or newer"))
+    } else {
+        Finding::new(
+            ID,
+            Verdict::Pass,
+            "the kernel is at least the target's minimum version",
+        )
+    };
+    vec![finding
         .with("/proc/sys/kernel/osrelease", release.clone())
-        .fix(format!("run a kernel {min_text} or newer"))];
-    }
-    vec![]
+        .with(source, source_value)]
 }

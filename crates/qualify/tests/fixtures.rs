@@ -62,6 +62,54 @@ fn ultrasparc_t1_fails_24_of_32() {
     assert_eq!(r.exit_code(false), 2);
 }
 
+/// The T1 capture has no `proc/sys/kernel/osrelease`; its sysfs still has
+/// `cpu/sched_mc_power_savings`, a knob Linux removed in 3.5, so its kernel is 3.4 or older.
+/// The test writes that upper bound (DERIVED, not captured) and the kernel's machine
+/// (`sun4v` in cpuinfo: sparc64, DERIVED) into the extracted tree: even the newest kernel the
+/// capture can come from is older than sparc64's minimum 4.4 (rustc platform support), named
+/// as the source. An explicit minimum in a rules file overrides the descriptor.
+#[test]
+fn ultrasparc_t1_kernel_older_than_the_sparc64_minimum() {
+    let Some(fx) = fixtures() else { return };
+    let (_dir, top) =
+        extract(&fx.join("sparc64-ultrasparc-t1-offline/sparc64-UltraSparc-T1.tar.gz"));
+    assert!(top
+        .join("sys/devices/system/cpu/sched_mc_power_savings")
+        .is_file());
+    let cpuinfo = std::fs::read_to_string(top.join("proc/cpuinfo")).unwrap();
+    assert!(cpuinfo.contains("type\t\t: sun4v"), "{cpuinfo}");
+    std::fs::create_dir_all(top.join("proc/sys/kernel")).unwrap();
+    std::fs::write(top.join("proc/sys/kernel/osrelease"), "3.4\n").unwrap();
+    std::fs::write(top.join("proc/sys/kernel/arch"), "sparc64\n").unwrap();
+    let facts = from_machine(&probe_machine(&SysRoot::new(&top)));
+    let r = qualify("capture", &facts, &RuleSet::builtin());
+    let f = of(&r, "os.kernel_min");
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].verdict, Verdict::Fail);
+    assert_eq!(f[0].summary, "kernel 3.4 is older than the minimum 4.4");
+    assert!(
+        f[0].evidence[1].source.starts_with(
+            "min_kernel of targets/sparc64.toml (built in) (chosen by the kernel's machine sparc64 (no binary: "
+        ),
+        "{}",
+        f[0].evidence[1].source
+    );
+    assert!(
+        f[0].evidence[1].value.starts_with(
+            "4.4 (rustc platform support, sparc64-unknown-linux-gnu: \"SPARC Linux (kernel 4.4+"
+        ),
+        "{}",
+        f[0].evidence[1].value
+    );
+    let set = RuleSet::parse(
+        "old.toml",
+        "[rules.\"os.kernel_min\"]\nmin_kernel = \"2.6.32\"\n",
+    )
+    .unwrap();
+    let r = qualify("capture", &facts, &set);
+    assert_eq!(of(&r, "os.kernel_min")[0].verdict, Verdict::Pass);
+}
+
 #[test]
 fn power7_node1_has_no_cpus() {
     let Some(r) = qualify_archive("ppc64-power7-64cpu-memoryless-node/ppc64-POWER7-64cpu.tar.gz")

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use hwsurvey_model::{Probed, Unknown};
 use hwsurvey_probe::SysRoot;
+use hwsurvey_qualify::machine::target_facts;
 use hwsurvey_qualify::render::{render, Format};
 use hwsurvey_qualify::{binary, from_machine, qualify, Report, RuleSet, Verdict};
 
@@ -106,6 +107,7 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
         facts.result = Probed::Known(hwsurvey_qualify::machine::result_facts(&shown, &file));
         if let Some(bin) = &args.binary {
             facts.binary = Probed::Known(binary::read_elf_header(bin)?);
+            facts.target = target_facts(&facts.binary, &facts.os.kernel_machine);
         }
         let report = qualify(&shown, &facts, &rules);
         return finish(&report, &args, &shown);
@@ -136,6 +138,8 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
             detail: "a snapshot: pass --binary FILE to check a binary against its kernel".into(),
         }),
     };
+    // os.kernel_min reads the minimum from the target descriptor of the binary just chosen
+    facts.target = target_facts(&facts.binary, &facts.os.kernel_machine);
     let subject = root.root().display().to_string();
     let report = qualify(&subject, &facts, &rules);
     finish(&report, &args, &subject)
