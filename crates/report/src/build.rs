@@ -150,6 +150,10 @@ fn known(v: Option<&Value>) -> Result<&Value, String> {
 }
 
 fn unknown_text(u: &Value) -> String {
+    // the probe's own words (path and detail) when the reason is one it writes
+    if let Ok(known) = serde_json::from_value::<hwsurvey_model::Unknown>(u.clone()) {
+        return format!("unknown ({known})");
+    }
     let reason = u.get("reason").and_then(Value::as_str).unwrap_or("unknown");
     let detail = u
         .get("path")
@@ -182,17 +186,23 @@ const MACHINE_ROWS: &[MachineRow] = &[
     ("architecture", |f| Ok(f.environment.arch.clone())),
     ("packages / cores / threads", |f| {
         let t = f.machine.pointer("/cpu/topology");
-        let p = known(t.and_then(|t| t.get("packages"))).map(|v| v.to_string());
-        let c = known(t.and_then(|t| t.get("cores"))).map(|v| v.to_string());
-        let th = known(t.and_then(|t| t.get("threads")))
-            .map(|v| v.to_string())
-            .ok();
-        Ok(format!(
-            "{} / {} / {}",
-            p.unwrap_or_else(|_| "?".into()),
-            c.unwrap_or_else(|_| "?".into()),
-            th.unwrap_or_else(|| "?".into())
-        ))
+        let counts: Vec<Result<String, String>> = ["packages", "cores", "threads"]
+            .iter()
+            .map(|k| known(t.and_then(|t| t.get(*k))).map(|v| v.to_string()))
+            .collect();
+        // all unknown: say why instead of "? / ? / ?"; some unknown: "?" and why
+        if let Some(Err(why)) = counts.iter().find(|c| c.is_err()) {
+            if counts.iter().all(|c| c.is_err()) {
+                return Err(why.clone());
+            }
+            let shown: Vec<&str> = counts.iter().map(|c| c.as_deref().unwrap_or("?")).collect();
+            return Ok(format!("{} ({why})", shown.join(" / ")));
+        }
+        Ok(counts
+            .iter()
+            .map(|c| c.as_deref().unwrap_or("?"))
+            .collect::<Vec<_>>()
+            .join(" / "))
     }),
     ("core kinds", |f| {
         let kinds = f
@@ -229,7 +239,11 @@ const MACHINE_ROWS: &[MachineRow] = &[
         Ok(caches
             .iter()
             .map(|c| {
-                let level = c.get("level").and_then(Value::as_u64).unwrap_or(0);
+                let level = c
+                    .get("level")
+                    .and_then(Value::as_u64)
+                    .map(|l| l.to_string())
+                    .unwrap_or_else(|| "?".into());
                 let ty = match c.get("cache_type").and_then(Value::as_str) {
                     Some("data") => "d",
                     Some("instruction") => "i",
@@ -240,7 +254,11 @@ const MACHINE_ROWS: &[MachineRow] = &[
                     .and_then(Value::as_u64)
                     .map(format_bytes_binary)
                     .unwrap_or_else(|| "?".into());
-                let n = c.get("instances").and_then(Value::as_u64).unwrap_or(1);
+                let n = c
+                    .get("instances")
+                    .and_then(Value::as_u64)
+                    .map(|n| n.to_string())
+                    .unwrap_or_else(|| "?".into());
                 format!("L{level}{ty} {size} x {n}")
             })
             .collect::<Vec<_>>()
@@ -252,11 +270,20 @@ const MACHINE_ROWS: &[MachineRow] = &[
             .pointer("/numa/nodes")
             .and_then(Value::as_array)
             .ok_or("not in this result file")?;
+        if nodes.is_empty() {
+            // no node folders read: why, never "0 nodes"
+            return Err(match known(f.machine.pointer("/numa/source")) {
+                Err(why) => format!("no NUMA nodes read: {why}"),
+                Ok(_) => "no NUMA nodes read".into(),
+            });
+        }
         let ids: Vec<String> = nodes
             .iter()
             .filter_map(|n| n.get("node").map(|v| v.to_string()))
             .collect();
-        let dist = known(f.machine.pointer("/numa/distances"))
+        let distances = known(f.machine.pointer("/numa/distances"));
+        let dist = distances
+            .as_ref()
             .ok()
             .and_then(|d| d.get("matrix"))
             .and_then(Value::as_array)
@@ -275,37 +302,43 @@ const MACHINE_ROWS: &[MachineRow] = &[
                     .collect::<Vec<_>>()
                     .join("; ")
             });
-        Ok(format!(
-            "{} ({}){}",
-            ids.len(),
-            ids.join(", "),
-            dist.map(|d| format!(" [{d}]")).unwrap_or_default()
-        ))
+        let dist = match (dist, &distances) {
+            (Some(d), _) => format!(" [{d}]"),
+            (None, Err(why)) => format!(" [distances {why}]"),
+            (None, Ok(_)) => " [distances not in this result file]".into(),
+        };
+        Ok(format!("{} ({}){dist}", ids.len(), ids.join(", ")))
     }),
     ("page sizes (base, huge)", |f| {
         let base = known(f.machine.pointer("/pages/base_page_size_bytes"))?
             .as_u64()
             .map(format_bytes_binary)
             .ok_or("not a number")?;
-        let huge: Vec<String> = f
+        let huge = match f
             .machine
             .pointer("/pages/hugetlb")
             .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|p| p.pointer("/system/page_size_bytes").and_then(Value::as_u64))
-                    .map(format_bytes_binary)
-                    .collect()
-            })
-            .unwrap_or_default();
-        Ok(format!(
-            "{base}; {}",
-            if huge.is_empty() {
-                "none".into()
-            } else {
-                huge.join(", ")
+        {
+            None => "huge page sizes not in this result file".to_string(),
+            Some(a) if a.is_empty() => {
+                // no pool read: the probe records why in the totals
+                match known(f.machine.pointer("/pages/hugetlb_total_bytes")) {
+                    Err(why) => format!("huge page sizes {why}"),
+                    Ok(_) => "no hugetlb page sizes offered by the kernel".to_string(),
+                }
             }
-        ))
+            Some(a) => a
+                .iter()
+                .map(|p| {
+                    p.pointer("/system/page_size_bytes")
+                        .and_then(Value::as_u64)
+                        .map(format_bytes_binary)
+                        .unwrap_or_else(|| "?".into())
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        Ok(format!("{base}; {huge}"))
     }),
     ("THP", |f| {
         known(f.machine.pointer("/pages/thp/enabled")).and_then(|v| {
@@ -335,30 +368,22 @@ const MACHINE_ROWS: &[MachineRow] = &[
             .map(format_rate_decimal)
             .ok_or_else(|| "not in this result file".into())
     }),
-    ("PCIe links below maximum", |f| {
-        let devs = known(f.machine.pointer("/io/pci"))?
-            .as_array()
-            .ok_or("not a list")?;
-        let slow: Vec<&str> = devs
-            .iter()
-            .filter(|d| {
-                d.pointer("/link/below_max_speed").and_then(Value::as_bool) == Some(true)
-                    || d.pointer("/link/below_max_width").and_then(Value::as_bool) == Some(true)
-            })
-            .filter_map(|d| d.get("address").and_then(Value::as_str))
-            .collect();
-        Ok(if slow.is_empty() {
-            "none".into()
-        } else {
-            slow.join(", ")
-        })
-    }),
+    ("PCIe links below maximum", pcie_below_max),
     ("kernel", |f| {
         f.environment
             .kernel_release
             .known()
             .cloned()
-            .ok_or_else(|| "unknown".into())
+            .ok_or_else(|| {
+                format!(
+                    "unknown ({})",
+                    f.environment
+                        .kernel_release
+                        .why_unknown()
+                        .map(|u| u.to_string())
+                        .unwrap_or_default()
+                )
+            })
     }),
     ("governor", |f| {
         f.environment.governor.known().cloned().ok_or_else(|| {
@@ -379,6 +404,79 @@ const MACHINE_ROWS: &[MachineRow] = &[
         Ok(format!("{} v{}", f.profile.id, f.profile.version))
     }),
 ];
+
+/// The PCIe row: addresses of links running below their maximum speed or width. "none" only
+/// when links were read and judged; without link data (no function has `current_link_speed` /
+/// `max_link_speed`: conventional PCI, a VM, an older kernel) or with unreadable speeds and
+/// widths it says so, with the probe's reason.
+fn pcie_below_max(f: &ResultFile) -> Result<String, String> {
+    let devs = known(f.machine.pointer("/io/pci"))?
+        .as_array()
+        .ok_or("PCI list not readable in this result file")?;
+    let links: Vec<(&str, &Value)> = devs
+        .iter()
+        .filter_map(|d| {
+            let link = d.get("link").filter(|l| !l.is_null())?;
+            Some((
+                d.get("address").and_then(Value::as_str).unwrap_or("?"),
+                link,
+            ))
+        })
+        .collect();
+    if links.is_empty() {
+        return Err(format!(
+            "no PCIe link data read ({} PCI function{}, none with current_link_speed or max_link_speed: conventional PCI, a VM or an older kernel)",
+            devs.len(),
+            if devs.len() == 1 { "" } else { "s" }
+        ));
+    }
+    let flag = |l: &Value, k: &str| l.get(k).and_then(Value::as_bool);
+    let slow: Vec<&str> = links
+        .iter()
+        .filter(|(_, l)| {
+            flag(l, "below_max_speed") == Some(true) || flag(l, "below_max_width") == Some(true)
+        })
+        .map(|(a, _)| *a)
+        .collect();
+    // not slow, and speed or width not comparable: not judged
+    let unjudged: Vec<&Value> = links
+        .iter()
+        .filter(|(a, l)| {
+            !slow.contains(a)
+                && (flag(l, "below_max_speed").is_none() || flag(l, "below_max_width").is_none())
+        })
+        .map(|(_, l)| *l)
+        .collect();
+    let why = unjudged
+        .iter()
+        .flat_map(|l| {
+            [
+                "current_speed",
+                "max_speed",
+                "current_width_lanes",
+                "max_width_lanes",
+            ]
+            .into_iter()
+            .filter_map(|k| known(l.get(k)).err())
+        })
+        .next()
+        .unwrap_or_else(|| "speed or width not known".into());
+    let n = links.len();
+    if slow.is_empty() && unjudged.len() == n {
+        return Err(format!(
+            "no PCIe link judged: speed or width unreadable on all {n} link(s), {why}"
+        ));
+    }
+    let mut text = if slow.is_empty() {
+        format!("none of {n} link(s)")
+    } else {
+        slow.join(", ")
+    };
+    if !unjudged.is_empty() {
+        text += &format!("; {} of {n} link(s) not judged, {why}", unjudged.len());
+    }
+    Ok(text)
+}
 
 fn machine_table(inputs: &[Input], flags: &[String]) -> Table {
     Table {

@@ -1,0 +1,140 @@
+//! The machine table says what was read, and never renders absent data as "none", 0 or empty:
+//! PCIe links (the Intel 2-socket capture: 137 PCI functions from a 2013 kernel without link
+//! files), NUMA nodes and hugetlb sizes of a probe that read nothing, and links whose speed the
+//! kernel reports as "Unknown".
+
+use std::path::{Path, PathBuf};
+
+use hwsurvey_probe::{io, SysRoot};
+use hwsurvey_report::sample::three;
+use hwsurvey_report::{compare, default_label, Cell, Comparison, Input};
+
+fn shared() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        println!("SKIPPED: ../shared not found");
+        None
+    }
+}
+
+/// The synthetic result files with the first one's `/io` replaced by `io`.
+fn comparison_with_io(io: &io::Io) -> Comparison {
+    let mut files = three();
+    *files[0].machine.pointer_mut("/io").unwrap() = serde_json::to_value(io).unwrap();
+    let inputs: Vec<Input> = files
+        .into_iter()
+        .map(|file| Input {
+            label: default_label(&file),
+            file,
+        })
+        .collect();
+    compare(&inputs, None, false).unwrap()
+}
+
+fn machine_cell(c: &Comparison, row: &str, col: usize) -> Cell {
+    let t = c.tables.iter().find(|t| t.id == "machine").unwrap();
+    t.rows.iter().find(|r| r.label == row).unwrap().cells[col].clone()
+}
+
+fn write(root: &Path, path: &str, value: &str) {
+    let host = root.join(path.trim_start_matches('/'));
+    std::fs::create_dir_all(host.parent().unwrap()).unwrap();
+    std::fs::write(host, format!("{value}\n")).unwrap();
+}
+
+#[test]
+fn pcie_without_link_files_is_no_data_not_none() {
+    let Some(shared) = shared() else {
+        return;
+    };
+    let archive = shared.join(
+        "fixtures/x86_64-intel-2s-2numa-dmi-type17-raw/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    tar::Archive::new(bzip2::read::BzDecoder::new(
+        std::fs::File::open(archive).unwrap(),
+    ))
+    .unpack(dir.path())
+    .unwrap();
+    let io = io::probe(&SysRoot::new(dir.path().join("32em64t-2n8c+1mic")));
+    let cell = machine_cell(&comparison_with_io(&io), "PCIe links below maximum", 0);
+    assert_eq!(
+        cell.missing.as_deref(),
+        Some("no PCIe link data read (137 PCI functions, none with current_link_speed or max_link_speed: conventional PCI, a VM or an older kernel)")
+    );
+    assert_eq!(cell.text, "");
+}
+
+#[test]
+fn pcie_links_judged_slow_unknown_and_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let dev = |addr: &str, cur: &str, cur_w: &str, max: &str, max_w: &str| {
+        let d = format!("/sys/bus/pci/devices/{addr}");
+        write(root, &format!("{d}/class"), "0x010802");
+        write(root, &format!("{d}/vendor"), "0x144d");
+        write(root, &format!("{d}/device"), "0xa808");
+        write(root, &format!("{d}/current_link_speed"), cur);
+        write(root, &format!("{d}/current_link_width"), cur_w);
+        write(root, &format!("{d}/max_link_speed"), max);
+        write(root, &format!("{d}/max_link_width"), max_w);
+    };
+    // at its maximum: judged, nothing below
+    dev(
+        "0000:3b:00.0",
+        "16.0 GT/s PCIe",
+        "16",
+        "16.0 GT/s PCIe",
+        "16",
+    );
+    let c = comparison_with_io(&io::probe(&SysRoot::new(root)));
+    let cell = machine_cell(&c, "PCIe links below maximum", 0);
+    assert_eq!(cell.text, "none of 1 link(s)");
+    // a link that trained at 8 GT/s x4 of 16 GT/s x16, and one the kernel calls "Unknown"
+    dev("0000:5e:00.0", "8.0 GT/s PCIe", "4", "16.0 GT/s PCIe", "16");
+    dev("0000:af:00.0", "Unknown", "0", "8.0 GT/s PCIe", "4");
+    let c = comparison_with_io(&io::probe(&SysRoot::new(root)));
+    let cell = machine_cell(&c, "PCIe links below maximum", 0);
+    assert_eq!(
+        cell.text,
+        "0000:5e:00.0; 1 of 3 link(s) not judged, unknown (/sys/bus/pci/devices/0000:af:00.0/current_link_speed: expected \"<rate> GT/s\", got \"Unknown\")"
+    );
+    // only the unknown one: no verdict at all, and why
+    std::fs::remove_dir_all(root.join("sys/bus/pci/devices/0000:3b:00.0")).unwrap();
+    std::fs::remove_dir_all(root.join("sys/bus/pci/devices/0000:5e:00.0")).unwrap();
+    let c = comparison_with_io(&io::probe(&SysRoot::new(root)));
+    let cell = machine_cell(&c, "PCIe links below maximum", 0);
+    assert_eq!(
+        cell.missing.as_deref(),
+        Some("no PCIe link judged: speed or width unreadable on all 1 link(s), unknown (/sys/bus/pci/devices/0000:af:00.0/current_link_speed: expected \"<rate> GT/s\", got \"Unknown\")")
+    );
+}
+
+#[test]
+fn absent_numa_hugetlb_and_pci_say_why() {
+    // the synthetic files carry the probe document of a root with nothing in it
+    let c = comparison_with_io(&io::probe(&SysRoot::new("/nonexistent-synthetic-root")));
+    for col in 0..3 {
+        let numa = machine_cell(&c, "NUMA nodes (distances)", col);
+        assert_eq!(
+            numa.missing.as_deref(),
+            Some("no NUMA nodes read: unknown (/sys/devices/system/node is missing)")
+        );
+        let pages = machine_cell(&c, "page sizes (base, huge)", col);
+        assert!(!pages.text.contains("none"), "{}", pages.text);
+        assert!(
+            pages
+                .text
+                .ends_with("; huge page sizes unknown (/sys/kernel/mm/hugepages is missing)"),
+            "{}",
+            pages.text
+        );
+        let pci = machine_cell(&c, "PCIe links below maximum", col);
+        assert_eq!(
+            pci.missing.as_deref(),
+            Some("unknown (/sys/bus/pci/devices is missing)")
+        );
+    }
+}
