@@ -183,3 +183,47 @@ fn implausible_values_get_one_line_errors() {
     let out = hwsurvey().arg("compare").arg(&twice).output().unwrap();
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn same_host_files_get_distinct_labels_unless_labelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = hwsurvey_report::sample::three().remove(0);
+    let a = dir.path().join("before.json");
+    let b = dir.path().join("after.json");
+    f.write_atomic(&a).unwrap();
+    f.write_atomic(&b).unwrap();
+    let out = hwsurvey()
+        .arg("compare")
+        .arg(&a)
+        .arg(&b)
+        .args(["--format", "markdown"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        md.contains("| property | xeon x86_64 6.1.0-18-amd64 (before) | xeon x86_64 6.1.0-18-amd64 (after) |"),
+        "{md}"
+    );
+    assert!(md.contains("told apart by file name; name them with --label"));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("note: columns \"xeon x86_64 6.1.0-18-amd64 (before)\""),
+        "{err}"
+    );
+    // --label still names them, without a note
+    hwsurvey()
+        .arg("compare")
+        .arg(&a)
+        .arg(&b)
+        .args([
+            "--label", "old BIOS", "--label", "new BIOS", "--format", "markdown",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "| property | old BIOS | new BIOS |",
+        ))
+        .stdout(predicate::str::contains("told apart").not())
+        .stderr(predicate::str::is_empty());
+}

@@ -52,6 +52,68 @@ pub fn default_label(f: &ResultFile) -> String {
     format!("{host} {} {kernel}", f.environment.arch)
 }
 
+/// Column labels without duplicates: `defaults[k]` (from [`default_label`]) unless another
+/// file has the same one, then `"<default> (<names[k].0>)"` with the file name stem, then
+/// `"<default> (<names[k].1>)"` with the path as given, then the column number appended.
+/// `names[k]` = (file name stem, path) of file k. Returns the labels and, when any was changed,
+/// a note saying which columns share a default label and how they are told apart.
+pub fn distinct_labels(
+    defaults: &[String],
+    names: &[(String, String)],
+) -> (Vec<String>, Option<String>) {
+    let shared =
+        |labels: &[String], k: usize| labels.iter().filter(|l| **l == labels[k]).count() > 1;
+    let mut labels = defaults.to_vec();
+    let mut changed: Vec<usize> = Vec::new();
+    let steps: [&dyn Fn(usize) -> String; 3] = [
+        &|k| {
+            let stem = names.get(k).map(|n| n.0.as_str()).unwrap_or("");
+            format!("{} ({stem})", defaults[k])
+        },
+        &|k| {
+            let path = names.get(k).map(|n| n.1.as_str()).unwrap_or("");
+            format!("{} ({path})", defaults[k])
+        },
+        &|k| format!("{} (column {})", defaults[k], k + 1),
+    ];
+    for step in steps {
+        let dup: Vec<usize> = (0..labels.len()).filter(|&k| shared(&labels, k)).collect();
+        if dup.is_empty() {
+            break;
+        }
+        for &k in &dup {
+            labels[k] = step(k);
+            if !changed.contains(&k) {
+                changed.push(k);
+            }
+        }
+    }
+    if changed.is_empty() {
+        return (labels, None);
+    }
+    changed.sort_unstable();
+    let cols: Vec<String> = changed
+        .iter()
+        .map(|&k| format!("\"{}\"", labels[k]))
+        .collect();
+    let note = format!(
+        "columns {} have the same default label (hostname, arch and kernel): told apart by file name; name them with --label",
+        cols.join(", ")
+    );
+    (labels, Some(note))
+}
+
+impl Comparison {
+    /// Adds a note that concerns the whole comparison: to [`Comparison::flags`] and under
+    /// the machine table (every format shows one or the other).
+    pub fn add_note(&mut self, note: String) {
+        if let Some(t) = self.tables.iter_mut().find(|t| t.id == "machine") {
+            t.notes.push(note.clone());
+        }
+        self.flags.push(note);
+    }
+}
+
 /// Builds the comparison. `baseline` defaults to the first column.
 pub fn compare(
     inputs: &[Input],
@@ -698,17 +760,12 @@ fn relative(m: &Result<&MetricResult, String>, b: &Result<&MetricResult, String>
 /// the worst verdict and its one-line summary.
 fn qualify_table(inputs: &[Input], flags: &[String]) -> Table {
     let rules = hwsurvey_qualify::RuleSet::builtin();
+    let rules_ref = hwsurvey_qualify::stored::RulesRef::builtin();
+    // the findings `hwsurvey run` stored in the file; recomputed for older files
     let reports: Vec<Result<hwsurvey_qualify::Report, String>> = inputs
         .iter()
         .map(|i| {
-            let machine: hwsurvey_probe::Machine =
-                serde_json::from_value(i.file.machine.clone())
-                    .map_err(|e| format!("machine document not readable by this hwsurvey: {e}"))?;
-            let mut facts = hwsurvey_qualify::from_machine(&machine);
-            facts.result = hwsurvey_model::Probed::Known(hwsurvey_qualify::machine::result_facts(
-                &i.label, &i.file,
-            ));
-            Ok(hwsurvey_qualify::qualify(&i.label, &facts, &rules))
+            hwsurvey_qualify::stored::findings_of_result(&i.label, &i.file, &rules, &rules_ref)
         })
         .collect();
     let rows = hwsurvey_qualify::RULES
@@ -747,6 +804,15 @@ fn qualify_table(inputs: &[Input], flags: &[String]) -> Table {
         .collect();
     let mut notes = flags.to_vec();
     notes.push("hwsurvey qualify's built-in rules over each result's machine document and figures; run `hwsurvey qualify RESULT.json` for evidence and fixes".into());
+    for (i, r) in inputs.iter().zip(&reports) {
+        if let Ok(hwsurvey_qualify::Report {
+            origin: Some(origin),
+            ..
+        }) = r
+        {
+            notes.push(format!("{}: {origin}", i.label));
+        }
+    }
     Table {
         id: "qualify".into(),
         title: "Qualification".into(),

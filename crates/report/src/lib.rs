@@ -12,6 +12,6 @@ pub mod render;
 pub mod sample;
 pub mod scaling;
 
-pub use build::{compare, default_label, CompareError, Input};
+pub use build::{compare, default_label, distinct_labels, CompareError, Input};
 pub use layout::{Cell, Comparison, PlotSpec, Row, Table};
 pub use render::{render, Format};

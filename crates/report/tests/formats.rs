@@ -2,7 +2,9 @@
 //! escaping, noise verdicts, profile-version refusal and missing-test reasons.
 
 use hwsurvey_report::sample::{result, three, Spec};
-use hwsurvey_report::{compare, default_label, plot, render, CompareError, Format, Input};
+use hwsurvey_report::{
+    compare, default_label, distinct_labels, plot, render, CompareError, Format, Input,
+};
 
 fn inputs(files: Vec<hwsurvey_bench::result::ResultFile>) -> Vec<Input> {
     files
@@ -160,4 +162,88 @@ fn baseline_must_be_a_label() {
         bw.columns[3],
         "xeon x86_64 6.1.0-18-amd64 vs tx2 aarch64 5.4.0-65-generic"
     );
+}
+
+#[test]
+fn same_default_labels_are_told_apart_and_noted() {
+    let files = vec![
+        result(&three_spec(0)),
+        result(&three_spec(0)),
+        three().remove(1),
+    ];
+    let defaults: Vec<String> = files.iter().map(default_label).collect();
+    assert_eq!(defaults[0], defaults[1], "same host, arch and kernel");
+    let names = |a: &str, b: &str, c: &str| -> Vec<(String, String)> {
+        [a, b, c]
+            .iter()
+            .map(|p| {
+                let path = std::path::Path::new(p);
+                let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+                (stem, p.to_string())
+            })
+            .collect()
+    };
+    let (labels, note) =
+        distinct_labels(&defaults, &names("before.json", "after.json", "tx2.json"));
+    assert_eq!(
+        labels,
+        [
+            "xeon x86_64 6.1.0-18-amd64 (before)",
+            "xeon x86_64 6.1.0-18-amd64 (after)",
+            "tx2 aarch64 5.4.0-65-generic",
+        ]
+    );
+    assert_eq!(
+        note.as_deref(),
+        Some("columns \"xeon x86_64 6.1.0-18-amd64 (before)\", \"xeon x86_64 6.1.0-18-amd64 (after)\" have the same default label (hostname, arch and kernel): told apart by file name; name them with --label")
+    );
+    // same file name in two directories: the paths; the same path twice: the column number
+    let (labels, _) = distinct_labels(&defaults, &names("a/r.json", "b/r.json", "tx2.json"));
+    assert_eq!(labels[0], "xeon x86_64 6.1.0-18-amd64 (a/r.json)");
+    assert_eq!(labels[1], "xeon x86_64 6.1.0-18-amd64 (b/r.json)");
+    let (labels, _) = distinct_labels(&defaults, &names("r.json", "r.json", "tx2.json"));
+    assert_eq!(labels[0], "xeon x86_64 6.1.0-18-amd64 (column 1)");
+    assert_eq!(labels[1], "xeon x86_64 6.1.0-18-amd64 (column 2)");
+    // distinct defaults stay as they are, without a note
+    let (labels, note) = distinct_labels(&defaults[1..], &names("a.json", "b.json", "c.json")[1..]);
+    assert_eq!(labels, defaults[1..]);
+    assert_eq!(note, None);
+    // the note reaches the report
+    let inputs: Vec<Input> = labels_and(
+        files,
+        &defaults,
+        &names("before.json", "after.json", "tx2.json"),
+    );
+    let mut c = compare(&inputs, None, false).unwrap();
+    c.add_note("columns ... told apart by file name".into());
+    let md = render(&c, Format::Markdown, &[]);
+    assert!(md.contains("| property | xeon x86_64 6.1.0-18-amd64 (before) | xeon x86_64 6.1.0-18-amd64 (after) |"), "{md}");
+    assert!(md.contains("told apart by file name"));
+}
+
+fn three_spec(k: usize) -> Spec {
+    let f = &three()[k];
+    Spec {
+        hostname: f.environment.hostname.known().cloned().unwrap(),
+        arch: f.environment.arch.clone(),
+        kernel: f.environment.kernel_release.known().cloned().unwrap(),
+        cpus: 4,
+        triad_one_thread: 10e9,
+        spread: 0.02,
+        profile_version: 1,
+        hugetlb_skipped: false,
+    }
+}
+
+fn labels_and(
+    files: Vec<hwsurvey_bench::result::ResultFile>,
+    defaults: &[String],
+    names: &[(String, String)],
+) -> Vec<Input> {
+    let (labels, _) = distinct_labels(defaults, names);
+    labels
+        .into_iter()
+        .zip(files)
+        .map(|(label, file)| Input { label, file })
+        .collect()
 }

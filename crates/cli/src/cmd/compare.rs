@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use hwsurvey_report::{compare, default_label, plot, render, Format, Input};
+use hwsurvey_report::{compare, default_label, distinct_labels, plot, render, Format, Input};
 
 /// Output formats.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -30,7 +30,8 @@ pub struct Args {
     /// Column label of the baseline for relative columns (default: the first file's).
     #[arg(long)]
     baseline: Option<String>,
-    /// Column labels, one per file in order (default: hostname arch kernel).
+    /// Column labels, one per file in order (default: hostname arch kernel, with the file
+    /// name stem appended where two files share that).
     #[arg(long = "label", value_name = "LABEL")]
     labels: Vec<String>,
     /// Output format.
@@ -55,17 +56,38 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.labels.len(),
         args.files.len()
     );
-    let mut inputs = Vec::new();
-    for (k, path) in args.files.iter().enumerate() {
-        let file = hwsurvey_bench::result::load(path)?;
-        let label = args
-            .labels
-            .get(k)
-            .cloned()
-            .unwrap_or_else(|| default_label(&file));
-        inputs.push(Input { label, file });
+    let mut files = Vec::new();
+    for path in &args.files {
+        files.push(hwsurvey_bench::result::load(path)?);
     }
-    let c = compare(&inputs, args.baseline.as_deref(), args.force)?;
+    // --label overrides; default labels that two files share get the file name appended
+    let (labels, label_note) = if args.labels.is_empty() {
+        let defaults: Vec<String> = files.iter().map(default_label).collect();
+        let names: Vec<(String, String)> = args
+            .files
+            .iter()
+            .map(|p| {
+                let stem = p
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                (stem, p.display().to_string())
+            })
+            .collect();
+        distinct_labels(&defaults, &names)
+    } else {
+        (args.labels.clone(), None)
+    };
+    let inputs: Vec<Input> = labels
+        .into_iter()
+        .zip(files)
+        .map(|(label, file)| Input { label, file })
+        .collect();
+    let mut c = compare(&inputs, args.baseline.as_deref(), args.force)?;
+    if let Some(note) = label_note {
+        eprintln!("note: {note}");
+        c.add_note(note);
+    }
     let plots = plot::all_plots(&c);
     if let Some(dir) = &args.plots {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
