@@ -90,6 +90,10 @@ pub trait Observer {
     fn point_started(&mut self, point: &Point, index: usize, total: usize);
     /// A point finished and the file was written.
     fn point_finished(&mut self, result: &TestResult);
+    /// The file is about to be written (at the start, after every test, at the end): the
+    /// last chance to add to it (`hwsurvey run` stores qualification findings here). Does
+    /// nothing by default.
+    fn before_write(&mut self, _file: &mut ResultFile) {}
 }
 
 /// An observer that does nothing.
@@ -158,8 +162,13 @@ pub fn run_with_cancel(
             .iter()
             .flat_map(|f| f.skipped.iter().cloned())
             .collect(),
+        qualification: None,
     };
-    file.write_atomic(req.output)?;
+    let write = |file: &mut ResultFile, observer: &mut dyn Observer| {
+        observer.before_write(file);
+        file.write_atomic(req.output)
+    };
+    write(&mut file, observer)?;
     let total = req.plan.point_count();
     let mut index = 0;
     'families: for fplan in &req.plan.families {
@@ -183,7 +192,7 @@ pub fn run_with_cancel(
                         &format!("family time budget of {} s spent", fplan.budget_s),
                     ));
                 }
-                file.write_atomic(req.output)?;
+                write(&mut file, observer)?;
                 index += fplan.points.len() - i;
                 continue 'families;
             }
@@ -220,7 +229,7 @@ pub fn run_with_cancel(
                 t0.elapsed().as_secs_f64(),
             );
             file.tests.push(result);
-            file.write_atomic(req.output)?;
+            write(&mut file, observer)?;
             if let Some(r) = file.tests.last() {
                 observer.point_finished(r);
             }
@@ -257,7 +266,7 @@ pub fn run_with_cancel(
     };
     file.finished_at = Some(rfc3339(SystemTime::now()));
     file.load_after = Some(LoadSnapshot::read(req.root));
-    file.write_atomic(req.output)?;
+    write(&mut file, observer)?;
     Ok(file)
 }
 

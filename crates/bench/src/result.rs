@@ -196,6 +196,13 @@ pub struct ResultFile {
     /// Points skipped by the plan (mem cap, budget, unavailable) and at run time by the
     /// engine (budget spent, interrupted).
     pub skipped: Vec<SkippedPoint>,
+    /// Qualification findings evaluated by `hwsurvey run` and updated before every write
+    /// (rules file reference, time, findings with evidence and fix): the document of
+    /// `hwsurvey_qualify::stored::StoredFindings`, kept as JSON here because the qualify crate
+    /// depends on this one. Optional: absent in files written before runs stored findings
+    /// (readers then recompute them), and omitted when not set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qualification: Option<serde_json::Value>,
 }
 
 /// Errors writing or loading a result file; each renders as one line naming the file.

@@ -362,3 +362,145 @@ fn empty_root_nothing_evaluated_exits_3() {
         .assert()
         .code(2);
 }
+
+/// The checked-in x86_64 standard run (written before runs stored findings), as JSON.
+fn example_result() -> serde_json::Value {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/x86_64-standard.json");
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// A result file with hand-made stored findings (a failure no rule would find on that
+/// machine): qualify and compare show these, say they were stored at run time and by which
+/// rules file; an older file without them is recomputed, and both say so.
+#[test]
+fn stored_findings_are_shown_as_stored_older_files_recomputed() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = example_result();
+    assert!(
+        old.get("qualification").is_none(),
+        "the example predates stored findings"
+    );
+    let old_path = dir.path().join("old.json");
+    std::fs::write(&old_path, serde_json::to_vec(&old).unwrap()).unwrap();
+    let mut stored = old.clone();
+    stored["qualification"] = serde_json::json!({
+        "rules": {"source": "hand-made.toml", "fnv1a64": "0123456789abcdef"},
+        "evaluated_at": "2026-11-29T20:34:10Z",
+        "findings": [
+            {"rule": "cpu.online", "verdict": "fail",
+             "summary": "hand-made: 24 of 32 possible CPUs online",
+             "evidence": [{"source": "/sys/devices/system/cpu/online", "value": "0-23"}],
+             "fix": "hand-made fix"},
+            {"rule": "os.kernel_min", "verdict": "pass",
+             "summary": "the kernel is at least the target's minimum version",
+             "evidence": [], "fix": null}
+        ]
+    });
+    let stored_path = dir.path().join("stored.json");
+    std::fs::write(&stored_path, serde_json::to_vec(&stored).unwrap()).unwrap();
+
+    let out = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--format", "json"])
+        .arg(&stored_path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["findings"], stored["qualification"]["findings"]);
+    assert_eq!(
+        v["origin"],
+        "findings stored at run time (2026-11-29T20:34:10Z, rules hand-made.toml, fnv1a64 0123456789abcdef)"
+    );
+    Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .arg("qualify")
+        .arg(&stored_path)
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains(
+            "\nfindings stored at run time (2026-11-29T20:34:10Z, rules hand-made.toml",
+        ))
+        .stdout(predicate::str::contains("fix: hand-made fix"));
+
+    // the older file: recomputed with the built-in rules, and said so
+    let out = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--format", "json"])
+        .arg(&old_path)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let origin = v["origin"].as_str().unwrap();
+    assert!(
+        origin.starts_with(
+            "findings recomputed now with rules profiles/qualify.toml (built in), fnv1a64 "
+        ) && origin
+            .ends_with(": the file stores no findings (written before hwsurvey run stored them)"),
+        "{origin}"
+    );
+    let rules = v["findings"].as_array().unwrap();
+    assert!(rules.iter().any(|f| f["rule"] == "memory.triad_share"));
+    assert!(!rules
+        .iter()
+        .any(|f| f["summary"].as_str().unwrap().starts_with("hand-made")));
+
+    // --rules asks for other rules: recomputed, saying the stored ones are not shown
+    let rules_file = dir.path().join("r.toml");
+    std::fs::write(&rules_file, "[rules.\"cpu.smt\"]\nenabled = false\n").unwrap();
+    let out = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--format", "json", "--rules"])
+        .arg(&rules_file)
+        .arg(&stored_path)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let origin = v["origin"].as_str().unwrap();
+    assert!(
+        origin.starts_with(&format!(
+            "findings recomputed now with rules {}, fnv1a64 ",
+            rules_file.display()
+        )) && origin.ends_with(": --rules given (the file's stored findings are not shown)"),
+        "{origin}"
+    );
+
+    // compare: the stored verdict in the stored file's column, a note per column saying which
+    let out = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args([
+            "compare", "--format", "markdown", "--label", "stored", "--label", "old",
+        ])
+        .arg(&stored_path)
+        .arg(&old_path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = String::from_utf8_lossy(&out.stdout);
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| cpu.online |"))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(
+        row.contains("hand-made: 24 of 32 possible CPUs online"),
+        "{row}"
+    );
+    assert!(
+        md.contains("stored: findings stored at run time (2026-11-29T20:34:10Z, rules hand-made.toml, fnv1a64 0123456789abcdef)"),
+        "{md}"
+    );
+    assert!(
+        md.contains("old: findings recomputed now with rules profiles/qualify.toml (built in)"),
+        "{md}"
+    );
+}

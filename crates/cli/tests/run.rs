@@ -10,6 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use hwsurvey_bench::result::{load, ResultFile, RunStatus};
+use hwsurvey_qualify::stored::{RulesRef, StoredFindings};
 
 /// The hwsurvey binary, through the target's runner when one is set (qemu-user).
 fn hwsurvey() -> Command {
@@ -143,6 +144,89 @@ fn quick_profile_writes_a_valid_result_file() {
     assert_eq!(m.peak, Some(max));
 }
 
+/// The findings stored in a result file by the run: the default rules (named, hashed) over
+/// this machine and the result, every enabled rule present, evaluated at the last write.
+fn stored_findings(file: &ResultFile) -> StoredFindings {
+    let v = file
+        .qualification
+        .clone()
+        .expect("the run stores qualification findings");
+    let s: StoredFindings = serde_json::from_value(v).unwrap();
+    assert_eq!(s.rules, RulesRef::builtin());
+    for def in hwsurvey_qualify::RULES {
+        assert!(
+            s.findings.iter().any(|f| f.rule == def.id),
+            "no finding of {}",
+            def.id
+        );
+    }
+    for f in &s.findings {
+        assert!(!f.summary.is_empty(), "{}", f.rule);
+    }
+    assert!(s.evaluated_at >= file.started_at, "{}", s.evaluated_at);
+    s
+}
+
+#[test]
+fn quick_run_stores_findings_and_qualify_shows_them_as_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("q.json");
+    let output = hwsurvey()
+        .args(["run", "--profile", "quick", "--only", "mem.bandwidth", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let file = load(&out).unwrap();
+    let s = stored_findings(&file);
+    // evaluated with the result: Triad ran, so memory.triad_share is not waiting for a
+    // result file (it may still lack the theoretical peak, e.g. no DMI in a VM)
+    let triad = s
+        .findings
+        .iter()
+        .find(|f| f.rule == "memory.triad_share")
+        .unwrap();
+    assert!(
+        !triad.summary.contains("result file not given"),
+        "{triad:?}"
+    );
+    // the kernel minimum of the running binary's own target descriptor
+    let k = s
+        .findings
+        .iter()
+        .find(|f| f.rule == "os.kernel_min")
+        .unwrap();
+    if k.verdict != hwsurvey_qualify::Verdict::NotEvaluated {
+        assert!(
+            k.evidence[1].source.starts_with(&format!(
+                "min_kernel of targets/{}.toml (built in)",
+                std::env::consts::ARCH
+            )),
+            "{k:?}"
+        );
+    }
+    // the file was finished after the last write of the findings
+    assert!(Some(&s.evaluated_at) <= file.finished_at.as_ref());
+    let shown = hwsurvey()
+        .args(["qualify", "--format", "json"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(v["findings"], serde_json::to_value(&s.findings).unwrap());
+    assert!(
+        v["origin"]
+            .as_str()
+            .unwrap()
+            .starts_with("findings stored at run time ("),
+        "{v}"
+    );
+}
+
 /// Spawns a run of mem.bandwidth in the quick profile and waits until the file holds
 /// `tests` finished tests.
 fn spawn_and_wait_for_tests(out: &Path, tests: usize) -> Child {
@@ -225,6 +309,8 @@ fn sigkill_leaves_a_valid_file_with_the_finished_tests() {
     );
     assert!(file.tests.len() >= 2);
     assert!(file.finished_at.is_none());
+    // the findings written with the last finished test survive the kill
+    stored_findings(&file);
 }
 
 /// A storage directory on a real disk (tmpfs is refused by storage.iops by design): under

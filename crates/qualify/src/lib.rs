@@ -14,6 +14,7 @@ pub mod facts;
 pub mod machine;
 pub mod render;
 pub mod rules;
+pub mod stored;
 
 use serde::{Deserialize, Serialize};
 
@@ -234,6 +235,10 @@ pub struct Report {
     pub subject: String,
     /// Findings, rule by rule in [`RULES`] order.
     pub findings: Vec<Finding>,
+    /// Where the findings come from, for a result file: stored at run time or recomputed now,
+    /// with the rules file ([`stored::Origin::note`]); `None` for a live machine or snapshot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 impl Report {
@@ -285,6 +290,7 @@ pub fn qualify(subject: &str, facts: &Facts, set: &RuleSet) -> Report {
     Report {
         subject: subject.to_string(),
         findings,
+        origin: None,
     }
 }
 
@@ -297,6 +303,7 @@ mod tests {
         let mut r = Report {
             subject: "x".into(),
             findings: vec![Finding::new("a", Verdict::Pass, "ok")],
+            origin: None,
         };
         assert_eq!(r.exit_code(false), 0);
         r.findings.push(Finding::not_evaluated("b", "no DMI"));

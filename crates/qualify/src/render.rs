@@ -42,7 +42,11 @@ fn tally(report: &Report) -> String {
 
 /// Terminal text: one block per finding, worst first within the rule order.
 pub fn terminal(report: &Report) -> String {
-    let mut out = format!("qualify {}: {}\n\n", report.subject, tally(report));
+    let mut out = format!("qualify {}: {}\n", report.subject, tally(report));
+    if let Some(origin) = &report.origin {
+        out += &format!("{origin}\n");
+    }
+    out.push('\n');
     let width = report
         .findings
         .iter()
@@ -77,8 +81,13 @@ fn md_cell(text: &str) -> String {
 
 /// Markdown: a summary line and one table row per finding.
 pub fn markdown(report: &Report) -> String {
+    let origin = report
+        .origin
+        .as_deref()
+        .map(|o| format!("{}\n\n", md_cell(o)))
+        .unwrap_or_default();
     let mut out = format!(
-        "## Qualification of `{}`\n\n{}\n\n| verdict | rule | finding | evidence | fix |\n|---|---|---|---|---|\n",
+        "## Qualification of `{}`\n\n{}\n\n{origin}| verdict | rule | finding | evidence | fix |\n|---|---|---|---|---|\n",
         report.subject.replace('`', "'"),
         tally(report)
     );

@@ -294,6 +294,7 @@ pub fn result(s: &Spec) -> ResultFile {
         },
         tests,
         skipped,
+        qualification: None,
     }
 }
 

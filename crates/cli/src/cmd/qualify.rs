@@ -11,6 +11,7 @@ use hwsurvey_model::{Probed, Unknown};
 use hwsurvey_probe::SysRoot;
 use hwsurvey_qualify::machine::target_facts;
 use hwsurvey_qualify::render::{render, Format};
+use hwsurvey_qualify::stored::{self, Origin, RulesRef};
 use hwsurvey_qualify::{binary, from_machine, qualify, Report, RuleSet, Verdict};
 
 /// Exit code of an input or usage error (never a verdict: those are 0, 1 and 2).
@@ -42,7 +43,9 @@ pub struct Args {
     /// Qualify a captured snapshot extracted in DIR instead of this machine.
     #[arg(long, value_name = "DIR", conflicts_with = "result")]
     root: Option<PathBuf>,
-    /// Qualify the machine recorded in a result file (and check its measured figures).
+    /// Qualify the machine recorded in a result file (and check its measured figures): shows
+    /// the findings `hwsurvey run` stored in it, or recomputes them for older files (and with
+    /// --rules or --binary), saying which.
     #[arg(value_name = "RESULT.json")]
     result: Option<PathBuf>,
     /// Rules file (default: the built-in set, identical to profiles/qualify.toml).
@@ -88,17 +91,27 @@ fn finish(report: &Report, args: &Args, under: &str) -> anyhow::Result<ExitCode>
 }
 
 fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
-    let rules = match &args.rules {
+    let (rules, rules_ref) = match &args.rules {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read rules file {}", path.display()))?;
-            RuleSet::parse(&path.display().to_string(), &text)?
+            let shown = path.display().to_string();
+            (
+                RuleSet::parse(&shown, &text)?,
+                RulesRef::of_text(shown, &text),
+            )
         }
-        None => RuleSet::builtin(),
+        None => (RuleSet::builtin(), RulesRef::builtin()),
     };
     if let Some(path) = &args.result {
         let shown = path.display().to_string();
         let file = hwsurvey_bench::result::load(path)?;
+        // The findings `hwsurvey run` stored, unless --rules or --binary asks for others.
+        if args.rules.is_none() && args.binary.is_none() {
+            let report = stored::findings_of_result(&shown, &file, &rules, &rules_ref)
+                .map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
+            return finish(&report, &args, &shown);
+        }
         let machine: hwsurvey_probe::Machine = serde_json::from_value(file.machine.clone())
             .with_context(|| {
                 format!("{shown}: the \"machine\" document is not one this hwsurvey reads")
@@ -109,7 +122,26 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
             facts.binary = Probed::Known(binary::read_elf_header(bin)?);
             facts.target = target_facts(&facts.binary, &facts.os.kernel_machine);
         }
-        let report = qualify(&shown, &facts, &rules);
+        let mut report = qualify(&shown, &facts, &rules);
+        let given = match (&args.rules, &args.binary) {
+            (Some(_), Some(_)) => "--rules and --binary given",
+            (Some(_), None) => "--rules given",
+            _ => "--binary given",
+        };
+        let why = if file.qualification.is_some() {
+            format!("{given} (the file's stored findings are not shown)")
+        } else {
+            format!(
+                "{given}; the file stores no findings (written before hwsurvey run stored them)"
+            )
+        };
+        report.origin = Some(
+            Origin::Recomputed {
+                rules: rules_ref,
+                why,
+            }
+            .note(),
+        );
         return finish(&report, &args, &shown);
     }
     let root = match &args.root {

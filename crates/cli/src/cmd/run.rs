@@ -90,6 +90,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut progress = Progress::new(
         plan.point_count(),
         std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        Qualifier {
+            label: output.display().to_string(),
+            facts: hwsurvey_qualify::from_machine(&machine),
+            rules: hwsurvey_qualify::RuleSet::builtin(),
+            rules_ref: hwsurvey_qualify::stored::RulesRef::builtin(),
+        },
     );
     let file = engine::run(&req, &mut progress)
         .with_context(|| format!("writing {}", output.display()))?;
@@ -131,17 +137,32 @@ fn default_output(env: &RunEnv) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
+/// The default qualification rules, evaluated on the probed machine (the running binary's
+/// target included) plus the result so far, stored in the file before every write.
+struct Qualifier {
+    /// The result file's name, in the findings' evidence.
+    label: String,
+    /// Facts of the probed machine.
+    facts: hwsurvey_qualify::Facts,
+    /// The rules (the built-in default set, identical to profiles/qualify.toml).
+    rules: hwsurvey_qualify::RuleSet,
+    /// Their source and hash, stored with the findings.
+    rules_ref: hwsurvey_qualify::stored::RulesRef,
+}
+
 /// Progress: an indicatif bar on a terminal; otherwise (CI, `| tee`, where indicatif hides
-/// itself) one plain line per finished test on stderr.
+/// itself) one plain line per finished test on stderr. Also stores the qualification
+/// findings in the file before each write.
 struct Progress {
     bar: indicatif::ProgressBar,
     tty: bool,
     done: usize,
     total: usize,
+    qualifier: Qualifier,
 }
 
 impl Progress {
-    fn new(total: usize, tty: bool) -> Self {
+    fn new(total: usize, tty: bool, qualifier: Qualifier) -> Self {
         let bar = if tty {
             indicatif::ProgressBar::new(total as u64)
         } else {
@@ -157,11 +178,24 @@ impl Progress {
             tty,
             done: 0,
             total,
+            qualifier,
         }
     }
 }
 
 impl Observer for Progress {
+    fn before_write(&mut self, file: &mut ResultFile) {
+        let q = &self.qualifier;
+        let stored = hwsurvey_qualify::stored::evaluate_for_run(
+            &q.label,
+            &q.facts,
+            file,
+            &q.rules,
+            &q.rules_ref,
+            hwsurvey_bench::result::rfc3339(std::time::SystemTime::now()),
+        );
+        file.qualification = serde_json::to_value(stored).ok();
+    }
     fn point_started(&mut self, point: &hwsurvey_bench::Point, index: usize, _total: usize) {
         self.done = index;
         self.bar.set_position(index as u64);

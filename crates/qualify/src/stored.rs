@@ -1,0 +1,194 @@
+//! Findings stored in a result file at run time, and reading them back.
+//!
+//! `hwsurvey run` evaluates the rules on the probed machine plus the result so far and stores
+//! a [`StoredFindings`] document in the result file's `qualification` field before every
+//! write (so an interrupted run keeps them). `hwsurvey qualify RESULT.json` and `compare`
+//! show those ([`findings_of_result`]); a file written before runs stored findings has none,
+//! and its findings are recomputed now, saying so ([`Origin`]).
+
+use hwsurvey_bench::result::ResultFile;
+use hwsurvey_model::Probed;
+use serde::{Deserialize, Serialize};
+
+use crate::{from_machine, machine::result_facts, qualify, Facts, Finding, Report, RuleSet};
+
+/// Text of `profiles/qualify.toml` built into hwsurvey: the default rule set
+/// ([`RuleSet::builtin`], which a test holds equal to this file).
+pub const BUILTIN_RULES_TEXT: &str = include_str!("../../../profiles/qualify.toml");
+
+/// Which rules file produced findings: where it was read and a hash of its bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RulesRef {
+    /// `profiles/qualify.toml (built in)`, or the path given with `--rules`.
+    pub source: String,
+    /// FNV-1a 64-bit hash of the file's bytes, 16 lower-case hex digits: tells two rules files
+    /// apart (not a security hash). The built-in set hashes [`BUILTIN_RULES_TEXT`].
+    pub fnv1a64: String,
+}
+
+impl RulesRef {
+    /// The reference of a rules file read from `source` with contents `text`.
+    pub fn of_text(source: impl Into<String>, text: &str) -> Self {
+        RulesRef {
+            source: source.into(),
+            fnv1a64: format!("{:016x}", fnv1a64(text.as_bytes())),
+        }
+    }
+
+    /// The built-in default set (`profiles/qualify.toml` as built in).
+    pub fn builtin() -> Self {
+        RulesRef::of_text("profiles/qualify.toml (built in)", BUILTIN_RULES_TEXT)
+    }
+}
+
+impl std::fmt::Display for RulesRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}, fnv1a64 {}", self.source, self.fnv1a64)
+    }
+}
+
+/// FNV-1a, 64 bits (offset basis 0xcbf29ce484222325, prime 0x100000001b3; Fowler, Noll, Vo).
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The `qualification` field of a result file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredFindings {
+    /// The rules file used.
+    pub rules: RulesRef,
+    /// When the findings were evaluated (UTC, RFC 3339): the last write of the file.
+    pub evaluated_at: String,
+    /// Every finding, rule by rule: rule id, verdict, summary, evidence, fix.
+    pub findings: Vec<Finding>,
+}
+
+/// Where shown findings come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Origin {
+    /// Read from the result file, as `hwsurvey run` stored them.
+    Stored {
+        /// The rules file the run used.
+        rules: RulesRef,
+        /// When the run evaluated them.
+        evaluated_at: String,
+    },
+    /// Evaluated now.
+    Recomputed {
+        /// The rules used now.
+        rules: RulesRef,
+        /// Why the stored findings are not shown.
+        why: String,
+    },
+}
+
+impl Origin {
+    /// One line for people: `findings stored at run time (2026-11-29T20:34:10Z, rules
+    /// profiles/qualify.toml (built in), fnv1a64 ...)` or `findings recomputed now with ...:
+    /// WHY`.
+    pub fn note(&self) -> String {
+        match self {
+            Origin::Stored {
+                rules,
+                evaluated_at,
+            } => format!("findings stored at run time ({evaluated_at}, rules {rules})"),
+            Origin::Recomputed { rules, why } => {
+                format!("findings recomputed now with rules {rules}: {why}")
+            }
+        }
+    }
+}
+
+/// Evaluates `rules` on a result file's machine document and figures. `Err` (one line) when
+/// the machine document is not one this hwsurvey reads.
+pub fn recompute(label: &str, file: &ResultFile, rules: &RuleSet) -> Result<Report, String> {
+    let machine: hwsurvey_probe::Machine = serde_json::from_value(file.machine.clone())
+        .map_err(|e| format!("machine document not readable by this hwsurvey: {e}"))?;
+    let mut facts = from_machine(&machine);
+    facts.result = Probed::Known(result_facts(label, file));
+    Ok(qualify(label, &facts, rules))
+}
+
+/// The findings to show for a result file: the stored ones when it has them (and they
+/// parse), else recomputed with `rules` (named by `rules_ref`); the report's `origin` says
+/// which. `Err` only when they must be recomputed and the machine document is unreadable.
+pub fn findings_of_result(
+    label: &str,
+    file: &ResultFile,
+    rules: &RuleSet,
+    rules_ref: &RulesRef,
+) -> Result<Report, String> {
+    let why = match &file.qualification {
+        None => "the file stores no findings (written before hwsurvey run stored them)".to_string(),
+        Some(v) => match serde_json::from_value::<StoredFindings>(v.clone()) {
+            Ok(s) => {
+                let origin = Origin::Stored {
+                    rules: s.rules,
+                    evaluated_at: s.evaluated_at,
+                };
+                return Ok(Report {
+                    subject: label.to_string(),
+                    findings: s.findings,
+                    origin: Some(origin.note()),
+                });
+            }
+            Err(e) => format!("the stored findings are not readable by this hwsurvey ({e})"),
+        },
+    };
+    let mut report = recompute(label, file, rules)?;
+    report.origin = Some(
+        Origin::Recomputed {
+            rules: rules_ref.clone(),
+            why,
+        }
+        .note(),
+    );
+    Ok(report)
+}
+
+/// What `hwsurvey run` stores: `rules` evaluated on `machine_facts` (from the probe of the
+/// machine the run is on, target included) plus the result file as it is now.
+pub fn evaluate_for_run(
+    label: &str,
+    machine_facts: &Facts,
+    file: &ResultFile,
+    rules: &RuleSet,
+    rules_ref: &RulesRef,
+    evaluated_at: String,
+) -> StoredFindings {
+    let mut facts = machine_facts.clone();
+    facts.result = Probed::Known(result_facts(label, file));
+    StoredFindings {
+        rules: rules_ref.clone(),
+        evaluated_at,
+        findings: qualify(label, &facts, rules).findings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv1a64_reference_values() {
+        // FNV-1a 64 test vectors (Fowler/Noll/Vo reference): "" and "a".
+        assert_eq!(fnv1a64(b""), 0xcbf29ce484222325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63dc4c8601ec8c);
+        assert_eq!(fnv1a64(b"foobar"), 0x85944171f73967e8);
+    }
+
+    #[test]
+    fn builtin_text_is_the_builtin_set() {
+        let set = RuleSet::parse("profiles/qualify.toml", BUILTIN_RULES_TEXT).unwrap();
+        assert_eq!(set, RuleSet::builtin());
+        let r = RulesRef::builtin();
+        assert_eq!(r.source, "profiles/qualify.toml (built in)");
+        assert_eq!(r.fnv1a64.len(), 16);
+        assert_ne!(
+            RulesRef::of_text("x", &format!("{BUILTIN_RULES_TEXT}\n")).fnv1a64,
+            r.fnv1a64
+        );
+    }
+}
