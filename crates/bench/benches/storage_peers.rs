@@ -2,7 +2,7 @@
 //!
 //! 1. 4 KiB random read, O_DIRECT, same file, block size, threads and queue depth: hwsurvey's
 //!    engine vs fio (Debian package `fio`, `--ioengine=io_uring` when hwsurvey uses io_uring,
-//!    `psync` otherwise), interleaved in pairs (hwsurvey, fio, ...); prints every raw figure, the
+//!    `psync` otherwise), interleaved in pairs, the order alternating (hwsurvey then fio, fio then hwsurvey, ...); prints every raw figure, the
 //!    median of the per-pair IOPS ratios with min and max (notes/measuring.md), and the load
 //!    average before and after. Target: the median ratio within 10% of 1.
 //! 2. Single-thread RAID-6 gen for 8+2 with 64 KiB chunks, every path this CPU runs, MB/s of data
@@ -10,7 +10,7 @@
 //!    figure is MiB/s over 6 data pages of 4 KiB: a different stripe, shown for scale only).
 //!
 //! Environment: HWSURVEY_STORAGE_DIR (default: a temporary directory), HWSURVEY_PEER_PAIRS
-//! (default 5), HWSURVEY_PEER_SECONDS (per run, default 3), HWSURVEY_PEER_THREADS (1),
+//! (default 8; odd pairs run hwsurvey first, even pairs fio first), HWSURVEY_PEER_SECONDS (per run, default 3), HWSURVEY_PEER_THREADS (1),
 //! HWSURVEY_PEER_QD (16), HWSURVEY_PEER_FILE_MIB (1024). The test file is removed at the end.
 
 use std::process::Command;
@@ -50,7 +50,7 @@ fn storage_pairs() {
     use hwsurvey_bench::storage::target::create_test_file;
     use hwsurvey_bench::storage::Pattern;
 
-    let pairs: usize = env_or("HWSURVEY_PEER_PAIRS", 5);
+    let pairs: usize = env_or("HWSURVEY_PEER_PAIRS", 8);
     let secs: u64 = env_or("HWSURVEY_PEER_SECONDS", 3);
     let threads: usize = env_or("HWSURVEY_PEER_THREADS", 1);
     let qd: usize = env_or("HWSURVEY_PEER_QD", 16);
@@ -76,12 +76,16 @@ fn storage_pairs() {
         }
     };
     let path = tf.path().display().to_string();
-    let uring = io_uring_usable().is_ok();
+    let uring_flags = io_uring_usable().ok();
+    let uring = uring_flags.is_some();
     let fio_engine = if uring { "io_uring" } else { "psync" };
     println!("== storage.iops randread_4k vs fio: file {path} ({size_mib} MiB, preconditioned), O_DIRECT");
     println!(
         "   threads {threads}, queue depth {qd}, {secs} s per run, {pairs} interleaved pairs; hwsurvey engine {}, fio --ioengine={fio_engine}{}",
-        if uring { "io_uring" } else { "pread_pwrite" },
+        match &uring_flags {
+            Some(f) => format!("io_uring (setup flags: {})", if f.is_empty() { "none".to_string() } else { f.join(", ") }),
+            None => "pread_pwrite".to_string(),
+        },
         if uring { "" } else { " (numjobs = threads x qd, as hwsurvey's workers)" }
     );
     println!("   load average before: {}", loadavg());
@@ -104,18 +108,18 @@ fn storage_pairs() {
     };
     let mut ratios = Vec::new();
     println!(
-        "   {:>4} {:>14} {:>14} {:>8} {:>12} {:>12}",
-        "pair", "hwsurvey IOPS", "fio IOPS", "ratio", "hw p99 us", "fio p99 us"
+        "   {:>4} {:>14} {:>14} {:>8} {:>12} {:>12} {:>8} {:>8}",
+        "pair",
+        "hwsurvey IOPS",
+        "fio IOPS",
+        "ratio",
+        "hw p99 us",
+        "fio p99 us",
+        "hw CPU%",
+        "fio CPU%"
     );
-    for i in 0..pairs {
-        let ours = match run_point(&[target], &spec, &stop) {
-            Ok(r) => r,
-            Err(e) => {
-                println!("   hwsurvey run failed: {e}");
-                return;
-            }
-        };
-        let out = Command::new("fio")
+    let run_fio = || {
+        Command::new("fio")
             .args([
                 "--name=hwsurvey-peer",
                 &format!("--filename={path}"),
@@ -133,8 +137,21 @@ fn storage_pairs() {
                 "--group_reporting",
                 "--output-format=json",
             ])
-            .output();
-        let out = match out {
+            .output()
+    };
+    for i in 0..pairs {
+        // Alternate which tool goes first (ABBA), so that a drift or a device cache warmed by
+        // the first run of a pair favours neither tool.
+        let fio_first = i % 2 == 1;
+        let early_fio = fio_first.then(run_fio);
+        let ours = match run_point(&[target], &spec, &stop) {
+            Ok(r) => r,
+            Err(e) => {
+                println!("   hwsurvey run failed: {e}");
+                return;
+            }
+        };
+        let out = match early_fio.unwrap_or_else(run_fio) {
             Ok(o) if o.status.success() => o,
             Ok(o) => {
                 println!("   fio failed: {}", String::from_utf8_lossy(&o.stderr));
@@ -160,18 +177,28 @@ fn storage_pairs() {
             .as_f64()
             .unwrap_or(f64::NAN)
             / 1e3;
+        // CPU time as a share of one CPU over the run: hwsurvey's from getrusage per I/O, fio's
+        // usr_cpu + sys_cpu (percent of the job's runtime).
+        let fio_cpu = v["jobs"][0]["usr_cpu"].as_f64().unwrap_or(f64::NAN)
+            + v["jobs"][0]["sys_cpu"].as_f64().unwrap_or(f64::NAN);
+        let ours_cpu = ours
+            .cpu_ns_per_io
+            .map(|c| c * ours.iops / 1e7)
+            .unwrap_or(f64::NAN);
         let ratio = ours.iops / fio_iops;
         if ratio.is_finite() {
             ratios.push(ratio);
         }
         println!(
-            "   {:>4} {:>14.0} {:>14.0} {:>8.3} {:>12.1} {:>12.1}",
+            "   {:>4} {:>14.0} {:>14.0} {:>8.3} {:>12.1} {:>12.1} {:>8.1} {:>8.1}",
             i + 1,
             ours.iops,
             fio_iops,
             ratio,
             ours.latency_p99_ns as f64 / 1e3,
-            fio_p99_us
+            fio_p99_us,
+            ours_cpu,
+            fio_cpu
         );
     }
     println!("   load average after: {}", loadavg());

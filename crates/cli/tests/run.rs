@@ -403,6 +403,19 @@ fn storage_run_stopped_by(signals: &[&str]) -> Option<(i32, ResultFile)> {
                 .any(|s| s.reason.contains("interrupted")),
             "points not run are listed as interrupted"
         );
+        // Every reason names the signal that stopped the run, never Ctrl-C for SIGTERM.
+        let name = match signals[0] {
+            "INT" => "Ctrl-C (SIGINT)",
+            other => &format!("SIG{other}"),
+        };
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(text.contains(name), "{name} not named in {text}");
+        if signals[0] != "INT" {
+            assert!(
+                !text.contains("Ctrl-C"),
+                "Ctrl-C named after SIG{signals:?}"
+            );
+        }
     }
     Some((status.code().unwrap_or(-1), file))
 }

@@ -264,7 +264,10 @@ fn run_live(p: &PointParams, ctx: &RunContext<'_>) -> PointOutcome {
                 Ok(v) => v,
                 Err(StorageError::Interrupted) => {
                     return Ok(PointOutcome::Skipped {
-                        reason: "cancelled (Ctrl-C); test files removed".into(),
+                        reason: format!(
+                            "cancelled ({}); test files removed",
+                            crate::engine::interrupt_cause()
+                        ),
                     })
                 }
                 Err(e) => return Err(e),
@@ -313,7 +316,10 @@ fn run_live(p: &PointParams, ctx: &RunContext<'_>) -> PointOutcome {
         match outcome {
             Ok(o) => o,
             Err(StorageError::Interrupted) => PointOutcome::Skipped {
-                reason: "cancelled (Ctrl-C); test files removed".into(),
+                reason: format!(
+                    "cancelled ({}); test files removed",
+                    crate::engine::interrupt_cause()
+                ),
             },
             Err(
                 e @ (StorageError::DirMissing { .. }

@@ -152,7 +152,12 @@ impl Pattern {
 #[serde(tag = "engine", rename_all = "snake_case")]
 pub enum IoEngine {
     /// io_uring: one ring per worker thread with `queue_depth` I/Os in flight.
-    IoUring,
+    IoUring {
+        /// The ring's setup flags (`coop_taskrun`, `single_issuer`, `defer_taskrun`; empty:
+        /// none). Absent in result files written before they were recorded.
+        #[serde(default)]
+        setup_flags: Vec<String>,
+    },
     /// pread/pwrite: threads × queue depth synchronous workers.
     PreadPwrite {
         /// Why io_uring was not used (kernel refused, not built for this architecture, asked).
@@ -164,7 +169,7 @@ impl IoEngine {
     /// `io_uring` or `pread_pwrite`.
     pub fn name(&self) -> &'static str {
         match self {
-            IoEngine::IoUring => "io_uring",
+            IoEngine::IoUring { .. } => "io_uring",
             IoEngine::PreadPwrite { .. } => "pread_pwrite",
         }
     }
@@ -339,5 +344,41 @@ mod tests {
         let mut b = AlignedBuf::new(4096 * 3);
         assert_eq!(b.as_mut_ptr() as usize % 4096, 0);
         assert!(b.as_slice().iter().all(|&x| x == 0));
+    }
+
+    #[test]
+    fn io_engine_records_ring_flags_and_reads_older_files() {
+        let e = IoEngine::IoUring {
+            setup_flags: vec!["coop_taskrun".into(), "defer_taskrun".into()],
+        };
+        let v = serde_json::to_value(&e).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"engine": "io_uring", "setup_flags": ["coop_taskrun", "defer_taskrun"]})
+        );
+        // result files written before the flags were recorded
+        let old: IoEngine = serde_json::from_str(r#"{"engine":"io_uring"}"#).unwrap();
+        assert_eq!(
+            old,
+            IoEngine::IoUring {
+                setup_flags: vec![]
+            }
+        );
+        assert_eq!(old.name(), "io_uring");
+    }
+
+    #[cfg(all(feature = "sys", any(target_arch = "x86_64", target_arch = "aarch64")))]
+    #[test]
+    fn ring_flags_are_one_of_the_tried_sets() {
+        // Whatever this kernel accepts (all three on Linux >= 6.1, none under qemu-user, where
+        // io_uring_setup is ENOSYS and the engine falls back to pread/pwrite).
+        if let Ok(flags) = engine::io_uring_usable() {
+            let tried: [&[&str]; 3] = [
+                &["coop_taskrun", "single_issuer", "defer_taskrun"],
+                &["coop_taskrun"],
+                &[],
+            ];
+            assert!(tried.iter().any(|t| t.iter().eq(flags.iter())), "{flags:?}");
+        }
     }
 }
