@@ -63,7 +63,8 @@ fn html_to_file_and_plots_dir() {
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(html.contains("<svg"));
     assert!(html.contains("@page{size:A4"));
-    let svg = std::fs::read_to_string(plots.join("plot-00.svg")).unwrap();
+    let svg =
+        std::fs::read_to_string(plots.join("mem.bandwidth-stream.triad-vs-threads.svg")).unwrap();
     assert!(svg.contains("threads"));
     assert!(svg.contains("GB/s"));
 }

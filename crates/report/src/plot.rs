@@ -5,6 +5,8 @@
 
 use std::collections::BTreeMap;
 
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use hwsurvey_model::units::{format_bytes_binary, three_significant};
@@ -49,8 +51,18 @@ fn axis_unit(unit: &str, max: f64) -> (String, f64) {
 }
 
 /// SVG plots for every family table with scaling rows: `(title, svg)`; at most
-/// `max_per_family` series groups per family. The title starts with `<family>:`.
+/// `max_per_family` series groups per family. The title starts with `<family>:`. With
+/// `captions` the SVG carries the title itself (standalone files); without, the HTML report's
+/// figure caption is the plot's only heading.
 pub fn scaling_plots(c: &Comparison, max_per_family: usize) -> Vec<(String, String)> {
+    scaling_plots_with(c, max_per_family, false)
+}
+
+fn scaling_plots_with(
+    c: &Comparison,
+    max_per_family: usize,
+    captions: bool,
+) -> Vec<(String, String)> {
     let n = c.platforms.len();
     let mut out = Vec::new();
     for t in c.tables.iter().filter(|t| t.id.starts_with("family:")) {
@@ -59,7 +71,8 @@ pub fn scaling_plots(c: &Comparison, max_per_family: usize) -> Vec<(String, Stri
                 continue;
             }
             let title = format!("{}: {prefix} vs threads", t.title);
-            if let Some(svg) = line_plot(&title, &unit, &c.platforms, &series) {
+            let caption = captions.then_some(title.as_str());
+            if let Some(svg) = line_plot(caption, &unit, &c.platforms, &series) {
                 out.push((title, svg));
             }
         }
@@ -67,8 +80,220 @@ pub fn scaling_plots(c: &Comparison, max_per_family: usize) -> Vec<(String, Stri
     out
 }
 
+/// An f64 axis with its ticks (and grid lines) exactly at given values: the count and log2
+/// axes, where plotters' own choice would put ticks at fractions.
+struct TickedAxis {
+    inner: RangedCoordf64,
+    ticks: Vec<f64>,
+}
+
+impl TickedAxis {
+    fn new(range: std::ops::Range<f64>, ticks: Vec<f64>) -> TickedAxis {
+        TickedAxis {
+            inner: range.into(),
+            ticks,
+        }
+    }
+}
+
+impl Ranged for TickedAxis {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(value, limit)
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.inner.range()
+    }
+}
+
+/// Integer tick positions for a count axis from 0 to `max`: every integer up to 16, else a
+/// step of 2, 4, 8 ... so that at most about 16 ticks remain. Never a fraction of a thread.
+pub fn count_ticks(max: f64) -> Vec<f64> {
+    let top = max.max(1.0).ceil() as u64;
+    let mut step = 1u64;
+    while top / step > 16 {
+        step *= 2;
+    }
+    (0..=top / step).map(|k| (k * step) as f64).collect()
+}
+
+/// Integer positions on a log2 axis between `x0` and `x1` (powers of two of the raw value),
+/// thinned to at most 14 ticks.
+pub fn log2_ticks(x0: f64, x1: f64) -> Vec<f64> {
+    let (lo, hi) = (x0.ceil() as i64, x1.floor() as i64);
+    if hi < lo {
+        return vec![x0.round()];
+    }
+    let span = (hi - lo) as usize + 1;
+    let step = span.div_ceil(14).max(1);
+    (lo..=hi).step_by(step).map(|v| v as f64).collect()
+}
+
+/// Ticks at multiples of 1, 2 or 5 x 10^k between `x0` and `x1`, about `n` of them.
+pub fn linear_ticks(x0: f64, x1: f64, n: usize) -> Vec<f64> {
+    let span = x1 - x0;
+    if !(span.is_finite() && span > 0.0) || n == 0 {
+        return vec![x0];
+    }
+    let raw = span / n as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let first = (x0 / step).ceil() as i64;
+    let last = (x1 / step).floor() as i64;
+    (first..=last).map(|k| k as f64 * step).collect()
+}
+
+/// Ticks of a log10 axis (values are log10 of the raw value) at 1, 2 and 5 x 10^k; only
+/// the decades when that would be more than 12 ticks.
+pub fn log10_ticks(y0: f64, y1: f64) -> Vec<f64> {
+    let mut out = Vec::new();
+    let all = (y1 - y0) <= 4.0;
+    let mut k = y0.floor() as i64;
+    while (k as f64) <= y1 {
+        let subs: &[f64] = if all { &[1.0, 2.0, 5.0] } else { &[1.0] };
+        for m in subs {
+            let v = k as f64 + m.log10();
+            if v >= y0 - 1e-9 && v <= y1 + 1e-9 {
+                out.push(v);
+            }
+        }
+        k += 1;
+    }
+    out
+}
+
+/// Share of the y range added above the data so that the legend (upper left, one row per
+/// platform) does not cover a line: about 18 px per row of a ~280 px plotting area.
+fn legend_headroom(platforms: usize) -> f64 {
+    let frac = ((platforms as f64 * 18.0 + 16.0) / 280.0).min(0.6);
+    frac / (1.0 - frac)
+}
+
+/// Tick text: at most three decimals, no trailing zeros (`0.2`, `1.8`, `60`, `200`).
+pub fn tick_text(v: f64) -> String {
+    if v.abs() >= 1000.0 {
+        return format!("{v:.0}");
+    }
+    let t = format!("{v:.3}");
+    let t = t.trim_end_matches('0').trim_end_matches('.');
+    if t == "-0" || t.is_empty() {
+        "0".into()
+    } else {
+        t.to_string()
+    }
+}
+
+/// Line colours readable on white, after Okabe & Ito's colour-blind-safe palette (no yellow),
+/// with black third; markers and dash patterns differ too, so lines stay apart in greyscale.
+const COLOURS: [RGBColor; 6] = [
+    RGBColor(0x00, 0x72, 0xB2), // blue
+    RGBColor(0xD5, 0x5E, 0x00), // vermillion
+    RGBColor(0x00, 0x00, 0x00), // black
+    RGBColor(0x00, 0x9E, 0x73), // bluish green
+    RGBColor(0xCC, 0x79, 0xA7), // reddish purple
+    RGBColor(0x8C, 0x56, 0x1A), // brown
+];
+
+/// Colour of platform `k`'s line.
+pub fn colour(k: usize) -> RGBColor {
+    COLOURS[k % COLOURS.len()]
+}
+
+/// Marker of platform `k` at pixel offset (0, 0): filled circle, triangle, square, cross,
+/// open circle, open square.
+fn marker<DB: DrawingBackend>(k: usize, c: RGBColor) -> DynElement<'static, DB, (i32, i32)> {
+    match k % 6 {
+        0 => Circle::new((0, 0), 4, c.filled()).into_dyn(),
+        1 => TriangleMarker::new((0, 0), 5, c.filled()).into_dyn(),
+        2 => Rectangle::new([(-4, -4), (4, 4)], c.filled()).into_dyn(),
+        3 => Cross::new((0, 0), 4, c.stroke_width(2)).into_dyn(),
+        4 => Circle::new((0, 0), 4, c.stroke_width(2)).into_dyn(),
+        _ => Rectangle::new([(-4, -4), (4, 4)], c.stroke_width(2)).into_dyn(),
+    }
+}
+
+/// Dash pattern of platform `k` (dash, gap in pixels), `None` for solid: solid, dashed, dotted.
+fn dashes(k: usize) -> Option<(u32, u32)> {
+    match k % 3 {
+        0 => None,
+        1 => Some((10, 5)),
+        _ => Some((3, 4)),
+    }
+}
+
+/// Draws one platform's line with its colour, dash pattern and markers, and its legend entry.
+fn draw_line<'a, X, Y>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
+    k: usize,
+    label: &str,
+    pts: Vec<(f64, f64)>,
+) -> Option<()>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let c = colour(k);
+    let style = c.stroke_width(2);
+    let anno = match dashes(k) {
+        None => chart
+            .draw_series(LineSeries::new(pts.clone(), style))
+            .ok()?,
+        Some((d, g)) => chart
+            .draw_series(DashedLineSeries::new(pts.clone(), d, g, style))
+            .ok()?,
+    };
+    anno.label(label.to_string()).legend(move |(x, y)| {
+        let ends = vec![(x, y), (x + 24, y)];
+        let line = match dashes(k) {
+            None => PathElement::new(ends, style).into_dyn(),
+            Some((d, g)) => plotters::element::DashedPathElement::new(ends, d, g, style).into_dyn(),
+        };
+        EmptyElement::at((0, 0)) + line + (EmptyElement::at((x + 12, y)) + marker(k, c))
+    });
+    // the same markers as the legend's, one concrete element type per shape
+    let at = pts.into_iter();
+    let sq = [(-4, -4), (4, 4)];
+    let drawn = match k % 6 {
+        0 => chart
+            .draw_series(at.map(|p| Circle::new(p, 4, c.filled())))
+            .map(|_| ()),
+        1 => chart
+            .draw_series(at.map(|p| TriangleMarker::new(p, 5, c.filled())))
+            .map(|_| ()),
+        2 => chart
+            .draw_series(at.map(|p| EmptyElement::at(p) + Rectangle::new(sq, c.filled())))
+            .map(|_| ()),
+        3 => chart
+            .draw_series(at.map(|p| Cross::new(p, 4, c.stroke_width(2))))
+            .map(|_| ()),
+        4 => chart
+            .draw_series(at.map(|p| Circle::new(p, 4, c.stroke_width(2))))
+            .map(|_| ()),
+        _ => chart
+            .draw_series(at.map(|p| EmptyElement::at(p) + Rectangle::new(sq, c.stroke_width(2))))
+            .map(|_| ()),
+    };
+    drawn.ok()?;
+    Some(())
+}
+
 fn line_plot(
-    title: &str,
+    caption: Option<&str>,
     unit: &str,
     labels: &[String],
     series: &[Vec<(f64, f64)>],
@@ -76,39 +301,42 @@ fn line_plot(
     let xmax = series.iter().flatten().map(|p| p.0).fold(1.0, f64::max);
     let ymax = series.iter().flatten().map(|p| p.1).fold(0.0, f64::max);
     let (ylabel, div) = axis_unit(unit, ymax);
+    let ticks = count_ticks(xmax);
+    let x1 = ticks.last().copied().unwrap_or(1.0).max(xmax);
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (640, 360)).into_drawing_area();
         root.fill(&WHITE).ok()?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 16))
+        let mut builder = ChartBuilder::on(&root);
+        if let Some(t) = caption {
+            builder.caption(t, ("sans-serif", 16));
+        }
+        let mut chart = builder
             .margin(10)
             .x_label_area_size(40)
             .y_label_area_size(60)
-            .build_cartesian_2d(0.0..xmax * 1.05, 0.0..(ymax / div * 1.1).max(1e-9))
+            .build_cartesian_2d(TickedAxis::new(0.0..x1 + x1 * 0.05, ticks), {
+                let y1 = (ymax / div * 1.1 * (1.0 + legend_headroom(labels.len()))).max(1e-9);
+                TickedAxis::new(0.0..y1, linear_ticks(0.0, y1, 8))
+            })
             .ok()?;
         chart
             .configure_mesh()
+            .x_label_formatter(&|v: &f64| format!("{v:.0}"))
+            .y_label_formatter(&|v: &f64| tick_text(*v))
             .x_desc("threads")
             .y_desc(ylabel)
             .draw()
             .ok()?;
         for (k, (s, label)) in series.iter().zip(labels).enumerate() {
-            let color = Palette99::pick(k).to_rgba();
             let mut pts = s.clone();
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
             let pts: Vec<(f64, f64)> = pts.into_iter().map(|(x, y)| (x, y / div)).collect();
-            chart
-                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-                .ok()?
-                .label(label.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
-            chart
-                .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))
-                .ok()?;
+            draw_line(&mut chart, k, label, pts)?;
         }
         chart
             .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
             .background_style(WHITE.mix(0.8))
             .border_style(BLACK)
             .draw()
@@ -122,6 +350,10 @@ fn line_plot(
 /// line per platform; x from each cell's `x`, else its row's; y the cell's value. Tables
 /// where no platform has two points are not plotted.
 pub fn curve_plots(c: &Comparison) -> Vec<(String, String)> {
+    curve_plots_with(c, false)
+}
+
+fn curve_plots_with(c: &Comparison, captions: bool) -> Vec<(String, String)> {
     let n = c.platforms.len();
     let mut out = Vec::new();
     for t in &c.tables {
@@ -149,7 +381,8 @@ pub fn curve_plots(c: &Comparison) -> Vec<(String, String)> {
             .iter()
             .find_map(|r| r.unit.clone())
             .unwrap_or_default();
-        if let Some(svg) = spec_plot(&t.title, spec, &unit, &c.platforms, &series) {
+        let caption = captions.then_some(t.title.as_str());
+        if let Some(svg) = spec_plot(caption, spec, &unit, &c.platforms, &series) {
             out.push((t.title.clone(), svg));
         }
     }
@@ -162,12 +395,14 @@ fn x_tick(spec: &PlotSpec, v: f64) -> String {
     match spec.x_unit.as_str() {
         "bytes" => format_bytes_binary(raw.round().max(0.0) as u64),
         "bytes_per_s" => three_significant(raw / 1e9),
+        // counts (clients): whole numbers, never "2.00"
+        _ if (raw - raw.round()).abs() < 1e-6 => format!("{:.0}", raw.round()),
         _ => three_significant(raw),
     }
 }
 
 fn spec_plot(
-    title: &str,
+    caption: Option<&str>,
     spec: &PlotSpec,
     unit: &str,
     labels: &[String],
@@ -193,10 +428,17 @@ fn spec_plot(
     } else {
         (0.0, (xmax * 1.05).max(1e-9))
     };
+    let head = legend_headroom(labels.len());
     let (y0, y1) = if spec.y_log {
-        (ymin.floor(), ymax.ceil().max(ymin.floor() + 1.0))
+        let (lo, hi) = (ymin.floor(), ymax.ceil().max(ymin.floor() + 1.0));
+        (lo, hi + (hi - lo) * head)
     } else {
-        (0.0, (ymax / div * 1.1).max(1e-9))
+        (0.0, (ymax / div * 1.1 * (1.0 + head)).max(1e-9))
+    };
+    let yticks = if spec.y_log {
+        log10_ticks(y0, y1)
+    } else {
+        linear_ticks(y0, y1, 8)
     };
     let xdesc = match (spec.x_unit.as_str(), spec.x_log) {
         ("bytes", true) => format!("{} (bytes, log scale)", spec.x_label),
@@ -209,33 +451,39 @@ fn spec_plot(
     } else {
         format!("{} ({yunit})", spec.y_label)
     };
+    // log2 axes: ticks only at powers of two (whole bytes, whole clients)
     let xticks = if spec.x_log {
-        ((x1 - x0).round() as usize + 1).clamp(2, 14)
+        log2_ticks(x0, x1)
     } else {
-        8
+        linear_ticks(x0, x1, 8)
     };
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (640, 360)).into_drawing_area();
         root.fill(&WHITE).ok()?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 15))
+        let mut builder = ChartBuilder::on(&root);
+        if let Some(t) = caption {
+            builder.caption(t, ("sans-serif", 15));
+        }
+        let mut chart = builder
             .margin(10)
             .x_label_area_size(40)
             .y_label_area_size(64)
-            .build_cartesian_2d(x0..x1, y0..y1)
+            .build_cartesian_2d(
+                TickedAxis::new(x0..x1, xticks),
+                TickedAxis::new(y0..y1, yticks),
+            )
             .ok()?;
         let xfmt = |v: &f64| x_tick(spec, *v);
         let yfmt = |v: &f64| {
             if spec.y_log {
-                three_significant(10f64.powf(*v))
+                tick_text(10f64.powf(*v))
             } else {
-                three_significant(*v)
+                tick_text(*v)
             }
         };
         chart
             .configure_mesh()
-            .x_labels(xticks)
             .x_label_formatter(&xfmt)
             .y_label_formatter(&yfmt)
             .x_desc(xdesc)
@@ -246,21 +494,13 @@ fn spec_plot(
             if s.is_empty() {
                 continue;
             }
-            let color = Palette99::pick(k).to_rgba();
             let mut pts = s.clone();
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
             let pts: Vec<(f64, f64)> = pts
                 .into_iter()
                 .map(|(x, y)| (x, if spec.y_log { y } else { y / div }))
                 .collect();
-            chart
-                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-                .ok()?
-                .label(label.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
-            chart
-                .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))
-                .ok()?;
+            draw_line(&mut chart, k, label, pts)?;
         }
         chart
             .configure_series_labels()
@@ -275,10 +515,57 @@ fn spec_plot(
 }
 
 /// Every plot of a comparison, in table order: thread scaling (at most three series groups
-/// per family) and the scaling tables' curves. `(title, svg)`; the HTML report places a plot
-/// after the table whose title it carries (or starts with, followed by `:`).
+/// per family) and the scaling tables' curves. `(title, svg)`, the SVG without a caption: the
+/// HTML report places a plot after the table whose title it carries (or starts with,
+/// followed by `:`) and gives it one heading.
 pub fn all_plots(c: &Comparison) -> Vec<(String, String)> {
-    let mut out = scaling_plots(c, 3);
-    out.extend(curve_plots(c));
+    let mut out = scaling_plots_with(c, 3, false);
+    out.extend(curve_plots_with(c, false));
     out
+}
+
+/// [`all_plots`] for standalone files: each SVG carries its title as a caption, and is
+/// paired with its file name ([`file_name`]), unique within the comparison:
+/// `(file name, svg)`.
+pub fn plot_files(c: &Comparison) -> Vec<(String, String)> {
+    let mut plots = scaling_plots_with(c, 3, true);
+    plots.extend(curve_plots_with(c, true));
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (title, svg) in plots {
+        let base = file_name(&title);
+        let mut name = format!("{base}.svg");
+        let mut k = 2;
+        while out.iter().any(|(n, _)| *n == name) {
+            name = format!("{base}-{k}.svg");
+            k += 1;
+        }
+        out.push((name, svg));
+    }
+    out
+}
+
+/// File name stem of a plot from its title, stable across runs: the family as written, then
+/// the view in lower case with every run of other characters than letters, digits, `.` and
+/// `_` as one `-`. `"mem.bandwidth: stream.triad vs threads"` ->
+/// `mem.bandwidth-stream.triad-vs-threads`; `"mem.latency latency vs working set
+/// (chase.random, thp)"` -> `mem.latency-latency-vs-working-set-chase.random-thp`.
+pub fn file_name(title: &str) -> String {
+    let mut out = String::new();
+    let mut gap = false;
+    for ch in title.chars() {
+        if ch.is_ascii_alphanumeric() || ch == '.' || ch == '_' {
+            if gap && !out.is_empty() {
+                out.push('-');
+            }
+            gap = false;
+            out.push(ch.to_ascii_lowercase());
+        } else {
+            gap = true;
+        }
+    }
+    if out.is_empty() {
+        "plot".into()
+    } else {
+        out
+    }
 }

@@ -227,12 +227,17 @@ pub fn html(c: &Comparison, plots: &[(String, String)]) -> String {
         }
         let prefix = format!("{}:", t.title);
         let own = |title: &str| title == t.title || title.starts_with(&prefix);
+        // one heading per plot: the section's own for a table drawn as a plot, else a
+        // figure caption (the SVG carries none)
         for (title, svg) in plots.iter().filter(|(title, _)| own(title)) {
-            out += &format!(
-                "<figure><figcaption>{}</figcaption>{}</figure>\n",
-                html_escape(title),
-                svg
-            );
+            if *title == t.title {
+                out += &format!("<figure>{svg}</figure>\n");
+            } else {
+                out += &format!(
+                    "<figure><figcaption>{}</figcaption>{svg}</figure>\n",
+                    html_escape(title)
+                );
+            }
         }
         out += "</section>\n";
     }

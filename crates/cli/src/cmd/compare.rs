@@ -40,7 +40,8 @@ pub struct Args {
     /// Write to FILE instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Also write each plot as an SVG file into DIR.
+    /// Also write each plot as an SVG file into DIR, named by family and view
+    /// (`mem.bandwidth-stream.triad-vs-threads.svg`).
     #[arg(long, value_name = "DIR")]
     plots: Option<PathBuf>,
     /// Compare results of different profile versions (every table is flagged).
@@ -91,8 +92,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let plots = plot::all_plots(&c);
     if let Some(dir) = &args.plots {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        for (i, (_, svg)) in plots.iter().enumerate() {
-            let p = dir.join(format!("plot-{i:02}.svg"));
+        // named by family and view (mem.bandwidth-stream.triad-vs-threads.svg), with captions
+        for (name, svg) in plot::plot_files(&c) {
+            let p = dir.join(name);
             std::fs::write(&p, svg).with_context(|| format!("cannot write {}", p.display()))?;
         }
     }
