@@ -527,3 +527,179 @@ fn profile_errors_name_file_line_and_key() {
     );
     assert!(e.contains("scribble"), "{e}");
 }
+
+/// `--storage-dir` names one directory per device: the same directory twice (also through a
+/// symlink) and two directories on one filesystem are refused before anything runs, with a
+/// one-line error naming both.
+#[test]
+fn storage_dirs_named_twice_or_on_one_device_are_refused() {
+    let Some(base) = storage_dir_on_disk() else {
+        println!("SKIPPED: /var/tmp not available for a disk-backed storage dir");
+        return;
+    };
+    let a = base.path().join("a");
+    let b = base.path().join("b");
+    std::fs::create_dir(&a).unwrap();
+    std::fs::create_dir(&b).unwrap();
+    let link = base.path().join("link-to-a");
+    std::os::unix::fs::symlink(&a, &link).unwrap();
+    let refused = |x: &Path, y: &Path| {
+        let out = hwsurvey()
+            .args([
+                "run",
+                "--profile",
+                "quick",
+                "--only",
+                "storage",
+                "--plan-only",
+            ])
+            .arg("--storage-dir")
+            .arg(x)
+            .arg("--storage-dir")
+            .arg(y)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let same = refused(&a, &link);
+    assert!(
+        same.contains("the same directory as --storage-dir"),
+        "{same}"
+    );
+    assert!(same.contains(&link.display().to_string()), "{same}");
+    assert_eq!(same.trim().lines().count(), 1, "{same}");
+    let one_device = refused(&a, &b);
+    assert!(one_device.contains("on the same device"), "{one_device}");
+    assert!(
+        one_device.contains("one directory per device"),
+        "{one_device}"
+    );
+    // A missing directory is an error before the run too, naming it.
+    let missing = base.path().join("no-such-dir");
+    let out = hwsurvey()
+        .args([
+            "run",
+            "--profile",
+            "quick",
+            "--only",
+            "storage",
+            "--plan-only",
+        ])
+        .arg("--storage-dir")
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(&missing.display().to_string()) && err.contains("does not exist"),
+        "{err}"
+    );
+}
+
+/// `-o FILE` never overwrites an existing file unless `--force`: one line naming the file,
+/// before any test runs, and the file is left as it was.
+#[test]
+fn existing_output_is_refused_unless_force() {
+    use assert_cmd::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("taken.json");
+    std::fs::write(&out, "keep me\n").unwrap();
+    let assert = hwsurvey()
+        .args(["run", "--profile", "quick", "--only", "mem.bandwidth", "-o"])
+        .arg(&out)
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(
+        stderr,
+        format!(
+            "hwsurvey: error: {}: exists; refusing to overwrite it (pass --force to replace it)\n",
+            out.display()
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me\n");
+    hwsurvey()
+        .args([
+            "run",
+            "--profile",
+            "quick",
+            "--only",
+            "mem.bandwidth",
+            "--force",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    assert_valid(&load(&out).unwrap());
+}
+
+/// Two runs started together in one directory without `-o` get two files
+/// (`reports/<host>-<arch>-<date>-<HHMMSS>.json`, then `-2`), each a complete result.
+#[test]
+fn concurrent_runs_get_distinct_default_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let spawn = || {
+        hwsurvey()
+            .current_dir(dir.path())
+            .args(["run", "--profile", "quick", "--only", "mem.bandwidth"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn(), spawn());
+    let written: Vec<String> = [a, b]
+        .into_iter()
+        .map(|c| {
+            let out = c.wait_with_output().unwrap();
+            assert!(out.status.success());
+            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+            stdout
+                .lines()
+                .find_map(|l| l.strip_prefix("result file: "))
+                .unwrap_or_else(|| panic!("{stdout}"))
+                .to_string()
+        })
+        .collect();
+    assert_ne!(written[0], written[1]);
+    let mut names: Vec<String> = std::fs::read_dir(dir.path().join("reports"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 2, "{names:?}");
+    for (name, shown) in names.iter().zip({
+        let mut w = written.clone();
+        w.sort();
+        w
+    }) {
+        assert_eq!(shown, format!("reports/{name}"));
+        let file = load(&dir.path().join("reports").join(name)).unwrap();
+        assert_valid(&file);
+        assert_eq!(file.status, RunStatus::Complete);
+        // <host>-<arch>-<YYYY-MM-DD>-<HHMMSS>[-N].json: the date and time (UTC) the name was
+        // taken, just before the run's start
+        let date = &file.started_at[..10];
+        assert!(
+            name.contains(&format!("-{}-{date}-", std::env::consts::ARCH)),
+            "{name}"
+        );
+        let tail = name.split(&format!("{date}-")).nth(1).unwrap();
+        let (hhmmss, rest) = tail.split_at(6);
+        assert!(rest == ".json" || rest == "-2.json", "{name}");
+        let secs = |t: &str| -> u32 {
+            let d: Vec<u32> = t.chars().map(|c| c.to_digit(10).unwrap()).collect();
+            (d[0] * 10 + d[1]) * 3600 + (d[2] * 10 + d[3]) * 60 + d[4] * 10 + d[5]
+        };
+        let named = secs(hhmmss);
+        let started = secs(&file.started_at[11..19].replace(':', ""));
+        assert!(
+            named <= started && started <= named + 5,
+            "{name} {}",
+            file.started_at
+        );
+    }
+}

@@ -82,7 +82,30 @@ pub enum StorageError {
         /// The system's error.
         detail: String,
     },
-    /// The run was stopped (Ctrl-C).
+    /// The same directory was named twice (after resolving symlinks and `..`).
+    #[error("--storage-dir {second}: the same directory as --storage-dir {first} ({canonical}); name each directory once")]
+    DuplicateDir {
+        /// The first name given.
+        first: String,
+        /// The second name given.
+        second: String,
+        /// The directory both resolve to.
+        canonical: String,
+    },
+    /// Two directories are on one filesystem device: "all targets together" would drive one
+    /// device twice and report it as two.
+    #[error("--storage-dir {second}: on the same device ({major}:{minor}) as --storage-dir {first}; name one directory per device")]
+    SameDevice {
+        /// The first directory.
+        first: String,
+        /// The second directory.
+        second: String,
+        /// Device major number (`st_dev`).
+        major: u32,
+        /// Device minor number.
+        minor: u32,
+    },
+    /// The run was stopped (Ctrl-C, SIGTERM or SIGHUP).
     #[error("interrupted")]
     Interrupted,
     /// Built without the `sys` feature (no O_DIRECT, statvfs, getrusage).

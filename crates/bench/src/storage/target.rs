@@ -277,6 +277,40 @@ pub fn check_dir(dir: &Path) -> Result<DirFacts, StorageError> {
     })
 }
 
+/// Checks the `--storage-dir` list before a run: every directory as [`check_dir`], no directory
+/// named twice (compared after `canonicalize`), and no two on one filesystem device (`st_dev`),
+/// since the family's "all targets together" point would drive one device twice.
+///
+/// Returns each directory's facts, in order. Errors: the first of [`check_dir`]'s errors,
+/// [`StorageError::DuplicateDir`], [`StorageError::SameDevice`].
+#[cfg(feature = "sys")]
+pub fn check_storage_dirs(dirs: &[std::path::PathBuf]) -> Result<Vec<DirFacts>, StorageError> {
+    let mut seen: Vec<(std::path::PathBuf, DirFacts)> = Vec::new();
+    for dir in dirs {
+        let facts = check_dir(dir)?;
+        let canonical = std::fs::canonicalize(dir).map_err(|e| map_dir_error(dir, e, 0))?;
+        for (prev_canonical, prev) in &seen {
+            if *prev_canonical == canonical {
+                return Err(StorageError::DuplicateDir {
+                    first: prev.dir.clone(),
+                    second: facts.dir.clone(),
+                    canonical: canonical.display().to_string(),
+                });
+            }
+            if prev.dev == facts.dev {
+                return Err(StorageError::SameDevice {
+                    first: prev.dir.clone(),
+                    second: facts.dir.clone(),
+                    major: facts.dev.0,
+                    minor: facts.dev.1,
+                });
+            }
+        }
+        seen.push((canonical, facts));
+    }
+    Ok(seen.into_iter().map(|(_, f)| f).collect())
+}
+
 /// Creates, opens with O_DIRECT and preconditions a test file of `size_bytes` in `dir`.
 ///
 /// Errors: as [`check_dir`] and [`precondition`]; [`StorageError::NoSpace`] before writing when

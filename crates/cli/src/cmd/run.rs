@@ -20,9 +20,13 @@ pub struct Args {
     /// Profile: a built-in name (`standard`, `quick`) or a path to a TOML file.
     #[arg(long, default_value = "standard")]
     pub profile: String,
-    /// Result file [default: reports/<hostname>-<arch>-<date>.json].
+    /// Result file [default: reports/<hostname>-<arch>-<date>-<HHMMSS>.json, with -2, -3, ...
+    /// when taken]. An existing file is refused unless --force.
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
+    /// Replace the -o file when it exists.
+    #[arg(long)]
+    pub force: bool,
     /// Run only these families (ids like `mem.bandwidth`, or a prefix like `mem`); repeatable.
     #[arg(long, num_args = 1..)]
     pub only: Vec<String>,
@@ -52,13 +56,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         storage_devices: args.storage_device.clone(),
         destructive: args.destructive,
     };
+    // Refuse a directory named twice or two on one device before anything runs.
+    #[cfg(feature = "sys")]
+    hwsurvey_bench::storage::target::check_storage_dirs(&options.storage_dirs)?;
     let plan = build_plan(&profile, &registry, &machine, &env, &options, &args.only)?;
     print!("{}", render_plan(&plan, &profile.description));
     if args.plan_only {
         return Ok(ExitCode::SUCCESS);
     }
     let output = match args.output {
-        Some(p) => p,
+        Some(p) => claim_output(&p, args.force)?,
         None => default_output(&env)?,
     };
     let handler = engine::install_sigint_handler();
@@ -117,24 +124,77 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// `reports/<hostname>-<arch>-<YYYY-MM-DD>.json`, with `-2`, `-3`, ... if taken.
-fn default_output(env: &RunEnv) -> anyhow::Result<PathBuf> {
-    let host = env
-        .hostname
-        .known()
+/// Claims the `-o` file: created exclusively (`O_CREAT | O_EXCL`), so an existing result
+/// file is never overwritten and two runs cannot both take it; with `force`, an existing file
+/// is replaced by the run's first write instead. The file is empty until that write, which
+/// comes before any test.
+fn claim_output(path: &Path, force: bool) -> anyhow::Result<PathBuf> {
+    if force {
+        return Ok(path.to_path_buf());
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the directory {}", dir.display()))?;
+    }
+    match create_new(path) {
+        Ok(()) => Ok(path.to_path_buf()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => anyhow::bail!(
+            "{}: exists; refusing to overwrite it (pass --force to replace it)",
+            path.display()
+        ),
+        Err(e) => Err(e).with_context(|| format!("cannot create {}", path.display())),
+    }
+}
+
+fn create_new(path: &Path) -> std::io::Result<()> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map(drop)
+}
+
+/// File name stem of the default result file, from the hostname, the binary's arch and the
+/// start time in RFC 3339 UTC (`2026-11-29T20:05:30Z`): `<host>-<arch>-<YYYY-MM-DD>-<HHMMSS>`;
+/// characters other than ASCII letters, digits and `-` in the hostname become `_`.
+pub fn default_stem(host: Option<&str>, arch: &str, started_rfc3339: &str) -> String {
+    let host = host
         .map(|h| h.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_"))
         .unwrap_or_else(|| "unknown-host".into());
+    let date = started_rfc3339.get(..10).unwrap_or("unknown-date");
+    let time: String = started_rfc3339
+        .get(11..19)
+        .unwrap_or("unknown-time")
+        .chars()
+        .filter(|c| *c != ':')
+        .collect();
+    format!("{host}-{arch}-{date}-{time}")
+}
+
+/// `reports/<stem>.json` ([`default_stem`]), or `<stem>-2.json`, `-3`, ... when taken, each
+/// tried with an exclusive create so two concurrent runs never get the same file.
+fn default_output(env: &RunEnv) -> anyhow::Result<PathBuf> {
     let now = hwsurvey_bench::result::rfc3339(std::time::SystemTime::now());
-    let date = now.get(..10).unwrap_or("unknown-date");
+    let stem = default_stem(env.hostname.known().map(String::as_str), &env.arch, &now);
     let dir = Path::new("reports");
-    let base = format!("{host}-{}-{date}", env.arch);
-    let mut path = dir.join(format!("{base}.json"));
-    let mut n = 2;
-    while path.exists() {
-        path = dir.join(format!("{base}-{n}.json"));
-        n += 1;
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the directory {}", dir.display()))?;
+    for n in 1..=1000 {
+        let path = if n == 1 {
+            dir.join(format!("{stem}.json"))
+        } else {
+            dir.join(format!("{stem}-{n}.json"))
+        };
+        match create_new(&path) {
+            Ok(()) => return Ok(path),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot create {}", path.display())),
+        }
     }
-    Ok(path)
+    anyhow::bail!(
+        "{}: {stem}.json and 999 numbered variants exist; pass -o FILE",
+        dir.display()
+    )
 }
 
 /// The default qualification rules, evaluated on the probed machine (the running binary's
@@ -547,6 +607,18 @@ mod tests {
             memory_cap_bytes: None,
             families,
         }
+    }
+
+    #[test]
+    fn default_name_has_host_arch_date_and_start_time() {
+        assert_eq!(
+            default_stem(Some("db-01.example"), "x86_64", "2026-11-29T20:05:30Z"),
+            "db-01_example-x86_64-2026-11-29-200530"
+        );
+        assert_eq!(
+            default_stem(None, "sparc64", "2026-11-29T00:00:07Z"),
+            "unknown-host-sparc64-2026-11-29-000007"
+        );
     }
 
     #[test]
