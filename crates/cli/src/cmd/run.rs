@@ -377,11 +377,26 @@ fn cpus_text(cpus: &[u32]) -> String {
 }
 
 /// A metric value for people, in scaled units by the unit in its name.
+/// A duration in ns with the unit that keeps it readable: ns below 1 µs, µs below 1 ms, else ms.
+fn human_ns(v: f64) -> String {
+    if v.abs() < 1e3 {
+        format!("{} ns", three_significant(v))
+    } else if v.abs() < 1e6 {
+        format!("{} µs", three_significant(v / 1e3))
+    } else {
+        format!("{} ms", three_significant(v / 1e6))
+    }
+}
+
+/// A metric's value with its unit, read from the metric name's suffix (`_bytes_per_s`, `_ns`,
+/// `_ns_per_io`, `_per_s`, `iops`).
 fn human(name: &str, v: f64) -> String {
     if name.ends_with("bytes_per_s") {
         format_rate_decimal(v)
     } else if name.ends_with("_ns") {
-        format!("{} ns", three_significant(v))
+        human_ns(v)
+    } else if name.ends_with("_ns_per_io") {
+        format!("{} CPU/IO", human_ns(v))
     } else if name.ends_with("_per_s") || name == "iops" {
         let (d, u) = if v >= 1e9 {
             (1e9, "G")
@@ -607,6 +622,16 @@ mod tests {
             memory_cap_bytes: None,
             families,
         }
+    }
+
+    #[test]
+    fn values_carry_their_units() {
+        assert_eq!(human("latency_p99_ns", 2_449_407.0), "2.45 ms");
+        assert_eq!(human("latency_p99_ns", 786_175.0), "786 µs");
+        assert_eq!(human("latency_ns", 95.4), "95.4 ns");
+        assert_eq!(human("latency_p99_ns", 25_000_000.0), "25.0 ms");
+        assert_eq!(human("cpu_ns_per_io", 12_919.0), "12.9 µs CPU/IO");
+        assert_eq!(human("iops", 1_800.0), "1.80 kIOPS");
     }
 
     #[test]
