@@ -228,3 +228,90 @@ fn same_host_files_get_distinct_labels_unless_labelled() {
         .stdout(predicate::str::contains("told apart").not())
         .stderr(predicate::str::is_empty());
 }
+
+fn have(tool: &str) -> bool {
+    std::process::Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Width and height of a PNG from its IHDR chunk.
+fn png_size(path: &Path) -> (u32, u32) {
+    let b = std::fs::read(path).unwrap();
+    assert_eq!(&b[1..4], b"PNG", "{}", path.display());
+    let be = |i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    (be(16), be(20))
+}
+
+#[test]
+fn html_report_printed_whole_one_png_per_page() {
+    if !["chromium", "pdftoppm", "pdfinfo", "pdftotext"]
+        .iter()
+        .all(|t| have(t))
+    {
+        println!("SKIPPED: chromium or poppler-utils not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_three(dir.path());
+    let html = dir.path().join("report.html");
+    hwsurvey()
+        .arg("compare")
+        .args(&files)
+        .args(["--format", "html", "-o"])
+        .arg(&html)
+        .assert()
+        .success();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/html-to-pdf-png");
+    let pdf = dir.path().join("out/report.pdf");
+    let prefix = dir.path().join("out/report-page");
+    let out = std::process::Command::new(script)
+        .arg(&html)
+        .arg(&pdf)
+        .arg(&prefix)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let info = std::process::Command::new("pdfinfo")
+        .arg(&pdf)
+        .output()
+        .unwrap();
+    let pages: usize = String::from_utf8(info.stdout)
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("Pages:"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap();
+    // machine, qualification, a page per family, normalised views: far more than one page
+    assert!(pages >= 5, "{pages} pages");
+    let mut pngs: Vec<PathBuf> = std::fs::read_dir(dir.path().join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "png"))
+        .collect();
+    pngs.sort();
+    assert_eq!(pngs.len(), pages, "one PNG per printed page");
+    assert!(pngs[0].ends_with("report-page-01.png"), "{pngs:?}");
+    for p in &pngs {
+        // A4 at 96 dpi: 210 mm x 297 mm
+        assert_eq!(png_size(p), (794, 1123), "{}", p.display());
+    }
+    // the end of the report is on the last page: nothing was cut
+    let last = std::process::Command::new("pdftotext")
+        .args(["-f", &pages.to_string(), "-l", &pages.to_string()])
+        .arg(&pdf)
+        .arg("-")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(last.stdout).unwrap();
+    assert!(text.contains("Normalised views"), "{text}");
+    assert!(
+        text.contains("best = highest median of the family's rows"),
+        "{text}"
+    );
+}

@@ -40,6 +40,17 @@ fn scaling_series(t: &Table, platforms: usize) -> SeriesGroups {
     out
 }
 
+/// What a value in a base unit is, for an axis title.
+fn quantity(unit: &str) -> &'static str {
+    match unit {
+        "bytes_per_s" => "bandwidth",
+        "ns" => "latency",
+        "bytes" => "size",
+        u if u.ends_with("per_s") || u == "iops" => "throughput",
+        _ => "value",
+    }
+}
+
 /// Unit label and divisor for a base unit.
 fn axis_unit(unit: &str, max: f64) -> (String, f64) {
     match unit {
@@ -325,7 +336,7 @@ fn line_plot(
             .x_label_formatter(&|v: &f64| format!("{v:.0}"))
             .y_label_formatter(&|v: &f64| tick_text(*v))
             .x_desc("threads")
-            .y_desc(ylabel)
+            .y_desc(format!("{} ({ylabel})", quantity(unit)))
             .draw()
             .ok()?;
         for (k, (s, label)) in series.iter().zip(labels).enumerate() {
@@ -394,7 +405,7 @@ fn x_tick(spec: &PlotSpec, v: f64) -> String {
     let raw = if spec.x_log { v.exp2() } else { v };
     match spec.x_unit.as_str() {
         "bytes" => format_bytes_binary(raw.round().max(0.0) as u64),
-        "bytes_per_s" => three_significant(raw / 1e9),
+        "bytes_per_s" => tick_text(raw / 1e9),
         // counts (clients): whole numbers, never "2.00"
         _ if (raw - raw.round()).abs() < 1e-6 => format!("{:.0}", raw.round()),
         _ => three_significant(raw),

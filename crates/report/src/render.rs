@@ -167,14 +167,14 @@ pub fn html_escape(s: &str) -> String {
 
 const CSS: &str = "body{font-family:sans-serif;font-size:10pt;margin:1.5em;color:#111}\
 h1{font-size:16pt}h2{font-size:13pt;margin-top:1.2em}\
-table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid #999;padding:2px 6px;text-align:left;vertical-align:top}\
+table{border-collapse:collapse;margin:.5em 0;max-width:100%}th,td{border:1px solid #999;padding:2px 6px;text-align:left;vertical-align:top}td{overflow-wrap:anywhere}\
 th{background:#eee}td.missing{color:#888;font-style:italic}td.num{text-align:right}\
 .note{font-size:8.5pt;color:#444}.flag{color:#a00;font-weight:bold}\
 .better{color:#060}.worse{color:#a00}.noise{color:#666}\
 section.family{page-break-before:always;break-before:page}\
-svg{max-width:100%;height:auto}\
+svg{max-width:100%;height:auto}figure,section.scaling{break-inside:avoid;page-break-inside:avoid}h2{break-after:avoid;page-break-after:avoid}\
 @page{size:A4;margin:12mm}\
-@media print{body{margin:0}section.family{page-break-before:always}table{page-break-inside:auto}tr{page-break-inside:avoid}}";
+@media print{body{margin:0;font-size:9pt}section.family{page-break-before:always}table{page-break-inside:auto;width:calc(100% - 1px)}tr{page-break-inside:avoid}}";
 
 /// HTML: one self-contained file; every string from a result file is escaped; plots are SVG
 /// generated here (plotters), inlined.
