@@ -62,7 +62,7 @@ fn axis_unit(unit: &str, max: f64) -> (String, f64) {
 }
 
 /// SVG plots for every family table with scaling rows: `(title, svg)`; at most
-/// `max_per_family` series groups per family. The title starts with `<family>:`. With
+/// `max_per_family` series groups per family, those with a line for the most platforms first. The title starts with `<family>:`. With
 /// `captions` the SVG carries the title itself (standalone files); without, the HTML report's
 /// figure caption is the plot's only heading.
 pub fn scaling_plots(c: &Comparison, max_per_family: usize) -> Vec<(String, String)> {
@@ -77,10 +77,27 @@ fn scaling_plots_with(
     let n = c.platforms.len();
     let mut out = Vec::new();
     for t in c.tables.iter().filter(|t| t.id.starts_with("family:")) {
-        for (prefix, (unit, series)) in scaling_series(t, n).into_iter().take(max_per_family) {
-            if series.iter().all(|s| s.len() < 2) {
-                continue;
-            }
+        // the series groups most platforms can draw a line of come first (a block size only one
+        // run had comes last), among them STREAM Triad, then the other STREAM kernels, then by
+        // name
+        let mut groups: Vec<_> = scaling_series(t, n)
+            .into_iter()
+            .filter(|(_, (_, series))| series.iter().any(|s| s.len() >= 2))
+            .collect();
+        groups.sort_by_key(|(prefix, (_, series))| {
+            let headline = if prefix.contains("triad") {
+                0 // STREAM Triad: the bandwidth headline
+            } else if prefix.starts_with("stream.") {
+                1
+            } else {
+                2
+            };
+            (
+                std::cmp::Reverse(series.iter().filter(|s| s.len() >= 2).count()),
+                headline,
+            )
+        });
+        for (prefix, (unit, series)) in groups.into_iter().take(max_per_family) {
             let title = format!("{}: {prefix} vs threads", t.title);
             let caption = captions.then_some(title.as_str());
             if let Some(svg) = line_plot(caption, &unit, &c.platforms, &series) {
@@ -340,6 +357,9 @@ fn line_plot(
             .draw()
             .ok()?;
         for (k, (s, label)) in series.iter().zip(labels).enumerate() {
+            if s.is_empty() {
+                continue; // no legend entry for a platform without points
+            }
             let mut pts = s.clone();
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
             let pts: Vec<(f64, f64)> = pts.into_iter().map(|(x, y)| (x, y / div)).collect();

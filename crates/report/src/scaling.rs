@@ -91,7 +91,7 @@ fn closed_place(id: &str, p: &Value) -> Vec<Place> {
     vec![Place {
         curve: format!("pages={mode}"),
         row_key: clients,
-        label: format!("{clients} clients"),
+        label: format!("{clients} client{}", if clients == 1.0 { "" } else { "s" }),
         x: Some(clients),
     }]
 }

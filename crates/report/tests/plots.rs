@@ -159,6 +159,8 @@ fn plot_files_named_by_family_and_view() {
     assert_eq!(names.len(), 24);
     for expected in [
         "sync.contention-mutex-vs-threads.svg",
+        // the bandwidth headline, run on all three, before block sizes one run had
+        "mem.bandwidth-stream.triad-vs-threads.svg",
         "mem.latency-latency-vs-working-set-full_random-thp.svg",
         "mem.bandwidth-read-bandwidth-vs-block-size-threads-2.svg",
         "service.point_select-throughput-vs-clients-pages-base.svg",
