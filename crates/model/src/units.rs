@@ -52,6 +52,16 @@ fn trim_fraction(value: f64, unit: &str) -> String {
     }
 }
 
+/// A count with its noun, singular for exactly one: `plural(1, "core")` is `"1 core"`,
+/// `plural(0, "core")` is `"0 cores"`. For regular English plurals only (adds `s`).
+pub fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// Three significant digits, without scientific notation: 7.88, 48.2, 123.
 pub fn three_significant(value: f64) -> String {
     let abs = value.abs();

@@ -1033,7 +1033,19 @@ fn build_topology(
     let threads = with_topo.len() as u32;
     let offline_without = raws.iter().filter(|r| !r.online && !r.has_topology).count();
     if offline_without > 0 {
-        notes.push(format!("{offline_without} offline CPU folder(s) have no topology folder; they are counted in the CPU sets only"));
+        notes.push(format!(
+            "{} no topology folder; {} counted in the CPU sets only",
+            if offline_without == 1 {
+                "1 offline CPU folder has".to_string()
+            } else {
+                format!("{offline_without} offline CPU folders have")
+            },
+            if offline_without == 1 {
+                "it is"
+            } else {
+                "they are"
+            }
+        ));
     }
 
     // Core groups.

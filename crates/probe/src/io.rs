@@ -17,7 +17,7 @@
 use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
-use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal};
+use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal, plural};
 use hwsurvey_model::{Probed, Unknown};
 use serde::{Deserialize, Serialize};
 
@@ -487,10 +487,10 @@ pub fn summary(io: &Io) -> String {
                 .count();
             let _ = writeln!(
                 out,
-                "  PCI: {} function(s){}",
-                devs.len(),
+                "  PCI: {}{}",
+                plural(devs.len() as u64, "function"),
                 if bridges > 0 {
-                    format!(" ({bridges} bridge(s), not listed)")
+                    format!(" ({}, not listed)", plural(bridges as u64, "bridge"))
                 } else {
                     String::new()
                 }

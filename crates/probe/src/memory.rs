@@ -248,9 +248,9 @@ pub fn summary(m: &Memory) -> String {
             };
             let _ = writeln!(
                 out,
-                "  SMBIOS {} from {src}: {} slot(s) listed",
+                "  SMBIOS {} from {src}: {} listed",
                 s.smbios_version.as_deref().unwrap_or("?"),
-                s.devices.len()
+                hwsurvey_model::units::plural(s.devices.len() as u64, "slot")
             );
             for problem in &s.problems {
                 let _ = writeln!(out, "    not decoded: {problem}");

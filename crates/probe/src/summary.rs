@@ -23,11 +23,7 @@ fn set(p: &Probed<CpuSet>) -> String {
 
 /// `1 core`, `2 cores`.
 fn plural(n: u32, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
+    hwsurvey_model::units::plural(u64::from(n), noun)
 }
 
 fn count(p: &Probed<u32>) -> String {
@@ -134,7 +130,13 @@ pub fn cpu_summary(c: &Cpu) -> String {
     let tpc: Vec<String> = t
         .cores_by_threads
         .iter()
-        .map(|(threads, cores)| format!("{cores} core(s) x {threads} thread(s)"))
+        .map(|(threads, cores)| {
+            format!(
+                "{} x {}",
+                plural(*cores, "core"),
+                plural(*threads, "thread")
+            )
+        })
         .collect();
     if !tpc.is_empty() {
         let _ = writeln!(w, "  Threads per core:    {}", tpc.join(", "));
@@ -175,11 +177,11 @@ pub fn cpu_summary(c: &Cpu) -> String {
             }
             let _ = writeln!(
                 w,
-                "    {}: CPUs {}, {} core(s) x up to {} thread(s){}",
+                "    {}: CPUs {}, {} x up to {}{}",
                 k.name,
                 k.cpus.to_list_string(),
-                k.cores,
-                k.threads_per_core,
+                plural(k.cores, "core"),
+                plural(k.threads_per_core, "thread"),
                 if extra.is_empty() {
                     String::new()
                 } else {
@@ -210,8 +212,8 @@ pub fn cpu_summary(c: &Cpu) -> String {
             }
             (Probed::Unknown(_), _) => {
                 format!(
-                    "{} instance(s), size {}",
-                    cache.instances,
+                    "{}, size {}",
+                    plural(cache.instances, "instance"),
                     bytes(&cache.size_bytes)
                 )
             }

@@ -90,7 +90,7 @@ fn dell_r640_dmidecode_3_2() {
     assert_eq!(peak.bandwidth_bytes_per_s, 230_400_000_000);
     assert!(peak
         .derivation
-        .contains("12 populated channel(s) x 2400 MT/s"));
+        .contains("12 populated channels x 2400 MT/s"));
 }
 
 #[test]
@@ -511,7 +511,7 @@ fn dmidecode_option_uses_text() {
     );
     let summary = memory::summary(&m);
     assert!(
-        summary.contains("theoretical peak: 12 populated channel(s)"),
+        summary.contains("theoretical peak: 12 populated channels"),
         "{summary}"
     );
     assert!(summary.contains("configured below rated"), "{summary}");

@@ -562,7 +562,10 @@ fn group_line(name: &str, slots: &[&DimmFacts]) -> String {
         slots.len(),
         format_bytes_binary(total),
         if unknown_size > 0 {
-            format!(" + {unknown_size} module(s) of unknown size")
+            format!(
+                " + {} of unknown size",
+                hwsurvey_model::units::plural(unknown_size as u64, "module")
+            )
         } else {
             String::new()
         },

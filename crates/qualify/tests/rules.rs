@@ -161,7 +161,7 @@ fn module_of_unknown_size_is_populated_not_zero() {
     let out = rules::memory_balance(&f, &Params::default());
     let text = format!("{out:?}");
     assert!(text.contains("2 of 2 slots"), "{text}");
-    assert!(text.contains("1 module(s) of unknown size"), "{text}");
+    assert!(text.contains("1 module of unknown size"), "{text}");
     assert!(!text.contains("empty D1"), "{text}");
     // the mixed-module rule must not call it a 0-byte module
     let mixed = format!("{:?}", rules::memory_mixed(&f, &Params::default()));

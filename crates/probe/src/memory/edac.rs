@@ -225,7 +225,7 @@ pub fn summary(e: &Edac) -> String {
     for c in &e.controllers {
         let _ = writeln!(
             out,
-            "  EDAC {} ({}): {}, CE {}, UE {}, {} DIMM(s), {} csrow(s)",
+            "  EDAC {} ({}): {}, CE {}, UE {}, {}, {}",
             c.name,
             c.mc_name.known().map(String::as_str).unwrap_or("?"),
             c.size_bytes
@@ -234,8 +234,8 @@ pub fn summary(e: &Edac) -> String {
                 .unwrap_or_else(|| "size ?".into()),
             show(&c.ce_count),
             show(&c.ue_count),
-            c.dimms.len(),
-            c.csrows.len()
+            hwsurvey_model::units::plural(c.dimms.len() as u64, "DIMM"),
+            hwsurvey_model::units::plural(c.csrows.len() as u64, "csrow")
         );
         for d in &c.dimms {
             let _ = writeln!(

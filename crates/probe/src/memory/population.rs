@@ -469,8 +469,8 @@ pub fn derive(m: &SmbiosMemory) -> Population {
                 speed_mt_per_s: mts,
                 bytes_per_transfer: BYTES_PER_TRANSFER,
                 derivation: format!(
-                    "{n} populated channel(s) x {mts} MT/s ({speed_note}) x {BYTES_PER_TRANSFER} \
-                     bytes = {}",
+                    "{} x {mts} MT/s ({speed_note}) x {BYTES_PER_TRANSFER} bytes = {}",
+                    hwsurvey_model::units::plural(n as u64, "populated channel"),
                     rate(bw)
                 ),
             })
@@ -591,15 +591,18 @@ pub fn summary(p: &Population) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "  Population: {} of {} listed slot(s) populated{}, {} installed{}",
+        "  Population: {} of {} populated{}, {} installed{}",
         p.populated,
-        p.slots_listed,
+        hwsurvey_model::units::plural(p.slots_listed as u64, "listed slot"),
         p.slots_declared
             .map(|d| format!(" ({d} declared)"))
             .unwrap_or_default(),
         format_bytes_binary(p.total_installed_bytes),
         if p.modules_of_unknown_size > 0 {
-            format!(" + {} module(s) of unknown size", p.modules_of_unknown_size)
+            format!(
+                " + {} of unknown size",
+                hwsurvey_model::units::plural(p.modules_of_unknown_size as u64, "module")
+            )
         } else {
             String::new()
         }
@@ -659,8 +662,8 @@ pub fn summary(p: &Population) -> String {
             for s in sockets {
                 let channels = match &s.channels {
                     Probed::Known(c) => format!(
-                        "{} channel(s), DIMMs per channel {}",
-                        c.len(),
+                        "{}, DIMMs per channel {}",
+                        hwsurvey_model::units::plural(c.len() as u64, "channel"),
                         c.iter()
                             .map(|c| format!("{}:{}", c.channel, c.populated))
                             .collect::<Vec<_>>()
