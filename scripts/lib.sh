@@ -8,6 +8,8 @@ HWSURVEY_PACKAGES=(
   qemu-user
   # peer tools of crates/bench/benches/peers.rs (likwid-bench, sysbench) and of storage.iops (fio)
   likwid sysbench fio
+  # the HTML report printed to PDF and one PNG per page (crates/cli/tests/compare.rs, scripts/examples)
+  chromium poppler-utils
 )
 
 ensure_packages() {
