@@ -462,10 +462,33 @@ const MACHINE_ROWS: &[MachineRow] = &[
     ("binary target", |f| {
         Ok(format!("{} (hwsurvey {})", f.tool.arch, f.tool.version))
     }),
+    ("binary on kernel", binary_on_kernel),
     ("profile", |f| {
         Ok(format!("{} v{}", f.profile.id, f.profile.version))
     }),
 ];
+
+/// Whether the measuring binary ran natively on the kernel's machine or under emulation
+/// (qemu-user or binfmt): emulated figures measure the emulator, not the hardware. From the
+/// probe's `os.binary_vs_kernel` (the binary's ELF header against /proc/sys/kernel/arch).
+fn binary_on_kernel(f: &ResultFile) -> Result<String, String> {
+    let b = known(f.machine.pointer("/os/binary_vs_kernel"))?;
+    let kernel = b
+        .get("kernel_machine")
+        .and_then(Value::as_str)
+        .unwrap_or("?");
+    match b.get("native").and_then(Value::as_bool) {
+        Some(true) => Ok(format!("native ({kernel} kernel)")),
+        Some(false) => Ok(format!(
+            "EMULATED: {}",
+            b.get("finding")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("on a {kernel} kernel"))
+        )),
+        None => Err("not in this result file".into()),
+    }
+}
 
 /// The PCIe row: addresses of links running below their maximum speed or width. "none" only
 /// when links were read and judged; without link data (no function has `current_link_speed` /

@@ -138,3 +138,38 @@ fn absent_numa_hugetlb_and_pci_say_why() {
         );
     }
 }
+
+/// A result measured by an aarch64 binary under qemu-user on an x86_64 kernel says EMULATED in
+/// the machine table (its figures measure the emulator); a native one says native.
+#[test]
+fn emulated_binary_is_named_in_the_machine_table() {
+    use hwsurvey_probe::os::{compare_binary, BinaryElf};
+    let aarch64 = BinaryElf {
+        class_bits: 64,
+        e_machine: 183,
+        machine_name: "AARCH64".into(),
+        endianness: "little".into(),
+    };
+    let mut files = three();
+    for (file, kernel) in files.iter_mut().zip(["aarch64", "x86_64", "aarch64"]) {
+        *file.machine.pointer_mut("/os/binary_vs_kernel").unwrap() =
+            serde_json::json!({ "known": compare_binary(kernel, &aarch64) });
+    }
+    let inputs: Vec<Input> = files
+        .into_iter()
+        .map(|file| Input {
+            label: default_label(&file),
+            file,
+        })
+        .collect();
+    let c = compare(&inputs, None, false).unwrap();
+    assert_eq!(
+        machine_cell(&c, "binary on kernel", 0).text,
+        "native (aarch64 kernel)"
+    );
+    let emulated = machine_cell(&c, "binary on kernel", 1).text;
+    assert!(
+        emulated.starts_with("EMULATED: ") && emulated.contains("x86_64"),
+        "{emulated}"
+    );
+}
