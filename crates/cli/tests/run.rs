@@ -115,6 +115,14 @@ fn quick_profile_writes_a_valid_result_file() {
         ))),
         "{stderr}"
     );
+    // under qemu-user (the aarch64 and sparc64 suites) the run warns that it measures the
+    // emulator; natively it does not
+    let emulated = file.machine["os"]["binary_vs_kernel"]["known"]["native"] == false;
+    assert_eq!(
+        stderr.contains("measure the emulator, not the hardware"),
+        emulated,
+        "{stderr}"
+    );
     // no statistics error in the summary table for metrics with fewer than 2 samples
     assert!(!stdout.contains("a sample needs at least"), "{stdout}");
     assert!(file.finished_at.is_some() && file.load_after.is_some());
