@@ -11,7 +11,8 @@
 //!
 //! Environment: HWSURVEY_STORAGE_DIR (default: a temporary directory), HWSURVEY_PEER_PAIRS
 //! (default 8; odd pairs run hwsurvey first, even pairs fio first), HWSURVEY_PEER_SECONDS (per run, default 3), HWSURVEY_PEER_THREADS (1),
-//! HWSURVEY_PEER_QD (16), HWSURVEY_PEER_FILE_MIB (1024). The test file is removed at the end.
+//! HWSURVEY_PEER_QD (16), HWSURVEY_PEER_FILE_MIB (1024), HWSURVEY_PEER_ENGINE (`psync`: both tools
+//! use synchronous reads from threads x queue depth workers, instead of io_uring). The test file is removed at the end.
 
 use std::process::Command;
 use std::sync::atomic::AtomicBool;
@@ -76,7 +77,13 @@ fn storage_pairs() {
         }
     };
     let path = tf.path().display().to_string();
-    let uring_flags = io_uring_usable().ok();
+    // HWSURVEY_PEER_ENGINE=psync compares the pread/pwrite engine with fio's psync.
+    let force_sync = std::env::var("HWSURVEY_PEER_ENGINE").is_ok_and(|v| v == "psync");
+    let uring_flags = if force_sync {
+        None
+    } else {
+        io_uring_usable().ok()
+    };
     let uring = uring_flags.is_some();
     let fio_engine = if uring { "io_uring" } else { "psync" };
     println!("== storage.iops randread_4k vs fio: file {path} ({size_mib} MiB, preconditioned), O_DIRECT");
@@ -99,7 +106,11 @@ fn storage_pairs() {
         threads_per_target: threads,
         queue_depth: qd,
         duration: Duration::from_secs(secs),
-        engine: EngineChoice::Auto,
+        engine: if force_sync {
+            EngineChoice::PreadPwrite
+        } else {
+            EngineChoice::Auto
+        },
     };
     let (fio_jobs, fio_depth) = if uring {
         (threads, qd)
@@ -108,11 +119,13 @@ fn storage_pairs() {
     };
     let mut ratios = Vec::new();
     println!(
-        "   {:>4} {:>14} {:>14} {:>8} {:>12} {:>12} {:>8} {:>8}",
+        "   {:>4} {:>14} {:>14} {:>8} {:>10} {:>10} {:>10} {:>10} {:>8} {:>8}",
         "pair",
         "hwsurvey IOPS",
         "fio IOPS",
         "ratio",
+        "hw p50 us",
+        "fio p50 us",
         "hw p99 us",
         "fio p99 us",
         "hw CPU%",
@@ -173,6 +186,10 @@ fn storage_pairs() {
         };
         let read = &v["jobs"][0]["read"];
         let fio_iops = read["iops"].as_f64().unwrap_or(f64::NAN);
+        let fio_p50_us = read["clat_ns"]["percentile"]["50.000000"]
+            .as_f64()
+            .unwrap_or(f64::NAN)
+            / 1e3;
         let fio_p99_us = read["clat_ns"]["percentile"]["99.000000"]
             .as_f64()
             .unwrap_or(f64::NAN)
@@ -190,11 +207,13 @@ fn storage_pairs() {
             ratios.push(ratio);
         }
         println!(
-            "   {:>4} {:>14.0} {:>14.0} {:>8.3} {:>12.1} {:>12.1} {:>8.1} {:>8.1}",
+            "   {:>4} {:>14.0} {:>14.0} {:>8.3} {:>10.1} {:>10.1} {:>10.1} {:>10.1} {:>8.1} {:>8.1}",
             i + 1,
             ours.iops,
             fio_iops,
             ratio,
+            ours.latency_p50_ns as f64 / 1e3,
+            fio_p50_us,
             ours.latency_p99_ns as f64 / 1e3,
             fio_p99_us,
             ours_cpu,
