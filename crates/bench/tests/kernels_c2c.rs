@@ -3,22 +3,12 @@
 
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::path::{Path, PathBuf};
 
 use hwsurvey_bench::families::c2c_latency::{
     ping_pong, representative_pairs, PairCpu, SharedLevel,
 };
 use hwsurvey_model::CpuSet;
-
-fn fixtures() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        println!("SKIPPED: ../shared not found");
-        None
-    }
-}
+use hwsurvey_testkit::fixtures;
 
 /// Reads the topology and node files of the fixture archive of `machine` into memory
 /// (path inside the archive, without its top folder -> text without surrounding whitespace and

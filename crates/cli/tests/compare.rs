@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+use hwsurvey_testkit::have;
 use predicates::prelude::*;
 
 fn write_three(dir: &Path) -> Vec<PathBuf> {
@@ -227,13 +228,6 @@ fn same_host_files_get_distinct_labels_unless_labelled() {
         ))
         .stdout(predicate::str::contains("told apart").not())
         .stderr(predicate::str::is_empty());
-}
-
-fn have(tool: &str) -> bool {
-    std::process::Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 /// Width and height of a PNG from its IHDR chunk.

@@ -2,31 +2,11 @@
 //! a real capture, the live machine, and the snapshot round trip (probe of the extracted
 //! snapshot gives the same Machine document apart from `root`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use assert_cmd::Command;
-
-fn shared() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        println!("SKIPPED: ../shared not found");
-        None
-    }
-}
-
-fn extract_gz(archive: &Path, into: &Path) {
-    std::fs::create_dir_all(into).expect("mkdir");
-    let file = std::fs::File::open(archive).expect("archive");
-    let mut tar = tar::Archive::new(flate2::read::GzDecoder::new(file));
-    for entry in tar.entries().expect("entries") {
-        let mut entry = entry.expect("entry");
-        if let Err(e) = entry.unpack_in(into) {
-            eprintln!("unpack {:?}: {e}", entry.path());
-        }
-    }
-}
+use hwsurvey_testkit::shared;
+use hwsurvey_testkit::unpack;
 
 fn json_of(args: &[&str]) -> serde_json::Value {
     let out = Command::cargo_bin("hwsurvey")
@@ -147,7 +127,7 @@ fn round_trip(root: Option<&Path>) {
         .assert()
         .success();
     let out = tmp.path().join("x");
-    extract_gz(&archive, &out);
+    unpack(&archive, &out);
     let snap_root = out.join("hwsurvey-snapshot");
     assert!(snap_root.join("proc/cpuinfo").is_file() || root.is_some());
     let after = json_of(&[
@@ -190,7 +170,7 @@ fn snapshot_round_trip_live() {
 fn snapshot_round_trip_capture() {
     let Some(shared) = shared() else { return };
     let tmp = tempfile::tempdir().unwrap();
-    extract_gz(
+    unpack(
         &shared.join("fixtures/x86_64-firecracker-guest-epyc-2vcpu-thp-mthp/firecracker-guest-capture.tar.gz"),
         tmp.path(),
     );
@@ -201,7 +181,7 @@ fn snapshot_round_trip_capture() {
 fn summary_of_a_capture_says_what_it_found_and_what_not() {
     let Some(shared) = shared() else { return };
     let tmp = tempfile::tempdir().unwrap();
-    extract_gz(
+    unpack(
         &shared.join("fixtures/s390x-z196-lpar-offline-books/s390-lpar.tar.gz"),
         tmp.path(),
     );

@@ -2,8 +2,6 @@
 //! Extended Size" (49152 MiB here); 49152 x 2^20 = 12 x 2^32 wraps to 0 in 32-bit arithmetic.
 //! The whole kind: every Size/Extended Size encoding, in the binary and the text path.
 
-use std::path::Path;
-
 use hwsurvey_model::Probed;
 use hwsurvey_probe::memory::{
     self, dmidecode::parse_dmidecode_text, population, smbios, ModuleSize, SmbiosSource,
@@ -152,12 +150,10 @@ fn every_size_encoding_in_binary() {
 
 #[test]
 fn b05_dmidecode_text_gb_and_mb_forms() {
-    let p =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bugs/B05/dmidecode-memory.txt");
-    let Ok(text) = std::fs::read_to_string(&p) else {
-        println!("SKIPPED: ../shared not found");
+    let Some(shared) = hwsurvey_testkit::shared() else {
         return;
     };
+    let text = std::fs::read_to_string(shared.join("bugs/B05/dmidecode-memory.txt")).unwrap();
     let m = parse_dmidecode_text(&text).unwrap();
     assert_eq!(m.devices.len(), 2);
     // The reconstructed text has placeholder handles ("0x<H1>"): unknown, not 0.

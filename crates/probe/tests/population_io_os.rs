@@ -1,28 +1,14 @@
 //! PCIe, block devices and OS settings: a real capture, trees written from known facts,
 //! and the live machine.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use hwsurvey_model::{CpuSet, Probed, Unknown};
 use hwsurvey_probe::io::{self, BlockKind};
 use hwsurvey_probe::os::{self, CgroupVersion, CpuMax};
 use hwsurvey_probe::{memory, SysRoot};
-
-fn shared() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        println!("SKIPPED: ../shared not found");
-        None
-    }
-}
-
-fn write(root: &Path, path: &str, value: &str) {
-    let host = root.join(path.trim_start_matches('/'));
-    std::fs::create_dir_all(host.parent().unwrap()).unwrap();
-    std::fs::write(host, format!("{value}\n")).unwrap();
-}
+use hwsurvey_testkit::shared;
+use hwsurvey_testkit::write;
 
 fn symlink(root: &Path, link: &str, target: &str) {
     let host = root.join(link.trim_start_matches('/'));

@@ -8,18 +8,10 @@ use hwsurvey_probe::memory::{
     SmbiosSource,
 };
 use hwsurvey_probe::SysRoot;
+use hwsurvey_testkit::extract;
+use hwsurvey_testkit::shared;
 
 const GIB: u64 = 1 << 30;
-
-fn shared() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        println!("SKIPPED: ../shared not found");
-        None
-    }
-}
 
 fn fixture_text(rel: &str) -> Option<String> {
     let p = shared()?.join("fixtures").join(rel);
@@ -218,31 +210,11 @@ fn ampere_altra_32_slots() {
     assert!(p.peak_bandwidth.known().is_none());
 }
 
-fn extract(archive: &Path) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let file = std::fs::File::open(archive).unwrap();
-    let mut ar = tar::Archive::new(bzip2::read::BzDecoder::new(file));
-    ar.unpack(dir.path()).unwrap();
-    dir
-}
-
-fn single_subdir(dir: &Path) -> PathBuf {
-    let mut subs: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
-        .collect();
-    assert_eq!(subs.len(), 1);
-    subs.remove(0)
-}
-
 fn intel_2s_root() -> Option<(tempfile::TempDir, PathBuf)> {
     let archive = shared()?.join(
         "fixtures/x86_64-intel-2s-2numa-dmi-type17-raw/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2",
     );
-    let dir = extract(&archive);
-    let root = single_subdir(dir.path());
-    Some((dir, root))
+    Some(extract(&archive))
 }
 
 #[test]

@@ -2,22 +2,14 @@
 //! value parsers, and single-file corruption (empty, truncated, garbage, missing) of real
 //! captures, which must yield a typed unknown naming the file.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use hwsurvey_model::{Probed, Unknown};
 use hwsurvey_probe::memory::{self, dmidecode, meminfo, smbios, SmbiosSource};
 use hwsurvey_probe::{io, os, SysRoot};
+use hwsurvey_testkit::extract;
+use hwsurvey_testkit::shared;
 use proptest::prelude::*;
-
-fn shared() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        println!("SKIPPED: ../shared not found");
-        None
-    }
-}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
@@ -119,12 +111,8 @@ fn corrupt_each_type17_entry_of_intel_2s() {
     let archive = shared.join(
         "fixtures/x86_64-intel-2s-2numa-dmi-type17-raw/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2",
     );
-    let dir = tempfile::tempdir().unwrap();
-    let mut ar = tar::Archive::new(bzip2::read::BzDecoder::new(
-        std::fs::File::open(archive).unwrap(),
-    ));
-    ar.unpack(dir.path()).unwrap();
-    let root = dir.path().join("32em64t-2n8c+1mic");
+    let (_dir, root) = extract(&archive);
+    assert!(root.ends_with("32em64t-2n8c+1mic"));
     let entries = root.join("sys/firmware/dmi/entries");
     for i in [0, 5, 12, 23] {
         let file = entries.join(format!("17-{i}/raw"));

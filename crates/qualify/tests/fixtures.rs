@@ -1,35 +1,12 @@
 //! Verdicts over the real captures in ../shared/fixtures (facts from its README.md).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use hwsurvey_probe::{memory, probe_machine, SysRoot};
 use hwsurvey_qualify::machine::fill_memory;
 use hwsurvey_qualify::{from_machine, qualify, Facts, Finding, Report, RuleSet, Verdict};
-
-fn fixtures() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        println!("SKIPPED: ../shared not found");
-        None
-    }
-}
-
-/// Extracts a capture archive into a tempdir; returns (tempdir, its single top folder).
-fn extract(archive: &Path) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let file = std::fs::File::open(archive).unwrap();
-    let mut ar = tar::Archive::new(flate2::read::GzDecoder::new(file));
-    ar.unpack(dir.path()).unwrap();
-    let top = std::fs::read_dir(dir.path())
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    (dir, top)
-}
+use hwsurvey_testkit::extract;
+use hwsurvey_testkit::fixtures;
 
 fn qualify_archive(rel: &str) -> Option<Report> {
     let fx = fixtures()?;

@@ -113,11 +113,9 @@ fn smt_and_governor() {
 
 #[test]
 fn isolation_from_thunderx2_cmdline() {
-    let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    if !shared.is_dir() {
-        println!("SKIPPED: ../shared not found");
+    let Some(shared) = hwsurvey_testkit::shared() else {
         return;
-    }
+    };
     let text = std::fs::read_to_string(
         shared.join("fixtures/aarch64-cavium-thunderx2-gigabyte-r181-2s/proc-cmdline.txt"),
     )

@@ -3,21 +3,11 @@
 //! files), NUMA nodes and hugetlb sizes of a probe that read nothing, and links whose speed the
 //! kernel reports as "Unknown".
 
-use std::path::{Path, PathBuf};
-
 use hwsurvey_probe::{io, SysRoot};
 use hwsurvey_report::sample::three;
 use hwsurvey_report::{compare, default_label, Cell, Comparison, Input};
-
-fn shared() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        println!("SKIPPED: ../shared not found");
-        None
-    }
-}
+use hwsurvey_testkit::shared;
+use hwsurvey_testkit::write;
 
 /// The synthetic result files with the first one's `/io` replaced by `io`.
 fn comparison_with_io(io: &io::Io) -> Comparison {
@@ -36,12 +26,6 @@ fn comparison_with_io(io: &io::Io) -> Comparison {
 fn machine_cell(c: &Comparison, row: &str, col: usize) -> Cell {
     let t = c.tables.iter().find(|t| t.id == "machine").unwrap();
     t.rows.iter().find(|r| r.label == row).unwrap().cells[col].clone()
-}
-
-fn write(root: &Path, path: &str, value: &str) {
-    let host = root.join(path.trim_start_matches('/'));
-    std::fs::create_dir_all(host.parent().unwrap()).unwrap();
-    std::fs::write(host, format!("{value}\n")).unwrap();
 }
 
 #[test]

@@ -7,16 +7,7 @@ use std::path::{Path, PathBuf};
 
 use hwsurvey_probe::{probe_machine, Machine, SysRoot};
 
-/// `../shared` next to the workspace, or `None` (the caller prints SKIPPED).
-pub fn shared() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        println!("SKIPPED: ../shared not found");
-        None
-    }
-}
+pub use hwsurvey_testkit::shared;
 
 /// An extracted capture: keep `_dir` alive while probing `root`.
 pub struct Capture {
@@ -39,19 +30,9 @@ pub fn extract(folder: &str) -> Option<Capture> {
         })
         .expect("an archive in the fixture folder");
     let tmp = tempfile::tempdir().expect("tempdir");
-    let file = std::fs::File::open(&archive).expect("open archive");
-    let reader: Box<dyn std::io::Read> = if archive.to_string_lossy().ends_with(".bz2") {
-        Box::new(bzip2::read::BzDecoder::new(file))
-    } else {
-        Box::new(flate2::read::GzDecoder::new(file))
-    };
-    let mut tar = tar::Archive::new(reader);
-    for entry in tar.entries().expect("tar entries") {
-        let mut entry = entry.expect("tar entry");
-        // Dangling symlinks and odd entries are kept as the capture has them; failures to
-        // create one entry (e.g. a symlink pointing outside) are not the probe's business.
-        let _ = entry.unpack_in(tmp.path());
-    }
+    // Dangling symlinks and odd entries are kept as the capture has them; failures to create
+    // one entry (e.g. a symlink pointing outside) are not the probe's business.
+    hwsurvey_testkit::unpack(&archive, tmp.path());
     let tops: Vec<PathBuf> = std::fs::read_dir(tmp.path())
         .expect("read tmp")
         .filter_map(|e| e.ok())

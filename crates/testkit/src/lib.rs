@@ -1,0 +1,120 @@
+//! Test support shared by the workspace's test suites (a dev-dependency only, never in a
+//! shipped binary): locating `../shared` (the real machine captures and known probe faults,
+//! read in place), unpacking capture archives, and writing small `/proc` and `/sys` trees.
+//!
+//! Panics on I/O failures: these are test fixtures, and a test that cannot set up its input
+//! must fail loudly rather than pass.
+
+use std::path::{Path, PathBuf};
+
+/// `../shared` beside the workspace (the folder holding `fixtures/` and `bugs/`), or `None`
+/// after printing `SKIPPED: ../shared not found` (a clone elsewhere; in CI it is always there).
+pub fn shared() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        println!("SKIPPED: ../shared not found");
+        None
+    }
+}
+
+/// `../shared/fixtures`, or `None` as [`shared`].
+pub fn fixtures() -> Option<PathBuf> {
+    shared().map(|s| s.join("fixtures"))
+}
+
+/// Unpacks a `.tar.gz`/`.tgz`, `.tar.bz2` or plain `.tar` archive into `into` (created if
+/// needed). Entries that cannot be created (a symlink pointing outside, a device node) are
+/// skipped, as the capture tools that made them kept what they could read.
+///
+/// Panics when the archive cannot be opened or is not a tar archive.
+pub fn unpack(archive: &Path, into: &Path) {
+    std::fs::create_dir_all(into).unwrap_or_else(|e| panic!("mkdir {}: {e}", into.display()));
+    let file =
+        std::fs::File::open(archive).unwrap_or_else(|e| panic!("{}: {e}", archive.display()));
+    let name = archive.to_string_lossy();
+    let reader: Box<dyn std::io::Read> = if name.ends_with(".bz2") {
+        Box::new(bzip2::read::BzDecoder::new(file))
+    } else if name.ends_with(".gz") || name.ends_with(".tgz") {
+        Box::new(flate2::read::GzDecoder::new(file))
+    } else {
+        Box::new(file)
+    };
+    let mut tar = tar::Archive::new(reader);
+    for entry in tar
+        .entries()
+        .unwrap_or_else(|e| panic!("{}: not a tar archive: {e}", archive.display()))
+    {
+        let mut entry = entry.unwrap_or_else(|e| panic!("{}: {e}", archive.display()));
+        let _ = entry.unpack_in(into);
+    }
+}
+
+/// Unpacks `archive` into a new temporary folder and returns it with the archive's single
+/// top-level folder (the captured root). Keep the `TempDir` alive while using the path.
+///
+/// Panics when the archive has no top-level folder.
+pub fn extract(archive: &Path) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    unpack(archive, dir.path());
+    let mut tops: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .expect("read temporary folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    tops.sort();
+    let top = tops
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("{}: no top-level folder", archive.display()));
+    (dir, top)
+}
+
+/// Writes `value` plus a newline (as the kernel ends its files) at `path` (absolute, as on the
+/// machine: `/sys/devices/system/cpu/online`) under `root`, creating the folders.
+pub fn write(root: &Path, path: &str, value: &str) {
+    let host = root.join(path.trim_start_matches('/'));
+    if let Some(parent) = host.parent() {
+        std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{}: {e}", parent.display()));
+    }
+    std::fs::write(&host, format!("{value}\n"))
+        .unwrap_or_else(|e| panic!("{}: {e}", host.display()));
+}
+
+/// Whether the command `tool` is on PATH (for tests of optional peers: chromium, fio).
+pub fn have(tool: &str) -> bool {
+    std::process::Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_then_unpack_round_trip() {
+        let src = tempfile::tempdir().unwrap();
+        write(src.path(), "/root/sys/devices/system/cpu/online", "0-3");
+        let archive = src.path().join("c.tar.gz");
+        {
+            let gz = flate2::write::GzEncoder::new(
+                std::fs::File::create(&archive).unwrap(),
+                flate2::Compression::fast(),
+            );
+            let mut t = tar::Builder::new(gz);
+            t.append_dir_all("root", src.path().join("root")).unwrap();
+            t.into_inner().unwrap().finish().unwrap();
+        }
+        let (_dir, top) = extract(&archive);
+        assert_eq!(top.file_name().unwrap(), "root");
+        assert_eq!(
+            std::fs::read_to_string(top.join("sys/devices/system/cpu/online")).unwrap(),
+            "0-3\n"
+        );
+        assert!(have("sh"));
+        assert!(!have("no-such-tool-hwsurvey"));
+    }
+}
