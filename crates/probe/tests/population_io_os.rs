@@ -24,13 +24,7 @@ fn intel_2s_capture_pci_and_sata_disk() {
     let archive = shared.join(
         "fixtures/x86_64-intel-2s-2numa-dmi-type17-raw/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2",
     );
-    let dir = tempfile::tempdir().unwrap();
-    tar::Archive::new(bzip2::read::BzDecoder::new(
-        std::fs::File::open(archive).unwrap(),
-    ))
-    .unpack(dir.path())
-    .unwrap();
-    let root = dir.path().join("32em64t-2n8c+1mic");
+    let (_dir, root) = hwsurvey_testkit::extract(&archive);
     let io = io::probe(&SysRoot::new(&root));
     let pci = io.pci.known().unwrap();
     assert_eq!(pci.len(), 137);

@@ -36,13 +36,8 @@ fn pcie_without_link_files_is_no_data_not_none() {
     let archive = shared.join(
         "fixtures/x86_64-intel-2s-2numa-dmi-type17-raw/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2",
     );
-    let dir = tempfile::tempdir().unwrap();
-    tar::Archive::new(bzip2::read::BzDecoder::new(
-        std::fs::File::open(archive).unwrap(),
-    ))
-    .unpack(dir.path())
-    .unwrap();
-    let io = io::probe(&SysRoot::new(dir.path().join("32em64t-2n8c+1mic")));
+    let (_dir, root) = hwsurvey_testkit::extract(&archive);
+    let io = io::probe(&SysRoot::new(&root));
     let cell = machine_cell(&comparison_with_io(&io), "PCIe links below maximum", 0);
     assert_eq!(
         cell.missing.as_deref(),
