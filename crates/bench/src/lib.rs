@@ -9,7 +9,6 @@
 //! how to add one, with `mem.bandwidth` as the worked example.
 
 pub mod affinity;
-pub mod alloc;
 pub mod engine;
 pub mod env;
 pub mod families;

@@ -27,6 +27,9 @@ pub const DEFAULT_THP_ALIGN_BYTES: usize = 2 << 20;
 pub enum PageMode {
     /// Base pages; `madvise(MADV_NOHUGEPAGE)` keeps THP "always" from promoting them.
     Base,
+    /// Whatever the system's THP setting gives an anonymous mapping (no `madvise`), as STREAM
+    /// and most programs run; [`PageBuffer::verify`] tells what that was.
+    Default,
     /// Transparent huge pages requested by `madvise(MADV_HUGEPAGE)` on a PMD-aligned range.
     Thp,
     /// hugetlbfs pages of one size, `mmap(MAP_HUGETLB | log2(size) << MAP_HUGE_SHIFT)`; the size
@@ -42,6 +45,7 @@ impl PageMode {
     pub fn label(&self) -> String {
         match self {
             PageMode::Base => "base".to_string(),
+            PageMode::Default => "default".to_string(),
             PageMode::Thp => "thp".to_string(),
             PageMode::HugeTlb { page_size_bytes } => {
                 format!("hugetlb-{}", binary_size(*page_size_bytes))
@@ -233,13 +237,14 @@ pub enum Verification {
 impl Verification {
     /// Whether the mapping is verified to be backed entirely (>= `min_fraction`) by pages of the
     /// requested mode. `Base`: no huge-backed bytes. `Thp`: huge fraction >= `min_fraction`.
-    /// `HugeTlb`: kernel page size equals the requested size.
+    /// `HugeTlb`: kernel page size equals the requested size. `Default`: any verified backing.
     pub fn matches(&self, mode: PageMode, min_fraction: f64) -> bool {
         let Verification::Verified(b) = self else {
             return false;
         };
         match mode {
             PageMode::Base => b.huge_backed_bytes == 0,
+            PageMode::Default => true,
             PageMode::Thp => b.huge_fraction >= min_fraction,
             PageMode::HugeTlb { page_size_bytes } => {
                 b.mapping.kernel_page_size_bytes == Some(page_size_bytes)
@@ -333,7 +338,7 @@ impl PageBuffer {
         #[cfg(not(feature = "sys"))]
         {
             match mode {
-                PageMode::Base => Ok(PageBuffer {
+                PageMode::Base | PageMode::Default => Ok(PageBuffer {
                     mode,
                     len_bytes,
                     inner: Inner::Heap(vec![0usize; len_bytes / word]),
@@ -400,6 +405,19 @@ impl PageBuffer {
         // is a valid f64, and `&mut self` gives exclusive access.
         assert!(
             ptr.align_offset(std::mem::align_of::<f64>()) == 0,
+            "buffer not 8-byte aligned"
+        );
+        unsafe { std::slice::from_raw_parts_mut(ptr, n) }
+    }
+
+    /// The buffer as `u64` values (`len_bytes / 8` of them).
+    pub fn as_u64_mut(&mut self) -> &mut [u64] {
+        let n = self.len_bytes / std::mem::size_of::<u64>();
+        let ptr = self.as_words_mut().as_mut_ptr() as *mut u64;
+        // SAFETY: as in `as_f64_mut`: `len_bytes` long, 8-byte aligned (checked), any bit
+        // pattern is a valid u64, exclusive access through `&mut self`.
+        assert!(
+            ptr.align_offset(std::mem::align_of::<u64>()) == 0,
             "buffer not 8-byte aligned"
         );
         unsafe { std::slice::from_raw_parts_mut(ptr, n) }
@@ -504,7 +522,7 @@ mod sys {
         let prot = ProtFlags::PROT_READ | ProtFlags::PROT_WRITE;
         let base_flags = MapFlags::MAP_PRIVATE | MapFlags::MAP_ANONYMOUS;
         match mode {
-            PageMode::Base | PageMode::Thp => {
+            PageMode::Base | PageMode::Default | PageMode::Thp => {
                 let align = if mode == PageMode::Thp {
                     if let Ok(policy) = thp_enabled() {
                         if policy == "never" {
@@ -537,13 +555,16 @@ mod sys {
                 };
                 let data = NonNull::new(data_addr as *mut usize)
                     .ok_or_else(|| failed("mmap returned null".into()))?;
-                let advice = if mode == PageMode::Thp {
-                    MmapAdvise::MADV_HUGEPAGE
-                } else {
-                    MmapAdvise::MADV_NOHUGEPAGE
+                let advice = match mode {
+                    PageMode::Thp => Some(MmapAdvise::MADV_HUGEPAGE),
+                    PageMode::Base => Some(MmapAdvise::MADV_NOHUGEPAGE),
+                    _ => None,
                 };
                 // SAFETY: the range lies inside the mapping just created.
-                let adv = unsafe { madvise(data.cast(), len_bytes, advice) };
+                let adv = match advice {
+                    Some(a) => unsafe { madvise(data.cast(), len_bytes, a) },
+                    None => Ok(()),
+                };
                 if let Err(e) = adv {
                     if mode == PageMode::Thp {
                         // SAFETY: unmapping exactly what was mapped above.

@@ -18,9 +18,9 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use crate::alloc::{PageBuffer, PageMode};
 use crate::families::Family;
 use crate::outcome::{Measurement, Metric, PointOutcome};
+use crate::pages::{PageBuffer, PageMode};
 use crate::plan::{FamilyPoints, PlanInput, Point};
 use crate::profile::{ProfileError, Section};
 use crate::runner::{consume, RunContext};
@@ -224,7 +224,7 @@ fn run_stream(
         point,
         |_w| -> Result<StreamArrays, String> {
             let alloc = || {
-                PageBuffer::new(per_thread * 8, PageMode::Default)
+                PageBuffer::allocate(PageMode::Default, per_thread * 8)
                     .map_err(|e| remember(&setup_error, e.to_string()))
             };
             let mut s = StreamArrays {
@@ -465,7 +465,7 @@ fn run_block(point: &Point, ctx: &RunContext<'_>, op: BlockOp, size: u64) -> Poi
     let timed = ctx.measure_parallel(
         point,
         |w| -> Result<PageBuffer, String> {
-            let mut b = PageBuffer::new(size as usize, PageMode::Default)
+            let mut b = PageBuffer::allocate(PageMode::Default, size as usize)
                 .map_err(|e| remember(&setup_error, e.to_string()))?;
             b.as_u64_mut()
                 .iter_mut()
@@ -556,12 +556,12 @@ mod tests {
 
     #[test]
     fn kernels_compute_stream_values() {
-        // 8003 bytes -> 1000 elements: exercises the 8-element unrolled body and the tail
+        // 8024 bytes -> 1003 elements: exercises the 8-element unrolled body and a tail of 3
         for store in [StoreKind::Regular, StoreKind::NonTemporal] {
             let mut s = StreamArrays {
-                a: PageBuffer::new(8003, PageMode::Default).unwrap(),
-                b: PageBuffer::new(8003, PageMode::Default).unwrap(),
-                c: PageBuffer::new(8003, PageMode::Default).unwrap(),
+                a: PageBuffer::allocate(PageMode::Default, 8024).unwrap(),
+                b: PageBuffer::allocate(PageMode::Default, 8024).unwrap(),
+                c: PageBuffer::allocate(PageMode::Default, 8024).unwrap(),
             };
             // distinct values per element so a shifted or skipped element shows
             for (i, v) in s.a.as_f64_mut().iter_mut().enumerate() {
@@ -577,8 +577,8 @@ mod tests {
                 stream_once(k, &mut s, store);
             }
             // STREAM's sequence from a=x, b=2, c=0: c=x, b=3x, c=x+3x=4x, a=3x+3*4x=15x
-            let n = s.a.len() / 8;
-            assert_eq!(n, 1000);
+            let n = s.a.len_bytes() / 8;
+            assert_eq!(n, 1003);
             for i in 0..n {
                 let x = 1.0 + i as f64;
                 assert_eq!(s.a.as_f64_mut()[i], 15.0 * x, "{store:?} a[{i}]");
@@ -647,7 +647,11 @@ mod tests {
         }
         // 2^60 bytes cannot be had: the point fails with the reason, no bogus bandwidth
         match MemBandwidth.run_point(&block_point(1 << 60, 1), &ctx) {
-            PointOutcome::Failed { error } => assert!(error.contains("cannot allocate"), "{error}"),
+            PointOutcome::Failed { error } => assert!(
+                error
+                    .contains("allocating 1152921504606846976 bytes with page mode default failed"),
+                "{error}"
+            ),
             other => panic!("{other:?}"),
         }
     }

@@ -44,9 +44,8 @@
 //!      long loops.
 //!    - `crate::pages::PageBuffer::allocate(mode, len)` allocates with a page mode (base,
 //!      THP, hugetlbfs of each size) and verifies the backing obtained from /proc/self/smaps
-//!      (use it where the page mode is under test, as mem.latency does);
-//!      `crate::alloc::PageBuffer::new(len, mode)` is the plain page-aligned, zero-filled,
-//!      untouched-until-first-write buffer the bandwidth kernels use.
+//!      (use it where the page mode is under test, as mem.latency does); `PageMode::Default`
+//!      is the system's own choice (no madvise), which the bandwidth kernels use.
 //!
 //!    Return [`PointOutcome::Measured`] with one or more [`Metric`]s of raw samples
 //!    (name with unit: `bandwidth_bytes_per_s`, `latency_ns`, `ops_per_s`; the first is the
