@@ -61,7 +61,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     hwsurvey_bench::storage::target::check_storage_dirs(&options.storage_dirs)?;
     let plan = build_plan(&profile, &registry, &machine, &env, &options, &args.only)?;
     print!("{}", render_plan(&plan, &profile.description));
-    // Under qemu-user or binfmt the figures measure the emulator: say so before any test.
+    if args.plan_only {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let output = match args.output {
+        Some(p) => claim_output(&p, args.force)?,
+        None => default_output(&env)?,
+    };
+    // Under qemu-user or binfmt the figures measure the emulator: say so before any test
+    // (after the usage checks: the error stays the only line of a refused run).
     if let Some(b) = machine.os.binary_vs_kernel.known().filter(|b| !b.native) {
         eprintln!(
             "hwsurvey: warning: {}: the figures of this run measure the emulator, not the hardware",
@@ -70,13 +78,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .unwrap_or("binary not native to the kernel")
         );
     }
-    if args.plan_only {
-        return Ok(ExitCode::SUCCESS);
-    }
-    let output = match args.output {
-        Some(p) => claim_output(&p, args.force)?,
-        None => default_output(&env)?,
-    };
     let handler = engine::install_sigint_handler();
     println!(
         "writing {} after every test{}",
