@@ -7,6 +7,35 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// `print!` to stdout, except that a reader that has gone (`hwsurvey probe | head`) ends the
+/// process quietly with status 141 (128 + SIGPIPE), as a Unix tool killed by SIGPIPE does,
+/// instead of a panic; another write error (`> /dev/full`) is a one-line error, exit 2.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::write_stdout(format_args!($($arg)*))
+    };
+}
+
+/// [`out!`] with a newline.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// The writer behind [`out!`]: stdout, flushed, with EPIPE and other errors handled there.
+pub(crate) fn write_stdout(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_fmt(args).and_then(|()| stdout.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(141);
+        }
+        eprintln!("hwsurvey: error: writing to standard output: {e}");
+        std::process::exit(2);
+    }
+}
+
 mod cmd;
 
 /// What a Linux server really is and how it really scales.

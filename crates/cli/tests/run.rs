@@ -642,6 +642,44 @@ fn existing_output_is_refused_unless_force() {
         .assert()
         .success();
     assert_valid(&load(&out).unwrap());
+    // --force never replaces what is not a result file: a FIFO, a directory (the result is
+    // renamed over the path, which would replace /dev/null itself for everyone)
+    let fifo = dir.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    for (path, kind) in [(&fifo, "a FIFO (named pipe)"), (&sub, "a directory")] {
+        let assert = hwsurvey()
+            .args([
+                "run",
+                "--profile",
+                "quick",
+                "--only",
+                "mem.bandwidth",
+                "--force",
+                "-o",
+            ])
+            .arg(path)
+            .assert()
+            .failure();
+        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+        assert_eq!(
+            stderr,
+            format!(
+                "hwsurvey: error: {}: is {kind}, not a regular file; --force replaces only result files\n",
+                path.display()
+            )
+        );
+    }
+    let ft = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(
+        std::os::unix::fs::FileTypeExt::is_fifo(&ft),
+        "the FIFO is still a FIFO"
+    );
 }
 
 /// Two runs started together in one directory without `-o` get two files
@@ -709,5 +747,43 @@ fn concurrent_runs_get_distinct_default_files() {
             "{name} {}",
             file.started_at
         );
+    }
+}
+
+/// A reader that goes away (`hwsurvey ... | head`) ends the process quietly with 141 (128 +
+/// SIGPIPE), never a panic, and `run` never leaves an empty result file behind.
+#[test]
+fn closed_stdout_is_a_quiet_exit_141() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("piped.json");
+    for args in [
+        vec!["probe".to_string()],
+        vec!["probe".into(), "--json".into()],
+        vec!["run".into(), "--plan-only".into()],
+        vec![
+            "run".into(),
+            "--profile".into(),
+            "quick".into(),
+            "--only".into(),
+            "mem.bandwidth".into(),
+            "-o".into(),
+            out.display().to_string(),
+        ],
+    ] {
+        let mut child = hwsurvey()
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader is gone before the first line
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(output.status.code(), Some(141), "{args:?}: {stderr}");
+    }
+    // the plan is printed before the file is claimed: no file, or a complete one
+    if let Ok(text) = std::fs::read_to_string(&out) {
+        assert!(!text.is_empty(), "an empty result file was left behind");
     }
 }

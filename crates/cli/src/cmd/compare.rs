@@ -110,7 +110,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(p) => {
             std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?
         }
-        None => print!("{text}"),
+        None => out!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
 }

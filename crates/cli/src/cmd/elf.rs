@@ -30,19 +30,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let info = inspect_file(&args.file)?;
-    println!("file:         {}", args.file.display());
-    println!("{info}");
+    outln!("file:         {}", args.file.display());
+    outln!("{info}");
     let Some((desc, source)) = target else {
         return Ok(ExitCode::SUCCESS);
     };
     let mismatches = check(&info, &desc);
-    println!("target:       {} ({}, {source})", desc.name, desc.triple);
+    outln!("target:       {} ({}, {source})", desc.name, desc.triple);
     if mismatches.is_empty() {
-        println!("check:        ok, the file fits target {}", desc.name);
+        outln!("check:        ok, the file fits target {}", desc.name);
         return Ok(ExitCode::SUCCESS);
     }
     for m in &mismatches {
-        println!("mismatch:     {m}");
+        outln!("mismatch:     {m}");
     }
     eprintln!(
         "hwsurvey: {} does not fit target {}: {}",

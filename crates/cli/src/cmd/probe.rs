@@ -28,9 +28,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let machine = probe_machine(&root);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&machine)?);
+        outln!("{}", serde_json::to_string_pretty(&machine)?);
     } else {
-        print!("{}", render_summary(&machine));
+        out!("{}", render_summary(&machine));
     }
     Ok(ExitCode::SUCCESS)
 }

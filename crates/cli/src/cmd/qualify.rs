@@ -77,7 +77,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// Prints the report; its verdict's exit code, or an error when no rule could be evaluated
 /// (an empty or wrong root reads as "nothing wrong" otherwise).
 fn finish(report: &Report, args: &Args, under: &str) -> anyhow::Result<ExitCode> {
-    print!("{}", render(report, format_of(args.format)));
+    out!("{}", render(report, format_of(args.format)));
     let nothing = !report.findings.is_empty()
         && report
             .findings

@@ -60,7 +60,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     #[cfg(feature = "sys")]
     hwsurvey_bench::storage::target::check_storage_dirs(&options.storage_dirs)?;
     let plan = build_plan(&profile, &registry, &machine, &env, &options, &args.only)?;
-    print!("{}", render_plan(&plan, &profile.description));
+    out!("{}", render_plan(&plan, &profile.description));
     if args.plan_only {
         return Ok(ExitCode::SUCCESS);
     }
@@ -79,7 +79,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     let handler = engine::install_sigint_handler();
-    println!(
+    // A status line, on stderr with the progress: once the file is claimed, a closed stdout
+    // (`run | head`) must not end the run before the engine's first write fills the file.
+    eprintln!(
         "writing {} after every test{}",
         output.display(),
         if handler {
@@ -117,11 +119,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let file = engine::run(&req, &mut progress)
         .with_context(|| format!("writing {}", output.display()))?;
     progress.bar.finish_and_clear();
-    println!("{}", render_summary(&file));
-    println!("result file: {}", output.display());
+    outln!("{}", render_summary(&file));
+    outln!("result file: {}", output.display());
     Ok(match file.status {
         RunStatus::Interrupted => {
-            println!(
+            outln!(
                 "interrupted by {}: the file holds {}",
                 engine::interrupt_cause(),
                 plural(file.tests.len(), "finished test")
@@ -140,6 +142,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// comes before any test.
 fn claim_output(path: &Path, force: bool) -> anyhow::Result<PathBuf> {
     if force {
+        // The result is written to a temporary file and renamed over the path: that would
+        // replace a device node (/dev/null), a FIFO or a directory entry for everyone. --force
+        // replaces only a regular file (or a symlink, itself, not its target).
+        if let Ok(md) = std::fs::symlink_metadata(path) {
+            let ft = md.file_type();
+            if !(ft.is_file() || ft.is_symlink()) {
+                anyhow::bail!(
+                    "{}: is {}, not a regular file; --force replaces only result files",
+                    path.display(),
+                    file_kind(&ft)
+                );
+            }
+        }
         return Ok(path.to_path_buf());
     }
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -153,6 +168,24 @@ fn claim_output(path: &Path, force: bool) -> anyhow::Result<PathBuf> {
             path.display()
         ),
         Err(e) => Err(e).with_context(|| format!("cannot create {}", path.display())),
+    }
+}
+
+/// "a directory", "a character device", ... for messages.
+fn file_kind(ft: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_dir() {
+        "a directory"
+    } else if ft.is_char_device() {
+        "a character device"
+    } else if ft.is_block_device() {
+        "a block device"
+    } else if ft.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if ft.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
     }
 }
 
