@@ -276,7 +276,10 @@ impl TargetDescriptor {
             if stem != self.name {
                 return Err(invalid(
                     "name",
-                    format!("expected the file stem {stem:?}, got {:?}", self.name),
+                    format!(
+                        "is {:?} but must equal the file name stem {stem:?} (rename the file to {}.toml or set name = {stem:?})",
+                        self.name, self.name
+                    ),
                 ));
             }
         }

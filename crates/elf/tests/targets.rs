@@ -136,7 +136,7 @@ fn wrong_values_and_missing_keys_are_named() {
     let err = parse_err(&with_sparc64(|t| t), "targets/sparc.toml");
     assert_eq!(
         err,
-        "targets/sparc.toml: key `name`: expected the file stem \"sparc\", got \"sparc64\""
+        "targets/sparc.toml: key `name`: is \"sparc64\" but must equal the file name stem \"sparc\" (rename the file to sparc64.toml or set name = \"sparc\")"
     );
 }
 
