@@ -139,6 +139,23 @@ fn the_hwsurvey_binary_fits_its_own_target() {
                 "mismatch:     linking: expected static, found dynamic",
             ))
             .stdout(predicate::str::contains("mismatch:     machine").not());
+        // against another (static-expecting) target: machine and linking, never also the
+        // interpreter of a dynamic build of that target (tester defect)
+        let other = if name == "aarch64" {
+            "x86_64"
+        } else {
+            "aarch64"
+        };
+        hwsurvey()
+            .args(["elf", "--target", other])
+            .arg(&exe)
+            .assert()
+            .code(1)
+            .stdout(predicate::str::contains("mismatch:     machine: expected"))
+            .stdout(predicate::str::contains(
+                "mismatch:     linking: expected static, found dynamic",
+            ))
+            .stdout(predicate::str::contains("mismatch:     interpreter").not());
     }
 }
 

@@ -31,7 +31,8 @@ impl fmt::Display for Mismatch {
 /// Lists every way `info` differs from `target.elf`; empty when the file fits.
 ///
 /// Checked: class, byte order, `e_machine`; static-ness or the newest `GLIBC_x.y`; the
-/// interpreter (only when the file has one); for e2k, the `e_flags` machine code and the bits
+/// interpreter (only when the file has one and the descriptor allows dynamic binaries, its
+/// `glibc` being a version, not `"static"`); for e2k, the `e_flags` machine code and the bits
 /// that must be clear. `e_flags` is not required to be 0 on other machines (static sparc64
 /// binaries carry 0x200, the UltraSPARC1 extensions).
 pub fn check(info: &ElfInfo, target: &TargetDescriptor) -> Vec<Mismatch> {
@@ -83,7 +84,10 @@ pub fn check(info: &ElfInfo, target: &TargetDescriptor) -> Vec<Mismatch> {
             }
         }
     }
-    if let Some(interp) = &info.interpreter {
+    // The descriptor's interpreter is that of a dynamic build: compared only when the
+    // descriptor allows dynamic binaries. Against a static rule a dynamic file is reported
+    // once, as `linking` (its interpreter is named there), never also as `interpreter`.
+    if let (GlibcRule::AtMost(_), Some(interp)) = (&elf.glibc, &info.interpreter) {
         if *interp != elf.interpreter {
             differ("interpreter", elf.interpreter.clone(), interp.clone());
         }

@@ -196,7 +196,61 @@ fn arm_header_with_interpreter_is_dynamic() {
         .iter()
         .map(|m| m.field)
         .collect();
-    assert_eq!(fields, ["class", "machine", "linking", "interpreter"]);
+    // aarch64 expects static binaries: the dynamic file is one `linking` mismatch, its
+    // interpreter is not compared with that of a dynamic aarch64 build (tester defect)
+    assert_eq!(fields, ["class", "machine", "linking"]);
+}
+
+#[test]
+fn dynamic_file_against_a_static_target_is_not_also_an_interpreter_mismatch() {
+    // what `/bin/ls --target aarch64` is on x86_64: a dynamic x86_64 file
+    let bytes = elf_file(true, true, 62, 0, Some("/lib64/ld-linux-x86-64.so.2"));
+    let info = inspect(&bytes).unwrap();
+    let text: Vec<String> = check(&info, &target("aarch64"))
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        text,
+        [
+            "machine: expected aarch64 (183), found x86_64 (62)",
+            "linking: expected static, found dynamic (interpreter /lib64/ld-linux-x86-64.so.2)"
+        ]
+    );
+}
+
+#[test]
+fn interpreter_is_compared_when_the_target_allows_dynamic_binaries() {
+    let path = targets_dir().join("aarch64.toml");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("glibc = \"static\"", "glibc = \"2.17\"");
+    let dynamic = TargetDescriptor::parse(&text, &path).unwrap();
+    let right = inspect(&elf_file(
+        true,
+        true,
+        183,
+        0,
+        Some("/lib/ld-linux-aarch64.so.1"),
+    ))
+    .unwrap();
+    assert_eq!(check(&right, &dynamic), vec![]);
+    let wrong = inspect(&elf_file(
+        true,
+        true,
+        183,
+        0,
+        Some("/lib/ld-musl-aarch64.so.1"),
+    ))
+    .unwrap();
+    let text: Vec<String> = check(&wrong, &dynamic)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        text,
+        ["interpreter: expected /lib/ld-linux-aarch64.so.1, found /lib/ld-musl-aarch64.so.1"]
+    );
 }
 
 #[test]
