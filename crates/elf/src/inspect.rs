@@ -297,14 +297,10 @@ pub enum FormatError {
 /// An [`inspect_file`] failure, naming the file.
 #[derive(Debug, thiserror::Error)]
 pub enum ElfError {
-    /// The file could not be read.
-    #[error("{path}: cannot read: {error}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The OS error (not a `source()`: the message already holds it, for one-line output).
-        error: std::io::Error,
-    },
+    /// The file could not be read, is not a regular file (a FIFO, a device such as
+    /// `/dev/zero`, a directory) or is larger than [`MAX_ELF_BYTES`]; names the path.
+    #[error(transparent)]
+    File(hwsurvey_model::files::FileError),
     /// The bytes are not a readable ELF file.
     #[error("{path}: {error}")]
     Format {
@@ -447,16 +443,19 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Reads `path` and [`inspect`]s it.
+/// Largest ELF file [`inspect_file`] reads, bytes (1 GiB): goblin parses the whole file.
+pub const MAX_ELF_BYTES: u64 = 1 << 30;
+
+/// Reads `path` (a regular file of at most [`MAX_ELF_BYTES`], see
+/// [`hwsurvey_model::files::read_regular`]) and [`inspect`]s it.
 ///
 /// # Errors
-/// [`ElfError::Io`] when the file cannot be read, [`ElfError::Format`] when it is not a
-/// readable ELF file; both name the path.
+/// [`ElfError::File`] when the file cannot be read, is not a regular file (a FIFO is refused
+/// without blocking, `/dev/zero` without reading) or is too large; [`ElfError::Format`] when
+/// it is not a readable ELF file; both name the path.
 pub fn inspect_file(path: &Path) -> Result<ElfInfo, ElfError> {
-    let bytes = std::fs::read(path).map_err(|error| ElfError::Io {
-        path: path.to_owned(),
-        error,
-    })?;
+    let bytes = hwsurvey_model::files::read_regular(path, "an ELF file", MAX_ELF_BYTES)
+        .map_err(ElfError::File)?;
     inspect(&bytes).map_err(|error| ElfError::Format {
         path: path.to_owned(),
         error,

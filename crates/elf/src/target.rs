@@ -133,14 +133,18 @@ pub struct TargetDescriptor {
 /// A descriptor that could not be read, parsed or validated. Each names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum TargetError {
-    /// The file could not be read.
+    /// The targets directory could not be listed.
     #[error("{path}: cannot read: {error}")]
     Io {
-        /// The descriptor file.
+        /// The directory.
         path: PathBuf,
         /// The OS error (not a `source()`: the message already holds it, for one-line output).
         error: std::io::Error,
     },
+    /// The descriptor file could not be read, is not a regular file or is larger than
+    /// [`MAX_DESCRIPTOR_BYTES`]; names the path.
+    #[error(transparent)]
+    File(hwsurvey_model::files::FileError),
     /// TOML syntax error, unknown key, missing key or a value of the wrong kind.
     #[error("{path}:{line}:{column}: key `{key}`: {message}")]
     Parse {
@@ -167,6 +171,10 @@ pub enum TargetError {
         message: String,
     },
 }
+
+/// Largest descriptor file [`TargetDescriptor::load`] reads, bytes (1 MiB; the real ones are
+/// under 2 KiB).
+pub const MAX_DESCRIPTOR_BYTES: u64 = 1 << 20;
 
 /// The descriptors of `targets/` as they were when hwsurvey was built, so a binary copied to
 /// another machine can still check `--target NAME`: `(name, text)`.
@@ -375,15 +383,19 @@ impl TargetDescriptor {
         })
     }
 
-    /// Reads and parses one descriptor file.
+    /// Reads (a regular file of at most [`MAX_DESCRIPTOR_BYTES`], see
+    /// [`hwsurvey_model::files::read_regular_text`]) and parses one descriptor file.
     ///
     /// # Errors
-    /// [`TargetError::Io`] when unreadable, otherwise as [`TargetDescriptor::parse`].
+    /// [`TargetError::File`] when unreadable, not a regular file (FIFO, device, directory),
+    /// too large or not UTF-8, otherwise as [`TargetDescriptor::parse`].
     pub fn load(path: &Path) -> Result<TargetDescriptor, TargetError> {
-        let text = std::fs::read_to_string(path).map_err(|error| TargetError::Io {
-            path: path.to_owned(),
-            error,
-        })?;
+        let text = hwsurvey_model::files::read_regular_text(
+            path,
+            "a target descriptor",
+            MAX_DESCRIPTOR_BYTES,
+        )
+        .map_err(TargetError::File)?;
         TargetDescriptor::parse(&text, path)
     }
 

@@ -265,7 +265,7 @@ fn e2k_rules_must_forbid_protected_mode() {
 #[test]
 fn missing_file_is_an_io_error_naming_it() {
     let err = TargetDescriptor::load(Path::new("/nonexistent/targets/mips.toml")).unwrap_err();
-    assert!(matches!(err, TargetError::Io { .. }));
+    assert!(matches!(err, TargetError::File(_)));
     assert!(
         err.to_string()
             .starts_with("/nonexistent/targets/mips.toml: cannot read:"),

@@ -6,6 +6,7 @@
 //! `speed_mt_per_s`). MB = 10^6 bytes and MiB = 2^20 bytes; see [`units`].
 
 pub mod cpulist;
+pub mod files;
 pub mod probed;
 pub mod units;
 

@@ -53,7 +53,7 @@ pub fn read_elf_header(path: &std::path::Path) -> Result<BinaryFacts, BinaryErro
         .map(|info| binary_facts(&shown, &info))
         .map_err(|e| BinaryError {
             reason: match e {
-                ElfError::Io { error, .. } => format!("cannot read: {error}"),
+                ElfError::File(e) => e.problem.to_string(),
                 ElfError::Format { error, .. } => error.to_string(),
             },
             path: shown,
