@@ -153,6 +153,11 @@ pub struct DimmFacts {
     pub bank_locator: Option<String>,
     /// Handle of the Type 16 Physical Memory Array holding the slot, when given.
     pub array_handle: Option<String>,
+    /// The socket the probe placed the slot on (`hwsurvey_probe::memory::SlotPlace::socket`:
+    /// read from the Locator / Bank Locator, or the Type 16 array standing for a socket), when
+    /// it could; the rules group by this first, so they agree with `hwsurvey probe`.
+    #[serde(default)]
+    pub socket: Option<String>,
     /// True when a module sits in the slot (its size may still be unknown).
     pub populated: bool,
     /// Module size in bytes; `None` for an empty slot or a module whose size SMBIOS does not

@@ -170,13 +170,25 @@ fn fill_os_io(f: &mut Facts, m: &Machine) {
 /// also used on its own for captured `dmidecode` text
 /// (`hwsurvey_probe::memory::probe_with_dmidecode_text`).
 pub fn fill_memory(f: &mut Facts, memory: &Memory) {
+    // The probe's own placement of each listed slot (same table order), when it derived one.
+    let places = memory
+        .population
+        .known()
+        .map(|p| p.slots.clone())
+        .unwrap_or_default();
     f.memory.dimms = memory.smbios.clone().map(|s| {
+        let places = (places.len() == s.devices.len()).then_some(places);
         s.devices
             .iter()
-            .map(|d| DimmFacts {
+            .enumerate()
+            .map(|(i, d)| DimmFacts {
                 locator: d.locator.clone().unwrap_or_else(|| "?".into()),
                 bank_locator: d.bank_locator.clone(),
                 array_handle: d.array_handle.map(|h| format!("{h:#06x}")),
+                socket: places
+                    .as_ref()
+                    .and_then(|p| p.get(i))
+                    .and_then(|p| p.socket.clone()),
                 // a module of unknown size still occupies the slot: populated, size None
                 populated: d.size.is_populated(),
                 size_bytes: d.size.size_bytes(),

@@ -502,6 +502,20 @@ pub fn channel_token(text: &str) -> Option<String> {
 /// How slots group into sockets: from a socket word in the locators, else from a single
 /// leading letter (`A1`..`B12` as Dell writes them), else one group.
 fn socket_groups(dimms: &[DimmFacts]) -> (String, Vec<(String, Vec<&DimmFacts>)>) {
+    // The probe's placement first, so that qualify and `hwsurvey probe` group alike.
+    if dimms.iter().all(|d| d.socket.is_some()) {
+        let mut groups: BTreeMap<String, Vec<&DimmFacts>> = BTreeMap::new();
+        for d in dimms {
+            groups
+                .entry(d.socket.clone().unwrap_or_default())
+                .or_default()
+                .push(d);
+        }
+        return (
+            "socket as the probe places each slot (Locator / Bank Locator)".to_string(),
+            groups.into_iter().collect(),
+        );
+    }
     let by_token: Vec<Option<String>> = dimms
         .iter()
         .map(|d| {
@@ -638,8 +652,8 @@ pub fn memory_balance(f: &Facts, _: &Params) -> Vec<Finding> {
             ID,
             Verdict::Pass,
             format!(
-                "populated alike over {} group(s) ({how}){channel_note}",
-                groups.len()
+                "populated alike over {} ({how}){channel_note}",
+                hwsurvey_model::units::plural(groups.len() as u64, "group")
             ),
         )
     } else {

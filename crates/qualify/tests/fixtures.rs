@@ -153,6 +153,71 @@ fn dell_r640_configured_below_rated_on_every_dimm() {
     assert_eq!(of(&r, "memory.mixed")[0].verdict, Verdict::Pass);
 }
 
+/// The Intel 2-socket capture (Locators `DIMM_A1`..`DIMM_B12`, no Bank Locator) with the
+/// modules of DIMM_B1-B4 moved to DIMM_A5-A8: socket A 8 of 12, socket B empty. The probe
+/// places the slots on sockets A and B; memory.balance grouped everything as "one group"
+/// and passed. It must group as the probe does and warn.
+#[test]
+fn intel_2s_with_one_socket_empty_is_uneven_across_sockets() {
+    let Some(fx) = fixtures() else {
+        return;
+    };
+    let (_dir, root) = extract(
+        &fx.join("x86_64-intel-2s-2numa-dmi-type17-raw/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2"),
+    );
+    let mut mem = memory::probe(&SysRoot::new(&root));
+    // as captured: 4 + 4, alike
+    let mut f = Facts::default();
+    fill_memory(&mut f, &mem);
+    let b = of(&qualify("intel", &f, &RuleSet::builtin()), "memory.balance")[0].clone();
+    assert_eq!(b.verdict, Verdict::Pass, "{}", b.summary);
+    assert!(
+        b.summary.starts_with("populated alike over 2 groups"),
+        "{}",
+        b.summary
+    );
+    // moved: 8 + 0
+    let smbios = match &mut mem.smbios {
+        hwsurvey_model::Probed::Known(s) => s,
+        other => panic!("{other:?}"),
+    };
+    for n in 1..=4 {
+        let from = smbios
+            .devices
+            .iter()
+            .position(|d| d.locator.as_deref() == Some(&format!("DIMM_B{n}")))
+            .unwrap();
+        let to = smbios
+            .devices
+            .iter()
+            .position(|d| d.locator.as_deref() == Some(&format!("DIMM_A{}", n + 4)))
+            .unwrap();
+        let size = smbios.devices[from].size.clone();
+        smbios.devices[from].size = smbios.devices[to].size.clone();
+        smbios.devices[to].size = size;
+    }
+    mem.population = hwsurvey_model::Probed::Known(memory::population::derive(smbios));
+    let sockets = mem.population.known().unwrap().sockets.known().unwrap();
+    assert_eq!(
+        sockets
+            .iter()
+            .map(|s| (s.socket.as_str(), s.populated))
+            .collect::<Vec<_>>(),
+        [("A", 8), ("B", 0)]
+    );
+    let mut f = Facts::default();
+    fill_memory(&mut f, &mem);
+    let r = qualify("intel-moved", &f, &RuleSet::builtin());
+    let b = of(&r, "memory.balance");
+    assert_eq!(b[0].verdict, Verdict::Warn, "{}", b[0].summary);
+    assert!(
+        b[0].summary
+            .starts_with("DIMMs populated unevenly across sockets"),
+        "{}",
+        b[0].summary
+    );
+}
+
 #[test]
 fn oracle_x5_2_no_imbalance_and_says_channels_unknown() {
     let Some(f) = dmidecode_facts("x86_64-oracle-x5-2-2s-dmidecode-24slots/dmidecode.txt") else {

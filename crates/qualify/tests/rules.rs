@@ -133,6 +133,7 @@ fn dimm(loc: &str, bank: &str, array: &str, gib: Option<u64>) -> DimmFacts {
         locator: loc.into(),
         bank_locator: Some(bank.into()),
         array_handle: Some(array.into()),
+        socket: None,
         populated: gib.is_some(),
         size_bytes: gib.map(|g| g << 30),
         memory_type: Some("DDR4".into()),
