@@ -583,6 +583,43 @@ fn storage_dirs_named_twice_or_on_one_device_are_refused() {
         one_device.contains("one directory per device"),
         "{one_device}"
     );
+    // A directory no file can be created in (immutable: even root cannot, as on a read-only
+    // mount) is refused before the run, not point by point during it.
+    let locked = base.path().join("immutable");
+    std::fs::create_dir(&locked).unwrap();
+    let chattr = |flag: &str| {
+        Command::new("chattr")
+            .arg(flag)
+            .arg(&locked)
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if chattr("+i") {
+        let out = hwsurvey()
+            .args([
+                "run",
+                "--profile",
+                "quick",
+                "--only",
+                "storage",
+                "--plan-only",
+            ])
+            .arg("--storage-dir")
+            .arg(&locked)
+            .output()
+            .unwrap();
+        chattr("-i");
+        assert!(!out.status.success());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains(&locked.display().to_string())
+                && err.contains("cannot create a test file"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_dir(&locked).unwrap().count(), 0);
+    } else {
+        println!("SKIPPED: chattr +i not possible here (not root, or not ext2/3/4)");
+    }
     // A missing directory is an error before the run too, naming it.
     let missing = base.path().join("no-such-dir");
     let out = hwsurvey()

@@ -277,17 +277,22 @@ pub fn check_dir(dir: &Path) -> Result<DirFacts, StorageError> {
     })
 }
 
-/// Checks the `--storage-dir` list before a run: every directory as [`check_dir`], no directory
-/// named twice (compared after `canonicalize`), and no two on one filesystem device (`st_dev`),
+/// Checks the `--storage-dir` list before a run: every directory as [`check_dir`], writable
+/// (an empty test file is created there and removed at once: a read-only mount or a directory
+/// of another user is refused now, not point by point during the run), no directory named
+/// twice (compared after `canonicalize`), and no two on one filesystem device (`st_dev`),
 /// since the family's "all targets together" point would drive one device twice.
 ///
 /// Returns each directory's facts, in order. Errors: the first of [`check_dir`]'s errors,
-/// [`StorageError::DuplicateDir`], [`StorageError::SameDevice`].
+/// [`StorageError::NotWritable`] (or NoSpace), [`StorageError::DuplicateDir`],
+/// [`StorageError::SameDevice`].
 #[cfg(feature = "sys")]
 pub fn check_storage_dirs(dirs: &[std::path::PathBuf]) -> Result<Vec<DirFacts>, StorageError> {
     let mut seen: Vec<(std::path::PathBuf, DirFacts)> = Vec::new();
     for dir in dirs {
         let facts = check_dir(dir)?;
+        // dropped at once: the empty probe file is removed
+        drop(CreatedFile::create_in(dir, 0)?);
         let canonical = std::fs::canonicalize(dir).map_err(|e| map_dir_error(dir, e, 0))?;
         for (prev_canonical, prev) in &seen {
             if *prev_canonical == canonical {
