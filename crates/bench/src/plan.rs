@@ -134,13 +134,23 @@ pub struct PlanInput<'a> {
 
 impl PlanInput<'_> {
     /// Thread counts: 1, 2, 4, ... below the usable CPUs, then the usable count; with
-    /// `oversubscribe`, also `oversubscription_factor` x usable.
+    /// `oversubscribe`, also `oversubscription_factor` x usable. Every count is at most
+    /// [`crate::profile::MAX_THREADS_PER_POINT`] (4096): a machine with more usable CPUs, or
+    /// an oversubscription beyond it, gets points of 4096 threads.
     pub fn thread_counts(&self, oversubscribe: bool) -> Vec<usize> {
+        let cap = crate::profile::MAX_THREADS_PER_POINT;
         let mut v = thread_counts(self.env.cpu_count());
         if oversubscribe {
-            v.push(self.env.cpu_count() * self.settings.oversubscription_factor.max(1));
-            v.dedup();
+            v.push(
+                self.env
+                    .cpu_count()
+                    .saturating_mul(self.settings.oversubscription_factor.max(1)),
+            );
         }
+        for t in &mut v {
+            *t = (*t).min(cap);
+        }
+        v.dedup();
         v
     }
 
@@ -499,6 +509,30 @@ mod tests {
             &["nosuch".to_string()],
         );
         assert!(bad.unwrap_err().message.contains("--only nosuch"));
+    }
+
+    #[test]
+    fn oversubscription_is_capped_at_max_threads_per_point() {
+        // 128 usable CPUs x factor 64 = 8192 threads: the point gets 4096
+        let mut env = env4();
+        env.usable_cpus = (0..128).collect();
+        env.cpus.clear();
+        let text = "format_version = 1\nid = \"t\"\nversion = 1\ndescription = \"d\"\n[run]\nplacement = \"compact\"\nsample_min_s = 0.01\nsample_min_clock_ticks = 20\nwarmup_s = 0.0\nsamples_min = 2\nsamples_max = 3\ntarget_cv = 0.03\nmemory_fraction = 0.5\nmemory_llc_multiple = 4.0\nmemory_min_working_set_bytes = 1048576\noversubscription_factor = 64\nbudget_s = 100\n[families.\"sync.contention\"]\nbudget_s = 90\n[families.\"sync.contention\".params]\nprimitives = [\"mutex\"]\noversubscribe = true\n";
+        let profile = Profile::parse("t.toml", text, &crate::families::ids()).unwrap();
+        let machine = probe_machine(&SysRoot::new("/nonexistent-root"));
+        let fams = crate::families::registry();
+        let plan =
+            build_plan(&profile, &fams, &machine, &env, &RunOptions::default(), &[]).unwrap();
+        let ids: Vec<&str> = plan.families[0]
+            .points
+            .iter()
+            .map(|p| p.id.as_str())
+            .collect();
+        assert_eq!(ids.last(), Some(&"mutex/threads=4096"), "{ids:?}");
+        assert!(plan.families[0]
+            .points
+            .iter()
+            .all(|p| p.cpus.len() <= crate::profile::MAX_THREADS_PER_POINT));
     }
 
     #[test]

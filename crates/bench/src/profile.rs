@@ -21,6 +21,11 @@
 //!
 //! Every table denies unknown keys. Errors name the file, the line and the key
 //! ([`ProfileError`]), using the spans toml keeps.
+//!
+//! Every number and list has a stated range (the field docs of [`RunSettings`] and of each
+//! family's `Params`), checked at load time by a [`Checker`]: lists are non-empty and without
+//! duplicates, sizes > 0, min <= max pairs in order, the id non-empty. A value out of range is
+//! an error naming the key, the range and the value; nothing is silently replaced.
 
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
@@ -59,38 +64,38 @@ pub struct ProfileError {
 pub struct RunSettings {
     /// Thread placement policy for every point.
     pub placement: Placement,
-    /// Each timed sample lasts at least this long, seconds (0.2 in the standard profile).
-    #[serde(deserialize_with = "positive_f64")]
+    /// Each timed sample lasts at least this long, seconds (0.2 in the standard profile);
+    /// range (0, 60].
     pub sample_min_s: f64,
-    /// ... and at least this many ticks of the clock's measured resolution (20).
+    /// ... and at least this many ticks of the clock's measured resolution (20); 1..=1000000.
     pub sample_min_clock_ticks: u32,
-    /// Untimed warm-up before the first sample of a point, seconds.
-    #[serde(deserialize_with = "non_negative_f64")]
+    /// Untimed warm-up before the first sample of a point, seconds; [0, 60].
     pub warmup_s: f64,
-    /// Samples always taken per point (>= 2).
+    /// Samples always taken per point; 2..=1000.
     #[serde(deserialize_with = "at_least_two")]
     pub samples_min: usize,
-    /// Hard cap of samples per point.
+    /// Hard cap of samples per point; samples_min..=1000.
     pub samples_max: usize,
-    /// Take more samples (up to the cap) while the CV exceeds this fraction.
-    #[serde(deserialize_with = "positive_f64")]
+    /// Take more samples (up to the cap) while the CV exceeds this fraction; (0, 1].
     pub target_cv: f64,
-    /// The run never allocates more than this fraction of min(MemAvailable, cgroup limit).
+    /// The run never allocates more than this fraction of min(MemAvailable, cgroup limit);
+    /// (0, 1].
     #[serde(deserialize_with = "fraction")]
     pub memory_fraction: f64,
-    /// "Memory" working sets are at least this multiple of the total last-level cache.
-    #[serde(deserialize_with = "positive_f64")]
+    /// "Memory" working sets are at least this multiple of the total last-level cache;
+    /// (0, 64].
     pub memory_llc_multiple: f64,
-    /// Floor of a "memory" working set when the LLC is unknown, bytes.
+    /// Floor of a "memory" working set when the LLC is unknown, bytes; 4096..=2^40 (1 TiB).
     pub memory_min_working_set_bytes: u64,
     /// Ceiling of any working set, bytes (the quick profile keeps qemu runs short); absent =
-    /// only the memory fraction bounds it.
+    /// only the memory fraction bounds it; 4096..=2^40 and >= `memory_min_working_set_bytes`.
     #[serde(default)]
     pub memory_max_working_set_bytes: Option<u64>,
-    /// Oversubscription points use this multiple of the usable CPUs.
+    /// Oversubscription points use this multiple of the usable CPUs; 1..=64, and the point's
+    /// threads are cut to [`MAX_THREADS_PER_POINT`] (4096).
     pub oversubscription_factor: usize,
-    /// Whole-run time budget, seconds: the sum of the family budgets must not exceed it.
-    #[serde(deserialize_with = "positive_f64")]
+    /// Whole-run time budget, seconds: the sum of the family budgets must not exceed it;
+    /// (0, 86400].
     pub budget_s: f64,
 }
 
@@ -102,8 +107,7 @@ pub struct FamilySection {
     #[serde(default = "yes")]
     pub enabled: bool,
     /// Time budget of the family, seconds; the plan drops points that would not fit and the
-    /// runner skips what is left when it runs out.
-    #[serde(deserialize_with = "positive_f64")]
+    /// runner skips what is left when it runs out; (0, 86400].
     pub budget_s: f64,
     /// The family's own keys, parsed by the family with [`Section::params`].
     #[serde(default)]
@@ -180,6 +184,24 @@ impl Section {
         }
     }
 
+    /// Range checks of this family's params table (`families."<id>".params`), with lines
+    /// from the profile text.
+    pub fn checker(&self) -> Checker<'_> {
+        Checker::new(
+            &self.file,
+            &self.text,
+            format!("families.\"{}\".params", self.family),
+        )
+    }
+
+    /// [`Section::params`] followed by the params' own range checks ([`CheckedParams`]):
+    /// what every family's `check_section` and `plan` read.
+    pub fn checked_params<T: DeserializeOwned + CheckedParams>(&self) -> Result<T, ProfileError> {
+        let p: T = self.params()?;
+        p.check(&self.checker())?;
+        Ok(p)
+    }
+
     /// A section for tests of one family: `params_toml` is the body of its params table.
     pub fn for_test(family: &str, budget_s: f64, params_toml: &str) -> Section {
         let text = format!("[families.\"{family}\"]\nbudget_s = {budget_s}\n[families.\"{family}\".params]\n{params_toml}\n");
@@ -194,6 +216,191 @@ impl Section {
             file: "<test>".into(),
             text: text.into(),
         }
+    }
+}
+
+/// Hard cap of threads in one point (workers or clients), whatever the machine: 4096. A
+/// profile's `oversubscription_factor` (1..=64) times the usable CPUs is cut to this, and
+/// family thread parameters are bounded by it.
+pub const MAX_THREADS_PER_POINT: usize = 4096;
+
+/// Largest size a profile may name, bytes: 1 TiB (2^40).
+pub const MAX_SIZE_BYTES: u64 = 1 << 40;
+
+/// A family's params with stated ranges, checked at load time (a value out of range is an
+/// error, never silently replaced).
+pub trait CheckedParams {
+    /// Checks every number and list against its documented range.
+    fn check(&self, c: &Checker<'_>) -> Result<(), ProfileError>;
+}
+
+/// Range checks of one profile table (`[run]` or `[families."<id>".params]`): each failure is
+/// a [`ProfileError`] naming the file, the line of `key = ...` inside that table (when the key
+/// is written there as `key = value`), the dotted key, the allowed range and the value given.
+#[derive(Debug, Clone)]
+pub struct Checker<'a> {
+    file: &'a str,
+    text: &'a str,
+    /// Dotted table name as written in its header, without brackets: `run`,
+    /// `families."mem.bandwidth".params`.
+    table: String,
+}
+
+impl<'a> Checker<'a> {
+    /// Checks of table `table` (header text without brackets) of profile `text` read from `file`.
+    pub fn new(file: &'a str, text: &'a str, table: impl Into<String>) -> Checker<'a> {
+        Checker {
+            file,
+            text,
+            table: table.into(),
+        }
+    }
+
+    /// 1-based line of `key = ...` inside the table, when written that way.
+    pub fn line_of(&self, key: &str) -> Option<usize> {
+        let header = format!("[{}]", self.table);
+        let mut inside = self.table.is_empty();
+        for (i, raw) in self.text.lines().enumerate() {
+            let l = raw.trim();
+            if l.starts_with('[') {
+                inside = l.split('#').next().map(str::trim) == Some(header.as_str());
+                continue;
+            }
+            if !inside {
+                continue;
+            }
+            if let Some(rest) = l.strip_prefix(key) {
+                if rest.trim_start().starts_with('=') {
+                    return Some(i + 1);
+                }
+            }
+        }
+        None
+    }
+
+    /// An error about `key` of this table.
+    pub fn error(&self, key: &str, message: String) -> ProfileError {
+        ProfileError {
+            file: self.file.to_string(),
+            line: self.line_of(key),
+            key: Some(if self.table.is_empty() {
+                key.to_string()
+            } else {
+                format!("{}.{key}", self.table)
+            }),
+            message,
+        }
+    }
+
+    /// `lo <= value <= hi` (integers): the message reads `expected lo..=hi, got value`.
+    pub fn int<T>(&self, key: &str, value: T, lo: T, hi: T, what: &str) -> Result<(), ProfileError>
+    where
+        T: PartialOrd + std::fmt::Display + Copy,
+    {
+        if value < lo || value > hi {
+            return Err(self.error(
+                key,
+                format!("expected {lo}..={hi}{}, got {value}", note(what)),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A finite `value` in `(lo, hi]` (`lo_open`) or `[lo, hi]`.
+    pub fn float(
+        &self,
+        key: &str,
+        value: f64,
+        lo: f64,
+        lo_open: bool,
+        hi: f64,
+        what: &str,
+    ) -> Result<(), ProfileError> {
+        let above = if lo_open { value > lo } else { value >= lo };
+        if !(value.is_finite() && above && value <= hi) {
+            let open = if lo_open { '(' } else { '[' };
+            return Err(self.error(
+                key,
+                format!(
+                    "expected a number in {open}{lo}, {hi}]{}, got {value}",
+                    note(what)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A non-empty list without repeated entries.
+    pub fn list<T: PartialEq + std::fmt::Debug>(
+        &self,
+        key: &str,
+        items: &[T],
+    ) -> Result<(), ProfileError> {
+        if items.is_empty() {
+            return Err(self.error(
+                key,
+                "expected a non-empty list without duplicates, got []".into(),
+            ));
+        }
+        for (i, a) in items.iter().enumerate() {
+            if items[..i].contains(a) {
+                return Err(self.error(
+                    key,
+                    format!("expected a non-empty list without duplicates, got {a:?} twice"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A non-empty list without duplicates whose every entry is in `lo..=hi`.
+    pub fn int_list<T>(
+        &self,
+        key: &str,
+        items: &[T],
+        lo: T,
+        hi: T,
+        what: &str,
+    ) -> Result<(), ProfileError>
+    where
+        T: PartialOrd + PartialEq + std::fmt::Display + std::fmt::Debug + Copy,
+    {
+        self.list(key, items)?;
+        if let Some(bad) = items.iter().find(|&&v| v < lo || v > hi) {
+            return Err(self.error(
+                key,
+                format!(
+                    "expected every entry in {lo}..={hi}{}, got {bad}",
+                    note(what)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `lo_value <= hi_value`; the error names `hi_key`.
+    pub fn ordered<T: PartialOrd + std::fmt::Display>(
+        &self,
+        lo_key: &str,
+        lo_value: T,
+        hi_key: &str,
+        hi_value: T,
+    ) -> Result<(), ProfileError> {
+        if lo_value > hi_value {
+            return Err(self.error(
+                hi_key,
+                format!("expected {hi_key} >= {lo_key} ({lo_value}), got {hi_value}"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn note(what: &str) -> String {
+    if what.is_empty() {
+        String::new()
+    } else {
+        format!(" ({what})")
     }
 }
 
@@ -324,17 +531,17 @@ impl Profile {
                 message: "profile version must be >= 1".into(),
             });
         }
-        if doc.run.samples_max < doc.run.samples_min {
-            return Err(ProfileError {
-                file: file.into(),
-                line: line_of("samples_max"),
-                key: Some("run.samples_max".into()),
-                message: format!(
-                    "samples_max ({}) is below samples_min ({})",
-                    doc.run.samples_max, doc.run.samples_min
+        let top = Checker::new(file, text, "");
+        if doc.id.trim().is_empty() || doc.id.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(top.error(
+                "id",
+                format!(
+                    "expected a non-empty profile id without spaces, got {:?}",
+                    doc.id
                 ),
-            });
+            ));
         }
+        check_run(&Checker::new(file, text, "run"), &doc.run)?;
         let text: std::sync::Arc<str> = text.into();
         let mut families = BTreeMap::new();
         let mut total = 0.0;
@@ -351,6 +558,14 @@ impl Profile {
                     ),
                 });
             }
+            Checker::new(file, &text, format!("families.\"{id}\"")).float(
+                "budget_s",
+                common.budget_s,
+                0.0,
+                true,
+                MAX_BUDGET_S,
+                "seconds",
+            )?;
             if common.enabled {
                 total += common.budget_s;
             }
@@ -409,26 +624,71 @@ impl Profile {
     }
 }
 
-fn positive_f64<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-    let v = f64::deserialize(d)?;
-    if v.is_finite() && v > 0.0 {
-        Ok(v)
-    } else {
-        Err(serde::de::Error::custom(format!(
-            "expected a positive number, got {v}"
-        )))
-    }
-}
+/// Longest budget a profile may give (the run or one family), seconds: one day.
+pub const MAX_BUDGET_S: f64 = 86_400.0;
 
-fn non_negative_f64<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-    let v = f64::deserialize(d)?;
-    if v.is_finite() && v >= 0.0 {
-        Ok(v)
-    } else {
-        Err(serde::de::Error::custom(format!(
-            "expected a number >= 0, got {v}"
-        )))
+/// The stated ranges of `[run]` (see [`RunSettings`]); errors name the line inside `[run]`.
+fn check_run(c: &Checker<'_>, r: &RunSettings) -> Result<(), ProfileError> {
+    c.float("sample_min_s", r.sample_min_s, 0.0, true, 60.0, "seconds")?;
+    c.int(
+        "sample_min_clock_ticks",
+        r.sample_min_clock_ticks,
+        1,
+        1_000_000,
+        "",
+    )?;
+    c.float("warmup_s", r.warmup_s, 0.0, false, 60.0, "seconds")?;
+    c.int("samples_min", r.samples_min, 2, 1000, "")?;
+    c.int("samples_max", r.samples_max, 2, 1000, "")?;
+    c.ordered("samples_min", r.samples_min, "samples_max", r.samples_max)?;
+    c.float("target_cv", r.target_cv, 0.0, true, 1.0, "fraction")?;
+    c.float(
+        "memory_fraction",
+        r.memory_fraction,
+        0.0,
+        true,
+        1.0,
+        "fraction",
+    )?;
+    c.float(
+        "memory_llc_multiple",
+        r.memory_llc_multiple,
+        0.0,
+        true,
+        64.0,
+        "",
+    )?;
+    c.int(
+        "memory_min_working_set_bytes",
+        r.memory_min_working_set_bytes,
+        4096,
+        MAX_SIZE_BYTES,
+        "bytes",
+    )?;
+    if let Some(max) = r.memory_max_working_set_bytes {
+        c.int(
+            "memory_max_working_set_bytes",
+            max,
+            4096,
+            MAX_SIZE_BYTES,
+            "bytes",
+        )?;
+        c.ordered(
+            "memory_min_working_set_bytes",
+            r.memory_min_working_set_bytes,
+            "memory_max_working_set_bytes",
+            max,
+        )?;
     }
+    c.int(
+        "oversubscription_factor",
+        r.oversubscription_factor,
+        1,
+        64,
+        "",
+    )?;
+    c.float("budget_s", r.budget_s, 0.0, true, MAX_BUDGET_S, "seconds")?;
+    Ok(())
 }
 
 fn fraction<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
@@ -461,7 +721,7 @@ mod tests {
 
     fn minimal(run_extra: &str, families: &str) -> String {
         format!(
-            "format_version = 1\nid = \"t\"\nversion = 3\ndescription = \"d\"\n\n[run]\nplacement = \"spread\"\nsample_min_s = 0.2\nsample_min_clock_ticks = 20\nwarmup_s = 0.1\nsamples_min = 3\nsamples_max = 5\ntarget_cv = 0.03\nmemory_fraction = 0.5\nmemory_llc_multiple = 4.0\nmemory_min_working_set_bytes = 1024\noversubscription_factor = 2\nbudget_s = 100\n{run_extra}\n{families}"
+            "format_version = 1\nid = \"t\"\nversion = 3\ndescription = \"d\"\n\n[run]\nplacement = \"spread\"\nsample_min_s = 0.2\nsample_min_clock_ticks = 20\nwarmup_s = 0.1\nsamples_min = 3\nsamples_max = 5\ntarget_cv = 0.03\nmemory_fraction = 0.5\nmemory_llc_multiple = 4.0\nmemory_min_working_set_bytes = 4096\noversubscription_factor = 2\nbudget_s = 100\n{run_extra}\n{families}"
         )
     }
 

@@ -177,6 +177,26 @@ fn snapshot_round_trip_capture() {
     round_trip(Some(&tmp.path().join("root")));
 }
 
+/// The UltraSPARC T1 capture: 32 possible CPUs, cpu24-cpu31 offline with empty folders (no
+/// topology). A snapshot of it keeps those empty folders, so the probe of the snapshot still
+/// counts them (the note "8 offline CPU folders have no topology folder" was lost).
+#[test]
+fn snapshot_round_trip_capture_with_empty_offline_cpu_folders() {
+    let Some(shared) = shared() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    unpack(
+        &shared.join("fixtures/sparc64-ultrasparc-t1-offline/sparc64-UltraSparc-T1.tar.gz"),
+        tmp.path(),
+    );
+    let root = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.is_dir())
+        .unwrap();
+    round_trip(Some(&root));
+}
+
 #[test]
 fn summary_of_a_capture_says_what_it_found_and_what_not() {
     let Some(shared) = shared() else { return };

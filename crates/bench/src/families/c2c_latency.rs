@@ -311,7 +311,7 @@ use crate::affinity::{pin_current_thread, PinStatus};
 use crate::families::Family;
 use crate::outcome::{Measurement, Metric, PointOutcome};
 use crate::plan::{FamilyPoints, PlanInput, Point};
-use crate::profile::{ProfileError, Section};
+use crate::profile::{CheckedParams, Checker, ProfileError, Section};
 use crate::runner::RunContext;
 
 /// The family.
@@ -322,8 +322,21 @@ pub struct C2cLatency;
 #[serde(deny_unknown_fields)]
 pub struct Params {
     /// Round trips of the first (calibration) run; the sample length then follows the
-    /// profile's minimum sample time.
+    /// profile's minimum sample time. Range 1..=10_000_000.
     pub calibration_round_trips: u64,
+}
+
+impl CheckedParams for Params {
+    /// The ranges in the field docs.
+    fn check(&self, c: &Checker<'_>) -> Result<(), ProfileError> {
+        c.int(
+            "calibration_round_trips",
+            self.calibration_round_trips,
+            1,
+            10_000_000,
+            "",
+        )
+    }
 }
 
 /// Parameters of one point.
@@ -390,11 +403,11 @@ impl Family for C2cLatency {
     }
 
     fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
-        section.params::<Params>().map(|_| ())
+        section.checked_params::<Params>().map(|_| ())
     }
 
     fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
-        let p: Params = input.section.params()?;
+        let p: Params = input.section.checked_params()?;
         let mut out = FamilyPoints::default();
         let cpus = pair_cpus(input);
         if cpus.len() < 2 {

@@ -224,7 +224,7 @@ use serde::{Deserialize, Serialize};
 use crate::families::Family;
 use crate::outcome::{Measurement, Metric, PointOutcome};
 use crate::plan::{FamilyPoints, PlanInput, Point};
-use crate::profile::{ProfileError, Section};
+use crate::profile::{CheckedParams, Checker, ProfileError, Section};
 use crate::runner::{consume, RunContext};
 
 /// Seed of every kernel run (part of the profile's definition).
@@ -237,10 +237,25 @@ pub struct CpuScaling;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// Kernels to run.
+    /// Kernels to run (non-empty, no duplicates).
     pub kernels: Vec<Kernel>,
-    /// Kernel iterations per repetition of one worker (the runner repeats to fill a sample).
+    /// Kernel iterations per repetition of one worker (the runner repeats to fill a sample);
+    /// 1..=1_000_000_000.
     pub iterations_per_rep: u64,
+}
+
+impl CheckedParams for Params {
+    /// The ranges in the field docs.
+    fn check(&self, c: &Checker<'_>) -> Result<(), ProfileError> {
+        c.list("kernels", &self.kernels)?;
+        c.int(
+            "iterations_per_rep",
+            self.iterations_per_rep,
+            1,
+            1_000_000_000,
+            "",
+        )
+    }
 }
 
 /// Parameters of one point.
@@ -266,11 +281,11 @@ impl Family for CpuScaling {
     }
 
     fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
-        section.params::<Params>().map(|_| ())
+        section.checked_params::<Params>().map(|_| ())
     }
 
     fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
-        let p: Params = input.section.params()?;
+        let p: Params = input.section.checked_params()?;
         let mut out = FamilyPoints::default();
         for &kernel in &p.kernels {
             for t in input.thread_counts(false) {

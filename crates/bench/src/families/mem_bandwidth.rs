@@ -22,7 +22,7 @@ use crate::families::Family;
 use crate::outcome::{Measurement, Metric, PointOutcome};
 use crate::pages::{PageBuffer, PageMode};
 use crate::plan::{FamilyPoints, PlanInput, Point};
-use crate::profile::{ProfileError, Section};
+use crate::profile::{CheckedParams, Checker, ProfileError, Section};
 use crate::runner::{consume, RunContext};
 
 /// The family.
@@ -74,12 +74,41 @@ pub enum BlockOp {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// STREAM kernels to run, in order.
+    /// STREAM kernels to run, in order (non-empty, no duplicates: one test id each).
     pub stream_kernels: Vec<StreamKernel>,
-    /// Block sizes for read/write, bytes (each thread has its own block of this size).
+    /// Block sizes for read/write, bytes (each thread has its own block of this size);
+    /// non-empty, no duplicates, each 64..=2^30 and a multiple of 8 (the kernels move u64 words).
     pub block_sizes_bytes: Vec<u64>,
-    /// Block operations.
+    /// Block operations (non-empty, no duplicates).
     pub block_ops: Vec<BlockOp>,
+}
+
+impl CheckedParams for Params {
+    /// The ranges in the field docs.
+    fn check(&self, c: &Checker<'_>) -> Result<(), ProfileError> {
+        c.list("stream_kernels", &self.stream_kernels)?;
+        // the block kernels read/write whole u64 words: a size must be a multiple of 8 bytes
+        c.int_list(
+            "block_sizes_bytes",
+            &self.block_sizes_bytes,
+            64,
+            1 << 30,
+            "bytes",
+        )?;
+        if let Some(bad) = self
+            .block_sizes_bytes
+            .iter()
+            .find(|&&b| !b.is_multiple_of(8))
+        {
+            return Err(c.error(
+                "block_sizes_bytes",
+                format!(
+                    "expected every entry in 64..=1073741824 and a multiple of 8 bytes, got {bad}"
+                ),
+            ));
+        }
+        c.list("block_ops", &self.block_ops)
+    }
 }
 
 /// Parameters of one point.
@@ -118,11 +147,11 @@ impl Family for MemBandwidth {
     }
 
     fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
-        section.params::<Params>().map(|_| ())
+        section.checked_params::<Params>().map(|_| ())
     }
 
     fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
-        let params: Params = input.section.params()?;
+        let params: Params = input.section.checked_params()?;
         let mut out = FamilyPoints::default();
         let threads = input.thread_counts(false);
         let ws = input.memory_working_set_bytes();

@@ -262,7 +262,7 @@ use crate::families::Family;
 use crate::outcome::{Measurement, Metric, PointOutcome};
 use crate::pages::{AllocError, PageBuffer, PageMode, Verification};
 use crate::plan::{FamilyPoints, PlanInput, Point};
-use crate::profile::{ProfileError, Section};
+use crate::profile::{CheckedParams, Checker, ProfileError, Section};
 use crate::runner::{consume, RunContext};
 
 /// Seed of every chase (part of the profile's definition: same chase on every machine).
@@ -300,21 +300,61 @@ pub enum OrderRule {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// Smallest working set, bytes (16 KiB in the standard profile).
+    /// Smallest working set, bytes (16 KiB in the standard profile); 128..=2^40.
     pub working_set_min_bytes: u64,
     /// Ratio between successive working sets (the largest is the run's "memory" working set,
-    /// >= k x LLC).
+    /// >= k x LLC); 2..=1024.
     pub working_set_step_factor: u64,
-    /// Orders to chase.
+    /// Orders to chase (non-empty, no duplicates).
     pub orders: Vec<OrderRule>,
-    /// Page-local window, in base pages.
+    /// Page-local window, in base pages; 1..=2^20.
     pub page_local_window_pages: u64,
-    /// Page-local points only from this working set up, bytes (below it both orders are alike).
+    /// Page-local points only from this working set up, bytes (below it both orders are alike);
+    /// 128..=2^40.
     pub page_local_min_bytes: u64,
-    /// Page modes.
+    /// Page modes (non-empty, no duplicates).
     pub page_modes: Vec<ModeRule>,
-    /// THP and hugetlb points only from this working set up, bytes.
+    /// THP and hugetlb points only from this working set up, bytes; 128..=2^40.
     pub huge_min_bytes: u64,
+}
+
+impl CheckedParams for Params {
+    /// The ranges in the field docs.
+    fn check(&self, c: &Checker<'_>) -> Result<(), ProfileError> {
+        let max = crate::profile::MAX_SIZE_BYTES;
+        let line2 = 2 * LINE_BYTES as u64;
+        c.int(
+            "working_set_min_bytes",
+            self.working_set_min_bytes,
+            line2,
+            max,
+            "bytes",
+        )?;
+        c.int(
+            "working_set_step_factor",
+            self.working_set_step_factor,
+            2,
+            1024,
+            "",
+        )?;
+        c.list("orders", &self.orders)?;
+        c.int(
+            "page_local_window_pages",
+            self.page_local_window_pages,
+            1,
+            1 << 20,
+            "base pages",
+        )?;
+        c.int(
+            "page_local_min_bytes",
+            self.page_local_min_bytes,
+            line2,
+            max,
+            "bytes",
+        )?;
+        c.list("page_modes", &self.page_modes)?;
+        c.int("huge_min_bytes", self.huge_min_bytes, line2, max, "bytes")
+    }
 }
 
 /// Parameters of one point.
@@ -340,7 +380,7 @@ impl MemLatency {
     /// Working sets: min, min x f, ... below `max`, then `max` itself.
     fn ladder(p: &Params, max: u64) -> Vec<u64> {
         let mut out = Vec::new();
-        let step = p.working_set_step_factor.max(2);
+        let step = p.working_set_step_factor;
         let mut s = p.working_set_min_bytes.max(LINE_BYTES as u64 * 2);
         while s < max {
             out.push(s);
@@ -361,11 +401,11 @@ impl Family for MemLatency {
     }
 
     fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
-        section.params::<Params>().map(|_| ())
+        section.checked_params::<Params>().map(|_| ())
     }
 
     fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
-        let p: Params = input.section.params()?;
+        let p: Params = input.section.checked_params()?;
         let mut out = FamilyPoints::default();
         let max = input.memory_working_set_bytes() / LINE_BYTES as u64 * LINE_BYTES as u64;
         let mut sizes = Self::ladder(&p, max);

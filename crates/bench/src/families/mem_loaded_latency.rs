@@ -34,7 +34,7 @@ use crate::families::Family;
 use crate::outcome::{Measurement, Metric, PointOutcome};
 use crate::pages::{PageBuffer, PageMode};
 use crate::plan::{FamilyPoints, PlanInput, Point};
-use crate::profile::{ProfileError, Section};
+use crate::profile::{CheckedParams, Checker, ProfileError, Section};
 use crate::runner::RunContext;
 use crate::service::loaded::{
     plan_load_levels, run_loaded_point, LatencyProbe, LoadKind, LoadLevel, Role, CHUNK_BYTES,
@@ -47,16 +47,60 @@ pub struct MemLoadedLatency;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// Kinds of streaming load, one curve each.
+    /// Kinds of streaming load, one curve each (non-empty, no duplicates).
     pub load_kinds: Vec<LoadKind>,
-    /// Pauses per 4 KiB chunk applied at the largest thread count (ns), ascending.
+    /// Pauses per 4 KiB chunk applied at the largest thread count (ns): non-empty, strictly
+    /// ascending, each 0..=1_000_000_000.
     pub delays_ns_per_chunk: Vec<u64>,
-    /// Buffer of each streaming thread, bytes (reduced to fit the memory cap).
+    /// Buffer of each streaming thread, bytes (reduced to fit the memory cap); a multiple of
+    /// the 4 KiB chunk, 4096..=2^40.
     pub load_buffer_bytes: u64,
-    /// Streaming time before each measured window (s).
+    /// Streaming time before each measured window (s); [0, 60].
     pub warmup_s: f64,
-    /// One measured window (s).
+    /// One measured window (s); (0, 60].
     pub window_s: f64,
+}
+
+impl CheckedParams for Params {
+    /// The ranges in the field docs.
+    fn check(&self, c: &Checker<'_>) -> Result<(), ProfileError> {
+        c.list("load_kinds", &self.load_kinds)?;
+        c.int_list(
+            "delays_ns_per_chunk",
+            &self.delays_ns_per_chunk,
+            0,
+            1_000_000_000,
+            "ns",
+        )?;
+        if self.delays_ns_per_chunk.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(c.error(
+                "delays_ns_per_chunk",
+                format!(
+                    "expected ascending delays, got {:?}",
+                    self.delays_ns_per_chunk
+                ),
+            ));
+        }
+        let chunk = CHUNK_BYTES as u64;
+        c.int(
+            "load_buffer_bytes",
+            self.load_buffer_bytes,
+            chunk,
+            crate::profile::MAX_SIZE_BYTES,
+            "bytes",
+        )?;
+        if !self.load_buffer_bytes.is_multiple_of(chunk) {
+            return Err(c.error(
+                "load_buffer_bytes",
+                format!(
+                    "expected a multiple of the {chunk}-byte chunk, got {}",
+                    self.load_buffer_bytes
+                ),
+            ));
+        }
+        c.float("warmup_s", self.warmup_s, 0.0, false, 60.0, "seconds")?;
+        c.float("window_s", self.window_s, 0.0, true, 60.0, "seconds")
+    }
 }
 
 /// One point.
@@ -93,11 +137,11 @@ impl Family for MemLoadedLatency {
     }
 
     fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
-        section.params::<Params>().map(|_| ())
+        section.checked_params::<Params>().map(|_| ())
     }
 
     fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
-        let p: Params = input.section.params()?;
+        let p: Params = input.section.checked_params()?;
         let mut out = FamilyPoints::default();
         let cpus = input.env.cpu_count().max(1);
         let max_load = cpus.saturating_sub(1).max(1);

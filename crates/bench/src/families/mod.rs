@@ -84,7 +84,7 @@ pub trait Family: Send + Sync {
     /// One line for people: what it measures.
     fn describe(&self) -> &'static str;
 
-    /// Checks the family's profile section (usually `section.params::<Params>().map(|_| ())`).
+    /// Checks the family's profile section (usually `section.checked_params::<Params>().map(|_| ())`).
     fn check_section(&self, section: &Section) -> Result<(), ProfileError>;
 
     /// The concrete points for this machine. Pure: reads only its input.

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::families::Family;
 use crate::outcome::{Measurement, Metric, PointOutcome};
 use crate::plan::{FamilyPoints, PlanInput, Point};
-use crate::profile::{ProfileError, Section};
+use crate::profile::{CheckedParams, Checker, ProfileError, Section};
 use crate::raid6::{self, Algorithm};
 use crate::runner::{consume, RunContext};
 
@@ -46,16 +46,36 @@ pub enum PathChoice {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// Data blocks per stripe (each geometry is N data + P + Q).
+    /// Data blocks per stripe (each geometry is N data + P + Q): non-empty, no duplicates, each
+    /// 2..=255 (`raid6::MIN_DATA_BLOCKS..=MAX_DATA_BLOCKS`).
     pub data_blocks: Vec<usize>,
-    /// Bytes per chunk (one block of one stripe).
+    /// Bytes per chunk (one block of one stripe); 1..=2^24 (any length: the vector paths do
+    /// the multiple of their step, the portable code the rest).
     pub chunk_bytes: usize,
-    /// Stripes each worker cycles through (its working set is this x (N + 2) x chunk_bytes).
+    /// Stripes each worker cycles through (its working set is this x (N + 2) x chunk_bytes);
+    /// 1..=1024.
     pub stripes_per_thread: usize,
-    /// Paths to time.
+    /// Paths to time (non-empty, no duplicates).
     pub paths: Vec<PathChoice>,
-    /// Operations to time (recovery with the best path only).
+    /// Operations to time (recovery with the best path only; non-empty, no duplicates).
     pub ops: Vec<Op>,
+}
+
+impl CheckedParams for Params {
+    /// The ranges in the field docs.
+    fn check(&self, c: &Checker<'_>) -> Result<(), ProfileError> {
+        c.int_list(
+            "data_blocks",
+            &self.data_blocks,
+            raid6::MIN_DATA_BLOCKS,
+            raid6::MAX_DATA_BLOCKS,
+            "RAID-6 data blocks per stripe",
+        )?;
+        c.int("chunk_bytes", self.chunk_bytes, 1, 1 << 24, "bytes")?;
+        c.int("stripes_per_thread", self.stripes_per_thread, 1, 1024, "")?;
+        c.list("paths", &self.paths)?;
+        c.list("ops", &self.ops)
+    }
 }
 
 /// Parameters of one point.
@@ -83,11 +103,11 @@ impl Family for RaidParity {
     }
 
     fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
-        section.params::<Params>().map(|_| ())
+        section.checked_params::<Params>().map(|_| ())
     }
 
     fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
-        let params: Params = input.section.params()?;
+        let params: Params = input.section.checked_params()?;
         let mut out = FamilyPoints::default();
         let threads = input.thread_counts(false);
         for &op in &params.ops {

@@ -37,7 +37,7 @@ use crate::families::Family;
 use crate::outcome::{Measurement, Metric, PointOutcome};
 use crate::pages::{PageBuffer, PageMode};
 use crate::plan::{FamilyPoints, PlanInput, Point};
-use crate::profile::{ProfileError, Section};
+use crate::profile::{CheckedParams, Checker, ProfileError, Section};
 use crate::runner::RunContext;
 use crate::service::clock::MonotonicClock;
 use crate::service::closed_loop::{run_closed_loop, ClosedLoopPoint};
@@ -79,32 +79,85 @@ impl TablePages {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// Rows in the table (1_000_000 in the standard profile).
+    /// Rows in the table (1_000_000 in the standard profile); 1..=100_000_000.
     pub rows: u64,
-    /// Page backings to run, in order.
+    /// Page backings to run, in order (non-empty, no duplicates).
     pub page_modes: Vec<TablePages>,
-    /// Most client threads (512).
+    /// Most client threads (512); 1..=4096 (`MAX_THREADS_PER_POINT`).
     pub max_clients: usize,
-    /// Most client threads per usable CPU (8).
+    /// Most client threads per usable CPU (8); 1..=64.
     pub clients_per_cpu: usize,
-    /// Unrecorded lead-in of a closed-loop point and of each open-loop trial (s).
+    /// Unrecorded lead-in of a closed-loop point and of each open-loop trial (s); [0, 60].
     pub warmup_s: f64,
-    /// Length of one closed-loop sample window (s).
+    /// Length of one closed-loop sample window (s); (0, 60].
     pub window_s: f64,
-    /// p99 bound of the critical-throughput search (ns; 1 ms = 1_000_000).
+    /// p99 bound of the critical-throughput search (ns; 1 ms = 1_000_000); 1..=60e9.
     pub p99_bound_ns: u64,
-    /// Length of one open-loop trial's measured window (s).
+    /// Length of one open-loop trial's measured window (s); (0, 60].
     pub search_window_s: f64,
-    /// Most search trials.
+    /// Most search trials; 1..=100.
     pub search_max_trials: usize,
-    /// First trial rate as a fraction of the closed-loop throughput.
+    /// First trial rate as a fraction of the closed-loop throughput; (0, 1].
     pub search_start_fraction: f64,
-    /// Rate factor between passing trials before the first failure.
+    /// Rate factor between passing trials before the first failure; [1.01, 16].
     pub search_step_factor: f64,
-    /// Relative gap between best pass and lowest failure at which the search stops.
+    /// Relative gap between best pass and lowest failure at which the search stops; (0, 1].
     pub search_resolution: f64,
-    /// Extra trials at the rate found (confirmation samples).
+    /// Extra trials at the rate found (confirmation samples); 0..=100.
     pub confirm_trials: usize,
+}
+
+impl CheckedParams for Params {
+    /// The ranges in the field docs.
+    fn check(&self, c: &Checker<'_>) -> Result<(), ProfileError> {
+        c.int("rows", self.rows, 1, 100_000_000, "")?;
+        c.list("page_modes", &self.page_modes)?;
+        c.int(
+            "max_clients",
+            self.max_clients,
+            1,
+            crate::profile::MAX_THREADS_PER_POINT,
+            "threads",
+        )?;
+        c.int("clients_per_cpu", self.clients_per_cpu, 1, 64, "")?;
+        c.float("warmup_s", self.warmup_s, 0.0, false, 60.0, "seconds")?;
+        c.float("window_s", self.window_s, 0.0, true, 60.0, "seconds")?;
+        c.int("p99_bound_ns", self.p99_bound_ns, 1, 60_000_000_000, "ns")?;
+        c.float(
+            "search_window_s",
+            self.search_window_s,
+            0.0,
+            true,
+            60.0,
+            "seconds",
+        )?;
+        c.int("search_max_trials", self.search_max_trials, 1, 100, "")?;
+        c.float(
+            "search_start_fraction",
+            self.search_start_fraction,
+            0.0,
+            true,
+            1.0,
+            "",
+        )?;
+        c.float(
+            "search_step_factor",
+            self.search_step_factor,
+            1.01,
+            false,
+            16.0,
+            "",
+        )?;
+        c.float(
+            "search_resolution",
+            self.search_resolution,
+            0.0,
+            true,
+            1.0,
+            "",
+        )?;
+        c.int("confirm_trials", self.confirm_trials, 0, 100, "")
+    }
 }
 
 /// What one point measures: the test and the timing it runs with.
@@ -255,11 +308,11 @@ impl Family for ServicePointSelect {
     }
 
     fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
-        section.params::<Params>().map(|_| ())
+        section.checked_params::<Params>().map(|_| ())
     }
 
     fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
-        let p: Params = input.section.params()?;
+        let p: Params = input.section.checked_params()?;
         let mut out = FamilyPoints::default();
         let cpus = input.env.cpu_count().max(1);
         let cap = p

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::families::Family;
 use crate::outcome::PointOutcome;
 use crate::plan::{FamilyPoints, PlanInput, Point};
-use crate::profile::{ProfileError, Section};
+use crate::profile::{CheckedParams, Checker, ProfileError, Section};
 use crate::runner::RunContext;
 use crate::storage::Pattern;
 
@@ -33,18 +33,71 @@ pub struct StorageIops;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// Patterns: `randread_4k`, `randwrite_4k`, `seqread_1m`, `seqwrite_1m`.
+    /// Patterns: `randread_4k`, `randwrite_4k`, `seqread_1m`, `seqwrite_1m` (non-empty, no
+    /// duplicates).
     pub patterns: Vec<String>,
-    /// Worker threads per target.
+    /// Worker threads per target: non-empty, no duplicates, each 1..=256.
     pub threads_per_target: Vec<usize>,
-    /// I/Os in flight per worker thread.
+    /// I/Os in flight per worker thread: non-empty, no duplicates, each 1..=1024.
     pub queue_depths: Vec<usize>,
-    /// Test file size (and span used on a raw device), bytes; rounded down to MiB.
+    /// Test file size (and span used on a raw device), bytes; a multiple of 1 MiB,
+    /// 1 MiB..=2^40.
     pub file_size_bytes: u64,
-    /// One timed sample, seconds.
+    /// One timed sample, seconds; (0, 60].
     pub window_s: f64,
     /// Also run every point on all targets at once (when there are two or more).
     pub all_targets_together: bool,
+}
+
+impl CheckedParams for Params {
+    /// The ranges in the field docs.
+    fn check(&self, c: &Checker<'_>) -> Result<(), ProfileError> {
+        c.list("patterns", &self.patterns)?;
+        if let Some(bad) = self
+            .patterns
+            .iter()
+            .find(|s| Pattern::from_name(s).is_none())
+        {
+            return Err(c.error(
+                "patterns",
+                format!(
+                    "expected randread_4k, randwrite_4k, seqread_1m or seqwrite_1m, got {bad:?}"
+                ),
+            ));
+        }
+        c.int_list(
+            "threads_per_target",
+            &self.threads_per_target,
+            1,
+            256,
+            "threads",
+        )?;
+        c.int_list(
+            "queue_depths",
+            &self.queue_depths,
+            1,
+            1024,
+            "I/Os in flight",
+        )?;
+        let mib = 1u64 << 20;
+        c.int(
+            "file_size_bytes",
+            self.file_size_bytes,
+            mib,
+            crate::profile::MAX_SIZE_BYTES,
+            "bytes",
+        )?;
+        if !self.file_size_bytes.is_multiple_of(mib) {
+            return Err(c.error(
+                "file_size_bytes",
+                format!(
+                    "expected a multiple of 1 MiB (1048576), got {}",
+                    self.file_size_bytes
+                ),
+            ));
+        }
+        c.float("window_s", self.window_s, 0.0, true, 60.0, "seconds")
+    }
 }
 
 /// One target of a point.
@@ -94,22 +147,11 @@ impl Family for StorageIops {
     }
 
     fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
-        let p: Params = section.params()?;
-        if let Some(bad) = p.patterns.iter().find(|s| Pattern::from_name(s).is_none()) {
-            return Err(ProfileError {
-                file: "profile".into(),
-                line: None,
-                key: Some("families.\"storage.iops\".params.patterns".into()),
-                message: format!(
-                    "families.\"storage.iops\".params.patterns: expected randread_4k, randwrite_4k, seqread_1m or seqwrite_1m, got {bad:?}"
-                ),
-            });
-        }
-        Ok(())
+        section.checked_params::<Params>().map(|_| ())
     }
 
     fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
-        let params: Params = input.section.params()?;
+        let params: Params = input.section.checked_params()?;
         let mut out = FamilyPoints::default();
         let mut targets: Vec<(String, TargetSpec)> = Vec::new();
         for (i, d) in input.options.storage_dirs.iter().enumerate() {

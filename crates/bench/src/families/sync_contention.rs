@@ -175,7 +175,7 @@ use crate::affinity::{pin_current_thread, PinStatus};
 use crate::families::Family;
 use crate::outcome::{Measurement, Metric, PointOutcome};
 use crate::plan::{FamilyPoints, PlanInput, Point};
-use crate::profile::{ProfileError, Section};
+use crate::profile::{CheckedParams, Checker, ProfileError, Section};
 use crate::runner::RunContext;
 
 /// The family.
@@ -185,10 +185,18 @@ pub struct SyncContention;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// Primitives to run.
+    /// Primitives to run (non-empty, no duplicates).
     pub primitives: Vec<Primitive>,
-    /// Include the oversubscription point (the run's factor x usable CPUs).
+    /// Include the oversubscription point (the run's factor x usable CPUs, at most
+    /// `MAX_THREADS_PER_POINT` = 4096 threads).
     pub oversubscribe: bool,
+}
+
+impl CheckedParams for Params {
+    /// The ranges in the field docs.
+    fn check(&self, c: &Checker<'_>) -> Result<(), ProfileError> {
+        c.list("primitives", &self.primitives)
+    }
 }
 
 /// Parameters of one point.
@@ -210,11 +218,11 @@ impl Family for SyncContention {
     }
 
     fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
-        section.params::<Params>().map(|_| ())
+        section.checked_params::<Params>().map(|_| ())
     }
 
     fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
-        let p: Params = input.section.params()?;
+        let p: Params = input.section.checked_params()?;
         let mut out = FamilyPoints::default();
         for &primitive in &p.primitives {
             for t in input.thread_counts(p.oversubscribe) {

@@ -73,6 +73,15 @@ fn stage(source: &SysRoot, staging: &Path, path: &str) -> anyhow::Result<()> {
     }
     if host.is_dir() {
         std::fs::create_dir_all(&dest)?;
+        // A listed folder keeps its sub-folders, empty where nothing in them was read: an
+        // offline CPU's `cpu24/` without a topology folder is a fact the probe counts.
+        if let Ok(entries) = std::fs::read_dir(&host) {
+            for e in entries.flatten() {
+                if e.file_type().is_ok_and(|t| t.is_dir()) {
+                    std::fs::create_dir_all(dest.join(e.file_name()))?;
+                }
+            }
+        }
         return Ok(());
     }
     // Read again through the source root; a file that vanished since is skipped.
