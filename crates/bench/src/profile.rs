@@ -31,6 +31,7 @@ use std::collections::BTreeMap;
 use std::marker::PhantomData;
 use std::path::Path;
 
+use hwsurvey_model::files::FileProblem;
 use serde::de::{DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -43,6 +44,10 @@ pub const PROFILE_FORMAT_VERSION: u32 = 1;
 pub const STANDARD_TOML: &str = include_str!("../../../profiles/standard.toml");
 /// The quick profile, built into the binary (`profiles/quick.toml`).
 pub const QUICK_TOML: &str = include_str!("../../../profiles/quick.toml");
+
+/// Largest profile file [`Profile::load`] reads, bytes (1 MiB; the built-in ones are a few
+/// KiB).
+pub const MAX_PROFILE_BYTES: u64 = 1 << 20;
 
 /// A profile error: always the file, and where known the line and the key.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -600,7 +605,10 @@ impl Profile {
         })
     }
 
-    /// Loads `NAME` (a built-in profile: `standard`, `quick`) or a path to a TOML file.
+    /// Loads `NAME` (a built-in profile: `standard`, `quick`) or a path to a TOML file: a
+    /// regular file (symlinks followed) of at most [`MAX_PROFILE_BYTES`], see
+    /// [`hwsurvey_model::files::read_regular_text`]; a FIFO, device or directory is a
+    /// [`ProfileError`] naming it, never a blocked or endless read.
     pub fn load(name_or_path: &str, known_families: &[&str]) -> Result<Profile, ProfileError> {
         match name_or_path {
             "standard" => Profile::parse(
@@ -610,13 +618,23 @@ impl Profile {
             ),
             "quick" => Profile::parse("profiles/quick.toml (built in)", QUICK_TOML, known_families),
             path => {
-                let text = std::fs::read_to_string(Path::new(path)).map_err(|e| ProfileError {
+                // a regular file only: a FIFO would block, /dev/zero never ends
+                let text = hwsurvey_model::files::read_regular_text(
+                    Path::new(path),
+                    "a profile",
+                    MAX_PROFILE_BYTES,
+                )
+                .map_err(|e| ProfileError {
                     file: path.into(),
                     line: None,
                     key: None,
-                    message: format!(
-                        "cannot read: {e} (built-in profiles are \"standard\" and \"quick\")"
-                    ),
+                    message: match e.problem {
+                        FileProblem::Io(_) => format!(
+                            "{} (built-in profiles are \"standard\" and \"quick\")",
+                            e.problem
+                        ),
+                        _ => e.problem.to_string(),
+                    },
                 })?;
                 Profile::parse(path, &text, known_families)
             }

@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use hwsurvey_model::files::{FileError, FileProblem};
 use hwsurvey_stats::{Sample, Summary};
 use serde::{Deserialize, Serialize};
 
@@ -413,76 +414,37 @@ impl ResultFile {
 /// ([`ResultFile::validate`]).
 ///
 /// Only regular files are read (a FIFO would block, a device such as `/dev/zero` never ends):
-/// anything else is refused with [`ResultError::NotRegular`]. The read goes through
-/// `Read::take(MAX_RESULT_BYTES + 1)`, so the limit holds whatever the metadata says (a file
-/// growing while read, a `/proc` file of size 0): more than [`MAX_RESULT_BYTES`] bytes is
-/// [`ResultError::TooLarge`].
+/// anything else is refused with [`ResultError::NotRegular`]. The read
+/// ([`hwsurvey_model::files::read_regular`]) goes through `Read::take(MAX_RESULT_BYTES + 1)`,
+/// so the limit holds whatever the metadata says (a file growing while read, a `/proc` file of
+/// size 0): more than [`MAX_RESULT_BYTES`] bytes is [`ResultError::TooLarge`].
 pub fn load(path: &Path) -> Result<ResultFile, ResultError> {
-    use std::io::Read;
-    let p = path.display().to_string();
-    let io = |e: std::io::Error| ResultError::Io {
-        path: p.clone(),
-        message: e.to_string(),
-    };
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if !meta.is_file() {
-        return Err(ResultError::NotRegular {
-            path: p.clone(),
-            kind: file_kind(&meta),
-        });
-    }
-    if meta.len() > MAX_RESULT_BYTES {
-        return Err(ResultError::TooLarge {
-            path: p,
-            size: format!("{} bytes", meta.len()),
-            max_mib: MAX_RESULT_BYTES >> 20,
-        });
-    }
-    let f = std::fs::File::open(path).map_err(io)?;
-    let mut bytes = Vec::new();
-    f.take(MAX_RESULT_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    check_read_size(&p, bytes.len() as u64)?;
-    parse(&p, &bytes)
+    let bytes = hwsurvey_model::files::read_regular(path, "a result file", MAX_RESULT_BYTES)
+        .map_err(from_file_error)?;
+    parse(&path.display().to_string(), &bytes)
 }
 
-/// [`ResultError::TooLarge`] when `read_bytes` (read through `take(MAX_RESULT_BYTES + 1)`) is
-/// over the limit.
-fn check_read_size(path: &str, read_bytes: u64) -> Result<(), ResultError> {
-    if read_bytes > MAX_RESULT_BYTES {
-        return Err(ResultError::TooLarge {
-            path: path.into(),
-            size: format!("more than {MAX_RESULT_BYTES} bytes"),
-            max_mib: MAX_RESULT_BYTES >> 20,
-        });
+/// The [`ResultError`] of what [`hwsurvey_model::files::read_regular`] refused (same messages).
+fn from_file_error(e: FileError) -> ResultError {
+    let path = e.path.display().to_string();
+    match e.problem {
+        FileProblem::NotRegular { kind, .. } => ResultError::NotRegular { path, kind },
+        FileProblem::TooLarge {
+            size, max_bytes, ..
+        } => ResultError::TooLarge {
+            path,
+            size: size.to_string(),
+            max_mib: max_bytes >> 20,
+        },
+        FileProblem::Io(error) => ResultError::Io {
+            path,
+            message: error.to_string(),
+        },
+        problem @ FileProblem::NotUtf8 { .. } => ResultError::Io {
+            path,
+            message: problem.to_string(),
+        },
     }
-    Ok(())
-}
-
-/// What a non-regular file is, for [`ResultError::NotRegular`].
-fn file_kind(meta: &std::fs::Metadata) -> &'static str {
-    let t = meta.file_type();
-    if t.is_dir() {
-        return "a directory";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a FIFO (named pipe)";
-        }
-        if t.is_char_device() {
-            return "a character device";
-        }
-        if t.is_block_device() {
-            return "a block device";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-    }
-    "not a regular file"
 }
 
 /// Parses result-file bytes and validates them ([`ResultFile::validate`]); `name` names the
@@ -647,12 +609,18 @@ mod tests {
     fn loader_limit_counts_bytes_read_not_metadata() {
         // A read that delivered LIMIT + 1 bytes (what `take` returns for an endless source)
         // is refused whatever the metadata said.
-        let e = check_read_size("x.json", MAX_RESULT_BYTES + 1).unwrap_err();
+        let e = from_file_error(FileError {
+            path: "x.json".into(),
+            problem: FileProblem::TooLarge {
+                size: hwsurvey_model::files::Size::MoreThan(MAX_RESULT_BYTES),
+                max_bytes: MAX_RESULT_BYTES,
+                what: "a result file",
+            },
+        });
         assert_eq!(
             e.to_string(),
             "x.json: more than 67108864 bytes, larger than the 64 MiB limit for a result file"
         );
-        assert!(check_read_size("x.json", MAX_RESULT_BYTES).is_ok());
         // A real file one byte over the limit (sparse, no disk used).
         let dir = tempfile::tempdir().unwrap();
         let big = dir.path().join("big.json");

@@ -263,7 +263,9 @@ fn input_and_usage_errors_exit_3_verdicts_keep_0_1_2() {
         .assert()
         .code(3)
         .stdout(predicate::str::is_empty())
-        .stderr(predicate::str::contains("cannot read rules file"));
+        .stderr(predicate::str::contains(
+            "no-such-rules.toml: cannot read: ",
+        ));
     let unknown = dir.path().join("unknown.toml");
     std::fs::write(&unknown, "[rules.\"cpu.nosuch\"]\nenabled = true\n").unwrap();
     Command::cargo_bin("hwsurvey")

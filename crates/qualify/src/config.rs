@@ -33,6 +33,21 @@ pub struct ConfigError {
     pub message: String,
 }
 
+/// Largest rules file [`read_rules_file`] reads, bytes (1 MiB; `profiles/qualify.toml` is a
+/// few KiB).
+pub const MAX_RULES_BYTES: u64 = 1 << 20;
+
+/// Reads the text of a rules file (`qualify --rules FILE`): a regular file (symlinks followed)
+/// of at most [`MAX_RULES_BYTES`], UTF-8; see [`hwsurvey_model::files::read_regular_text`].
+/// Parse it with [`RuleSet::parse`].
+///
+/// # Errors
+/// [`hwsurvey_model::files::FileError`] naming the path: unreadable, not a regular file (a
+/// FIFO is refused without blocking, `/dev/zero` without reading), too large, not UTF-8.
+pub fn read_rules_file(path: &std::path::Path) -> Result<String, hwsurvey_model::files::FileError> {
+    hwsurvey_model::files::read_regular_text(path, "a rules file", MAX_RULES_BYTES)
+}
+
 /// Which rules run, with resolved parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RuleSet {

@@ -93,8 +93,8 @@ fn finish(report: &Report, args: &Args, under: &str) -> anyhow::Result<ExitCode>
 fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
     let (rules, rules_ref) = match &args.rules {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read rules file {}", path.display()))?;
+            // a regular file only (a FIFO or /dev/zero is refused), at most 1 MiB
+            let text = hwsurvey_qualify::config::read_rules_file(path)?;
             let shown = path.display().to_string();
             (
                 RuleSet::parse(&shown, &text)?,
