@@ -192,8 +192,8 @@ fn intel_2s_with_one_socket_empty_is_uneven_across_sockets() {
             .iter()
             .position(|d| d.locator.as_deref() == Some(&format!("DIMM_A{}", n + 4)))
             .unwrap();
-        let size = smbios.devices[from].size.clone();
-        smbios.devices[from].size = smbios.devices[to].size.clone();
+        let size = smbios.devices[from].size;
+        smbios.devices[from].size = smbios.devices[to].size;
         smbios.devices[to].size = size;
     }
     mem.population = hwsurvey_model::Probed::Known(memory::population::derive(smbios));

@@ -550,16 +550,36 @@ fn spec_plot(
 /// HTML report places a plot after the table whose title it carries (or starts with,
 /// followed by `:`) and gives it one heading.
 pub fn all_plots(c: &Comparison) -> Vec<(String, String)> {
-    let mut out = scaling_plots_with(c, 3, false);
+    let mut out = scaling_plots_with(c, REPORT_PLOTS_PER_FAMILY, false);
     out.extend(curve_plots_with(c, false));
     out
 }
 
-/// [`all_plots`] for standalone files: each SVG carries its title as a caption, and is
+/// Thread-scaling plots the report shows per family ([`all_plots`]); [`plot_files`] writes
+/// every one, and [`left_out_of_report`] names the others.
+pub const REPORT_PLOTS_PER_FAMILY: usize = 3;
+
+/// Titles of the thread-scaling plots [`all_plots`] leaves out of the report (beyond
+/// [`REPORT_PLOTS_PER_FAMILY`] per family), so that the report can say so.
+pub fn left_out_of_report(c: &Comparison) -> Vec<String> {
+    let shown: Vec<String> = scaling_plots_with(c, REPORT_PLOTS_PER_FAMILY, false)
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect();
+    scaling_plots_with(c, usize::MAX, false)
+        .into_iter()
+        .map(|(t, _)| t)
+        .filter(|t| !shown.contains(t))
+        .collect()
+}
+
+/// [`all_plots`] for standalone files, without the report's per-family limit: each SVG
+/// carries its title as a caption, and is
 /// paired with its file name ([`file_name`]), unique within the comparison:
 /// `(file name, svg)`.
 pub fn plot_files(c: &Comparison) -> Vec<(String, String)> {
-    let mut plots = scaling_plots_with(c, 3, true);
+    // every plot: the directory is where the ones the report leaves out are found
+    let mut plots = scaling_plots_with(c, usize::MAX, true);
     plots.extend(curve_plots_with(c, true));
     let mut out: Vec<(String, String)> = Vec::new();
     for (title, svg) in plots {

@@ -156,7 +156,13 @@ fn plot_files_named_by_family_and_view() {
     let c = examples();
     let files = plot_files(&c);
     let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names.len(), 24);
+    // every plot, also those the report leaves out (at most 3 thread-scaling plots per family
+    // there), which left_out_of_report names so that the report can say where they are
+    let left_out = plot::left_out_of_report(&c);
+    assert_eq!(names.len(), plot::all_plots(&c).len() + left_out.len());
+    assert_eq!(left_out.len(), 25, "{left_out:?}");
+    assert!(left_out.contains(&"mem.bandwidth: stream.scale vs threads".to_string()));
+    assert!(names.contains(&"mem.bandwidth-stream.scale-vs-threads.svg"));
     for expected in [
         "sync.contention-mutex-vs-threads.svg",
         // the bandwidth headline, run on all three, before block sizes one run had

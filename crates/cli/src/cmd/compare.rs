@@ -89,6 +89,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("note: {note}");
         c.add_note(note);
     }
+    let left_out = plot::left_out_of_report(&c);
+    if !left_out.is_empty() {
+        let note = format!(
+            "the report shows {} thread-scaling plots per family; {} more {} in --plots DIR: {}",
+            plot::REPORT_PLOTS_PER_FAMILY,
+            left_out.len(),
+            if args.plots.is_some() {
+                "are"
+            } else {
+                "are written by"
+            },
+            left_out.join("; ")
+        );
+        eprintln!("note: {note}");
+        c.add_note(note);
+    }
     let plots = plot::all_plots(&c);
     if let Some(dir) = &args.plots {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
