@@ -260,6 +260,26 @@ impl SysRoot {
     pub fn read_bytes(&self, path: &str) -> Result<Vec<u8>, ProbeError> {
         use std::io::Read;
         let (host, resolved) = self.open_path(path, true)?;
+        // /proc and /sys files are regular files; a FIFO (which would block the open) or a
+        // device node planted in a snapshot tree is refused before it is opened.
+        let meta = std::fs::metadata(&host).map_err(|e| Self::io_error(path, e))?;
+        if !meta.is_file() {
+            use std::os::unix::fs::FileTypeExt;
+            let ft = meta.file_type();
+            let what = if ft.is_dir() {
+                "a directory"
+            } else if ft.is_fifo() {
+                "a FIFO (named pipe)"
+            } else if ft.is_char_device() || ft.is_block_device() {
+                "a device node"
+            } else {
+                "not a regular file"
+            };
+            return Err(ProbeError::Io {
+                path: path.to_string(),
+                message: format!("is {what}, not a regular file"),
+            });
+        }
         let file = std::fs::File::open(&host).map_err(|e| Self::io_error(path, e))?;
         let mut buf = Vec::new();
         file.take(MAX_FILE_BYTES + 1)
@@ -340,6 +360,28 @@ impl SysRoot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fifo_and_device_in_a_root_are_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let proc_dir = dir.path().join("proc");
+        std::fs::create_dir_all(&proc_dir).unwrap();
+        let fifo = proc_dir.join("cpuinfo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success());
+        let root = SysRoot::new(dir.path());
+        if made {
+            let e = root.read("/proc/cpuinfo").unwrap_err().to_string();
+            assert!(e.contains("/proc/cpuinfo") && e.contains("FIFO"), "{e}");
+        } else {
+            println!("SKIPPED: mkfifo not available");
+        }
+        std::os::unix::fs::symlink("/dev/zero", proc_dir.join("meminfo")).unwrap_or(());
+        // a link out of the root is resolved inside it (no /dev/zero there): missing, not read
+        assert!(root.read("/proc/meminfo").is_err());
+    }
 
     #[test]
     fn reads_under_root_and_records() {
