@@ -104,6 +104,12 @@ impl<'a> RunContext<'a> {
         self.cancel.load(Ordering::Relaxed)
     }
 
+    /// The run's cancel flag (set by the SIGINT/SIGTERM/SIGHUP handler), for families whose
+    /// own threads must look at it while they wait or spin.
+    pub fn cancel_flag(&self) -> &AtomicBool {
+        self.cancel
+    }
+
     /// Time left of the point's allowance.
     pub fn time_left(&self) -> Duration {
         self.deadline.saturating_duration_since(Instant::now())
@@ -133,6 +139,11 @@ impl<'a> RunContext<'a> {
 
     /// Spawns one scoped thread per CPU in `cpus`, pins each, and runs `f` in it; returns
     /// the results in worker order. `f` gets a [`Worker`] with a barrier shared by all.
+    ///
+    /// `f` starts only once every worker exists: when a spawn fails, or the run's cancel flag
+    /// is set while spawning, the workers already started return without calling `f` (so none
+    /// waits at the barrier for threads that never come) and the error is
+    /// [`RunError::Worker`] or [`RunError::Cancelled`].
     pub fn run_pinned<R: Send>(
         &self,
         cpus: &[CpuId],
@@ -140,32 +151,50 @@ impl<'a> RunContext<'a> {
     ) -> Result<Vec<R>, RunError> {
         let threads = cpus.len().max(1);
         let barrier = Barrier::new(threads);
-        let f = &f;
-        let barrier = &barrier;
+        let gate = StartGate::new();
+        let (f, barrier, gate) = (&f, &barrier, &gate);
         std::thread::scope(|s| {
-            let handles: Vec<_> = (0..threads)
-                .map(|index| {
-                    let cpu = cpus.get(index).copied().unwrap_or(0);
-                    std::thread::Builder::new()
-                        .name(format!("hwsurvey-w{index}"))
-                        .spawn_scoped(s, move || {
-                            let pin = pin_current_thread(cpu);
-                            f(&Worker {
-                                index,
-                                threads,
-                                pin,
-                                barrier,
-                            })
-                        })
-                        .map_err(|e| RunError::Worker(e.to_string()))
-                })
-                .collect();
+            let mut handles = Vec::with_capacity(threads);
+            let mut failed = None;
+            for index in 0..threads {
+                if self.cancelled() {
+                    failed = Some(RunError::Cancelled);
+                    break;
+                }
+                let cpu = cpus.get(index).copied().unwrap_or(0);
+                let spawned = std::thread::Builder::new()
+                    .name(format!("hwsurvey-w{index}"))
+                    .spawn_scoped(s, move || {
+                        let pin = pin_current_thread(cpu);
+                        if !gate.wait() {
+                            return None;
+                        }
+                        Some(f(&Worker {
+                            index,
+                            threads,
+                            pin,
+                            barrier,
+                        }))
+                    });
+                match spawned {
+                    Ok(h) => handles.push(h),
+                    Err(e) => {
+                        failed = Some(RunError::Worker(e.to_string()));
+                        break;
+                    }
+                }
+            }
+            if let Some(e) = failed {
+                gate.abort();
+                return Err(e);
+            }
+            gate.open();
             let mut out = Vec::with_capacity(threads);
             for h in handles {
-                out.push(
-                    h?.join()
-                        .map_err(|_| RunError::Worker("a worker panicked".into()))?,
-                );
+                match h.join() {
+                    Ok(Some(r)) => out.push(r),
+                    Ok(None) | Err(_) => return Err(RunError::Worker("a worker panicked".into())),
+                }
             }
             Ok(out)
         })
@@ -303,6 +332,56 @@ impl<'a> RunContext<'a> {
             }
         }
         Ok(out)
+    }
+}
+
+/// A start gate for many threads: workers block in [`StartGate::wait`] (on a condition
+/// variable, not polling, so thousands of waiting threads cost no CPU) until the spawning
+/// thread calls [`StartGate::open`] once all exist, or [`StartGate::abort`] when a spawn failed
+/// or the run was cancelled. Unlike a `Barrier` for all threads, it never waits for threads
+/// that were not spawned.
+#[derive(Debug, Default)]
+pub struct StartGate {
+    state: Mutex<GateState>,
+    changed: std::sync::Condvar,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum GateState {
+    #[default]
+    Closed,
+    Open,
+    Aborted,
+}
+
+impl StartGate {
+    /// A closed gate.
+    pub fn new() -> StartGate {
+        StartGate::default()
+    }
+
+    /// Blocks while the gate is closed; `true` when it opened, `false` when aborted.
+    pub fn wait(&self) -> bool {
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        while *s == GateState::Closed {
+            s = self.changed.wait(s).unwrap_or_else(|p| p.into_inner());
+        }
+        *s == GateState::Open
+    }
+
+    /// Lets every waiting worker start.
+    pub fn open(&self) {
+        self.set(GateState::Open);
+    }
+
+    /// Sends every waiting worker home without starting.
+    pub fn abort(&self) {
+        self.set(GateState::Aborted);
+    }
+
+    fn set(&self, to: GateState) {
+        *self.state.lock().unwrap_or_else(|p| p.into_inner()) = to;
+        self.changed.notify_all();
     }
 }
 

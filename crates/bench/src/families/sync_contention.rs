@@ -10,11 +10,13 @@
 //! kernel, so oversubscribed runs show lock-holder preemption); the atomic is `fetch_add` with
 //! `Relaxed` ordering (`lock xadd` on x86, `ldadd`/LL-SC on aarch64, `casx` loops on sparc64).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Barrier, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+
+use crate::runner::StartGate;
 
 /// Increments between two looks at the stop flag.
 pub const BATCH: u64 = 64;
@@ -73,16 +75,43 @@ pub enum ContentionError {
     /// A worker panicked or could not be started.
     #[error("contention worker failed: {0}")]
     Thread(String),
+    /// The run's cancel flag (SIGINT/SIGTERM/SIGHUP) was set before the window ended.
+    #[error("cancelled")]
+    Cancelled,
 }
 
 /// Runs `threads` workers on `primitive` for `duration`. `pin(i)` is called first in worker
 /// `i` (the caller pins it to its CPU, wrapping around when oversubscribed). Timing starts when
-/// all workers have passed a barrier.
+/// all workers have started. [`run_cancellable`] without a cancel flag.
 pub fn run<P>(
     primitive: Primitive,
     threads: usize,
     duration: Duration,
     pin: &P,
+) -> Result<Contention, ContentionError>
+where
+    P: Fn(usize) + Sync,
+{
+    run_cancellable(primitive, threads, duration, pin, &AtomicBool::new(false))
+}
+
+/// Poll period of the spawning thread (while workers start, and in the timed window it looks
+/// at `cancel` this often).
+const POLL: Duration = Duration::from_millis(1);
+
+/// [`run`] that honours `cancel` (the engine's interrupt flag, set by SIGINT/SIGTERM/SIGHUP):
+/// spawning stops, workers waiting at the start gate are released and return, and a timed
+/// window ends within about a millisecond; the result is then [`ContentionError::Cancelled`].
+///
+/// The start is a gate, not a `Barrier` for all threads: when thread `k` cannot be spawned
+/// (the tester's 200000-thread point failed at 16367 threads), the `k` already running are
+/// released and joined instead of waiting for ever for threads that never come.
+pub fn run_cancellable<P>(
+    primitive: Primitive,
+    threads: usize,
+    duration: Duration,
+    pin: &P,
+    cancel: &AtomicBool,
 ) -> Result<Contention, ContentionError>
 where
     P: Fn(usize) + Sync,
@@ -93,16 +122,29 @@ where
     let mutex = Mutex::new(0u64);
     let atomic = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
-    let barrier = Barrier::new(threads + 1);
-    let (mutex, atomic, stop, barrier) = (&mutex, &atomic, &stop, &barrier);
+    let gate = StartGate::new();
+    let ready = AtomicUsize::new(0);
+    let (mutex, atomic, stop, gate, ready) = (&mutex, &atomic, &stop, &gate, &ready);
     let results: Vec<(u64, Duration)> = std::thread::scope(|s| {
         let mut handles = Vec::with_capacity(threads);
+        let abort = |e: ContentionError| {
+            gate.abort();
+            stop.store(true, Ordering::SeqCst);
+            Err(e)
+        };
         for i in 0..threads {
+            if cancel.load(Ordering::Relaxed) {
+                return abort(ContentionError::Cancelled);
+            }
             let h = std::thread::Builder::new()
                 .name(format!("sync-{i}"))
+                .stack_size(256 * 1024)
                 .spawn_scoped(s, move || {
                     pin(i);
-                    barrier.wait();
+                    ready.fetch_add(1, Ordering::SeqCst);
+                    if !gate.wait() {
+                        return (0, Duration::ZERO);
+                    }
                     let start = Instant::now();
                     let mut count = 0u64;
                     while !stop.load(Ordering::Relaxed) {
@@ -127,22 +169,37 @@ where
                 });
             match h {
                 Ok(h) => handles.push(h),
-                Err(e) => {
-                    stop.store(true, Ordering::Relaxed);
-                    return Err(ContentionError::Thread(e.to_string()));
-                }
+                Err(e) => return abort(ContentionError::Thread(e.to_string())),
             }
         }
-        barrier.wait();
-        std::thread::sleep(duration);
+        // every worker pinned and waiting: open the gate together
+        while ready.load(Ordering::SeqCst) < threads {
+            if cancel.load(Ordering::Relaxed) {
+                return abort(ContentionError::Cancelled);
+            }
+            std::thread::sleep(POLL);
+        }
+        gate.open();
+        let end = Instant::now() + duration;
+        loop {
+            let now = Instant::now();
+            if now >= end || cancel.load(Ordering::Relaxed) {
+                break;
+            }
+            std::thread::sleep((end - now).min(POLL));
+        }
         stop.store(true, Ordering::Relaxed);
-        handles
+        let joined: Result<Vec<(u64, Duration)>, ContentionError> = handles
             .into_iter()
             .map(|h| {
                 h.join()
                     .map_err(|_| ContentionError::Thread("worker panicked".into()))
             })
-            .collect()
+            .collect();
+        if cancel.load(Ordering::Relaxed) {
+            return Err(ContentionError::Cancelled);
+        }
+        joined
     })?;
     let per_thread_increments: Vec<u64> = results.iter().map(|r| r.0).collect();
     let total: u64 = per_thread_increments.iter().sum();
@@ -264,7 +321,12 @@ impl Family for SyncContention {
         // warm-up: one short window, not recorded
         if ctx.settings.warmup_s > 0.0 {
             let warm = Duration::from_secs_f64(ctx.settings.warmup_s);
-            if let Err(e) = run(params.primitive, threads, warm, &pin) {
+            if let Err(e) =
+                run_cancellable(params.primitive, threads, warm, &pin, ctx.cancel_flag())
+            {
+                if e == ContentionError::Cancelled {
+                    return interrupted();
+                }
                 return PointOutcome::Failed {
                     error: e.to_string(),
                 };
@@ -272,7 +334,7 @@ impl Family for SyncContention {
         }
         let mut fairness: Vec<f64> = Vec::new();
         let samples = ctx.repeat(|| {
-            run(params.primitive, threads, window, &pin).map(|c| {
+            run_cancellable(params.primitive, threads, window, &pin, ctx.cancel_flag()).map(|c| {
                 let max = c.per_thread_increments.iter().copied().max().unwrap_or(0) as f64;
                 let min = c.per_thread_increments.iter().copied().min().unwrap_or(0) as f64;
                 fairness.push(if max > 0.0 { min / max } else { 0.0 });
@@ -281,6 +343,7 @@ impl Family for SyncContention {
         });
         let samples = match samples {
             Ok(s) => s,
+            Err(ContentionError::Cancelled) => return interrupted(),
             Err(e) => {
                 return PointOutcome::Failed {
                     error: e.to_string(),
@@ -303,5 +366,12 @@ impl Family for SyncContention {
             .detail("window_s", window.as_secs_f64())
             .detail("fairness_min_over_max_per_sample", fairness),
         )
+    }
+}
+
+/// The outcome of a point cut by SIGINT/SIGTERM/SIGHUP.
+fn interrupted() -> PointOutcome {
+    PointOutcome::Skipped {
+        reason: format!("interrupted ({})", crate::engine::interrupt_cause()),
     }
 }
