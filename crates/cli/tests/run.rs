@@ -506,7 +506,7 @@ fn profile_errors_name_file_line_and_key() {
     let line = line_of(&text, "sample_min_s = -1.0");
     assert!(
         e.contains(&format!(
-            "FILE:{line}: key `run.sample_min_s`: expected a positive number"
+            "FILE:{line}: key `run.sample_min_s`: expected a number in (0, 60] (seconds), got -1"
         )),
         "{e}"
     );
