@@ -59,8 +59,9 @@ const TRIAD: &str = r#"
 budget_s = 600
 [families."mem.bandwidth".params]
 stream_kernels = ["triad"]
-block_sizes_bytes = []
-block_ops = []
+# lists must be non-empty (profile validation): one block point, left out by `keep`
+block_sizes_bytes = [4096]
+block_ops = ["read"]
 "#;
 
 const LATENCY: &str = r#"
