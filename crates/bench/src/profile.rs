@@ -336,7 +336,7 @@ impl<'a> Checker<'a> {
     }
 
     /// A non-empty list without repeated entries.
-    pub fn list<T: PartialEq + std::fmt::Debug>(
+    pub fn list<T: PartialEq + Serialize>(
         &self,
         key: &str,
         items: &[T],
@@ -351,7 +351,10 @@ impl<'a> Checker<'a> {
             if items[..i].contains(a) {
                 return Err(self.error(
                     key,
-                    format!("expected a non-empty list without duplicates, got {a:?} twice"),
+                    format!(
+                        "expected a non-empty list without duplicates, got {} twice",
+                        serde_json::to_string(a).unwrap_or_else(|_| "an entry".into())
+                    ),
                 ));
             }
         }
@@ -368,7 +371,7 @@ impl<'a> Checker<'a> {
         what: &str,
     ) -> Result<(), ProfileError>
     where
-        T: PartialOrd + PartialEq + std::fmt::Display + std::fmt::Debug + Copy,
+        T: PartialOrd + PartialEq + std::fmt::Display + Serialize + Copy,
     {
         self.list(key, items)?;
         if let Some(bad) = items.iter().find(|&&v| v < lo || v > hi) {
