@@ -297,6 +297,18 @@ impl MetricResult {
     pub fn validate(&self) -> Result<(), String> {
         let name = &self.name;
         let bound = plausible_max(name);
+        if bound.is_none() {
+            return Err(format!(
+                "metric name {name:?} carries no unit hwsurvey writes (a name ends in \
+                 _bytes_per_s, _per_s, iops, _ns or _ns_per_io)"
+            ));
+        }
+        if !self.samples.is_empty() && self.samples.iter().all(|v| *v == 0.0) {
+            return Err(format!(
+                "every one of the {} samples is 0: a measured {name} is never 0",
+                self.samples.len()
+            ));
+        }
         let check = |what: &str, v: f64| -> Result<(), String> {
             if !v.is_finite() {
                 return Err(format!("{what} is {v}, expected a finite number"));
@@ -322,6 +334,17 @@ impl MetricResult {
             check("min", s.min)?;
             check("max", s.max)?;
             check("mean", s.mean)?;
+            if let Some(cv) = s.cv {
+                if !cv.is_finite() || cv < 0.0 {
+                    return Err(format!("CV is {cv}, expected a finite number >= 0"));
+                }
+            }
+            if self.samples.is_empty() && s.n > 0 {
+                return Err(format!(
+                    "statistics say n {} but the metric holds no samples",
+                    s.n
+                ));
+            }
             if !(s.min <= s.median && s.median <= s.max) {
                 return Err(format!(
                     "median {} is outside [min {}, max {}]",
@@ -476,8 +499,8 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<ResultFile, ResultError> {
             ),
         });
     }
-    let version = value.get("schema_version").and_then(|v| v.as_u64());
-    if version != Some(RESULT_SCHEMA_VERSION as u64) {
+    let version = value.get("schema_version");
+    if version.and_then(|v| v.as_u64()) != Some(RESULT_SCHEMA_VERSION as u64) {
         return Err(ResultError::WrongSchema {
             path: name.into(),
             detail: format!(
@@ -488,10 +511,17 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<ResultFile, ResultError> {
             ),
         });
     }
-    let file: ResultFile = serde_json::from_value(value).map_err(|e| ResultError::WrongSchema {
-        path: name.into(),
-        detail: format!("result schema version {RESULT_SCHEMA_VERSION} but {e}"),
-    })?;
+    // serde_path_to_error names the field of a type error ("tests[3].point.threads"), which a
+    // 100,000-line file needs.
+    let file: ResultFile =
+        serde_path_to_error::deserialize(value).map_err(|e| ResultError::WrongSchema {
+            path: name.into(),
+            detail: format!(
+                "result schema version {RESULT_SCHEMA_VERSION} but at {}: {}",
+                e.path(),
+                e.inner()
+            ),
+        })?;
     file.validate(name)?;
     Ok(file)
 }
@@ -541,6 +571,23 @@ mod tests {
 
     #[test]
     fn loader_errors_are_one_line() {
+        // a type error deep in a large file names the field's path
+        let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../reports/examples/aarch64-qemu-quick.json");
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(example).unwrap()).unwrap();
+        v["tests"][3]["point"]["threads"] = serde_json::json!("two");
+        let e = parse("x.json", &serde_json::to_vec(&v).unwrap()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.json: result schema version 1 but at tests[3].point.threads: invalid type: string \"two\", expected usize"
+        );
+        v["schema_version"] = serde_json::json!("1");
+        let e = parse("x.json", &serde_json::to_vec(&v).unwrap()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.json: result schema version \"1\", this hwsurvey reads version 1"
+        );
         let e = parse("x.json", b"{\"schema\": \"hwsurvey-result\", ").unwrap_err();
         assert!(matches!(e, ResultError::Truncated { .. }), "{e}");
         let e = parse("x.json", b"hello").unwrap_err();
@@ -670,6 +717,34 @@ mod tests {
             .validate()
             .unwrap_err()
             .starts_with("statistics (n 3, min 1000000000, max 3000000000) are not those"));
+        // the tester's edits: all samples 0, a negative CV, statistics without samples, a
+        // metric name without a unit
+        let zeros = MetricResult::from_metric(Metric::bandwidth_bytes_per_s(vec![0.0, 0.0]));
+        assert_eq!(
+            zeros.validate(),
+            Err(
+                "every one of the 2 samples is 0: a measured bandwidth_bytes_per_s is never 0"
+                    .into()
+            )
+        );
+        let mut cv = ok.clone();
+        cv.summary.as_mut().unwrap().cv = Some(-1.0);
+        assert_eq!(
+            cv.validate(),
+            Err("CV is -1, expected a finite number >= 0".into())
+        );
+        let mut hollow = ok.clone();
+        hollow.samples.clear();
+        assert_eq!(
+            hollow.validate(),
+            Err("statistics say n 3 but the metric holds no samples".into())
+        );
+        let mut bogus = ok.clone();
+        bogus.name = "bogus_metric".into();
+        assert!(bogus
+            .validate()
+            .unwrap_err()
+            .starts_with("metric name \"bogus_metric\" carries no unit"));
         assert_eq!(plausible_max("iops").map(|b| b.0), Some(1e15));
         assert_eq!(plausible_max("cpu_ns_per_io").map(|b| b.0), Some(1e12));
         assert_eq!(plausible_max("round_trip_ns").map(|b| b.0), Some(1e12));
