@@ -106,6 +106,12 @@ const POLL: Duration = Duration::from_millis(1);
 /// The start is a gate, not a `Barrier` for all threads: when thread `k` cannot be spawned
 /// (the tester's 200000-thread point failed at 16367 threads), the `k` already running are
 /// released and joined instead of waiting for ever for threads that never come.
+///
+/// After the stop (or the cancel), every spinning worker must be scheduled once more to see
+/// it: about (threads / CPUs) x the scheduler's time slice, which the profile bounds through
+/// `oversubscription_factor` <= 64 threads per CPU. Seen on 2 CPUs: 512 spinners stop within
+/// the cancel test's bound (tests/sync_cancel.rs); 4096 atomic spinners (2048 per CPU, more
+/// than any plan makes) took 26 s to drain a 0.2 s window.
 pub fn run_cancellable<P>(
     primitive: Primitive,
     threads: usize,
