@@ -31,6 +31,17 @@ pub enum RunStatus {
     Interrupted,
 }
 
+impl std::fmt::Display for RunStatus {
+    /// `running`, `complete`, `interrupted`, as in the file.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RunStatus::Running => "running (the process ended without finishing the file)",
+            RunStatus::Complete => "complete",
+            RunStatus::Interrupted => "interrupted",
+        })
+    }
+}
+
 /// The tool that wrote the file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Tool {

@@ -309,3 +309,58 @@ fn html_report_printed_whole_one_png_per_page() {
         "{text}"
     );
 }
+
+/// `-o report.md` without `--format` writes Markdown (the extension decides; terminal text
+/// with box drawing in a .md file was the old result), `--format` still wins, and `--plots`
+/// naming a file says so instead of "cannot create: File exists".
+#[test]
+fn format_from_the_output_extension_and_plots_on_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_three(dir.path());
+    for (name, starts) in [
+        ("r.md", "# hwsurvey comparison"),
+        ("r.html", "<!DOCTYPE html>"),
+        ("r.json", "{"),
+    ] {
+        let out = dir.path().join(name);
+        hwsurvey()
+            .arg("compare")
+            .args(&files)
+            .arg("-o")
+            .arg(&out)
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(
+            text.starts_with(starts),
+            "{name}: {}",
+            &text[..text.len().min(80)]
+        );
+    }
+    let forced = dir.path().join("forced.md");
+    hwsurvey()
+        .arg("compare")
+        .args(&files)
+        .args(["--format", "csv", "-o"])
+        .arg(&forced)
+        .assert()
+        .success();
+    assert!(!std::fs::read_to_string(&forced).unwrap().starts_with('#'));
+    let png = dir.path().join("x.png");
+    std::fs::write(&png, b"\x89PNG").unwrap();
+    let assert = hwsurvey()
+        .arg("compare")
+        .args(&files)
+        .arg("--plots")
+        .arg(&png)
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(
+        err,
+        format!(
+            "hwsurvey: error: --plots {}: exists and is not a directory\n",
+            png.display()
+        )
+    );
+}

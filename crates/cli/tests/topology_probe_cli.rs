@@ -293,6 +293,20 @@ fn probe_of_an_empty_folder_or_an_archive_is_an_error() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("extract the archive first"), "{err}");
+    // a file that is no archive is not told to be extracted with tar
+    let png = tmp.path().join("x.png");
+    std::fs::write(&png, b"\x89PNG").unwrap();
+    let out = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["probe", "--root", &png.display().to_string()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("is a file, not a folder") && !err.contains("tar xzf"),
+        "{err}"
+    );
     // A root with only /proc/cpuinfo is a (poor) root: it probes.
     std::fs::create_dir_all(empty.join("proc")).unwrap();
     std::fs::write(empty.join("proc/cpuinfo"), "processor\t: 0\n").unwrap();

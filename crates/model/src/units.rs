@@ -35,13 +35,31 @@ pub fn format_rate_decimal(bytes_per_s: f64) -> String {
     if !bytes_per_s.is_finite() {
         return "n/a".to_string();
     }
-    const UNITS: [(&str, f64); 4] = [("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)];
-    for (name, unit) in UNITS {
-        if bytes_per_s >= unit {
-            return format!("{} {name}", three_significant(bytes_per_s / unit));
+    let (v, p) = decimal_prefixed(bytes_per_s);
+    format!("{v} {p}B/s")
+}
+
+/// A value with three significant digits and a decimal prefix (`""`, `k`, `M`, `G`, `T`:
+/// 10^3 steps), the prefix chosen after rounding, so that 999,844 is `("1.00", "M")`, never
+/// `("1000", "k")`. Negative values keep their sign; beyond T the number grows.
+pub fn decimal_prefixed(value: f64) -> (String, &'static str) {
+    const PREFIXES: [(&str, f64); 5] = [("", 1.0), ("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12)];
+    let mut i = PREFIXES
+        .iter()
+        .rposition(|(_, d)| value.abs() >= *d)
+        .unwrap_or(0);
+    loop {
+        let text = three_significant(value / PREFIXES[i].1);
+        let rounded_up = text
+            .trim_start_matches('-')
+            .parse::<f64>()
+            .is_ok_and(|v| v >= 1000.0);
+        if rounded_up && i + 1 < PREFIXES.len() {
+            i += 1;
+            continue;
         }
+        return (text, PREFIXES[i].0);
     }
-    format!("{} B/s", three_significant(bytes_per_s))
 }
 
 fn trim_fraction(value: f64, unit: &str) -> String {
@@ -76,6 +94,18 @@ pub fn three_significant(value: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn prefix_chosen_after_rounding() {
+        assert_eq!(decimal_prefixed(999_844.0), ("1.00".to_string(), "M"));
+        assert_eq!(decimal_prefixed(999_400.0), ("999".to_string(), "k"));
+        assert_eq!(decimal_prefixed(2_110_000.0), ("2.11".to_string(), "M"));
+        assert_eq!(decimal_prefixed(999.96), ("1.00".to_string(), "k"));
+        assert_eq!(decimal_prefixed(12.5), ("12.5".to_string(), ""));
+        assert_eq!(format_rate_decimal(999_990_000.0), "1.00 GB/s");
+        assert_eq!(format_rate_decimal(7.88e9), "7.88 GB/s");
+        assert_eq!(format_rate_decimal(512.0), "512 B/s");
+    }
+
     use super::*;
 
     #[test]

@@ -159,7 +159,7 @@ pub fn compare(
     for i in inputs {
         if i.file.status != hwsurvey_bench::result::RunStatus::Complete {
             flags.push(format!(
-                "{}: run status {:?}, not complete",
+                "{}: run status {}, not complete",
                 i.label, i.file.status
             ));
         }
@@ -611,16 +611,8 @@ pub fn human(value: f64, unit: &str) -> String {
         "bytes" => format_bytes_binary(value.max(0.0) as u64),
         "s" => format!("{} s", three_significant(value)),
         u => {
-            let (v, p) = if value.abs() >= 1e9 {
-                (value / 1e9, "G")
-            } else if value.abs() >= 1e6 {
-                (value / 1e6, "M")
-            } else if value.abs() >= 1e3 {
-                (value / 1e3, "k")
-            } else {
-                (value, "")
-            };
-            format!("{}{p} {}", three_significant(v), u.replace("_per_s", "/s"))
+            let (v, p) = hwsurvey_model::units::decimal_prefixed(value);
+            format!("{v}{p} {}", u.replace("_per_s", "/s"))
         }
     }
 }

@@ -662,10 +662,14 @@ fn run_critical(
 /// The outcome of a `critical/...` point whose search found no rate with p99 within the bound:
 /// skipped (there is no critical throughput to measure), never "measured" with empty samples.
 /// The reason names the bound, why the search stopped and how many rates were tried.
-fn no_pass_outcome(p99_bound_ns: u64, stop: &impl std::fmt::Debug, trials: usize) -> PointOutcome {
+fn no_pass_outcome(
+    p99_bound_ns: u64,
+    stop: &impl std::fmt::Display,
+    trials: usize,
+) -> PointOutcome {
     PointOutcome::Skipped {
         reason: format!(
-            "no open-loop rate kept p99 <= {p99_bound_ns} ns ({trials} rates tried, search stopped: {stop:?})"
+            "no open-loop rate kept p99 <= {p99_bound_ns} ns ({trials} rates tried, search stopped: {stop})"
         ),
     }
 }
@@ -693,7 +697,7 @@ mod tests {
         match out {
             PointOutcome::Skipped { reason } => assert_eq!(
                 reason,
-                "no open-loop rate kept p99 <= 2000000 ns (7 rates tried, search stopped: NoPassFound)"
+                "no open-loop rate kept p99 <= 2000000 ns (7 rates tried, search stopped: no passing rate found down to 1/1000 of the closed-loop maximum)"
             ),
             other => panic!("expected skipped, got {other:?}"),
         }

@@ -53,6 +53,21 @@ pub enum SearchStop {
     NoStartingRate,
 }
 
+impl std::fmt::Display for SearchStop {
+    /// In words, for reasons shown to people (the serialised form stays snake_case).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SearchStop::Converged => "converged",
+            SearchStop::BudgetSpent => "trial budget spent",
+            SearchStop::NoFailureFound => "no failing rate found up to 4x the closed-loop maximum",
+            SearchStop::NoPassFound => {
+                "no passing rate found down to 1/1000 of the closed-loop maximum"
+            }
+            SearchStop::NoStartingRate => "no closed-loop maximum to start from",
+        })
+    }
+}
+
 /// Outcome of the search.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchOutcome {

@@ -34,9 +34,10 @@ pub struct Args {
     /// name stem appended where two files share that).
     #[arg(long = "label", value_name = "LABEL")]
     labels: Vec<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "terminal")]
-    format: FormatArg,
+    /// Output format [default: from the -o file's extension (.md, .csv, .json, .html/.htm),
+    /// else terminal].
+    #[arg(long, value_enum)]
+    format: Option<FormatArg>,
     /// Write to FILE instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -107,6 +108,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let plots = plot::all_plots(&c);
     if let Some(dir) = &args.plots {
+        if dir.exists() && !dir.is_dir() {
+            anyhow::bail!("--plots {}: exists and is not a directory", dir.display());
+        }
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         // named by family and view (mem.bandwidth-stream.triad-vs-threads.svg), with captions
         for (name, svg) in plot::plot_files(&c) {
@@ -114,7 +118,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             std::fs::write(&p, svg).with_context(|| format!("cannot write {}", p.display()))?;
         }
     }
-    let format = match args.format {
+    let by_extension = || {
+        let ext = args
+            .output
+            .as_ref()?
+            .extension()?
+            .to_str()?
+            .to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "md" | "markdown" => FormatArg::Markdown,
+            "csv" => FormatArg::Csv,
+            "json" => FormatArg::Json,
+            "html" | "htm" => FormatArg::Html,
+            _ => return None,
+        })
+    };
+    let format = match args
+        .format
+        .or_else(by_extension)
+        .unwrap_or(FormatArg::Terminal)
+    {
         FormatArg::Terminal => Format::Terminal,
         FormatArg::Markdown => Format::Markdown,
         FormatArg::Csv => Format::Csv,

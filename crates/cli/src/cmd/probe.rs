@@ -40,10 +40,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// with neither `/proc/cpuinfo` nor `/sys/devices/system/cpu` (symlinks resolved inside it).
 pub fn open_root(dir: &Path) -> anyhow::Result<SysRoot> {
     if dir.is_file() {
+        let name = dir.to_string_lossy();
+        if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
+            anyhow::bail!(
+                "--root {}: is a file, not a folder; extract the archive first \
+                 (tar xzf {} -C OUT) and pass OUT/hwsurvey-snapshot",
+                dir.display(),
+                dir.display()
+            );
+        }
         anyhow::bail!(
-            "--root {}: is a file, not a folder; extract the archive first \
-             (tar xzf {} -C OUT) and pass OUT/hwsurvey-snapshot",
-            dir.display(),
+            "--root {}: is a file, not a folder (a --root is an extracted snapshot or a \
+             copy of / with proc/ and sys/)",
             dir.display()
         );
     }

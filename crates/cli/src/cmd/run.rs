@@ -441,17 +441,9 @@ fn human(name: &str, v: f64) -> String {
     } else if name.ends_with("_ns_per_io") {
         format!("{} CPU/IO", human_ns(v))
     } else if name.ends_with("_per_s") || name == "iops" {
-        let (d, u) = if v >= 1e9 {
-            (1e9, "G")
-        } else if v >= 1e6 {
-            (1e6, "M")
-        } else if v >= 1e3 {
-            (1e3, "k")
-        } else {
-            (1.0, "")
-        };
+        let (v, u) = hwsurvey_model::units::decimal_prefixed(v);
         let what = if name == "iops" { "IOPS" } else { "/s" };
-        format!("{} {u}{what}", three_significant(v / d))
+        format!("{v} {u}{what}")
     } else {
         three_significant(v)
     }
