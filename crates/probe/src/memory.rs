@@ -249,7 +249,9 @@ pub fn summary(m: &Memory) -> String {
             let _ = writeln!(
                 out,
                 "  SMBIOS {} from {src}: {} listed",
-                s.smbios_version.as_deref().unwrap_or("?"),
+                s.smbios_version
+                    .as_deref()
+                    .unwrap_or("(version not given: no entry point was read)"),
                 hwsurvey_model::units::plural(s.devices.len() as u64, "slot")
             );
             for problem in &s.problems {
