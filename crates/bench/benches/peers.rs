@@ -122,11 +122,7 @@ fn run_hwsurvey(
         options: &options,
         output: &output,
         root: &live.root,
-        tool: Tool {
-            version: env!("CARGO_PKG_VERSION").into(),
-            git_revision: "bench".into(),
-            arch: std::env::consts::ARCH.into(),
-        },
+        tool: Tool::this_build(),
     };
     run_with_cancel(&req, &mut Silent, &AtomicBool::new(false)).expect("engine run")
 }

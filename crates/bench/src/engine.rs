@@ -355,11 +355,7 @@ mod tests {
             options: &RunOptions::default(),
             output: &out,
             root: &root,
-            tool: Tool {
-                version: "test".into(),
-                git_revision: "test".into(),
-                arch: std::env::consts::ARCH.into(),
-            },
+            tool: Tool::this_build(),
         };
         let file = run_with_cancel(&req, &mut Silent, &AtomicBool::new(false)).unwrap();
         assert_eq!(file.status, RunStatus::Complete);

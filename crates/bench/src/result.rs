@@ -53,6 +53,17 @@ pub struct Tool {
     pub arch: String,
 }
 
+impl Tool {
+    /// This build: the package version, [`crate::GIT_REVISION`] and the target architecture.
+    pub fn this_build() -> Tool {
+        Tool {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            git_revision: crate::GIT_REVISION.to_string(),
+            arch: std::env::consts::ARCH.to_string(),
+        }
+    }
+}
+
 /// Which profile ran.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProfileRef {

@@ -129,11 +129,7 @@ fn quick_profile_runs_the_kernel_families() {
         options: &options,
         output: &out,
         root: &root,
-        tool: Tool {
-            version: "test".into(),
-            git_revision: "test".into(),
-            arch: std::env::consts::ARCH.into(),
-        },
+        tool: Tool::this_build(),
     };
     let file = run_with_cancel(&req, &mut Silent, &AtomicBool::new(false)).unwrap();
     assert!(out.exists());

@@ -96,11 +96,7 @@ fn quick_profile_measures_checked_figures() {
         options: &options,
         output: &out,
         root: &root,
-        tool: Tool {
-            version: "test".into(),
-            git_revision: "test".into(),
-            arch: std::env::consts::ARCH.into(),
-        },
+        tool: Tool::this_build(),
     };
     let file = run_with_cancel(&req, &mut Silent, &AtomicBool::new(false)).unwrap();
     let measured: Vec<_> = file

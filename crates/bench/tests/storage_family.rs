@@ -59,11 +59,7 @@ fn run(profile: &Profile, options: &RunOptions, cancel: bool) -> ResultFile {
         options,
         output: &out,
         root: &root,
-        tool: Tool {
-            version: "test".into(),
-            git_revision: "test".into(),
-            arch: std::env::consts::ARCH.into(),
-        },
+        tool: Tool::this_build(),
     };
     run_with_cancel(&req, &mut Silent, &AtomicBool::new(cancel)).unwrap()
 }

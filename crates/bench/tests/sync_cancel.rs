@@ -120,11 +120,7 @@ fn engine_run_of_sync_contention_stops_on_cancel() {
         options: &options,
         output: &out,
         root: &root,
-        tool: Tool {
-            version: "test".into(),
-            git_revision: "test".into(),
-            arch: std::env::consts::ARCH.into(),
-        },
+        tool: Tool::this_build(),
     };
     let cancel = AtomicBool::new(false);
     let t0 = Instant::now();

@@ -536,6 +536,23 @@ fn profile_errors_name_file_line_and_key() {
     assert!(e.contains("scribble"), "{e}");
 }
 
+/// `run --profile quick --only storage --plan-only` with these `--storage-dir`s.
+fn storage_plan_only(dirs: &[&Path]) -> std::process::Output {
+    let mut c = hwsurvey();
+    c.args([
+        "run",
+        "--profile",
+        "quick",
+        "--only",
+        "storage",
+        "--plan-only",
+    ]);
+    for d in dirs {
+        c.arg("--storage-dir").arg(d);
+    }
+    c.output().unwrap()
+}
+
 /// `--storage-dir` names one directory per device: the same directory twice (also through a
 /// symlink) and two directories on one filesystem are refused before anything runs, with a
 /// one-line error naming both.
@@ -552,21 +569,7 @@ fn storage_dirs_named_twice_or_on_one_device_are_refused() {
     let link = base.path().join("link-to-a");
     std::os::unix::fs::symlink(&a, &link).unwrap();
     let refused = |x: &Path, y: &Path| {
-        let out = hwsurvey()
-            .args([
-                "run",
-                "--profile",
-                "quick",
-                "--only",
-                "storage",
-                "--plan-only",
-            ])
-            .arg("--storage-dir")
-            .arg(x)
-            .arg("--storage-dir")
-            .arg(y)
-            .output()
-            .unwrap();
+        let out = storage_plan_only(&[x, y]);
         assert!(!out.status.success());
         String::from_utf8(out.stderr).unwrap()
     };
@@ -595,19 +598,7 @@ fn storage_dirs_named_twice_or_on_one_device_are_refused() {
             .is_ok_and(|s| s.success())
     };
     if chattr("+i") {
-        let out = hwsurvey()
-            .args([
-                "run",
-                "--profile",
-                "quick",
-                "--only",
-                "storage",
-                "--plan-only",
-            ])
-            .arg("--storage-dir")
-            .arg(&locked)
-            .output()
-            .unwrap();
+        let out = storage_plan_only(&[&locked]);
         chattr("-i");
         assert!(!out.status.success());
         let err = String::from_utf8(out.stderr).unwrap();
@@ -622,19 +613,7 @@ fn storage_dirs_named_twice_or_on_one_device_are_refused() {
     }
     // A missing directory is an error before the run too, naming it.
     let missing = base.path().join("no-such-dir");
-    let out = hwsurvey()
-        .args([
-            "run",
-            "--profile",
-            "quick",
-            "--only",
-            "storage",
-            "--plan-only",
-        ])
-        .arg("--storage-dir")
-        .arg(&missing)
-        .output()
-        .unwrap();
+    let out = storage_plan_only(&[&missing]);
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(

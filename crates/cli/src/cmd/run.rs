@@ -90,11 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ""
         }
     );
-    let tool = Tool {
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        git_revision: hwsurvey_bench::GIT_REVISION.to_string(),
-        arch: std::env::consts::ARCH.to_string(),
-    };
+    let tool = Tool::this_build();
     let req = RunRequest {
         profile: &profile,
         plan: &plan,
