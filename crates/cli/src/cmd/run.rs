@@ -64,6 +64,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.plan_only {
         return Ok(ExitCode::SUCCESS);
     }
+    // Signals are handled from before the result file is claimed: a Ctrl-C or SIGTERM between
+    // the claim and the engine's first write must not leave an empty file behind.
+    let handler = engine::install_sigint_handler();
     let output = match args.output {
         Some(p) => claim_output(&p, args.force)?,
         None => default_output(&env)?,
@@ -78,7 +81,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .unwrap_or("binary not native to the kernel")
         );
     }
-    let handler = engine::install_sigint_handler();
     // A status line, on stderr with the progress: once the file is claimed, a closed stdout
     // (`run | head`) must not end the run before the engine's first write fills the file.
     eprintln!(
