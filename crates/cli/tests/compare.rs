@@ -364,3 +364,46 @@ fn format_from_the_output_extension_and_plots_on_a_file() {
         )
     );
 }
+
+/// The report keeps 3 thread-scaling plots per family and names the others: where they are
+/// with --plots DIR (every plot written there), how to get them without.
+#[test]
+fn plots_left_out_of_the_report_are_named_with_where_they_are() {
+    let example =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/x86_64-standard.json");
+    let dir = tempfile::tempdir().unwrap();
+    let plots = dir.path().join("plots");
+    let out = dir.path().join("r.md");
+    let assert = hwsurvey()
+        .arg("compare")
+        .arg(&example)
+        .arg("--plots")
+        .arg(&plots)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let err = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(
+        err.contains(&format!(
+            "the report shows 3 thread-scaling plots per family; 25 more are in {}: mem.bandwidth: stream.scale vs threads;",
+            plots.display()
+        )),
+        "{err}"
+    );
+    assert!(plots
+        .join("mem.bandwidth-stream.scale-vs-threads.svg")
+        .is_file());
+    let assert = hwsurvey()
+        .arg("compare")
+        .arg(&example)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let err = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(
+        err.contains("25 more are written by --plots DIR: "),
+        "{err}"
+    );
+}

@@ -92,15 +92,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let left_out = plot::left_out_of_report(&c);
     if !left_out.is_empty() {
+        let where_ = match &args.plots {
+            Some(dir) => format!("are in {}", dir.display()),
+            None => "are written by --plots DIR".to_string(),
+        };
         let note = format!(
-            "the report shows {} thread-scaling plots per family; {} more {} in --plots DIR: {}",
+            "the report shows {} thread-scaling plots per family; {} more {where_}: {}",
             plot::REPORT_PLOTS_PER_FAMILY,
             left_out.len(),
-            if args.plots.is_some() {
-                "are"
-            } else {
-                "are written by"
-            },
             left_out.join("; ")
         );
         eprintln!("note: {note}");
