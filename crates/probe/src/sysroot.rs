@@ -264,17 +264,7 @@ impl SysRoot {
         // device node planted in a snapshot tree is refused before it is opened.
         let meta = std::fs::metadata(&host).map_err(|e| Self::io_error(path, e))?;
         if !meta.is_file() {
-            use std::os::unix::fs::FileTypeExt;
-            let ft = meta.file_type();
-            let what = if ft.is_dir() {
-                "a directory"
-            } else if ft.is_fifo() {
-                "a FIFO (named pipe)"
-            } else if ft.is_char_device() || ft.is_block_device() {
-                "a device node"
-            } else {
-                "not a regular file"
-            };
+            let what = hwsurvey_model::files::kind_of(meta.file_type());
             return Err(ProbeError::Io {
                 path: path.to_string(),
                 message: format!("is {what}, not a regular file"),

@@ -149,7 +149,7 @@ fn claim_output(path: &Path, force: bool) -> anyhow::Result<PathBuf> {
                 anyhow::bail!(
                     "{}: is {}, not a regular file; --force replaces only result files",
                     path.display(),
-                    file_kind(&ft)
+                    hwsurvey_model::files::kind_of(ft)
                 );
             }
         }
@@ -166,24 +166,6 @@ fn claim_output(path: &Path, force: bool) -> anyhow::Result<PathBuf> {
             path.display()
         ),
         Err(e) => Err(e).with_context(|| format!("cannot create {}", path.display())),
-    }
-}
-
-/// "a directory", "a character device", ... for messages.
-fn file_kind(ft: &std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if ft.is_dir() {
-        "a directory"
-    } else if ft.is_char_device() {
-        "a character device"
-    } else if ft.is_block_device() {
-        "a block device"
-    } else if ft.is_fifo() {
-        "a FIFO (named pipe)"
-    } else if ft.is_socket() {
-        "a socket"
-    } else {
-        "not a regular file"
     }
 }
 
