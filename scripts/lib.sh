@@ -1,29 +1,163 @@
-# Shared helpers of scripts/*: package installation and timed stages.
+# Shared helpers of scripts/*: the one list of external commands with their Debian packages,
+# package installation, the checks of that list, and timed stages.
 
-# Debian packages the tests need. Keep in sync with README.md.
-HWSURVEY_PACKAGES=(
-  rustc-web cargo-web rust-web-src
-  gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu
-  gcc-sparc64-linux-gnu libc6-dev-sparc64-cross binutils-sparc64-linux-gnu
-  qemu-user
-  # peer tools of crates/bench/benches/peers.rs (likwid-bench, sysbench) and of storage.iops (fio)
-  likwid sysbench fio
-  # the HTML report printed to PDF and one PNG per page (crates/cli/tests/compare.rs, scripts/examples)
-  chromium poppler-utils
-)
+# Every external command that a test, script or benchmark of hwsurvey calls, with the Debian 12
+# package that provides it. One line per command:
+#     COMMAND   PACKAGE   # who calls it
+# COMMAND is a name looked up on PATH, or an absolute path: a file the package installs (for
+# packages that provide no command of their own: C libraries, sources, or a command that must
+# be the one at that path). A package providing several commands has one line per command.
+# ensure_packages installs every PACKAGE; check_tools then stops, naming each missing COMMAND
+# and its PACKAGE; check_tool_list stops when the sources call a command missing here. Tests
+# ask crates/testkit's `tool("COMMAND")`, which reads this list. Add your line when you call a
+# new command; keep README.md's set-up text in step.
+HWSURVEY_TOOLS='
+# the shells, the basics, the clone
+bash                        bash                        # scripts/*, crates/testkit/tests/tool_list.rs
+sh                          dash                        # crates/cli/tests/run.rs (signals), crates/bench/benches/peers.rs
+mkfifo                      coreutils                   # model/probe/cli/elf tests: a FIFO where a file is expected
+kill                        procps                      # crates/cli/tests/run.rs: SIGINT/SIGTERM to a run
+chattr                      e2fsprogs                   # crates/cli/tests/run.rs: an immutable storage directory
+dmesg                       util-linux                  # crates/bench/src/raid6/kmsg.rs: the kernel raid6 line
+taskset                     util-linux                  # crates/bench/benches/peers.rs: pins the peers
+awk                         mawk                        # scripts/cross-test: test counts
+git                         git                         # crates/bench/build.rs (revision), scripts/fresh-check (clone)
+# Debian Rust for the cross builds with -Zbuild-std (scripts/cross-test, cargo xtask dist)
+/usr/bin/rustc              rustc-web                   # scripts/cross-test, xtask, crates/elf/tests/target_spec_json.rs
+/usr/bin/cargo              cargo-web                   # scripts/cross-test, xtask dist
+/usr/lib/rustlib/src/rust/library/Cargo.lock rust-web-src # -Zbuild-std: the standard library sources
+# aarch64 and sparc64: cross gcc (linker), libc, binutils, qemu-user (runner; .cargo/config.toml)
+aarch64-linux-gnu-gcc       gcc-aarch64-linux-gnu       # .cargo/config.toml linker, targets/aarch64.toml
+/usr/aarch64-linux-gnu/lib/libc.a libc6-dev-arm64-cross # static aarch64 dist binary
+aarch64-linux-gnu-ld        binutils-aarch64-linux-gnu  # the cross linker gcc calls
+sparc64-linux-gnu-gcc       gcc-sparc64-linux-gnu       # .cargo/config.toml linker, targets/sparc64.toml
+/usr/sparc64-linux-gnu/lib/libc.a libc6-dev-sparc64-cross # static sparc64 dist binary
+sparc64-linux-gnu-ld        binutils-sparc64-linux-gnu  # the cross linker gcc calls
+qemu-aarch64                qemu-user                   # scripts/cross-test, xtask dist, scripts/examples
+qemu-sparc64                qemu-user                   # scripts/cross-test, xtask dist, scripts/examples
+# peers of the benchmarks (crates/*/benches, scripts/bench-smoke)
+cc                          gcc                         # crates/bench/benches/peers.rs: the C pointer chase
+likwid-bench                likwid                      # crates/bench/benches/peers.rs: Triad peer
+sysbench                    sysbench                    # crates/bench/benches/peers.rs: block read/write peer
+fio                         fio                         # crates/bench/benches/storage_peers.rs: 4 KiB random read peer
+# the HTML report printed to PDF and one PNG per page (scripts/html-to-pdf-png, crates/cli/tests/compare.rs)
+chromium                    chromium                    # scripts/html-to-pdf-png: print to PDF
+pdftoppm                    poppler-utils               # scripts/html-to-pdf-png: a PNG per page
+pdfinfo                     poppler-utils               # scripts/html-to-pdf-png, crates/cli/tests/compare.rs: page count
+pdftotext                   poppler-utils               # scripts/html-to-pdf-png, crates/cli/tests/compare.rs: the text
+convert-im6.q16             imagemagick                 # scripts/html-to-pdf-png: blank-page check, 256-colour PNG
+'
 
+# Prints the list's rows as "COMMAND PACKAGE", one a line (comments and blank lines dropped).
+tool_rows() {
+  local line cmd pkg
+  while IFS= read -r line; do
+    line=${line%%#*}
+    read -r cmd pkg _ <<<"$line" || true
+    [[ -n "$cmd" ]] && echo "$cmd $pkg"
+  done <<<"$HWSURVEY_TOOLS"
+}
+
+# The Debian packages of the list, each once, plus "$@".
+tool_packages() {
+  { tool_rows | awk '{print $2}'; printf '%s\n' "$@"; } | awk 'NF && !seen[$0]++'
+}
+
+# Installs the list's packages (and "$@") that are not installed yet. Idempotent; needs root or
+# sudo the first time; waits for another apt/dpkg to finish instead of failing on its lock.
 ensure_packages() {
-  local missing=()
-  for p in "${HWSURVEY_PACKAGES[@]}" "$@"; do
+  local missing=() p
+  while IFS= read -r p; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
-  done
+  done < <(tool_packages "$@")
   if ((${#missing[@]})); then
     echo "== installing Debian packages: ${missing[*]}"
     local sudo=""
     [[ $(id -u) -ne 0 ]] && sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+      --no-install-recommends "${missing[@]}"
   fi
+}
+
+# Whether COMMAND of the list is there: an executable file on PATH (a shell builtin of the same
+# name does not count: tests run the program), or the file when it is an absolute path.
+tool_present() {
+  if [[ $1 == /* ]]; then [[ -e $1 ]]; else [[ -n $(type -P "$1") ]]; fi
+}
+
+# Checks that every command of the list is there; prints one line per missing command, naming
+# its Debian package, and fails when any is missing.
+check_tools() {
+  local cmd pkg n=0 missing=0
+  while read -r cmd pkg; do
+    n=$((n + 1))
+    if ! tool_present "$cmd"; then
+      echo "missing command: $cmd (Debian package $pkg: apt-get install $pkg; listed in scripts/lib.sh)" >&2
+      missing=$((missing + 1))
+    fi
+  done < <(tool_rows)
+  if ((missing)); then
+    echo "== $missing of the $n commands of scripts/lib.sh are missing" >&2
+    return 1
+  fi
+  echo "== all $n commands of scripts/lib.sh are there"
+}
+
+# The external commands the sources call by name: Command::new("X"), have("X"), tool("X"),
+# which("X") in crates/ and xtask/; `require_tools X Y` in scripts/; linkers and runners of
+# .cargo/config.toml. Prints "COMMAND FILE", one a line.
+called_commands() {
+  local root=${1:-.}
+  (
+    cd "$root" || exit 1
+    grep -rHoE --include='*.rs' '(Command::new|\bhave|\btool|\bwhich)\("[^"]+"\)' crates xtask 2>/dev/null |
+      sed -E 's/^([^:]+):.*\("([^"]+)"\)$/\2 \1/'
+    grep -rHoE --include='*.rs' 'const RUSTC: &str = "[^"]+"' crates xtask 2>/dev/null |
+      sed -E 's/^([^:]+):.*"([^"]+)"$/\2 \1/'
+    grep -HE '^(linker|runner) = ' .cargo/config.toml 2>/dev/null |
+      sed -E 's/^([^:]+):[a-z]+ = "([^" ]+).*$/\2 \1/'
+    grep -rHE '^\s*require_tools ' scripts 2>/dev/null |
+      while IFS=: read -r file line; do
+        for c in ${line#*require_tools}; do echo "$c $file"; done
+      done
+  ) | grep -vE '^(hwsurvey|cargo) ' | sort -u
+}
+
+# Fails, naming each, when the sources call a command that the list does not have (a line
+# removed from the list, or a new command nobody added); names the package that provides it
+# on this machine when dpkg knows.
+check_tool_list() {
+  local root=${1:-.} cmd file listed bad=0 path pkg
+  listed=" $(tool_rows | awk '{printf "%s ", $1}')"
+  while read -r cmd file; do
+    [[ $listed == *" $cmd "* ]] && continue
+    pkg=""
+    path=$cmd
+    [[ $cmd == /* ]] || path=$(command -v "$cmd" 2>/dev/null || true)
+    [[ -n $path ]] && pkg=$(dpkg -S "$(realpath "$path")" 2>/dev/null | head -1 | cut -d: -f1)
+    echo "unlisted command: $cmd (called in $file; Debian package ${pkg:-unknown here}): add a line '$cmd ${pkg:-PACKAGE} # who calls it' to scripts/lib.sh" >&2
+    bad=$((bad + 1))
+  done < <(called_commands "$root")
+  if ((bad)); then
+    echo "== $bad commands called by the sources are not in scripts/lib.sh's list" >&2
+    return 1
+  fi
+}
+
+# For scripts: stops with the package to install when one of the commands is missing, and
+# declares them to check_tool_list (which fails when one is not in the list).
+require_tools() {
+  local c pkg row_cmd row_pkg
+  for c in "$@"; do
+    tool_present "$c" && continue
+    pkg=""
+    while read -r row_cmd row_pkg; do
+      [[ $row_cmd == "$c" ]] && pkg=$row_pkg
+    done < <(tool_rows)
+    echo "missing command: $c (Debian package ${pkg:-not in scripts/lib.sh}: ./scripts/test installs the list)" >&2
+    return 1
+  done
 }
 
 STAGES=()

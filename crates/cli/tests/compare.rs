@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use hwsurvey_testkit::have;
+use hwsurvey_testkit::tool;
 use predicates::prelude::*;
 
 fn write_three(dir: &Path) -> Vec<PathBuf> {
@@ -240,11 +240,15 @@ fn png_size(path: &Path) -> (u32, u32) {
 
 #[test]
 fn html_report_printed_whole_one_png_per_page() {
-    if !["chromium", "pdftoppm", "pdfinfo", "pdftotext"]
-        .iter()
-        .all(|t| have(t))
-    {
-        println!("SKIPPED: chromium or poppler-utils not installed");
+    // every command scripts/html-to-pdf-png and this test call (each prints its SKIPPED line)
+    let tools = [
+        "chromium",
+        "pdftoppm",
+        "pdfinfo",
+        "pdftotext",
+        "convert-im6.q16",
+    ];
+    if !tools.iter().all(|t| tool(t)) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -82,12 +82,78 @@ pub fn write(root: &Path, path: &str, value: &str) {
         .unwrap_or_else(|e| panic!("{}: {e}", host.display()));
 }
 
-/// Whether the command `tool` is on PATH (for tests of optional peers: chromium, fio).
+/// Whether the command `tool` is an executable file on PATH (a name; a shell builtin of the same
+/// name does not count) or exists (an absolute path).
 pub fn have(tool: &str) -> bool {
-    std::process::Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if tool.starts_with('/') {
+        return Path::new(tool).exists();
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| executable(&dir.join(tool))))
+}
+
+/// `scripts/lib.sh`: the one list of the external commands the tests call, with their Debian
+/// packages.
+pub fn tool_list_file() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/lib.sh")
+}
+
+/// The rows `(command, Debian package)` of the `HWSURVEY_TOOLS` list in `scripts/lib.sh`, in
+/// file order (a command is a name on PATH or an absolute path).
+///
+/// Panics when the file cannot be read or holds no such list.
+pub fn tool_rows() -> Vec<(String, String)> {
+    let file = tool_list_file();
+    let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let body = text
+        .split_once("HWSURVEY_TOOLS='")
+        .and_then(|(_, rest)| rest.split_once("\n'"))
+        .map(|(body, _)| body)
+        .unwrap_or_else(|| panic!("{}: no HWSURVEY_TOOLS='...' list", file.display()));
+    body.lines()
+        .filter_map(|line| {
+            let mut words = line.split('#').next().unwrap_or("").split_whitespace();
+            let cmd = words.next()?;
+            let pkg = words
+                .next()
+                .unwrap_or_else(|| panic!("{}: `{cmd}` has no Debian package", file.display()));
+            Some((cmd.to_owned(), pkg.to_owned()))
+        })
+        .collect()
+}
+
+/// The Debian package that provides `tool` according to `scripts/lib.sh`, or `None` when the
+/// list lacks it.
+pub fn package_of(tool: &str) -> Option<String> {
+    tool_rows()
+        .into_iter()
+        .find(|(cmd, _)| cmd == tool)
+        .map(|(_, pkg)| pkg)
+}
+
+/// Whether the external command `tool` (as listed in `scripts/lib.sh`) is there. When it is
+/// not, prints `SKIPPED: <tool> missing (Debian package <pkg>; ./scripts/test installs it)` and
+/// returns false: the caller skips instead of panicking (`./scripts/test` checks the whole list
+/// before any test runs, so there every listed tool is present).
+///
+/// Panics when `tool` is not in the list: every command a test calls must be in it, so that
+/// the set-up installs it.
+pub fn tool(tool: &str) -> bool {
+    let Some(pkg) = package_of(tool) else {
+        panic!(
+            "`{tool}` is not in {}: add a line `{tool} PACKAGE # who calls it`",
+            tool_list_file().display()
+        );
+    };
+    if have(tool) {
+        return true;
+    }
+    println!("SKIPPED: {tool} missing (Debian package {pkg}; ./scripts/test installs it)");
+    false
 }
 
 #[cfg(test)]
@@ -115,6 +181,7 @@ mod tests {
             "0-3\n"
         );
         assert!(have("sh"));
-        assert!(!have("no-such-tool-hwsurvey"));
+        let absent = "no-such-tool-hwsurvey";
+        assert!(!have(absent));
     }
 }
