@@ -3,28 +3,10 @@
 //! std-only fallback leaves threads unpinned and says so).
 
 use hwsurvey_model::CpuId;
-use serde::{Deserialize, Serialize};
 
-use crate::env::CpuPlace;
+use hwsurvey_probe::run_env::CpuPlace;
 
-/// How workers are laid over the CPUs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Placement {
-    /// Fill SMT siblings and cores of one package (and node) first, then the next.
-    Compact,
-    /// One worker per package/node in turn, then per core, SMT siblings last.
-    Spread,
-}
-
-impl std::fmt::Display for Placement {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Placement::Compact => "compact",
-            Placement::Spread => "spread",
-        })
-    }
-}
+pub use hwsurvey_result::placement::{PinStatus, Placement};
 
 /// The CPU order a policy fills, over the usable CPUs. Worker `i` of `n` gets
 /// `order[i % order.len()]` (so oversubscription wraps around).
@@ -78,24 +60,6 @@ pub fn cpu_order(cpus: &[CpuPlace], placement: Placement) -> Vec<CpuId> {
     }
 }
 
-/// What pinning one thread achieved.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
-pub enum PinStatus {
-    /// `sched_setaffinity` to this one CPU succeeded.
-    Pinned {
-        /// OS CPU number.
-        cpu: CpuId,
-    },
-    /// The thread runs unpinned, and why (std-only build, or the call failed).
-    Unpinned {
-        /// CPU it was meant for.
-        intended_cpu: CpuId,
-        /// Why not.
-        reason: String,
-    },
-}
-
 /// Pins the calling thread to `cpu`.
 #[cfg(feature = "sys")]
 pub fn pin_current_thread(cpu: CpuId) -> PinStatus {
@@ -126,22 +90,8 @@ pub fn pin_current_thread(cpu: CpuId) -> PinStatus {
     }
 }
 
-/// The CPUs the calling thread may run on (`sched_getaffinity`); `None` if the call fails.
 #[cfg(feature = "sys")]
-pub fn current_affinity() -> Option<hwsurvey_model::CpuSet> {
-    use nix::sched::{sched_getaffinity, CpuSet as NixSet};
-    use nix::unistd::Pid;
-    let set = sched_getaffinity(Pid::from_raw(0)).ok()?;
-    let ids: hwsurvey_model::CpuSet = (0..NixSet::count())
-        .filter(|&i| set.is_set(i).unwrap_or(false))
-        .map(|i| i as CpuId)
-        .collect();
-    if ids.is_empty() {
-        None
-    } else {
-        Some(ids)
-    }
-}
+pub use hwsurvey_probe::run_env::current_affinity;
 
 /// Restores the calling thread's affinity to `set` (after a pinned run in the main thread).
 #[cfg(feature = "sys")]

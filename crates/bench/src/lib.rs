@@ -10,27 +10,25 @@
 
 pub mod affinity;
 pub mod engine;
-pub mod env;
 pub mod families;
-pub mod outcome;
 pub mod pages;
 pub mod plan;
 pub mod profile;
 pub mod raid6;
-pub mod result;
 pub mod runner;
 pub mod service;
 pub mod storage;
+
+/// The live run environment, read by the probe crate.
+pub use hwsurvey_probe::run_env as env;
+/// The result file (its own crate, a leaf readers depend on).
+pub use hwsurvey_result as result;
+/// What a family returns for one point (the result crate's types).
+pub use hwsurvey_result::outcome;
+pub use hwsurvey_result::GIT_REVISION;
 
 pub use affinity::{PinStatus, Placement};
 pub use outcome::{Better, Measurement, Metric, PointOutcome};
 pub use plan::{build_plan, FamilyPoints, Plan, PlanInput, Point, RunOptions, SkippedPoint};
 pub use profile::{Profile, ProfileError, RunSettings, Section};
 pub use runner::{RunContext, Timed, Worker};
-
-/// Git revision of the source at build time (`<12 hex>[-dirty]`), or "unknown" outside a
-/// git checkout; set by build.rs (an `HWSURVEY_GIT_REVISION` in the build environment wins).
-pub const GIT_REVISION: &str = match option_env!("HWSURVEY_GIT_REVISION") {
-    Some(v) => v,
-    None => "unknown",
-};

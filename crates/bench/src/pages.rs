@@ -21,55 +21,7 @@ use serde::{Deserialize, Serialize};
 /// x86_64 and of 4 KiB-page aarch64 kernels.
 pub const DEFAULT_THP_ALIGN_BYTES: usize = 2 << 20;
 
-/// How the pages of a buffer are to be backed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
-pub enum PageMode {
-    /// Base pages; `madvise(MADV_NOHUGEPAGE)` keeps THP "always" from promoting them.
-    Base,
-    /// Whatever the system's THP setting gives an anonymous mapping (no `madvise`), as STREAM
-    /// and most programs run; [`PageBuffer::verify`] tells what that was.
-    Default,
-    /// Transparent huge pages requested by `madvise(MADV_HUGEPAGE)` on a PMD-aligned range.
-    Thp,
-    /// hugetlbfs pages of one size, `mmap(MAP_HUGETLB | log2(size) << MAP_HUGE_SHIFT)`; the size
-    /// comes from `/sys/kernel/mm/hugepages/hugepages-<N>kB`.
-    HugeTlb {
-        /// Huge page size in bytes (e.g. 2097152).
-        page_size_bytes: u64,
-    },
-}
-
-impl PageMode {
-    /// Short stable label for tables and result keys: `base`, `thp`, `hugetlb-2MiB`, `hugetlb-64KiB`.
-    pub fn label(&self) -> String {
-        match self {
-            PageMode::Base => "base".to_string(),
-            PageMode::Default => "default".to_string(),
-            PageMode::Thp => "thp".to_string(),
-            PageMode::HugeTlb { page_size_bytes } => {
-                format!("hugetlb-{}", binary_size(*page_size_bytes))
-            }
-        }
-    }
-}
-
-impl fmt::Display for PageMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.label())
-    }
-}
-
-/// `2097152` -> `2MiB`, `65536` -> `64KiB`, `1073741824` -> `1GiB`; other values in bytes.
-fn binary_size(bytes: u64) -> String {
-    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
-    for (unit, name) in UNITS {
-        if bytes >= unit && bytes.is_multiple_of(unit) {
-            return format!("{}{}", bytes / unit, name);
-        }
-    }
-    format!("{bytes}B")
-}
+pub use hwsurvey_result::page_mode::PageMode;
 
 /// Why a buffer could not be allocated.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -613,12 +565,12 @@ mod sys {
                 let map = unsafe { mmap_anonymous(None, map_len, prot, base_flags | flags) }.map_err(|e| match e {
                     Errno::ENOMEM => unavailable(format!(
                         "mmap(MAP_HUGETLB, {}): ENOMEM (hugetlb pool empty or too small for {} bytes)",
-                        super::binary_size(page_size_bytes),
+                        hwsurvey_result::page_mode::binary_size(page_size_bytes),
                         map_len
                     )),
                     Errno::EINVAL => unavailable(format!(
                         "mmap(MAP_HUGETLB, {}): EINVAL (size not supported by the kernel, or emulated by qemu-user)",
-                        super::binary_size(page_size_bytes)
+                        hwsurvey_result::page_mode::binary_size(page_size_bytes)
                     )),
                     other => unavailable(format!("mmap(MAP_HUGETLB): {other}")),
                 })?;

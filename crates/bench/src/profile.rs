@@ -35,8 +35,6 @@ use hwsurvey_model::files::FileProblem;
 use serde::de::{DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::affinity::Placement;
-
 /// The profile file format this engine reads.
 pub const PROFILE_FORMAT_VERSION: u32 = 1;
 
@@ -63,46 +61,7 @@ pub struct ProfileError {
     pub message: String,
 }
 
-/// Engine rules shared by every family: `[run]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RunSettings {
-    /// Thread placement policy for every point.
-    pub placement: Placement,
-    /// Each timed sample lasts at least this long, seconds (0.2 in the standard profile);
-    /// range (0, 60].
-    pub sample_min_s: f64,
-    /// ... and at least this many ticks of the clock's measured resolution (20); 1..=1000000.
-    pub sample_min_clock_ticks: u32,
-    /// Untimed warm-up before the first sample of a point, seconds; [0, 60].
-    pub warmup_s: f64,
-    /// Samples always taken per point; 2..=1000.
-    #[serde(deserialize_with = "at_least_two")]
-    pub samples_min: usize,
-    /// Hard cap of samples per point; samples_min..=1000.
-    pub samples_max: usize,
-    /// Take more samples (up to the cap) while the CV exceeds this fraction; (0, 1].
-    pub target_cv: f64,
-    /// The run never allocates more than this fraction of min(MemAvailable, cgroup limit);
-    /// (0, 1].
-    #[serde(deserialize_with = "fraction")]
-    pub memory_fraction: f64,
-    /// "Memory" working sets are at least this multiple of the total last-level cache;
-    /// (0, 64].
-    pub memory_llc_multiple: f64,
-    /// Floor of a "memory" working set when the LLC is unknown, bytes; 4096..=2^40 (1 TiB).
-    pub memory_min_working_set_bytes: u64,
-    /// Ceiling of any working set, bytes (the quick profile keeps qemu runs short); absent =
-    /// only the memory fraction bounds it; 4096..=2^40 and >= `memory_min_working_set_bytes`.
-    #[serde(default)]
-    pub memory_max_working_set_bytes: Option<u64>,
-    /// Oversubscription points use this multiple of the usable CPUs; 1..=64, and the point's
-    /// threads are cut to [`MAX_THREADS_PER_POINT`] (4096).
-    pub oversubscription_factor: usize,
-    /// Whole-run time budget, seconds: the sum of the family budgets must not exceed it;
-    /// (0, 86400].
-    pub budget_s: f64,
-}
+pub use hwsurvey_result::profile::RunSettings;
 
 /// Engine keys of one family: `[families."<id>"]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -712,28 +671,6 @@ fn check_run(c: &Checker<'_>, r: &RunSettings) -> Result<(), ProfileError> {
     Ok(())
 }
 
-fn fraction<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-    let v = f64::deserialize(d)?;
-    if v > 0.0 && v <= 1.0 {
-        Ok(v)
-    } else {
-        Err(serde::de::Error::custom(format!(
-            "expected a fraction in (0, 1], got {v}"
-        )))
-    }
-}
-
-fn at_least_two<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
-    let v = usize::deserialize(d)?;
-    if v >= 2 {
-        Ok(v)
-    } else {
-        Err(serde::de::Error::custom(format!(
-            "expected at least 2 (a sample needs two values for a spread), got {v}"
-        )))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -779,7 +716,7 @@ mod tests {
         );
         let p = Profile::parse("t.toml", &text, KNOWN).unwrap();
         assert_eq!(p.version, 3);
-        assert_eq!(p.run.placement, Placement::Spread);
+        assert_eq!(p.run.placement, crate::affinity::Placement::Spread);
         assert_eq!(p.run.memory_max_working_set_bytes, None);
         let s = &p.families["mem.bandwidth"];
         assert_eq!(s.common.budget_s, 40.0);

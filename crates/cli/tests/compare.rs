@@ -112,7 +112,7 @@ fn bad_files_get_one_line_errors() {
 fn different_profile_versions_need_force() {
     let dir = tempfile::tempdir().unwrap();
     let files = write_three(dir.path());
-    let mut f = hwsurvey_bench::result::load(&files[2]).unwrap();
+    let mut f = hwsurvey_result::load(&files[2]).unwrap();
     f.profile.version = 2;
     f.write_atomic(&files[2]).unwrap();
     hwsurvey()

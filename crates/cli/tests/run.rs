@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use hwsurvey_bench::result::{load, ResultFile, RunStatus};
 use hwsurvey_qualify::stored::{RulesRef, StoredFindings};
+use hwsurvey_result::{load, ResultFile, RunStatus};
 
 /// The hwsurvey binary, through the target's runner when one is set (qemu-user).
 fn hwsurvey() -> Command {

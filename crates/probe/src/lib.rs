@@ -15,6 +15,7 @@ pub mod memory;
 pub mod numa;
 pub mod os;
 pub mod pages;
+pub mod run_env;
 pub mod summary;
 pub mod sysroot;
 

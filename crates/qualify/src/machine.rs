@@ -242,7 +242,7 @@ impl<T> AndThen<T> for Probed<T> {
 
 /// Figures the rules read from a result file: the highest STREAM Triad median over thread
 /// counts (`mem.bandwidth`, points `stream.triad/...`, metric `bandwidth_bytes_per_s`).
-pub fn result_facts(path: &str, r: &hwsurvey_bench::result::ResultFile) -> ResultFacts {
+pub fn result_facts(path: &str, r: &hwsurvey_result::ResultFile) -> ResultFacts {
     let triad = r
         .tests
         .iter()

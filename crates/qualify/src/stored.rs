@@ -6,8 +6,8 @@
 //! show those ([`findings_of_result`]); a file written before runs stored findings has none,
 //! and its findings are recomputed now, saying so ([`Origin`]).
 
-use hwsurvey_bench::result::ResultFile;
 use hwsurvey_model::Probed;
+use hwsurvey_result::ResultFile;
 use serde::{Deserialize, Serialize};
 
 use crate::{from_machine, machine::result_facts, qualify, Facts, Finding, Report, RuleSet};

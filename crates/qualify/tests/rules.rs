@@ -542,7 +542,7 @@ fn engine_reports_unknown_inputs_as_not_evaluated() {
 }
 
 /// A `mem.latency` point's params as the bench writes them (real `PageMode` serialization).
-fn latency_params(mode: hwsurvey_bench::pages::PageMode) -> serde_json::Value {
+fn latency_params(mode: hwsurvey_result::PageMode) -> serde_json::Value {
     serde_json::json!({
         "order": {"kind": "full_random"},
         "page_mode": serde_json::to_value(mode).unwrap(),
@@ -554,8 +554,8 @@ fn latency_params(mode: hwsurvey_bench::pages::PageMode) -> serde_json::Value {
 
 #[test]
 fn result_skipped_hugetlb_points_count_as_needed() {
-    use hwsurvey_bench::pages::PageMode;
     use hwsurvey_qualify::machine::page_modes_of;
+    use hwsurvey_result::PageMode;
     // a run on the Firecracker guest: base and THP measured, every hugetlb point skipped
     // because the 2 MiB and 1 GiB pools hold 0 pages
     let planned = [

@@ -29,7 +29,7 @@ fn main() {
         let inputs: Vec<Input> = paths
             .iter()
             .map(|p| {
-                let file = hwsurvey_bench::result::load(p).expect("load");
+                let file = hwsurvey_result::load(p).expect("load");
                 Input {
                     label: default_label(&file),
                     file,

@@ -2,9 +2,9 @@
 //! every test side by side, with relative columns against the baseline judged by the runs' own
 //! noise (`hwsurvey_stats::within_noise`).
 
-use hwsurvey_bench::outcome::Better;
-use hwsurvey_bench::result::{MetricResult, ResultFile};
 use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal, three_significant};
+use hwsurvey_result::outcome::Better;
+use hwsurvey_result::{MetricResult, ResultFile};
 use serde_json::Value;
 
 use crate::layout::{Cell, Comparison, Row, Table};
@@ -157,7 +157,7 @@ pub fn compare(
         ));
     }
     for i in inputs {
-        if i.file.status != hwsurvey_bench::result::RunStatus::Complete {
+        if i.file.status != hwsurvey_result::RunStatus::Complete {
             flags.push(format!(
                 "{}: run status {}, not complete",
                 i.label, i.file.status

@@ -2,16 +2,16 @@
 //! `reports/examples/` holds real runs. Values are plausible, labelled as synthetic in the
 //! profile source, and deterministic.
 
-use hwsurvey_bench::affinity::Placement;
-use hwsurvey_bench::env::{LoadSnapshot, RunEnv};
-use hwsurvey_bench::outcome::{Metric, PointOutcome};
-use hwsurvey_bench::plan::{FamilyPlan, Plan, Point, SkippedPoint};
-use hwsurvey_bench::profile::RunSettings;
-use hwsurvey_bench::result::{
+use hwsurvey_model::{CpuSet, Probed, Unknown};
+use hwsurvey_probe::run_env::{LoadSnapshot, RunEnv};
+use hwsurvey_result::outcome::{Metric, PointOutcome};
+use hwsurvey_result::plan::{FamilyPlan, Plan, Point, SkippedPoint};
+use hwsurvey_result::Measurement;
+use hwsurvey_result::Placement;
+use hwsurvey_result::RunSettings;
+use hwsurvey_result::{
     ProfileRef, ResultFile, RunStatus, TestResult, Tool, RESULT_SCHEMA, RESULT_SCHEMA_VERSION,
 };
-use hwsurvey_bench::Measurement;
-use hwsurvey_model::{CpuSet, Probed, Unknown};
 
 /// What differs between the synthetic platforms.
 #[derive(Debug, Clone)]

@@ -14,8 +14,8 @@
 //!   delivered (x, per cell), one table per `params.load_kind`; the idle point (no load
 //!   threads, no bandwidth metric) starts every kind's curve at x = 0.
 
-use hwsurvey_bench::result::{MetricResult, ResultFile, TestResult};
 use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal};
+use hwsurvey_result::{MetricResult, ResultFile, TestResult};
 use serde_json::Value;
 
 use crate::build::{human, Input};

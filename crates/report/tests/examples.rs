@@ -30,8 +30,8 @@ fn inputs() -> Vec<Input> {
         .iter()
         .map(|name| {
             let path = examples_dir().join(name);
-            let file = hwsurvey_bench::result::load(&path)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let file =
+                hwsurvey_result::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             Input {
                 label: default_label(&file),
                 file,

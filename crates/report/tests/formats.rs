@@ -6,7 +6,7 @@ use hwsurvey_report::{
     compare, default_label, distinct_labels, plot, render, CompareError, Format, Input,
 };
 
-fn inputs(files: Vec<hwsurvey_bench::result::ResultFile>) -> Vec<Input> {
+fn inputs(files: Vec<hwsurvey_result::ResultFile>) -> Vec<Input> {
     files
         .into_iter()
         .map(|file| Input {
@@ -236,7 +236,7 @@ fn three_spec(k: usize) -> Spec {
 }
 
 fn labels_and(
-    files: Vec<hwsurvey_bench::result::ResultFile>,
+    files: Vec<hwsurvey_result::ResultFile>,
     defaults: &[String],
     names: &[(String, String)],
 ) -> Vec<Input> {

@@ -16,7 +16,7 @@ fn examples() -> Comparison {
     ]
     .iter()
     .map(|n| {
-        let file = hwsurvey_bench::result::load(&dir.join(n)).unwrap();
+        let file = hwsurvey_result::load(&dir.join(n)).unwrap();
         Input {
             label: default_label(&file),
             file,

@@ -60,7 +60,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
     let mut files = Vec::new();
     for path in &args.files {
-        files.push(hwsurvey_bench::result::load(path)?);
+        files.push(hwsurvey_result::load(path)?);
     }
     // --label overrides; default labels that two files share get the file name appended
     let (labels, label_note) = if args.labels.is_empty() {

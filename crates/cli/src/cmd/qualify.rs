@@ -105,7 +105,7 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
     };
     if let Some(path) = &args.result {
         let shown = path.display().to_string();
-        let file = hwsurvey_bench::result::load(path)?;
+        let file = hwsurvey_result::load(path)?;
         // The findings `hwsurvey run` stored, unless --rules or --binary asks for others.
         if args.rules.is_none() && args.binary.is_none() {
             let report = stored::findings_of_result(&shown, &file, &rules, &rules_ref)

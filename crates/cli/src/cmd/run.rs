@@ -6,12 +6,12 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use hwsurvey_bench::engine::{self, Observer, RunRequest};
-use hwsurvey_bench::env::RunEnv;
 use hwsurvey_bench::families;
 use hwsurvey_bench::plan::{build_plan, Plan, RunOptions, SkippedPoint};
-use hwsurvey_bench::result::{ResultFile, RunStatus, TestResult, Tool};
 use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal, three_significant};
+use hwsurvey_probe::run_env::RunEnv;
 use hwsurvey_probe::{probe_machine, SysRoot};
+use hwsurvey_result::{ResultFile, RunStatus, TestResult, Tool};
 use hwsurvey_stats::scaling::{analyse, ScalingPoint};
 
 /// Options of `hwsurvey run`.
@@ -197,7 +197,7 @@ pub fn default_stem(host: Option<&str>, arch: &str, started_rfc3339: &str) -> St
 /// `reports/<stem>.json` ([`default_stem`]), or `<stem>-2.json`, `-3`, ... when taken, each
 /// tried with an exclusive create so two concurrent runs never get the same file.
 fn default_output(env: &RunEnv) -> anyhow::Result<PathBuf> {
-    let now = hwsurvey_bench::result::rfc3339(std::time::SystemTime::now());
+    let now = hwsurvey_result::rfc3339(std::time::SystemTime::now());
     let stem = default_stem(env.hostname.known().map(String::as_str), &env.arch, &now);
     let dir = Path::new("reports");
     std::fs::create_dir_all(dir)
@@ -275,7 +275,7 @@ impl Observer for Progress {
             file,
             &q.rules,
             &q.rules_ref,
-            hwsurvey_bench::result::rfc3339(std::time::SystemTime::now()),
+            hwsurvey_result::rfc3339(std::time::SystemTime::now()),
         );
         file.qualification = serde_json::to_value(stored).ok();
     }
@@ -519,7 +519,7 @@ fn dropped_at_run_time<'a>(plan: &Plan, skipped: &'a [SkippedPoint]) -> Vec<&'a 
 /// statistics: one sample shows its value ("(1 sample)"), none shows why (the point's
 /// `no_pass_reason` detail when it has one), never a statistics error.
 fn metric_cells(
-    m: &hwsurvey_bench::result::MetricResult,
+    m: &hwsurvey_result::MetricResult,
     details: &serde_json::Map<String, serde_json::Value>,
 ) -> (String, String, String) {
     if let Some(s) = &m.summary {
@@ -606,8 +606,8 @@ fn scaling_lines(file: &ResultFile) -> Vec<String> {
 mod tests {
     use super::*;
     use hwsurvey_bench::plan::FamilyPlan;
-    use hwsurvey_bench::result::MetricResult;
     use hwsurvey_bench::{Metric, Point, PointOutcome};
+    use hwsurvey_result::MetricResult;
 
     fn point(family: &str, id: &str, threads: usize) -> Point {
         serde_json::from_value(serde_json::json!({
@@ -752,7 +752,7 @@ mod tests {
     #[test]
     fn plain_progress_line_per_finished_test() {
         let p = point("mem.latency", "full_random/base/ws=64MiB", 1);
-        let m = hwsurvey_bench::Measurement {
+        let m = hwsurvey_result::Measurement {
             metrics: vec![Metric::latency("latency_ns", vec![98.0, 98.1, 98.2])],
             pins: vec![],
             details: Default::default(),

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::affinity::PinStatus;
+use crate::placement::PinStatus;
 
 /// Direction in which a metric is better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,7 +65,7 @@ impl Metric {
 pub struct Measurement {
     /// One or more metrics; the first is the headline shown in summaries.
     pub metrics: Vec<Metric>,
-    /// What each worker's pinning achieved (from [`crate::runner::Timed::pins`]).
+    /// What each worker's pinning achieved (from the runner's `Timed::pins`).
     pub pins: Vec<PinStatus>,
     /// Facts about how it was measured, units in the keys: credited bytes per element,
     /// backing obtained (`"backing": "thp"`), calibrated repetitions, I/O engine, ...

@@ -3,12 +3,13 @@
 //! settings that affect numbers (governor, THP, SMT, numa_balancing, load average).
 //!
 //! Read through a [`SysRoot`] with pure parsers, so a captured snapshot gives the same answer.
-//! The plan takes it beside the probe's `Machine`; reading the few fields here keeps the
-//! engine independent of how the probe document is laid out.
+//! The plan takes it beside the probe's `Machine`; the result file records it as
+//! `environment`, `load_before` and `load_after`.
 
 use hwsurvey_model::{CpuSet, Probed, Unknown};
-use hwsurvey_probe::{ProbeError, SysRoot};
 use serde::{Deserialize, Serialize};
+
+use crate::{ProbeError, SysRoot};
 
 /// Where one CPU sits. Ids are the kernel's (`topology/physical_package_id`, `core_id`),
 /// which are not dense (Kunpeng 920 reports package ids 36 and 8442).
@@ -209,7 +210,7 @@ fn read_llc(root: &SysRoot, cpus: &CpuSet) -> Probed<LastLevelCache> {
 fn usable_cpus(root: &SysRoot) -> (CpuSet, String) {
     #[cfg(feature = "sys")]
     if root.is_live() {
-        if let Some(set) = crate::affinity::current_affinity() {
+        if let Some(set) = current_affinity() {
             return (set, "sched_getaffinity".into());
         }
     }
@@ -227,6 +228,23 @@ fn usable_cpus(root: &SysRoot) -> (CpuSet, String) {
         (0..n as u32).collect(),
         "std::thread::available_parallelism".into(),
     )
+}
+
+/// The CPUs the calling thread may run on (`sched_getaffinity`); `None` if the call fails.
+#[cfg(feature = "sys")]
+pub fn current_affinity() -> Option<CpuSet> {
+    use nix::sched::{sched_getaffinity, CpuSet as NixSet};
+    use nix::unistd::Pid;
+    let set = sched_getaffinity(Pid::from_raw(0)).ok()?;
+    let ids: CpuSet = (0..NixSet::count())
+        .filter(|&i| set.is_set(i).unwrap_or(false))
+        .map(|i| i as hwsurvey_model::CpuId)
+        .collect();
+    if ids.is_empty() {
+        None
+    } else {
+        Some(ids)
+    }
 }
 
 fn cgroup_limit(root: &SysRoot) -> Probed<Option<u64>> {

@@ -8,7 +8,8 @@ use hwsurvey_model::files::{FileError, FileProblem};
 use hwsurvey_stats::{Sample, Summary};
 use serde::{Deserialize, Serialize};
 
-use crate::env::{LoadSnapshot, RunEnv};
+use hwsurvey_probe::run_env::{LoadSnapshot, RunEnv};
+
 use crate::outcome::{Better, Metric, PointOutcome};
 use crate::plan::{Plan, Point, SkippedPoint};
 
@@ -144,7 +145,7 @@ pub struct TestResult {
     /// Metrics with raw samples and statistics (measured only).
     pub metrics: Vec<MetricResult>,
     /// Pinning of each worker (measured only).
-    pub pins: Vec<crate::affinity::PinStatus>,
+    pub pins: Vec<crate::placement::PinStatus>,
     /// Family details (credited bytes, backing obtained, ...).
     pub details: serde_json::Map<String, serde_json::Value>,
     /// UTC start, RFC 3339.

@@ -1,0 +1,31 @@
+//! The result file of a hwsurvey run as typed data: the versioned JSON schema
+//! ([`ResultFile`], format in `docs/result-format.md`), its loader with validation
+//! ([`load`], [`parse`]) and its atomic writer ([`ResultFile::write_atomic`]).
+//!
+//! A leaf of the pipeline: the engine writes these types, compare, report and qualify read
+//! them, and nothing here depends on a workload. Module map: [`file`] (the document, load,
+//! validate, write), [`outcome`] (what a family returns for one point), [`page_mode`] (the page backing a
+//! point asks for), [`plan`] (points and
+//! skips as recorded), [`placement`] (placement policy and pinning achieved), [`profile`]
+//! (the engine rules recorded with the profile reference).
+
+pub mod file;
+pub mod outcome;
+pub mod page_mode;
+pub mod placement;
+pub mod plan;
+pub mod profile;
+
+pub use file::*;
+pub use outcome::{Better, Measurement, Metric, PointOutcome};
+pub use page_mode::PageMode;
+pub use placement::{PinStatus, Placement};
+pub use plan::{FamilyPlan, Plan, Point, SkippedPoint};
+pub use profile::RunSettings;
+
+/// Git revision of the source at build time (`<12 hex>[-dirty]`), or "unknown" outside a
+/// git checkout; set by build.rs (an `HWSURVEY_GIT_REVISION` in the build environment wins).
+pub const GIT_REVISION: &str = match option_env!("HWSURVEY_GIT_REVISION") {
+    Some(v) => v,
+    None => "unknown",
+};

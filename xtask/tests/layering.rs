@@ -1,0 +1,85 @@
+//! The crate layering of the workspace, read from `cargo metadata`: the readers of result
+//! files (report, qualify) and the result crate itself never depend, directly or through
+//! another crate, on the crates that run workloads. Dev-dependencies do not count (a test may
+//! run a workload); normal and build dependencies do.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
+
+/// Workspace crates that measure: the engine and the workloads.
+const RUN_SIDE: &[&str] = &["hwsurvey-bench", "hwsurvey-engine", "hwsurvey-workloads"];
+
+/// Normal and build dependencies of each workspace package, by package name.
+fn workspace_deps() -> BTreeMap<String, BTreeSet<String>> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "cargo metadata: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("metadata is JSON");
+    let mut deps = BTreeMap::new();
+    for p in meta["packages"].as_array().expect("packages") {
+        let name = p["name"].as_str().expect("name").to_string();
+        let normal = p["dependencies"]
+            .as_array()
+            .expect("dependencies")
+            .iter()
+            .filter(|d| d["kind"].as_str() != Some("dev"))
+            .filter_map(|d| d["name"].as_str().map(str::to_string))
+            .collect();
+        deps.insert(name, normal);
+    }
+    deps
+}
+
+/// Every workspace crate `name` depends on, directly or through others.
+fn closure(deps: &BTreeMap<String, BTreeSet<String>>, name: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![name.to_string()];
+    while let Some(n) = todo.pop() {
+        for d in deps.get(&n).into_iter().flatten() {
+            if deps.contains_key(d) && seen.insert(d.clone()) {
+                todo.push(d.clone());
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+fn readers_do_not_depend_on_the_run_side() {
+    let deps = workspace_deps();
+    for reader in ["hwsurvey-report", "hwsurvey-qualify", "hwsurvey-result"] {
+        assert!(deps.contains_key(reader), "{reader} is a workspace crate");
+        let all = closure(&deps, reader);
+        let bad: Vec<_> = RUN_SIDE.iter().filter(|c| all.contains(**c)).collect();
+        assert!(
+            bad.is_empty(),
+            "{reader} depends on {bad:?} (all its workspace dependencies: {all:?})"
+        );
+        assert!(
+            all.contains("hwsurvey-result") || reader == "hwsurvey-result",
+            "{reader} reads result files through hwsurvey-result: {all:?}"
+        );
+    }
+    // and the check sees a real dependency: the binary does run workloads
+    assert!(closure(&deps, "hwsurvey").contains("hwsurvey-bench"));
+}
+
+#[test]
+fn no_dependency_cycles_between_workspace_crates() {
+    let deps = workspace_deps();
+    for name in deps.keys() {
+        assert!(
+            !closure(&deps, name).contains(name),
+            "{name} depends on itself through {:?}",
+            closure(&deps, name)
+        );
+    }
+}
