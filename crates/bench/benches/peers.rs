@@ -21,6 +21,11 @@
 //! A missing peer (likwid is x86-only; sysbench or cc may be absent) is reported and skipped.
 //! `HWSURVEY_PEERS_PAIRS` sets the number of pairs (default 5, minimum 5 for the figures to
 //! count as the measurement of record).
+//!
+//! `HWSURVEY_BENCH_SMOKE=1` (scripts/bench-smoke) runs the short form: every section with tiny
+//! sizes (working sets of 4 to 8 MiB, blocks of 4 KiB and 1 MiB, a 4 MiB chase), short samples
+//! and 2 pairs (the fewest that give section 4 a spread). Its figures mean nothing; it shows
+//! that every section still produces its figures and ratios.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -32,6 +37,34 @@ use hwsurvey_bench::families::{mem_bandwidth::MemBandwidth, mem_latency::MemLate
 use hwsurvey_bench::result::{ResultFile, Tool};
 use hwsurvey_bench::{build_plan, Point, Profile, RunOptions};
 use hwsurvey_probe::{probe_machine, Machine, SysRoot};
+
+/// Whether `HWSURVEY_BENCH_SMOKE=1` asks for the short form (see the module docs).
+fn smoke() -> bool {
+    std::env::var("HWSURVEY_BENCH_SMOKE").is_ok_and(|v| v == "1")
+}
+
+/// `[run]` of the short form: quick profile's sample settings, working sets of 4 to 8 MiB.
+const SMOKE_RUN_HEADER: &str = r#"
+format_version = 1
+id = "peers-smoke"
+version = 1
+description = "benches/peers.rs short form (HWSURVEY_BENCH_SMOKE=1): tiny sizes, numbers not comparable"
+
+[run]
+placement = "compact"
+sample_min_s = 0.01
+sample_min_clock_ticks = 20
+warmup_s = 0.0
+samples_min = 2
+samples_max = 3
+target_cv = 0.05
+memory_fraction = 0.25
+memory_llc_multiple = 1.0
+memory_min_working_set_bytes = 4194304
+memory_max_working_set_bytes = 8388608
+oversubscription_factor = 2
+budget_s = 600
+"#;
 
 const RUN_HEADER: &str = r#"
 format_version = 1
@@ -79,12 +112,22 @@ huge_min_bytes = 1099511627776
 
 /// Block sizes compared with sysbench, bytes.
 const BLOCKS: [u64; 3] = [4096, 1 << 20, 64 << 20];
+/// Block sizes of the short form, bytes.
+const SMOKE_BLOCKS: [u64; 2] = [4096, 1 << 20];
+/// Working set of the latency comparison (hwsurvey's smallest chase and the C chase), bytes,
+/// and the C chase's loads.
+const CHASE_BYTES: u64 = 256 << 20;
+const CHASE_STEPS: u64 = 20_000_000;
+const SMOKE_CHASE_BYTES: u64 = 4 << 20;
+const SMOKE_CHASE_STEPS: u64 = 1_000_000;
 
 struct Live {
     root: SysRoot,
     machine: Machine,
     env: RunEnv,
     tmp: PathBuf,
+    /// [`RUN_HEADER`], or [`SMOKE_RUN_HEADER`] for the short form.
+    header: &'static str,
 }
 
 /// One hwsurvey point's headline figures.
@@ -94,7 +137,7 @@ struct Figure {
     peak: Option<f64>,
 }
 
-/// Runs `family` through the engine with `section` under [`RUN_HEADER`], keeping only the
+/// Runs `family` through the engine with `section` under `live.header`, keeping only the
 /// points `keep` accepts; returns the result file.
 fn run_hwsurvey(
     live: &Live,
@@ -102,7 +145,7 @@ fn run_hwsurvey(
     section: &str,
     keep: impl Fn(&Point) -> bool,
 ) -> ResultFile {
-    let text = format!("{RUN_HEADER}{section}");
+    let text = format!("{}{section}", live.header);
     let profile = Profile::parse("benches/peers.rs (built in)", &text, &[family.id()])
         .expect("peers profile");
     let fams: Vec<&dyn Family> = vec![family];
@@ -298,10 +341,20 @@ fn gbs(v: f64) -> String {
 }
 
 fn main() {
+    let smoke = smoke();
     let pairs: usize = std::env::var("HWSURVEY_PEERS_PAIRS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(5);
+        .unwrap_or(if smoke { 2 } else { 5 });
+    let (blocks, chase_bytes, chase_steps): (&[u64], u64, u64) = if smoke {
+        (&SMOKE_BLOCKS, SMOKE_CHASE_BYTES, SMOKE_CHASE_STEPS)
+    } else {
+        (&BLOCKS, CHASE_BYTES, CHASE_STEPS)
+    };
+    let latency_section = LATENCY.replace(
+        "working_set_min_bytes = 268435456",
+        &format!("working_set_min_bytes = {chase_bytes}"),
+    );
     let tmp = tempfile::tempdir().expect("temp dir");
     let root = SysRoot::live();
     let live = Live {
@@ -309,6 +362,7 @@ fn main() {
         env: RunEnv::read(&root),
         root,
         tmp: tmp.path().to_path_buf(),
+        header: if smoke { SMOKE_RUN_HEADER } else { RUN_HEADER },
     };
     let threads = live.env.cpu_count();
     println!(
@@ -317,6 +371,9 @@ fn main() {
         std::env::consts::ARCH
     );
     println!("load average before: {}", loadavg());
+    if smoke {
+        println!("SMOKE: short form (HWSURVEY_BENCH_SMOKE=1): tiny sizes, figures not comparable");
+    }
     if pairs < 5 {
         println!("NOTE: fewer than 5 pairs: not the measurement of record (notes/measuring.md)");
     }
@@ -404,10 +461,10 @@ fn main() {
         println!("sysbench not found (Debian package sysbench): block comparison skipped");
     } else {
         let section = format!(
-            "\n[families.\"mem.bandwidth\"]\nbudget_s = 600\n[families.\"mem.bandwidth\".params]\nstream_kernels = []\nblock_sizes_bytes = {:?}\nblock_ops = [\"read\"]\n",
-            BLOCKS
+            // lists must be non-empty (profile validation): one Triad point, left out by `keep`
+            "\n[families.\"mem.bandwidth\"]\nbudget_s = 600\n[families.\"mem.bandwidth\".params]\nstream_kernels = [\"triad\"]\nblock_sizes_bytes = {blocks:?}\nblock_ops = [\"read\"]\n",
         );
-        for block in BLOCKS {
+        for &block in blocks {
             let id_part = format!("/threads={threads}");
             let mut ratios = Vec::new();
             let mut raw = Vec::new();
@@ -444,7 +501,10 @@ fn main() {
     }
 
     // 3. Latency vs the C reference chase
-    println!("\n== 3. Full-random chase over 256 MiB, base pages, 1 thread: hwsurvey mem.latency vs peers_chase.c");
+    println!(
+        "\n== 3. Full-random chase over {} MiB, base pages, 1 thread: hwsurvey mem.latency vs peers_chase.c",
+        chase_bytes >> 20
+    );
     let lat_cpu = live.env.usable_cpus.first().unwrap_or(0);
     match build_chase(&live.tmp) {
         Err(e) => println!("reference chase unavailable: {e}"),
@@ -452,7 +512,7 @@ fn main() {
             let mut ratios = Vec::new();
             let mut raw = Vec::new();
             for _ in 0..pairs {
-                let file = run_hwsurvey(&live, &MemLatency, LATENCY, |p| {
+                let file = run_hwsurvey(&live, &MemLatency, &latency_section, |p| {
                     p.id.starts_with("full_random/base/")
                 });
                 let hw = file
@@ -460,7 +520,7 @@ fn main() {
                     .iter()
                     .find(|t| t.outcome == "measured")
                     .and_then(|t| figure(&file, &t.point.id));
-                let c = c_chase(&exe, 256 << 20, 20_000_000, lat_cpu);
+                let c = c_chase(&exe, chase_bytes, chase_steps, lat_cpu);
                 match (hw, c) {
                     (Some(h), Ok(c)) => {
                         latency_medians.push(h.median);

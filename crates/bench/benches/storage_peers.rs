@@ -13,12 +13,29 @@
 //! (default 8; odd pairs run hwsurvey first, even pairs fio first), HWSURVEY_PEER_SECONDS (per run, default 3), HWSURVEY_PEER_THREADS (1),
 //! HWSURVEY_PEER_QD (16), HWSURVEY_PEER_FILE_MIB (1024), HWSURVEY_PEER_ENGINE (`psync`: both tools
 //! use synchronous reads from threads x queue depth workers, instead of io_uring). The test file is removed at the end.
+//! HWSURVEY_BENCH_SMOKE=1 (scripts/bench-smoke): the short form, whose figures mean nothing: 1
+//! pair of 1 s on a 16 MiB file, and 2 runs of 0.03 s per RAID-6 path (each variable above
+//! still wins when set).
 
 use std::process::Command;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use hwsurvey_bench::raid6::{self, Algorithm};
+
+/// Whether `HWSURVEY_BENCH_SMOKE=1` asks for the short form (see the module docs).
+fn smoke() -> bool {
+    std::env::var("HWSURVEY_BENCH_SMOKE").is_ok_and(|v| v == "1")
+}
+
+/// `full` normally, `short` in the short form.
+fn size<T>(full: T, short: T) -> T {
+    if smoke() {
+        short
+    } else {
+        full
+    }
+}
 
 fn env_or<T: std::str::FromStr>(k: &str, d: T) -> T {
     std::env::var(k)
@@ -51,11 +68,11 @@ fn storage_pairs() {
     use hwsurvey_bench::storage::target::create_test_file;
     use hwsurvey_bench::storage::Pattern;
 
-    let pairs: usize = env_or("HWSURVEY_PEER_PAIRS", 8);
-    let secs: u64 = env_or("HWSURVEY_PEER_SECONDS", 3);
+    let pairs: usize = env_or("HWSURVEY_PEER_PAIRS", size(8, 1));
+    let secs: u64 = env_or("HWSURVEY_PEER_SECONDS", size(3, 1));
     let threads: usize = env_or("HWSURVEY_PEER_THREADS", 1);
     let qd: usize = env_or("HWSURVEY_PEER_QD", 16);
-    let size_mib: u64 = env_or("HWSURVEY_PEER_FILE_MIB", 1024);
+    let size_mib: u64 = env_or("HWSURVEY_PEER_FILE_MIB", size(1024, 16));
     if Command::new("fio").arg("--version").output().is_err() {
         println!("SKIPPED: fio not installed (apt-get install -y fio); no storage comparison");
         return;
@@ -256,12 +273,13 @@ fn raid6_gen_figure() {
     let view: Vec<&[u8]> = data.iter().map(|d| d.as_slice()).collect();
     let mut p = vec![0u8; CHUNK];
     let mut q = vec![0u8; CHUNK];
+    let (runs, run_ms) = size((5, 300), (2, 30));
     for alg in Algorithm::available() {
         let mut rates = Vec::new();
-        for _ in 0..5 {
+        for _ in 0..runs {
             let t0 = Instant::now();
             let mut calls = 0u64;
-            while t0.elapsed() < Duration::from_millis(300) {
+            while t0.elapsed() < Duration::from_millis(run_ms) {
                 for _ in 0..16 {
                     raid6::gen_syndrome(alg, &view, &mut p, &mut q).expect("valid stripe");
                 }
@@ -276,7 +294,7 @@ fn raid6_gen_figure() {
                 (a.min(r), b.max(r))
             });
         println!(
-            "   hwsurvey {:<8} median {:>9.0} MB/s (min {lo:.0}, max {hi:.0}, 5 x 0.3 s)",
+            "   hwsurvey {:<8} median {:>9.0} MB/s (min {lo:.0}, max {hi:.0}) over {runs} runs of {run_ms} ms",
             alg.name(),
             median(&mut rates)
         );

@@ -1,6 +1,7 @@
 //! Median probe time on the live machine and on the extracted 128-CPU Kunpeng 920 capture.
 //! Targets (issue 3): under 100 ms live, under 300 ms on the Kunpeng capture.
-//! Run: `cargo bench -p hwsurvey-probe --bench probe_time`.
+//! Run: `cargo bench -p hwsurvey-probe --bench probe_time`. `HWSURVEY_BENCH_SMOKE=1`
+//! (scripts/bench-smoke): the short form, 3 runs each instead of 21.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -36,7 +37,9 @@ fn extract_kunpeng(dir: &Path) -> Option<PathBuf> {
 }
 
 fn main() {
-    let runs = 21;
+    let smoke = std::env::var("HWSURVEY_BENCH_SMOKE").is_ok_and(|v| v == "1");
+    let runs = if smoke { 3 } else { 21 };
+    println!("== 1. probe_machine on this machine");
     let (med, min, max) = time_probe(Path::new("/"), runs);
     println!(
         "probe_machine live (/): median {:.2} ms, min {:.2} ms, max {:.2} ms over {runs} runs (target < 100 ms)",
@@ -44,6 +47,7 @@ fn main() {
         min.as_secs_f64() * 1e3,
         max.as_secs_f64() * 1e3
     );
+    println!("== 2. probe_machine on the Kunpeng 920 capture");
     let tmp = tempfile::tempdir().expect("temporary directory");
     match extract_kunpeng(tmp.path()) {
         Some(root) => {

@@ -1,5 +1,7 @@
 //! Compares 50 result files (written to a temp folder, loaded from disk) and prints the time
-//! of load + compare + every format. `cargo bench -p hwsurvey-report --bench compare_50`.
+//! of load + compare + every format, 3 rounds and their median.
+//! `cargo bench -p hwsurvey-report --bench compare_50`. `HWSURVEY_BENCH_SMOKE=1`
+//! (scripts/bench-smoke): the short form, 5 files and 2 rounds.
 
 use std::time::Instant;
 
@@ -7,9 +9,12 @@ use hwsurvey_report::sample::{result, Spec};
 use hwsurvey_report::{compare, default_label, plot, render, Format, Input};
 
 fn main() {
+    let smoke = std::env::var("HWSURVEY_BENCH_SMOKE").is_ok_and(|v| v == "1");
+    let (files, rounds) = if smoke { (5, 2) } else { (50, 3) };
+    println!("== compare {files} result files: load + compare + plots + 5 formats");
     let dir = tempfile::tempdir().expect("temp dir");
     let mut paths = Vec::new();
-    for i in 0..50 {
+    for i in 0..files {
         let f = result(&Spec {
             hostname: format!("host{i:02}"),
             arch: ["x86_64", "aarch64", "sparc64"][i % 3].into(),
@@ -24,7 +29,8 @@ fn main() {
         f.write_atomic(&p).expect("write");
         paths.push(p);
     }
-    for round in 0..3 {
+    let mut totals_s = Vec::new();
+    for round in 0..rounds {
         let t0 = Instant::now();
         let inputs: Vec<Input> = paths
             .iter()
@@ -51,10 +57,18 @@ fn main() {
         }
         let t2 = Instant::now();
         println!(
-            "round {round}: 50 files: load {:.3} s, compare + plots + 5 formats {:.3} s, total {:.3} s ({bytes} bytes rendered)",
+            "round {round}: {files} files: load {:.3} s, compare + plots + 5 formats {:.3} s, total {:.3} s ({bytes} bytes rendered)",
             (t1 - t0).as_secs_f64(),
             (t2 - t1).as_secs_f64(),
             (t2 - t0).as_secs_f64()
         );
+        totals_s.push((t2 - t0).as_secs_f64());
     }
+    totals_s.sort_by(f64::total_cmp);
+    println!(
+        "total: median {:.3} s (min {:.3} s, max {:.3} s) over {rounds} runs",
+        (totals_s[(totals_s.len() - 1) / 2] + totals_s[totals_s.len() / 2]) / 2.0,
+        totals_s[0],
+        totals_s[totals_s.len() - 1]
+    );
 }
