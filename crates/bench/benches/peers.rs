@@ -175,7 +175,7 @@ fn figure(file: &ResultFile, id: &str) -> Option<Figure> {
     let t = file
         .tests
         .iter()
-        .find(|t| t.point.id == id && t.outcome == "measured")?;
+        .find(|t| t.point.id == id && t.outcome == hwsurvey_bench::result::Outcome::Measured)?;
     let m = t.metrics.first()?;
     Some(Figure {
         median: m.summary.as_ref()?.median,
@@ -477,7 +477,7 @@ fn main() {
                 let hw = file
                     .tests
                     .iter()
-                    .find(|t| t.outcome == "measured")
+                    .find(|t| t.outcome == hwsurvey_bench::result::Outcome::Measured)
                     .and_then(|t| figure(&file, &t.point.id));
                 let sb = sysbench(block, threads);
                 match (hw, sb) {
@@ -518,7 +518,7 @@ fn main() {
                 let hw = file
                     .tests
                     .iter()
-                    .find(|t| t.outcome == "measured")
+                    .find(|t| t.outcome == hwsurvey_bench::result::Outcome::Measured)
                     .and_then(|t| figure(&file, &t.point.id));
                 let c = c_chase(&exe, chase_bytes, chase_steps, lat_cpu);
                 match (hw, c) {

@@ -137,7 +137,9 @@ fn quick_profile_runs_the_kernel_families() {
         let measured: Vec<_> = file
             .tests
             .iter()
-            .filter(|t| t.point.family == id && t.outcome == "measured")
+            .filter(|t| {
+                t.point.family == id && t.outcome == hwsurvey_bench::result::Outcome::Measured
+            })
             .collect();
         assert!(
             !measured.is_empty(),
@@ -164,6 +166,12 @@ fn quick_profile_runs_the_kernel_families() {
         .iter()
         .filter(|t| MINE.contains(&t.point.family.as_str()))
     {
-        assert_ne!(t.outcome, "failed", "{}: {:?}", t.point.id, t.reason);
+        assert_ne!(
+            t.outcome,
+            hwsurvey_bench::result::Outcome::Failed,
+            "{}: {:?}",
+            t.point.id,
+            t.reason
+        );
     }
 }

@@ -102,7 +102,10 @@ fn quick_profile_measures_checked_figures() {
     let measured: Vec<_> = file
         .tests
         .iter()
-        .filter(|t| t.point.family == "raid.parity" && t.outcome == "measured")
+        .filter(|t| {
+            t.point.family == "raid.parity"
+                && t.outcome == hwsurvey_bench::result::Outcome::Measured
+        })
         .collect();
     assert!(
         !measured.is_empty(),
@@ -128,5 +131,5 @@ fn quick_profile_measures_checked_figures() {
         .tests
         .iter()
         .filter(|t| t.point.family == "raid.parity")
-        .all(|t| t.outcome != "failed"));
+        .all(|t| t.outcome != hwsurvey_bench::result::Outcome::Failed));
 }

@@ -184,7 +184,13 @@ fn refused_device_is_skipped_and_never_written() {
         .collect();
     assert!(!tests.is_empty());
     for t in tests {
-        assert_eq!(t.outcome, "skipped", "{}: {:?}", t.point.id, t.reason);
+        assert_eq!(
+            t.outcome,
+            hwsurvey_bench::result::Outcome::Skipped,
+            "{}: {:?}",
+            t.point.id,
+            t.reason
+        );
         let r = t.reason.clone().unwrap_or_default();
         assert!(
             r.contains("refused") && r.contains("not a block device") && r.contains("ext2/3/4"),
@@ -215,7 +221,10 @@ fn quick_run_measures_and_leaves_nothing() {
     let measured: Vec<_> = file
         .tests
         .iter()
-        .filter(|t| t.point.family == "storage.iops" && t.outcome == "measured")
+        .filter(|t| {
+            t.point.family == "storage.iops"
+                && t.outcome == hwsurvey_bench::result::Outcome::Measured
+        })
         .collect();
     assert!(
         !measured.is_empty(),
@@ -253,7 +262,8 @@ fn quick_run_measures_and_leaves_nothing() {
     assert!(file
         .tests
         .iter()
-        .all(|t| t.outcome != "measured" || t.point.family != "storage.iops"));
+        .all(|t| t.outcome != hwsurvey_bench::result::Outcome::Measured
+            || t.point.family != "storage.iops"));
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),
         0,

@@ -131,7 +131,10 @@ fn engine_run_of_sync_contention_stops_on_cancel() {
     let took = t0.elapsed();
     assert!(took < Duration::from_secs(15), "took {took:?}");
     assert_eq!(file.status, RunStatus::Interrupted);
-    assert!(file.tests.iter().all(|t| t.outcome != "measured"));
+    assert!(file
+        .tests
+        .iter()
+        .all(|t| t.outcome != hwsurvey_bench::result::Outcome::Measured));
 }
 
 /// The abort path of the tester's hang: workers already waiting at the start gate when the

@@ -43,7 +43,7 @@ fn assert_valid(file: &ResultFile) {
         "probe document embedded"
     );
     for t in &file.tests {
-        if t.outcome == "measured" {
+        if t.outcome == hwsurvey_result::Outcome::Measured {
             assert!(!t.metrics.is_empty(), "{}: no metrics", t.point.id);
             for m in &t.metrics {
                 match &m.summary {

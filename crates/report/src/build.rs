@@ -623,8 +623,8 @@ fn headline<'a>(file: &'a ResultFile, family: &str, id: &str) -> Result<&'a Metr
         .iter()
         .find(|t| t.point.family == family && t.point.id == id)
     {
-        return match t.outcome.as_str() {
-            "measured" => t
+        return match t.outcome {
+            hwsurvey_result::Outcome::Measured => t
                 .metrics
                 .first()
                 .ok_or_else(|| "measured, but no metric recorded".into()),

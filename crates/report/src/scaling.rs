@@ -205,7 +205,7 @@ fn metric<'a>(t: &'a TestResult, name: &str) -> Option<&'a MetricResult> {
 }
 
 fn measured_cell(t: &TestResult, r: &CurveRule) -> Cell {
-    if t.outcome != "measured" {
+    if t.outcome != hwsurvey_result::Outcome::Measured {
         return Cell::missing(format!(
             "{}: {}",
             t.outcome,

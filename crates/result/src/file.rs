@@ -133,13 +133,36 @@ impl MetricResult {
     }
 }
 
+/// What became of one planned point; written as `"measured"`, `"skipped"` or `"failed"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Metrics with raw samples were taken.
+    Measured,
+    /// Not measured, and why (`TestResult::reason`).
+    Skipped,
+    /// Tried and failed; the error is in `TestResult::reason`.
+    Failed,
+}
+
+impl std::fmt::Display for Outcome {
+    /// `measured`, `skipped`, `failed`, as in the file.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Outcome::Measured => "measured",
+            Outcome::Skipped => "skipped",
+            Outcome::Failed => "failed",
+        })
+    }
+}
+
 /// One finished test (plan point).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TestResult {
     /// The plan point as planned.
     pub point: Point,
-    /// "measured", "skipped" or "failed".
-    pub outcome: String,
+    /// Measured, skipped or failed.
+    pub outcome: Outcome,
     /// Reason for skipped / error for failed.
     pub reason: Option<String>,
     /// Metrics with raw samples and statistics (measured only).
@@ -159,7 +182,7 @@ impl TestResult {
     pub fn new(point: Point, outcome: PointOutcome, started_at: String, duration_s: f64) -> Self {
         let (outcome, reason, metrics, pins, details) = match outcome {
             PointOutcome::Measured(m) => (
-                "measured",
+                Outcome::Measured,
                 None,
                 m.metrics
                     .into_iter()
@@ -168,16 +191,24 @@ impl TestResult {
                 m.pins,
                 m.details,
             ),
-            PointOutcome::Skipped { reason } => {
-                ("skipped", Some(reason), vec![], vec![], Default::default())
-            }
-            PointOutcome::Failed { error } => {
-                ("failed", Some(error), vec![], vec![], Default::default())
-            }
+            PointOutcome::Skipped { reason } => (
+                Outcome::Skipped,
+                Some(reason),
+                vec![],
+                vec![],
+                Default::default(),
+            ),
+            PointOutcome::Failed { error } => (
+                Outcome::Failed,
+                Some(error),
+                vec![],
+                vec![],
+                Default::default(),
+            ),
         };
         TestResult {
             point,
-            outcome: outcome.into(),
+            outcome,
             reason,
             metrics,
             pins,
@@ -583,6 +614,21 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn outcome_keeps_its_version_1_words() {
+        for (o, w) in [
+            (Outcome::Measured, "measured"),
+            (Outcome::Skipped, "skipped"),
+            (Outcome::Failed, "failed"),
+        ] {
+            assert_eq!(serde_json::to_value(o).unwrap(), serde_json::json!(w));
+            assert_eq!(serde_json::from_value::<Outcome>(w.into()).unwrap(), o);
+            assert_eq!(o.to_string(), w);
+        }
+        let e = serde_json::from_value::<Outcome>("measure".into()).unwrap_err();
+        assert!(e.to_string().contains("unknown variant `measure`"), "{e}");
+    }
 
     #[test]
     fn dates() {

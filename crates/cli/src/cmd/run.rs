@@ -290,7 +290,7 @@ impl Observer for Progress {
         self.bar.inc(1);
         if !self.tty {
             eprintln!("{}", progress_line(self.done, self.total, result));
-        } else if result.outcome != "measured" {
+        } else if result.outcome != hwsurvey_result::Outcome::Measured {
             self.bar.println(format!(
                 "{} {}: {} ({})",
                 result.point.family,
@@ -306,7 +306,7 @@ impl Observer for Progress {
 /// `[12/105] mem.latency full_random/base/ws=64MiB: 98.1 ns` (median of the headline metric),
 /// or `[3/105] service.point_select critical/pages=base: skipped (reason)`.
 fn progress_line(done: usize, total: usize, t: &TestResult) -> String {
-    let what = if t.outcome != "measured" {
+    let what = if t.outcome != hwsurvey_result::Outcome::Measured {
         format!(
             "{} ({})",
             t.outcome,
@@ -447,11 +447,11 @@ struct Row {
 pub fn render_summary(file: &ResultFile) -> String {
     let mut rows = Vec::new();
     for t in &file.tests {
-        if t.outcome != "measured" {
+        if t.outcome != hwsurvey_result::Outcome::Measured {
             rows.push(Row {
                 family: t.point.family.clone(),
                 point: t.point.id.clone(),
-                metric: t.outcome.clone(),
+                metric: t.outcome.to_string(),
                 median: t.reason.clone().unwrap_or_default(),
                 range: String::new(),
                 cv: String::new(),
