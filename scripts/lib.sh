@@ -46,6 +46,15 @@ pdftoppm                    poppler-utils               # scripts/html-to-pdf-pn
 pdfinfo                     poppler-utils               # scripts/html-to-pdf-png, crates/cli/tests/compare.rs: page count
 pdftotext                   poppler-utils               # scripts/html-to-pdf-png, crates/cli/tests/compare.rs: the text
 convert-im6.q16             imagemagick                 # scripts/html-to-pdf-png: blank-page check, 256-colour PNG
+# guest machines under qemu-system (scripts/guest, tests/guests): the kernels and busybox-static
+# of each architecture are fetched with apt-get download and unpacked, never installed (arm64's
+# need the dpkg architecture: ensure_arm64_arch)
+qemu-system-x86_64          qemu-system-x86             # tests/guests: the x86 guests
+qemu-system-aarch64         qemu-system-arm             # tests/guests: the arm64 guest
+cpio                        cpio                        # tests/guests/src/lib.rs: the initramfs (newc)
+apt-get                     apt                         # tests/guests/src/lib.rs: apt-get download
+apt-cache                   apt                         # tests/guests/src/lib.rs: the kernel package of linux-image-<arch>
+dpkg-deb                    dpkg                        # tests/guests/src/lib.rs: unpacks the downloads
 '
 
 # Prints the list's rows as "COMMAND PACKAGE", one a line (comments and blank lines dropped).
@@ -63,9 +72,21 @@ tool_packages() {
   { tool_rows | awk '{print $2}'; printf '%s\n' "$@"; } | awk 'NF && !seen[$0]++'
 }
 
+# dpkg's arm64 architecture, so that apt-get download of linux-image-<abi>-arm64:arm64 and
+# busybox-static:arm64 resolves (scripts/guest). Idempotent; installs nothing.
+ensure_arm64_arch() {
+  dpkg --print-foreign-architectures | grep -qx arm64 && return 0
+  echo "== adding dpkg architecture arm64 (for the arm64 guest's kernel and busybox)"
+  local sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  $sudo dpkg --add-architecture arm64
+  $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+}
+
 # Installs the list's packages (and "$@") that are not installed yet. Idempotent; needs root or
 # sudo the first time; waits for another apt/dpkg to finish instead of failing on its lock.
 ensure_packages() {
+  ensure_arm64_arch
   local missing=() p
   while IFS= read -r p; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
@@ -111,9 +132,9 @@ called_commands() {
   local root=${1:-.}
   (
     cd "$root" || exit 1
-    grep -rHoE --include='*.rs' '(Command::new|\bhave|\btool|\bwhich)\("[^"]+"\)' crates xtask 2>/dev/null |
+    grep -rHoE --include='*.rs' '(Command::new|\bhave|\btool|\bwhich)\("[^"]+"\)' crates xtask tests 2>/dev/null |
       sed -E 's/^([^:]+):.*\("([^"]+)"\)$/\2 \1/'
-    grep -rHoE --include='*.rs' 'const RUSTC: &str = "[^"]+"' crates xtask 2>/dev/null |
+    grep -rHoE --include='*.rs' 'const RUSTC: &str = "[^"]+"' crates xtask tests 2>/dev/null |
       sed -E 's/^([^:]+):.*"([^"]+)"$/\2 \1/'
     grep -HE '^(linker|runner) = ' .cargo/config.toml 2>/dev/null |
       sed -E 's/^([^:]+):[a-z]+ = "([^" ]+).*$/\2 \1/'

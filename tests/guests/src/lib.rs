@@ -1,0 +1,809 @@
+//! Guest machines that are not the build VM: Debian's own kernels booted under qemu-system
+//! (TCG) with an initramfs holding busybox-static and the static dist binary of hwsurvey.
+//!
+//! - [`Guest`]: one machine, read from `tests/guests/machines/<name>.toml` (qemu binary,
+//!   machine type, CPU model, topology, NUMA nodes with memory and distances, kernel command
+//!   line, the cgroup limit the guest's init sets up) with the facts a correct probe derives
+//!   from it ([`Expect`]).
+//! - [`run`]: boots a guest, runs commands in it (each with its stdout, stderr and exit
+//!   status), brings back the files they wrote under their working directory, bounded by the
+//!   definition's timeout. Nothing is installed on the host: the kernel and busybox packages
+//!   are fetched with `apt-get download` into `target/guests/cache/<debian-arch>/` and unpacked
+//!   with `dpkg-deb -x`; the initramfs is written with `cpio -o -H newc`.
+//!
+//! Files come back over the serial console: the guest's init prints a gzip'd tar of its output
+//! directory as base64 between two marker lines (the Debian kernels have 9p and virtio as
+//! modules, which an initramfs would have to load first; the console needs nothing).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use base64::Engine as _;
+use serde::Deserialize;
+
+/// Line the guest's init prints when it starts (the end of the kernel's boot).
+pub const READY_MARKER: &str = "HWSURVEY-GUEST-READY";
+/// Line before the base64 tar of the guest's output.
+pub const BEGIN_MARKER: &str = "HWSURVEY-GUEST-OUT-BEGIN";
+/// Line after it.
+pub const END_MARKER: &str = "HWSURVEY-GUEST-OUT-END";
+
+/// The workspace root (two levels above this crate).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .map_or_else(|| PathBuf::from("."), Path::to_owned)
+}
+
+/// Folder of the guest definitions: `tests/guests/machines`.
+pub fn machines_dir() -> PathBuf {
+    workspace_root().join("tests/guests/machines")
+}
+
+/// One guest machine, as written in `tests/guests/machines/<name>.toml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Guest {
+    /// Name; equals the file's stem.
+    pub name: String,
+    /// `x86_64` or `aarch64`: the `targets/<arch>.toml` whose dist binary goes in.
+    pub arch: String,
+    /// qemu-system binary, e.g. `qemu-system-x86_64`.
+    pub qemu: String,
+    /// qemu machine type (`q35`, `virt`).
+    pub machine: String,
+    /// qemu CPU model (`Skylake-Server`, `cortex-a57`).
+    pub cpu: String,
+    /// Guest RAM, MiB; without it, the sum of the NUMA nodes' memory.
+    pub memory_mib: Option<u64>,
+    /// Seconds from qemu's start to its end before the run is killed.
+    pub timeout_s: u64,
+    /// CPU topology (`-smp`).
+    pub topology: Topology,
+    /// NUMA nodes (`-numa node`), in node id order; none: a single node.
+    #[serde(default)]
+    pub numa: Vec<NumaNode>,
+    /// Distance matrix between the nodes (`-numa dist`), 10 = local.
+    #[serde(default)]
+    pub distances: Vec<Vec<u32>>,
+    /// Kernel command line additions.
+    pub kernel: KernelArgs,
+    /// The cgroup the guest's init puts the commands in.
+    pub cgroup: Option<CgroupLimit>,
+    /// What a correct probe derives inside this guest.
+    pub expect: Expect,
+}
+
+/// `-smp` of a guest.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    /// Sockets (packages).
+    pub sockets: u32,
+    /// Dies per socket (x86 only).
+    pub dies: Option<u32>,
+    /// Clusters per socket (arm64 only).
+    pub clusters: Option<u32>,
+    /// Cores per die or cluster.
+    pub cores: u32,
+    /// Threads per core.
+    pub threads: u32,
+    /// CPUs present at boot; the rest up to the product of the above are hot-pluggable
+    /// (possible, not present). Default: all.
+    pub present: Option<u32>,
+}
+
+impl Topology {
+    /// All CPUs the topology holds (qemu's `maxcpus`).
+    pub fn max_cpus(&self) -> u32 {
+        self.sockets
+            * self.dies.unwrap_or(1)
+            * self.clusters.unwrap_or(1)
+            * self.cores
+            * self.threads
+    }
+}
+
+/// One NUMA node of a guest.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NumaNode {
+    /// qemu CPU indexes, as a list (`0-3`).
+    pub cpus: String,
+    /// Memory, MiB.
+    pub memory_mib: u64,
+}
+
+/// Kernel command line of a guest.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelArgs {
+    /// Appended to the console and panic settings the runner sets.
+    pub cmdline: String,
+}
+
+/// A cgroup memory limit set up by the guest's init.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CgroupLimit {
+    /// 1 (the memory controller's own hierarchy) or 2 (unified).
+    pub version: u8,
+    /// `memory.max` (v2) or `memory.limit_in_bytes` (v1), bytes.
+    pub memory_max_bytes: u64,
+}
+
+/// Facts a correct probe derives inside a guest.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// Packages among the online CPUs.
+    pub packages: u32,
+    /// Dies among the online CPUs, when the definition says.
+    pub dies: Option<u32>,
+    /// Clusters among the online CPUs, when the definition says.
+    pub clusters: Option<u32>,
+    /// Cores among the online CPUs.
+    pub cores: u32,
+    /// Threads of every online core.
+    pub threads_per_core: u32,
+    /// `cpu/possible`.
+    pub possible: String,
+    /// `cpu/present`, when the definition says.
+    pub present: Option<String>,
+    /// `cpu/online`.
+    pub online: String,
+    /// Possible but not online (empty list: none).
+    pub offline: String,
+    /// `smt/active`, when the definition says.
+    pub smt_active: Option<bool>,
+    /// THP `enabled` selection.
+    pub thp: String,
+    /// cgroup version governing memory.
+    pub cgroup_version: u8,
+    /// The memory limit in force, bytes.
+    pub cgroup_memory_max_bytes: u64,
+    /// NUMA nodes, ascending by id.
+    pub nodes: Vec<ExpectNode>,
+}
+
+/// Facts of one NUMA node.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectNode {
+    /// Node id.
+    pub node: u32,
+    /// Online CPUs of the node (`nodeN/cpulist`).
+    pub cpus: String,
+    /// Huge pages reserved on this node, by page size in bytes.
+    #[serde(default)]
+    pub hugepages: BTreeMap<u64, u64>,
+}
+
+impl Guest {
+    /// Reads `tests/guests/machines/<name>.toml`. Errors name the file and the bad key.
+    pub fn load(name: &str) -> Result<Guest> {
+        let path = machines_dir().join(format!("{name}.toml"));
+        Self::from_file(&path)
+    }
+
+    /// Reads one definition file and checks it for consistency.
+    pub fn from_file(path: &Path) -> Result<Guest> {
+        let text = fs::read_to_string(path)
+            .with_context(|| format!("cannot read guest definition {}", path.display()))?;
+        let guest: Guest =
+            toml::from_str(&text).with_context(|| format!("{}: bad definition", path.display()))?;
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        if guest.name != stem {
+            bail!(
+                "{}: name = {:?} differs from the file name {stem:?}",
+                path.display(),
+                guest.name
+            );
+        }
+        let n = guest.numa.len();
+        if !guest.distances.is_empty()
+            && (guest.distances.len() != n || guest.distances.iter().any(|r| r.len() != n))
+        {
+            bail!(
+                "{}: distances must be a {n} x {n} matrix (one row per [[numa]] node)",
+                path.display()
+            );
+        }
+        if guest.memory_mib.is_none() && guest.numa.is_empty() {
+            bail!(
+                "{}: memory_mib is required without [[numa]] nodes",
+                path.display()
+            );
+        }
+        if !matches!(guest.arch.as_str(), "x86_64" | "aarch64") {
+            bail!(
+                "{}: arch = {:?}: only x86_64 and aarch64 have kernels in Debian's archive here",
+                path.display(),
+                guest.arch
+            );
+        }
+        Ok(guest)
+    }
+
+    /// Every definition in [`machines_dir`], by name.
+    pub fn all() -> Result<Vec<Guest>> {
+        let dir = machines_dir();
+        let mut names: Vec<PathBuf> = fs::read_dir(&dir)
+            .with_context(|| format!("cannot list {}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+            .collect();
+        names.sort();
+        names.iter().map(|p| Self::from_file(p)).collect()
+    }
+
+    /// Guest RAM, MiB.
+    pub fn memory_mib(&self) -> u64 {
+        self.memory_mib
+            .unwrap_or_else(|| self.numa.iter().map(|n| n.memory_mib).sum())
+    }
+
+    /// Debian's name of the architecture (`amd64`, `arm64`).
+    pub fn debian_arch(&self) -> &'static str {
+        if self.arch == "aarch64" {
+            "arm64"
+        } else {
+            "amd64"
+        }
+    }
+
+    /// The Rust triple of the dist binary.
+    pub fn triple(&self) -> String {
+        format!("{}-unknown-linux-gnu", self.arch)
+    }
+
+    /// The serial console device of the machine type.
+    pub fn console(&self) -> &'static str {
+        if self.arch == "aarch64" {
+            "ttyAMA0"
+        } else {
+            "ttyS0"
+        }
+    }
+
+    /// qemu's arguments, without the kernel, initrd and command line.
+    pub fn qemu_args(&self) -> Vec<String> {
+        let t = &self.topology;
+        let mut smp = format!(
+            "cpus={},maxcpus={},sockets={}",
+            t.present.unwrap_or_else(|| t.max_cpus()),
+            t.max_cpus(),
+            t.sockets
+        );
+        if let Some(d) = t.dies {
+            let _ = write!(smp, ",dies={d}");
+        }
+        if let Some(c) = t.clusters {
+            let _ = write!(smp, ",clusters={c}");
+        }
+        let _ = write!(smp, ",cores={},threads={}", t.cores, t.threads);
+        let machine = if self.machine == "virt" {
+            // GICv3: GICv2 stops at 8 CPUs.
+            "virt,gic-version=3".to_owned()
+        } else {
+            self.machine.clone()
+        };
+        let mut args: Vec<String> = [
+            "-machine",
+            &machine,
+            "-accel",
+            "tcg",
+            "-cpu",
+            &self.cpu,
+            "-m",
+            &format!("{}M", self.memory_mib()),
+            "-smp",
+            &smp,
+            "-nographic",
+            "-no-reboot",
+            "-nic",
+            "none",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for (i, node) in self.numa.iter().enumerate() {
+            args.push("-object".into());
+            args.push(format!(
+                "memory-backend-ram,id=mem{i},size={}M",
+                node.memory_mib
+            ));
+            args.push("-numa".into());
+            args.push(format!(
+                "node,nodeid={i},cpus={},memdev=mem{i}",
+                node.cpus
+            ));
+        }
+        for (i, row) in self.distances.iter().enumerate() {
+            for (j, d) in row.iter().enumerate() {
+                if i != j {
+                    args.push("-numa".into());
+                    args.push(format!("dist,src={i},dst={j},val={d}"));
+                }
+            }
+        }
+        args
+    }
+
+    /// The kernel command line.
+    pub fn cmdline(&self) -> String {
+        format!(
+            "console={} panic=-1 rdinit=/init quiet loglevel=3 nokaslr {}",
+            self.console(),
+            self.kernel.cmdline
+        )
+    }
+}
+
+/// Output of one command run in a guest.
+#[derive(Debug, Clone)]
+pub struct CommandOutput {
+    /// The command's words.
+    pub argv: Vec<String>,
+    /// Its stdout.
+    pub stdout: String,
+    /// Its stderr.
+    pub stderr: String,
+    /// Its exit status (as the guest's shell gives it: 128 + signal when killed).
+    pub status: i32,
+}
+
+/// One finished boot of a guest.
+#[derive(Debug)]
+pub struct GuestRun {
+    /// From qemu's start to the init's first line.
+    pub boot: Duration,
+    /// From the init's first line to qemu's end.
+    pub commands: Duration,
+    /// One per command, in order.
+    pub outputs: Vec<CommandOutput>,
+    /// Where the files the commands wrote in their working directory were brought back.
+    pub files_dir: PathBuf,
+    /// The console log (kernel messages and the init's lines).
+    pub console_log: PathBuf,
+}
+
+/// Options of [`run`].
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Folder for the console log and the files brought back (`files/`); created, emptied
+    /// first. Default: `target/guests/runs/<name>`.
+    pub out_dir: Option<PathBuf>,
+    /// Print the console to stderr as it comes.
+    pub echo_console: bool,
+}
+
+fn run_cmd(cmd: &mut Command) -> Result<String> {
+    let out = cmd
+        .output()
+        .with_context(|| format!("cannot start {cmd:?}"))?;
+    if !out.status.success() {
+        bail!(
+            "{cmd:?} failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// `target/guests/cache/<debian-arch>`.
+fn cache_dir(arch: &str) -> PathBuf {
+    workspace_root().join("target/guests/cache").join(arch)
+}
+
+/// Downloads (once) and unpacks a package of `arch` into the cache; returns its folder.
+fn fetch_package(arch: &str, package: &str) -> Result<PathBuf> {
+    let cache = cache_dir(arch);
+    let unpacked = cache.join(package);
+    if unpacked.join(".complete").exists() {
+        return Ok(unpacked);
+    }
+    fs::create_dir_all(&cache).with_context(|| format!("cannot create {}", cache.display()))?;
+    let spec = format!("{package}:{arch}");
+    run_cmd(
+        Command::new("apt-get")
+            .args(["download", "-q", &spec])
+            .current_dir(&cache),
+    )
+    .with_context(|| {
+        format!(
+            "cannot download {spec} (for {arch}: `dpkg --add-architecture {arch} && apt-get update`, as scripts/lib.sh's set-up does)"
+        )
+    })?;
+    let prefix = format!("{package}_");
+    let deb = fs::read_dir(&cache)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".deb"))
+        })
+        .with_context(|| format!("apt-get download {spec} left no {prefix}*.deb in {}", cache.display()))?;
+    let _ = fs::remove_dir_all(&unpacked);
+    run_cmd(Command::new("dpkg-deb").arg("-x").arg(&deb).arg(&unpacked))?;
+    fs::write(unpacked.join(".complete"), deb.display().to_string())?;
+    Ok(unpacked)
+}
+
+/// The versioned kernel package the meta package `linux-image-<arch>` depends on.
+fn kernel_package(arch: &str) -> Result<String> {
+    let meta = format!("linux-image-{arch}:{arch}");
+    let text = run_cmd(Command::new("apt-cache").args(["depends", &meta])).with_context(|| {
+        format!("cannot resolve {meta} (for arm64: `dpkg --add-architecture arm64 && apt-get update`)")
+    })?;
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("Depends:"))
+        .map(|d| d.trim().trim_end_matches(&format!(":{arch}")).to_owned())
+        .find(|d| d.starts_with("linux-image-") && d.ends_with(&format!("-{arch}")))
+        .with_context(|| format!("apt-cache depends {meta} names no linux-image-<abi>-{arch}:\n{text}"))
+}
+
+/// The kernel image of `arch`: `boot/vmlinuz-*` of Debian's current kernel package.
+pub fn kernel_image(arch: &str) -> Result<PathBuf> {
+    let package = kernel_package(arch)?;
+    let dir = fetch_package(arch, &package)?.join("boot");
+    fs::read_dir(&dir)
+        .with_context(|| format!("{}: no boot folder in {package}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("vmlinuz-"))
+        })
+        .with_context(|| format!("{package} holds no {}/vmlinuz-*", dir.display()))
+}
+
+/// busybox of `arch`, from Debian's busybox-static.
+pub fn busybox(arch: &str) -> Result<PathBuf> {
+    let path = fetch_package(arch, "busybox-static")?.join("bin/busybox");
+    if !path.exists() {
+        bail!("busybox-static:{arch} holds no {}", path.display());
+    }
+    Ok(path)
+}
+
+/// The static dist binary of `guest`; built with `cargo xtask dist <arch>` when missing.
+pub fn dist_binary(guest: &Guest) -> Result<PathBuf> {
+    let root = workspace_root();
+    let path = root.join("target/dist").join(guest.triple()).join("hwsurvey");
+    if !path.exists() {
+        eprintln!(
+            "guest: {} missing; building it with `cargo xtask dist {}`",
+            path.display(),
+            guest.arch
+        );
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        run_cmd(
+            Command::new(cargo)
+                .args(["xtask", "dist", &guest.arch])
+                .current_dir(&root),
+        )?;
+        if !path.exists() {
+            bail!("`cargo xtask dist {}` wrote no {}", guest.arch, path.display());
+        }
+    }
+    Ok(path)
+}
+
+/// A word quoted for the guest's shell.
+fn shell_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', "'\\''"))
+}
+
+/// The guest's `/init`: mounts, the cgroup, the commands, the output on the console, power off.
+pub fn init_script(guest: &Guest, commands: &[Vec<String>]) -> String {
+    let mut s = String::from(
+        "#!/bin/busybox sh\n\
+         /bin/busybox --install -s /bin\n\
+         export PATH=/bin HOME=/root\n\
+         mount -t proc proc /proc\n\
+         mount -t sysfs sysfs /sys\n\
+         mount -t devtmpfs devtmpfs /dev\n\
+         mkdir -p /dev/hugepages /tmp /out /res /root\n\
+         mount -t hugetlbfs hugetlbfs /dev/hugepages\n\
+         mount -t tmpfs tmpfs /tmp\n\
+         echo 1 > /proc/sys/kernel/printk\n",
+    );
+    let _ = writeln!(s, "echo {READY_MARKER}");
+    match &guest.cgroup {
+        Some(CgroupLimit {
+            version: 2,
+            memory_max_bytes,
+        }) => {
+            let _ = write!(
+                s,
+                "mount -t cgroup2 cgroup2 /sys/fs/cgroup\n\
+                 echo +memory +cpu +cpuset > /sys/fs/cgroup/cgroup.subtree_control\n\
+                 mkdir /sys/fs/cgroup/hwsurvey\n\
+                 echo {memory_max_bytes} > /sys/fs/cgroup/hwsurvey/memory.max\n\
+                 echo $$ > /sys/fs/cgroup/hwsurvey/cgroup.procs\n"
+            );
+        }
+        Some(CgroupLimit {
+            version: 1,
+            memory_max_bytes,
+        }) => {
+            let _ = write!(
+                s,
+                "mount -t tmpfs cgroup /sys/fs/cgroup\n\
+                 mkdir /sys/fs/cgroup/memory\n\
+                 mount -t cgroup -o memory memory /sys/fs/cgroup/memory\n\
+                 mkdir /sys/fs/cgroup/memory/hwsurvey\n\
+                 echo {memory_max_bytes} > /sys/fs/cgroup/memory/hwsurvey/memory.limit_in_bytes\n\
+                 echo $$ > /sys/fs/cgroup/memory/hwsurvey/tasks\n"
+            );
+        }
+        Some(other) => {
+            let _ = writeln!(
+                s,
+                "echo 'cgroup version {} is neither 1 nor 2' >&2",
+                other.version
+            );
+        }
+        None => {}
+    }
+    s.push_str("cd /out\n");
+    for (i, argv) in commands.iter().enumerate() {
+        let words: Vec<String> = argv.iter().map(|w| shell_quote(w)).collect();
+        let _ = write!(
+            s,
+            "{} > /res/{i}.stdout 2> /res/{i}.stderr\necho $? > /res/{i}.status\n",
+            words.join(" ")
+        );
+    }
+    let _ = write!(
+        s,
+        "cd /\n\
+         echo {BEGIN_MARKER}\n\
+         tar -czf - out res | base64\n\
+         echo {END_MARKER}\n\
+         sync\n\
+         poweroff -f\n"
+    );
+    s
+}
+
+/// Writes the initramfs (cpio newc) of `guest` running `commands` to `path`.
+pub fn build_initramfs(guest: &Guest, commands: &[Vec<String>], path: &Path) -> Result<()> {
+    let tree = tempfile::tempdir()?;
+    let root = tree.path();
+    for d in ["bin", "proc", "sys", "dev", "tmp", "etc"] {
+        fs::create_dir_all(root.join(d))?;
+    }
+    fs::copy(busybox(guest.debian_arch())?, root.join("bin/busybox"))?;
+    fs::copy(dist_binary(guest)?, root.join("bin/hwsurvey"))?;
+    let init = root.join("init");
+    fs::write(&init, init_script(guest, commands))?;
+    set_executable(&init)?;
+    set_executable(&root.join("bin/busybox"))?;
+    set_executable(&root.join("bin/hwsurvey"))?;
+    let mut list = String::new();
+    for entry in walk(root)? {
+        let rel = entry.strip_prefix(root)?;
+        let _ = writeln!(list, "{}", rel.display());
+    }
+    let out = fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let mut child = Command::new("cpio")
+        .args(["--quiet", "-o", "-H", "newc", "-R", "0:0"])
+        .current_dir(root)
+        .stdin(Stdio::piped())
+        .stdout(out)
+        .spawn()
+        .context("cannot start cpio (Debian package cpio)")?;
+    child
+        .stdin
+        .take()
+        .context("cpio's stdin")?
+        .write_all(list.as_bytes())?;
+    let status = child.wait()?;
+    if !status.success() {
+        bail!("cpio -o -H newc failed ({status}) writing {}", path.display());
+    }
+    Ok(())
+}
+
+fn set_executable(path: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755))
+        .with_context(|| format!("cannot chmod {}", path.display()))
+}
+
+/// Every path under `root` (folders before their contents), without `root` itself.
+fn walk(root: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let mut entries: Vec<PathBuf> = fs::read_dir(&dir)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                stack.push(p.clone());
+            }
+            out.push(p);
+        }
+    }
+    Ok(out)
+}
+
+/// Whether `qemu` can be started here; `Err` says why not (for skip messages).
+pub fn qemu_available(qemu: &str) -> Result<()> {
+    match Command::new(qemu)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+    {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => bail!("{qemu} --version failed ({s})"),
+        Err(e) => bail!(
+            "{qemu} not found ({e}); Debian packages qemu-system-x86 / qemu-system-arm (scripts/lib.sh)"
+        ),
+    }
+}
+
+/// Boots `guest`, runs `commands` in `/out` (one after the other, inside the cgroup), and
+/// brings back their outputs and the files under `/out`. Fails when qemu cannot start, when
+/// the guest does not finish within its timeout, or when its output cannot be decoded; the
+/// console log stays in the run folder in every case.
+pub fn run(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Result<GuestRun> {
+    qemu_available(&guest.qemu)?;
+    let out_dir = opts.out_dir.clone().unwrap_or_else(|| {
+        workspace_root()
+            .join("target/guests/runs")
+            .join(&guest.name)
+    });
+    let _ = fs::remove_dir_all(&out_dir);
+    fs::create_dir_all(&out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
+    let kernel = kernel_image(guest.debian_arch())?;
+    let initrd = out_dir.join("initramfs.cpio");
+    build_initramfs(guest, commands, &initrd)?;
+    let console_log = out_dir.join("console.log");
+
+    let mut cmd = Command::new(&guest.qemu);
+    cmd.args(guest.qemu_args())
+        .arg("-kernel")
+        .arg(&kernel)
+        .arg("-initrd")
+        .arg(&initrd)
+        .arg("-append")
+        .arg(guest.cmdline())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let start = Instant::now();
+    let mut child = cmd
+        .spawn()
+        .with_context(|| format!("cannot start {}", guest.qemu))?;
+    let stdout = child.stdout.take().context("qemu's stdout")?;
+    let mut stderr = child.stderr.take().context("qemu's stderr")?;
+    let (tx, rx) = mpsc::channel::<(Instant, String)>();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).split(b'\n') {
+            let Ok(line) = line else { break };
+            let text = String::from_utf8_lossy(&line)
+                .trim_end_matches('\r')
+                .to_owned();
+            if tx.send((Instant::now(), text)).is_err() {
+                break;
+            }
+        }
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+
+    let deadline = start + Duration::from_secs(guest.timeout_s);
+    let mut log = fs::File::create(&console_log)?;
+    let mut lines = Vec::new();
+    let mut ready_at = None;
+    let mut timed_out = false;
+    loop {
+        let now = Instant::now();
+        if now >= deadline {
+            timed_out = true;
+            let _ = child.kill();
+            break;
+        }
+        match rx.recv_timeout(deadline - now) {
+            Ok((at, line)) => {
+                writeln!(log, "{line}")?;
+                if opts.echo_console {
+                    eprintln!("{line}");
+                }
+                if ready_at.is_none() && line.trim() == READY_MARKER {
+                    ready_at = Some(at);
+                }
+                lines.push(line);
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    let status = child.wait()?;
+    let end = Instant::now();
+    let _ = reader.join();
+    let qemu_stderr = err_reader.join().unwrap_or_default();
+    if !qemu_stderr.trim().is_empty() {
+        writeln!(log, "--- qemu stderr ---\n{qemu_stderr}")?;
+    }
+    let where_log = format!("console log: {}", console_log.display());
+    if timed_out {
+        bail!(
+            "{}: no power-off within {} s; {where_log}",
+            guest.name,
+            guest.timeout_s
+        );
+    }
+    let Some(ready_at) = ready_at else {
+        bail!(
+            "{}: the guest's init never started (qemu {status}); {where_log}",
+            guest.name
+        );
+    };
+    let begin = lines.iter().position(|l| l.trim() == BEGIN_MARKER);
+    let finish = lines.iter().position(|l| l.trim() == END_MARKER);
+    let (Some(begin), Some(finish)) = (begin, finish) else {
+        bail!(
+            "{}: the guest printed no output between {BEGIN_MARKER} and {END_MARKER} (qemu {status}); {where_log}",
+            guest.name
+        );
+    };
+    let b64: String = lines[begin + 1..finish]
+        .iter()
+        .flat_map(|l| l.trim().chars())
+        .collect();
+    let tgz = base64::engine::general_purpose::STANDARD
+        .decode(b64.as_bytes())
+        .with_context(|| format!("{}: the guest's output is not base64; {where_log}", guest.name))?;
+    let unpacked = out_dir.join("guest");
+    tar::Archive::new(flate2::read::GzDecoder::new(&tgz[..]))
+        .unpack(&unpacked)
+        .with_context(|| format!("{}: cannot unpack the guest's output; {where_log}", guest.name))?;
+    let mut outputs = Vec::new();
+    for (i, argv) in commands.iter().enumerate() {
+        let read = |ext: &str| {
+            let p = unpacked.join(format!("res/{i}.{ext}"));
+            fs::read(&p)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .with_context(|| format!("{}: {} missing; {where_log}", guest.name, p.display()))
+        };
+        let status_text = read("status")?;
+        let status = status_text.trim().parse::<i32>().with_context(|| {
+            format!(
+                "{}: exit status of command {i} is {status_text:?}; {where_log}",
+                guest.name
+            )
+        })?;
+        outputs.push(CommandOutput {
+            argv: argv.clone(),
+            stdout: read("stdout")?,
+            stderr: read("stderr")?,
+            status,
+        });
+    }
+    Ok(GuestRun {
+        boot: ready_at - start,
+        commands: end - ready_at,
+        outputs,
+        files_dir: unpacked.join("out"),
+        console_log,
+    })
+}

@@ -1,0 +1,94 @@
+//! `guest NAME [--out DIR] [--console] -- COMMAND... [-- COMMAND...]`: boots the guest
+//! `tests/guests/machines/NAME.toml` under qemu-system, runs each COMMAND in it (in `/out`,
+//! inside the definition's cgroup; `hwsurvey` is the static dist binary), prints each
+//! command's stdout to stdout and stderr to stderr, and brings back the files they wrote to
+//! `DIR/guest/out` (default DIR: `target/guests/runs/NAME`). Prints the boot and command
+//! times to stderr. Exit status: the first failing command's, 0 when all succeed, 2 on a bad
+//! invocation, 1 when the guest could not be run (the console log's path is in the message).
+//! Called by `scripts/guest`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use hwsurvey_guests::{run, Guest, RunOptions};
+
+const USAGE: &str = "usage: scripts/guest NAME [--out DIR] [--console] -- COMMAND... [-- COMMAND...]\n\
+                     NAME: one of tests/guests/machines/*.toml";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(sep) = args.iter().position(|a| a == "--") else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let mut opts = RunOptions::default();
+    let mut name = None;
+    let mut it = args[..sep].iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--out" => match it.next() {
+                Some(d) => opts.out_dir = Some(PathBuf::from(d)),
+                None => {
+                    eprintln!("guest: --out needs a folder\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            },
+            "--console" => opts.echo_console = true,
+            _ if name.is_none() && !a.starts_with('-') => name = Some(a.clone()),
+            _ => {
+                eprintln!("guest: unexpected argument {a:?}\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let Some(name) = name else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let commands: Vec<Vec<String>> = args[sep + 1..]
+        .split(|a| a == "--")
+        .map(<[String]>::to_vec)
+        .collect();
+    if commands.iter().any(Vec::is_empty) {
+        eprintln!("guest: empty command\n{USAGE}");
+        return ExitCode::from(2);
+    }
+    let guest = match Guest::load(&name) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("guest: error: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match run(&guest, &commands, &opts) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("guest: error: {e:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut first_failure = 0;
+    for out in &result.outputs {
+        print!("{}", out.stdout);
+        eprint!("{}", out.stderr);
+        if out.status != 0 {
+            eprintln!(
+                "guest: {:?} exited with status {}",
+                out.argv.join(" "),
+                out.status
+            );
+            if first_failure == 0 {
+                first_failure = out.status;
+            }
+        }
+    }
+    eprintln!(
+        "guest: {}: boot {:.1} s, commands {:.1} s; files: {}; console: {}",
+        guest.name,
+        result.boot.as_secs_f64(),
+        result.commands.as_secs_f64(),
+        result.files_dir.display(),
+        result.console_log.display()
+    );
+    ExitCode::from(u8::try_from(first_failure.clamp(0, 255)).unwrap_or(1))
+}

@@ -1,0 +1,371 @@
+//! Boots every guest of `tests/guests/machines/` under qemu-system and checks hwsurvey inside:
+//! `probe --json` against the definition's facts, `qualify` on what it must name, and a
+//! `snapshot` taken in the guest probing the same outside it.
+//!
+//! The boots take 20-60 s each under TCG, so they run only in the guests stage of
+//! `scripts/test` (which sets `HWSURVEY_GUESTS=1` after building the static dist binaries);
+//! elsewhere each test prints `SKIPPED: ...`. With `HWSURVEY_GUESTS=1` a missing qemu-system
+//! is a failure: CI must run them.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use hwsurvey_guests::{run, Guest, GuestRun, RunOptions};
+use hwsurvey_model::units::format_bytes_binary;
+use hwsurvey_model::CpuSet;
+use hwsurvey_probe::{probe_machine, Machine, SysRoot};
+
+/// Whether the guest tests run here; prints the skip reason when not.
+fn enabled(name: &str) -> bool {
+    if std::env::var_os("HWSURVEY_GUESTS").is_none_or(|v| v != "1") {
+        println!(
+            "SKIPPED: guest {name}: guests boot only with HWSURVEY_GUESTS=1 (scripts/test's guests stage)"
+        );
+        return false;
+    }
+    if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+        println!("SKIPPED: guest {name}: the runner runs on an x86_64 Linux host only");
+        return false;
+    }
+    true
+}
+
+fn words(s: &str) -> Vec<String> {
+    s.split_whitespace().map(str::to_owned).collect()
+}
+
+/// Boots `name` running probe, qualify and snapshot; prints the times.
+fn boot(guest: &Guest) -> GuestRun {
+    let commands = vec![
+        words("hwsurvey probe --json"),
+        words("hwsurvey qualify --format json"),
+        words("hwsurvey snapshot -o snapshot.tar.gz"),
+        words("hwsurvey run --profile quick --plan-only"),
+    ];
+    let r = run(guest, &commands, &RunOptions::default())
+        .unwrap_or_else(|e| panic!("guest {}: {e:#}", guest.name));
+    println!(
+        "guest {}: boot {:.1} s, commands {:.1} s (console: {})",
+        guest.name,
+        r.boot.as_secs_f64(),
+        r.commands.as_secs_f64(),
+        r.console_log.display()
+    );
+    r
+}
+
+fn list(set: Option<&CpuSet>) -> String {
+    set.map_or_else(|| "unknown".to_owned(), CpuSet::to_list_string)
+}
+
+fn show<T: std::fmt::Debug>(v: Option<&T>) -> String {
+    v.map_or_else(|| "unknown".to_owned(), |v| format!("{v:?}"))
+}
+
+/// Every fact of `guest.expect` the probe got wrong, one line each ("fact: expected X, probed Y").
+fn wrong_facts(guest: &Guest, m: &Machine) -> Vec<String> {
+    let e = &guest.expect;
+    let mut wrong = Vec::new();
+    let mut check = |fact: &str, expected: String, probed: String| {
+        if expected != probed {
+            wrong.push(format!("{fact}: expected {expected}, probed {probed}"));
+        }
+    };
+    let t = &m.cpu.topology;
+    check("packages", e.packages.to_string(), show(t.packages.known()));
+    if let Some(d) = e.dies {
+        check("dies", d.to_string(), show(t.dies.known()));
+    }
+    if let Some(c) = e.clusters {
+        check("clusters", c.to_string(), show(t.clusters.known()));
+    }
+    check("cores", e.cores.to_string(), show(t.cores.known()));
+    check(
+        "cores by threads per core",
+        format!("{:?}", BTreeMap::from([(e.threads_per_core, e.cores)])),
+        format!("{:?}", t.cores_by_threads),
+    );
+    check("possible", e.possible.clone(), list(m.cpu.possible.known()));
+    if let Some(p) = &e.present {
+        check("present", p.clone(), list(m.cpu.present.known()));
+    }
+    check("online", e.online.clone(), list(m.cpu.online.known()));
+    check("offline", e.offline.clone(), list(m.cpu.offline.known()));
+    if let Some(active) = e.smt_active {
+        check(
+            "smt active",
+            active.to_string(),
+            show(m.os.smt.known().and_then(|s| s.active.known())),
+        );
+    }
+    check(
+        "thp enabled",
+        e.thp.clone(),
+        m.pages
+            .thp
+            .enabled
+            .known()
+            .map_or_else(|| "unknown".to_owned(), |c| c.selected.clone()),
+    );
+    let cg = m.os.cgroup.known();
+    check(
+        "cgroup memory version",
+        format!("V{}", e.cgroup_version),
+        show(cg.and_then(|c| c.memory_version.as_ref())),
+    );
+    check(
+        "cgroup memory limit bytes",
+        e.cgroup_memory_max_bytes.to_string(),
+        show(cg.and_then(|c| c.memory_max_bytes.known().copied().flatten()).as_ref()),
+    );
+    // NUMA: node ids, CPUs, distances, huge pages per node and size.
+    check(
+        "numa nodes",
+        format!("{:?}", e.nodes.iter().map(|n| n.node).collect::<Vec<_>>()),
+        format!("{:?}", m.numa.nodes.iter().map(|n| n.node).collect::<Vec<_>>()),
+    );
+    for en in &e.nodes {
+        let Some(node) = m.numa.nodes.iter().find(|n| n.node == en.node) else {
+            continue;
+        };
+        check(
+            &format!("node {} cpus", en.node),
+            en.cpus.clone(),
+            list(node.cpus.known()),
+        );
+        for (size, pages) in &en.hugepages {
+            let probed = node
+                .hugepages
+                .iter()
+                .find(|p| p.page_size_bytes == *size)
+                .and_then(|p| p.total_pages.known().copied());
+            check(
+                &format!("node {} hugetlb pages of {size} bytes", en.node),
+                pages.to_string(),
+                show(probed.as_ref()),
+            );
+        }
+    }
+    if !guest.distances.is_empty() {
+        check(
+            "numa distances",
+            format!("{:?}", guest.distances),
+            show(m.numa.distances.known().map(|d| &d.matrix)),
+        );
+    }
+    wrong
+}
+
+fn parse_machine(guest: &Guest, json: &str) -> Machine {
+    serde_json::from_str(json).unwrap_or_else(|e| {
+        panic!(
+            "guest {}: probe --json is not a Machine document: {e}\n{json}",
+            guest.name
+        )
+    })
+}
+
+/// The snapshot written in the guest, probed here, equals the document the guest's probe wrote
+/// into it (`hwsurvey/machine.json`, taken from the same files), apart from `root`.
+fn snapshot_matches(guest: &Guest, r: &GuestRun) -> Option<String> {
+    let archive = r.files_dir.join("snapshot.tar.gz");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = std::fs::File::open(&archive)
+        .unwrap_or_else(|e| panic!("guest {}: {}: {e}", guest.name, archive.display()));
+    tar::Archive::new(flate2::read::GzDecoder::new(file))
+        .unpack(dir.path())
+        .unwrap_or_else(|e| panic!("guest {}: cannot unpack {}: {e}", guest.name, archive.display()));
+    let root = dir.path().join("hwsurvey-snapshot");
+    let outside = serde_json::to_value(probe_machine(&SysRoot::new(&root))).expect("json");
+    let machine_json = root.join("hwsurvey/machine.json");
+    let text = std::fs::read_to_string(&machine_json)
+        .unwrap_or_else(|e| panic!("guest {}: {}: {e}", guest.name, machine_json.display()));
+    let mut inside: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let mut outside = outside;
+    for v in [&mut inside, &mut outside] {
+        v.as_object_mut().expect("object").remove("root");
+    }
+    if inside == outside {
+        return None;
+    }
+    let mut diffs = Vec::new();
+    diff_json("", &inside, &outside, &mut diffs);
+    Some(diffs.join("\n"))
+}
+
+fn diff_json(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for k in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
+                let p = format!("{path}/{k}");
+                match (x.get(k), y.get(k)) {
+                    (Some(va), Some(vb)) => diff_json(&p, va, vb, out),
+                    (va, vb) => out.push(format!("{p}: inside {va:?}, outside {vb:?}")),
+                }
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (va, vb)) in x.iter().zip(y).enumerate() {
+                diff_json(&format!("{path}/{i}"), va, vb, out);
+            }
+        }
+        _ if a != b => out.push(format!("{path}: inside {a}, outside {b}")),
+        _ => {}
+    }
+}
+
+fn check_guest(name: &str) {
+    if !enabled(name) {
+        return;
+    }
+    let guest = Guest::load(name).unwrap_or_else(|e| panic!("{e:#}"));
+    let r = boot(&guest);
+    let mut failures = Vec::new();
+    let probe = &r.outputs[0];
+    assert_eq!(
+        probe.status, 0,
+        "guest {name}: probe --json failed:\n{}",
+        probe.stderr
+    );
+    let machine = parse_machine(&guest, &probe.stdout);
+    for w in wrong_facts(&guest, &machine) {
+        failures.push(format!("probe: {w}"));
+    }
+
+    // qualify: exit 0 (pass), 1 (warnings) or 2 (failures) are verdicts; anything else is not.
+    let qualify = &r.outputs[1];
+    assert!(
+        (0..=2).contains(&qualify.status),
+        "guest {name}: qualify exited {}:\n{}",
+        qualify.status,
+        qualify.stderr
+    );
+    let offline = &guest.expect.offline;
+    if !offline.is_empty() && !qualify.stdout.contains(offline.as_str()) {
+        failures.push(format!(
+            "qualify: does not name the offline CPUs {offline}:\n{}",
+            qualify.stdout
+        ));
+    }
+    if guest.expect.thp == "never" && !qualify.stdout.contains("never") {
+        failures.push(format!(
+            "qualify: does not name THP never:\n{}",
+            qualify.stdout
+        ));
+    }
+
+    let snapshot = &r.outputs[2];
+    if snapshot.status != 0 {
+        failures.push(format!("snapshot failed: {}", snapshot.stderr));
+    } else if let Some(diff) = snapshot_matches(&guest, &r) {
+        failures.push(format!(
+            "snapshot probed outside differs from the probe inside:\n{diff}"
+        ));
+    }
+    // The plan's memory cap: the quick profile's memory_fraction x the cgroup limit (below
+    // MemAvailable in every guest).
+    let plan = &r.outputs[3];
+    if plan.status != 0 {
+        failures.push(format!("run --plan-only failed: {}", plan.stderr));
+    } else {
+        let profile = hwsurvey_guests::workspace_root().join("profiles/quick.toml");
+        let text = std::fs::read_to_string(&profile).expect("profiles/quick.toml");
+        let fraction = text
+            .parse::<toml::Table>()
+            .expect("quick.toml")
+            .get("run")
+            .and_then(|r| r.get("memory_fraction"))
+            .and_then(toml::Value::as_float)
+            .expect("[run] memory_fraction in profiles/quick.toml");
+        let cap = (fraction * guest.expect.cgroup_memory_max_bytes as f64) as u64;
+        let want = format!("memory cap {}", format_bytes_binary(cap));
+        if !plan.stdout.contains(&want) {
+            failures.push(format!(
+                "run --plan-only: no \"{want}\" ({fraction} x the cgroup limit):\n{}",
+                plan.stdout.lines().take(4).collect::<Vec<_>>().join("\n")
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "guest {name}: {} wrong (console: {}):\n{}",
+        failures.len(),
+        r.console_log.display(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn definitions_parse_and_match_their_file_names() {
+    let all = Guest::all().unwrap_or_else(|e| panic!("{e:#}"));
+    let names: Vec<&str> = all.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["arm64-2n-clusters", "x86-2s4n-smt", "x86-offline-cgroup1"]
+    );
+    for g in &all {
+        for n in &g.expect.nodes {
+            CpuSet::parse_list(&n.cpus)
+                .unwrap_or_else(|e| panic!("{}: node {} cpus: {e}", g.name, n.node));
+        }
+    }
+}
+
+#[test]
+fn qemu_arguments_follow_the_definition() {
+    let g = Guest::load("x86-2s4n-smt").unwrap();
+    let args = g.qemu_args().join(" ");
+    assert!(
+        args.contains("-smp cpus=16,maxcpus=16,sockets=2,cores=4,threads=2"),
+        "{args}"
+    );
+    assert!(args.contains("-m 4096M"), "{args}");
+    assert!(
+        args.contains("-numa node,nodeid=3,cpus=12-15,memdev=mem3"),
+        "{args}"
+    );
+    assert!(args.contains("-numa dist,src=0,dst=2,val=32"), "{args}");
+    let off = Guest::load("x86-offline-cgroup1").unwrap();
+    assert!(
+        off.qemu_args()
+            .join(" ")
+            .contains("-smp cpus=4,maxcpus=8,sockets=2,cores=4,threads=1"),
+        "{:?}",
+        off.qemu_args()
+    );
+    let arm = Guest::load("arm64-2n-clusters").unwrap();
+    assert!(arm
+        .qemu_args()
+        .join(" ")
+        .contains("sockets=2,clusters=2,cores=2,threads=1"));
+    assert!(arm.cmdline().starts_with("console=ttyAMA0 "));
+}
+
+#[test]
+fn a_bad_definition_names_its_file_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.toml");
+    let text = std::fs::read_to_string(hwsurvey_guests::machines_dir().join("x86-2s4n-smt.toml"))
+        .unwrap()
+        .replace("name = \"x86-2s4n-smt\"", "name = \"bad\"\nsockets = 2");
+    std::fs::write(&path, text).unwrap();
+    let err = format!("{:#}", Guest::from_file(&path).unwrap_err());
+    assert!(err.contains("bad.toml") && err.contains("sockets"), "{err}");
+    let _ = Path::new(&path);
+}
+
+#[test]
+fn x86_2s4n_smt() {
+    check_guest("x86-2s4n-smt");
+}
+
+#[test]
+fn x86_offline_cgroup1() {
+    check_guest("x86-offline-cgroup1");
+}
+
+#[test]
+fn arm64_2n_clusters() {
+    check_guest("arm64-2n-clusters");
+}
