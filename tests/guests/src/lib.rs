@@ -338,10 +338,18 @@ impl Guest {
         args
     }
 
-    /// The kernel command line.
+    /// The kernel command line: console, panic=-1 (with qemu's -no-reboot: a panic ends qemu),
+    /// nokaslr (the memory layout the definitions' huge page pools rely on), on x86
+    /// no_timer_check (on a loaded host TCG is too slow for the IO-APIC timer check, which then
+    /// panics), and the definition's own words.
     pub fn cmdline(&self) -> String {
+        let timer = if self.arch == "x86_64" {
+            " no_timer_check"
+        } else {
+            ""
+        };
         format!(
-            "console={} panic=-1 rdinit=/init quiet loglevel=3 nokaslr {}",
+            "console={} panic=-1 rdinit=/init quiet loglevel=3 nokaslr{timer} {}",
             self.console(),
             self.kernel.cmdline
         )
