@@ -47,7 +47,7 @@ pdfinfo                     poppler-utils               # scripts/html-to-pdf-pn
 pdftotext                   poppler-utils               # scripts/html-to-pdf-png, crates/cli/tests/compare.rs: the text
 convert-im6.q16             imagemagick                 # scripts/html-to-pdf-png: blank-page check, 256-colour PNG
 # guest machines under qemu-system (scripts/guest, tests/guests): the kernels and busybox-static
-# of each architecture are fetched with apt-get download and unpacked, never installed (arm64's
+# of each architecture are fetched with apt-get download and unpacked, never installed (the arm64 ones
 # need the dpkg architecture: ensure_arm64_arch)
 qemu-system-x86_64          qemu-system-x86             # tests/guests: the x86 guests
 qemu-system-aarch64         qemu-system-arm             # tests/guests: the arm64 guest

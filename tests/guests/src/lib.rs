@@ -322,10 +322,7 @@ impl Guest {
                 node.memory_mib
             ));
             args.push("-numa".into());
-            args.push(format!(
-                "node,nodeid={i},cpus={},memdev=mem{i}",
-                node.cpus
-            ));
+            args.push(format!("node,nodeid={i},cpus={},memdev=mem{i}", node.cpus));
         }
         for (i, row) in self.distances.iter().enumerate() {
             for (j, d) in row.iter().enumerate() {
@@ -440,7 +437,12 @@ fn fetch_package(arch: &str, package: &str) -> Result<PathBuf> {
                 .and_then(|n| n.to_str())
                 .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".deb"))
         })
-        .with_context(|| format!("apt-get download {spec} left no {prefix}*.deb in {}", cache.display()))?;
+        .with_context(|| {
+            format!(
+                "apt-get download {spec} left no {prefix}*.deb in {}",
+                cache.display()
+            )
+        })?;
     let _ = fs::remove_dir_all(&unpacked);
     run_cmd(Command::new("dpkg-deb").arg("-x").arg(&deb).arg(&unpacked))?;
     fs::write(unpacked.join(".complete"), deb.display().to_string())?;
@@ -451,13 +453,17 @@ fn fetch_package(arch: &str, package: &str) -> Result<PathBuf> {
 fn kernel_package(arch: &str) -> Result<String> {
     let meta = format!("linux-image-{arch}:{arch}");
     let text = run_cmd(Command::new("apt-cache").args(["depends", &meta])).with_context(|| {
-        format!("cannot resolve {meta} (for arm64: `dpkg --add-architecture arm64 && apt-get update`)")
+        format!(
+            "cannot resolve {meta} (for arm64: `dpkg --add-architecture arm64 && apt-get update`)"
+        )
     })?;
     text.lines()
         .filter_map(|l| l.trim().strip_prefix("Depends:"))
         .map(|d| d.trim().trim_end_matches(&format!(":{arch}")).to_owned())
         .find(|d| d.starts_with("linux-image-") && d.ends_with(&format!("-{arch}")))
-        .with_context(|| format!("apt-cache depends {meta} names no linux-image-<abi>-{arch}:\n{text}"))
+        .with_context(|| {
+            format!("apt-cache depends {meta} names no linux-image-<abi>-{arch}:\n{text}")
+        })
 }
 
 /// The kernel image of `arch`: `boot/vmlinuz-*` of Debian's current kernel package.
@@ -487,7 +493,10 @@ pub fn busybox(arch: &str) -> Result<PathBuf> {
 /// The static dist binary of `guest`; built with `cargo xtask dist <arch>` when missing.
 pub fn dist_binary(guest: &Guest) -> Result<PathBuf> {
     let root = workspace_root();
-    let path = root.join("target/dist").join(guest.triple()).join("hwsurvey");
+    let path = root
+        .join("target/dist")
+        .join(guest.triple())
+        .join("hwsurvey");
     if !path.exists() {
         eprintln!(
             "guest: {} missing; building it with `cargo xtask dist {}`",
@@ -501,7 +510,11 @@ pub fn dist_binary(guest: &Guest) -> Result<PathBuf> {
                 .current_dir(&root),
         )?;
         if !path.exists() {
-            bail!("`cargo xtask dist {}` wrote no {}", guest.arch, path.display());
+            bail!(
+                "`cargo xtask dist {}` wrote no {}",
+                guest.arch,
+                path.display()
+            );
         }
     }
     Ok(path)
@@ -604,7 +617,8 @@ pub fn build_initramfs(guest: &Guest, commands: &[Vec<String>], path: &Path) -> 
         let rel = entry.strip_prefix(root)?;
         let _ = writeln!(list, "{}", rel.display());
     }
-    let out = fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let out =
+        fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
     let mut child = Command::new("cpio")
         .args(["--quiet", "-o", "-H", "newc", "-R", "0:0"])
         .current_dir(root)
@@ -619,7 +633,10 @@ pub fn build_initramfs(guest: &Guest, commands: &[Vec<String>], path: &Path) -> 
         .write_all(list.as_bytes())?;
     let status = child.wait()?;
     if !status.success() {
-        bail!("cpio -o -H newc failed ({status}) writing {}", path.display());
+        bail!(
+            "cpio -o -H newc failed ({status}) writing {}",
+            path.display()
+        );
     }
     Ok(())
 }
@@ -780,11 +797,21 @@ pub fn run(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Result
         .collect();
     let tgz = base64::engine::general_purpose::STANDARD
         .decode(b64.as_bytes())
-        .with_context(|| format!("{}: the guest's output is not base64; {where_log}", guest.name))?;
+        .with_context(|| {
+            format!(
+                "{}: the guest's output is not base64; {where_log}",
+                guest.name
+            )
+        })?;
     let unpacked = out_dir.join("guest");
     tar::Archive::new(flate2::read::GzDecoder::new(&tgz[..]))
         .unpack(&unpacked)
-        .with_context(|| format!("{}: cannot unpack the guest's output; {where_log}", guest.name))?;
+        .with_context(|| {
+            format!(
+                "{}: cannot unpack the guest's output; {where_log}",
+                guest.name
+            )
+        })?;
     let mut outputs = Vec::new();
     for (i, argv) in commands.iter().enumerate() {
         let read = |ext: &str| {

@@ -12,7 +12,8 @@ use std::process::ExitCode;
 
 use hwsurvey_guests::{run, Guest, RunOptions};
 
-const USAGE: &str = "usage: scripts/guest NAME [--out DIR] [--console] -- COMMAND... [-- COMMAND...]\n\
+const USAGE: &str =
+    "usage: scripts/guest NAME [--out DIR] [--console] -- COMMAND... [-- COMMAND...]\n\
                      NAME: one of tests/guests/machines/*.toml";
 
 fn main() -> ExitCode {

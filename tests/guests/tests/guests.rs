@@ -116,13 +116,19 @@ fn wrong_facts(guest: &Guest, m: &Machine) -> Vec<String> {
     check(
         "cgroup memory limit bytes",
         e.cgroup_memory_max_bytes.to_string(),
-        show(cg.and_then(|c| c.memory_max_bytes.known().copied().flatten()).as_ref()),
+        show(
+            cg.and_then(|c| c.memory_max_bytes.known().copied().flatten())
+                .as_ref(),
+        ),
     );
     // NUMA: node ids, CPUs, distances, huge pages per node and size.
     check(
         "numa nodes",
         format!("{:?}", e.nodes.iter().map(|n| n.node).collect::<Vec<_>>()),
-        format!("{:?}", m.numa.nodes.iter().map(|n| n.node).collect::<Vec<_>>()),
+        format!(
+            "{:?}",
+            m.numa.nodes.iter().map(|n| n.node).collect::<Vec<_>>()
+        ),
     );
     for en in &e.nodes {
         let Some(node) = m.numa.nodes.iter().find(|n| n.node == en.node) else {
@@ -174,7 +180,13 @@ fn snapshot_matches(guest: &Guest, r: &GuestRun) -> Option<String> {
         .unwrap_or_else(|e| panic!("guest {}: {}: {e}", guest.name, archive.display()));
     tar::Archive::new(flate2::read::GzDecoder::new(file))
         .unpack(dir.path())
-        .unwrap_or_else(|e| panic!("guest {}: cannot unpack {}: {e}", guest.name, archive.display()));
+        .unwrap_or_else(|e| {
+            panic!(
+                "guest {}: cannot unpack {}: {e}",
+                guest.name,
+                archive.display()
+            )
+        });
     let root = dir.path().join("hwsurvey-snapshot");
     let outside = serde_json::to_value(probe_machine(&SysRoot::new(&root))).expect("json");
     let machine_json = root.join("hwsurvey/machine.json");
