@@ -22,6 +22,12 @@ dmesg                       util-linux                  # crates/bench/src/raid6
 taskset                     util-linux                  # crates/bench/benches/peers.rs: pins the peers
 awk                         mawk                        # scripts/cross-test: test counts
 git                         git                         # crates/bench/build.rs (revision), scripts/fresh-check (clone)
+# scripts/fresh-check: a fresh Debian 12 root, bound host directories
+debootstrap                 debootstrap                 # scripts/fresh-check: the base root
+chroot                      coreutils                   # scripts/fresh-check: the README commands in the root
+mount                       mount                       # scripts/fresh-check: /proc, /sys, /dev, toolchain, ../shared
+umount                      mount                       # scripts/fresh-check: on every exit path
+findmnt                     util-linux                  # scripts/fresh-check: what is still mounted
 # Debian Rust for the cross builds with -Zbuild-std (scripts/cross-test, cargo xtask dist)
 /usr/bin/rustc              rustc-web                   # scripts/cross-test, xtask, crates/elf/tests/target_spec_json.rs
 /usr/bin/cargo              cargo-web                   # scripts/cross-test, xtask dist
