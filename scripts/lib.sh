@@ -69,8 +69,9 @@ tool_rows() {
   while IFS= read -r line; do
     line=${line%%#*}
     read -r cmd pkg _ <<<"$line" || true
-    [[ -n "$cmd" ]] && echo "$cmd $pkg"
+    if [[ -n "$cmd" ]]; then echo "$cmd $pkg"; fi
   done <<<"$HWSURVEY_TOOLS"
+  return 0 # (a blank last line must not make the list's reader fail under set -e)
 }
 
 # The Debian packages of the list, each once, plus "$@".
@@ -180,7 +181,7 @@ require_tools() {
     tool_present "$c" && continue
     pkg=""
     while read -r row_cmd row_pkg; do
-      [[ $row_cmd == "$c" ]] && pkg=$row_pkg
+      if [[ $row_cmd == "$c" ]]; then pkg=$row_pkg; fi
     done < <(tool_rows)
     echo "missing command: $c (Debian package ${pkg:-not in scripts/lib.sh}: ./scripts/test installs the list)" >&2
     return 1

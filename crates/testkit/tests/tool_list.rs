@@ -131,3 +131,15 @@ fn require_tools_stops_naming_the_package() {
         stderr(&out)
     );
 }
+
+/// scripts/test runs the checks under `set -euo pipefail`: a blank line at the end of the list
+/// once made the list's reader return 1, so scripts/test stopped silently before any stage.
+#[test]
+fn the_checks_pass_under_set_e_with_blank_lines_in_the_list() {
+    let out = lib_sh(
+        "set -euo pipefail; HWSURVEY_TOOLS+=$'\\n   \\n\\n'; tool_rows >/dev/null; check_tool_list; echo reached",
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "reached");
+}
