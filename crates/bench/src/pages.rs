@@ -89,7 +89,10 @@ impl SmapsMapping {
 
 /// Error parsing `/proc/self/smaps` text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{source_name} line {line}: expected {expected}, got {text:?}")]
+#[error(
+    "{source_name} line {line}: expected {expected}, got {}",
+    hwsurvey_model::text::quote(text)
+)]
 pub struct SmapsError {
     /// Where the text came from (a path, or "smaps text").
     pub source_name: String,
@@ -448,8 +451,8 @@ pub fn thp_enabled() -> Result<String, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
     selected_choice(&text).map(str::to_string).ok_or_else(|| {
         format!(
-            "{path}: expected a [bracketed] choice, got {:?}",
-            text.trim()
+            "{path}: expected a [bracketed] choice, got {}",
+            hwsurvey_model::text::quote(text.trim())
         )
     })
 }

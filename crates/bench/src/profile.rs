@@ -503,8 +503,8 @@ impl Profile {
             return Err(top.error(
                 "id",
                 format!(
-                    "expected a non-empty profile id without spaces, got {:?}",
-                    doc.id
+                    "expected a non-empty profile id without spaces, got {}",
+                    hwsurvey_model::text::quote(&doc.id)
                 ),
             ));
         }

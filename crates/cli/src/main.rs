@@ -24,10 +24,17 @@ macro_rules! outln {
 }
 
 /// The writer behind [`out!`]: stdout, flushed, with EPIPE and other errors handled there.
+/// Control characters from probed or loaded strings (ESC, BEL, NUL in a hostname or a CPU
+/// model) are written escaped (`\u{1b}`), never raw to the terminal; newlines and tabs stay.
 pub(crate) fn write_stdout(args: std::fmt::Arguments<'_>) {
     use std::io::Write;
+    let text = args.to_string();
+    let text = hwsurvey_model::text::escape_controls(&text, "\n\t");
     let mut stdout = std::io::stdout().lock();
-    if let Err(e) = stdout.write_fmt(args).and_then(|()| stdout.flush()) {
+    if let Err(e) = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(141);
         }
@@ -37,6 +44,17 @@ pub(crate) fn write_stdout(args: std::fmt::Arguments<'_>) {
 }
 
 mod cmd;
+
+/// Longest error line printed, characters: a value quoted in an error is bounded where it is
+/// quoted ([`hwsurvey_model::text::quote`]); this bounds what a library's message still holds
+/// (serde's "invalid type: string ..." quotes the whole string).
+const MAX_ERROR_CHARS: usize = 1000;
+
+/// An error for stderr: one line (newlines and other control characters escaped), at most
+/// [`MAX_ERROR_CHARS`] characters plus the length note.
+pub(crate) fn error_line(message: &str) -> std::borrow::Cow<'_, str> {
+    hwsurvey_model::text::one_line(message, MAX_ERROR_CHARS)
+}
 
 /// What a Linux server really is and how it really scales.
 #[derive(Parser, Debug)]
@@ -83,7 +101,7 @@ fn main() -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("hwsurvey: error: {error:#}");
+            eprintln!("hwsurvey: error: {}", error_line(&format!("{error:#}")));
             ExitCode::from(2)
         }
     }

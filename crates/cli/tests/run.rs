@@ -689,7 +689,7 @@ fn existing_output_is_refused_unless_force() {
         assert_eq!(
             stderr,
             format!(
-                "hwsurvey: error: {}: is {kind}, not a regular file; --force replaces only result files\n",
+                "hwsurvey: error: {}: is {kind}, not a regular file; --force replaces only regular files\n",
                 path.display()
             )
         );

@@ -135,8 +135,12 @@ impl FromStr for GlibcVersion {
 
     /// `2.34` or `2.2.5`.
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        GlibcVersion::parse_numbers(text)
-            .ok_or_else(|| format!("expected a glibc version such as \"2.17\", got {text:?}"))
+        GlibcVersion::parse_numbers(text).ok_or_else(|| {
+            format!(
+                "expected a glibc version such as \"2.17\", got {}",
+                hwsurvey_model::text::quote(text)
+            )
+        })
     }
 }
 

@@ -55,7 +55,8 @@ impl<'de> Deserialize<'de> for GlibcRule {
             .map(GlibcRule::AtMost)
             .ok_or_else(|| {
                 serde::de::Error::custom(format!(
-                    "expected \"static\" or a glibc version such as \"2.17\", got {text:?}"
+                    "expected \"static\" or a glibc version such as \"2.17\", got {}",
+                    hwsurvey_model::text::quote(&text)
                 ))
             })
     }
@@ -285,8 +286,9 @@ impl TargetDescriptor {
                 return Err(invalid(
                     "name",
                     format!(
-                        "is {:?} but must equal the file name stem {stem:?} (rename the file to {}.toml or set name = {stem:?})",
-                        self.name, self.name
+                        "is {} but must equal the file name stem {stem:?} (rename the file to {}.toml or set name = {stem:?})",
+                        hwsurvey_model::text::quote(&self.name),
+                        hwsurvey_model::text::one_line(&self.name, 48)
                     ),
                 ));
             }
@@ -315,8 +317,8 @@ impl TargetDescriptor {
             return Err(invalid(
                 "min_kernel",
                 format!(
-                    "expected a dotted kernel version such as \"3.2\" or \"4.4\", got {:?}",
-                    self.min_kernel
+                    "expected a dotted kernel version such as \"3.2\" or \"4.4\", got {}",
+                    hwsurvey_model::text::quote(&self.min_kernel)
                 ),
             ));
         }
@@ -422,7 +424,11 @@ impl TargetDescriptor {
             return Err(TargetError::Invalid {
                 path,
                 key: "name".to_owned(),
-                message: format!("no such target {arg:?}; known: {}", known.join(", ")),
+                message: format!(
+                    "no such target {}; known: {}",
+                    hwsurvey_model::text::quote(arg),
+                    known.join(", ")
+                ),
             });
         };
         let shown = PathBuf::from(format!("targets/{name}.toml"));

@@ -27,7 +27,11 @@ pub const MAX_ID: u32 = 1 << 20;
 
 /// Why a list or mask could not be parsed. Carries the whole input and the bad item.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("expected a list like \"0-3,8\", got {input:?}: {reason} at {item:?}")]
+#[error(
+    "expected a list like \"0-3,8\", got {}: {reason} at {}",
+    crate::text::quote(input),
+    crate::text::quote(item)
+)]
 pub struct ListParseError {
     /// The whole text that was being parsed.
     pub input: String,

@@ -1,3 +1,5 @@
+//! Files the user names: reading them ([`read_regular`]) and writing outputs ([`output`]).
+//!
 //! Reading a file the user named on the command line (an ELF file, a rules file, a profile, a
 //! target descriptor, a result file): only regular files, and at most a stated number of bytes.
 //!
@@ -8,6 +10,10 @@
 //! either; the type of the opened file is checked again (`fstat`) in every build. The read
 //! goes through `Read::take(max_bytes + 1)`, so the cap holds whatever the metadata says (a
 //! file growing while read, a `/proc` file of size 0).
+
+pub mod output;
+
+pub use output::{check_output, write_atomic, AtomicFile, OutputError, OutputLock};
 
 use std::fmt;
 use std::io::Read;

@@ -8,6 +8,7 @@
 pub mod cpulist;
 pub mod files;
 pub mod probed;
+pub mod text;
 pub mod units;
 
 pub use cpulist::{CpuId, CpuSet, ListParseError, NodeId, NodeSet};

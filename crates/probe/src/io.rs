@@ -80,24 +80,25 @@ impl LinkSpeed {
 /// `Unknown`/`Unknown speed` and rates that are no PCIe generation are `Err` with the text.
 pub fn parse_link_speed(text: &str) -> Result<LinkSpeed, String> {
     let t = text.trim();
+    let q = hwsurvey_model::text::quote(t);
     let number = t
         .split_whitespace()
         .next()
         .filter(|_| t.contains("GT/s"))
-        .ok_or_else(|| format!("expected \"<rate> GT/s\", got {t:?}"))?;
+        .ok_or_else(|| format!("expected \"<rate> GT/s\", got {q}"))?;
     let (whole, frac) = number.split_once('.').unwrap_or((number, "0"));
     let whole: u32 = whole
         .parse()
-        .map_err(|_| format!("expected a rate in GT/s, got {t:?}"))?;
+        .map_err(|_| format!("expected a rate in GT/s, got {q}"))?;
     let frac_digit: u32 = frac
         .chars()
         .next()
         .and_then(|c| c.to_digit(10))
-        .ok_or_else(|| format!("expected a rate in GT/s, got {t:?}"))?;
+        .ok_or_else(|| format!("expected a rate in GT/s, got {q}"))?;
     let mt = whole
         .checked_mul(1000)
         .and_then(|w| w.checked_add(frac_digit * 100))
-        .ok_or_else(|| format!("rate out of range in {t:?}"))?;
+        .ok_or_else(|| format!("rate out of range in {q}"))?;
     let (generation, encoding) = match mt {
         2500 => (1, "8b/10b"),
         5000 => (2, "8b/10b"),
@@ -106,7 +107,7 @@ pub fn parse_link_speed(text: &str) -> Result<LinkSpeed, String> {
         32000 => (5, "128b/130b"),
         64000 => (6, "1b/1b"),
         128000 => (7, "1b/1b"),
-        _ => return Err(format!("{t:?} is no PCIe generation's rate")),
+        _ => return Err(format!("{q} is no PCIe generation's rate")),
     };
     Ok(LinkSpeed {
         transfer_rate_mt_per_s: mt,

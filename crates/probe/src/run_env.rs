@@ -273,7 +273,10 @@ fn cgroup_limit(root: &SysRoot) -> Probed<Option<u64>> {
                     Ok(v) => Probed::Known(Some(v)),
                     Err(_) => Probed::Unknown(Unknown::Invalid {
                         path: file,
-                        detail: format!("expected bytes or \"max\", got {t:?}"),
+                        detail: format!(
+                            "expected bytes or \"max\", got {}",
+                            hwsurvey_model::text::quote(t)
+                        ),
                     }),
                 };
             }
@@ -375,7 +378,10 @@ impl RunEnv {
                 Some(w) => Probed::Known(w),
                 None => Probed::Unknown(Unknown::Invalid {
                     path: thp_path.into(),
-                    detail: format!("expected a [bracketed] mode, got {t:?}"),
+                    detail: format!(
+                        "expected a [bracketed] mode, got {}",
+                        hwsurvey_model::text::quote(&t)
+                    ),
                 }),
             },
             Probed::Unknown(u) => Probed::Unknown(u),
@@ -430,7 +436,10 @@ impl LoadSnapshot {
                 Some(v) => Probed::Known(v),
                 None => Probed::Unknown(Unknown::Invalid {
                     path: "/proc/loadavg".into(),
-                    detail: format!("expected three numbers, got {:?}", t.trim()),
+                    detail: format!(
+                        "expected three numbers, got {}",
+                        hwsurvey_model::text::quote(t.trim())
+                    ),
                 }),
             },
             Err(e) => Probed::Unknown(unknown_from(e)),

@@ -39,7 +39,10 @@ pub enum ProbeError {
         message: String,
     },
     /// The contents are not what the kernel writes there.
-    #[error("{path}: expected {expected}, got {text:?}")]
+    #[error(
+        "{path}: expected {expected}, got {}",
+        hwsurvey_model::text::quote(text)
+    )]
     Invalid {
         /// Kernel path.
         path: String,
@@ -95,7 +98,10 @@ impl From<ProbeError> for Unknown {
                 text,
             } => Unknown::Invalid {
                 path,
-                detail: format!("expected {expected}, got {text:?}"),
+                detail: format!(
+                    "expected {expected}, got {}",
+                    hwsurvey_model::text::quote(&text)
+                ),
             },
         }
     }

@@ -21,7 +21,7 @@ use crate::{rule, ParamDef, ParamKind, ParamValue, Params, RULES};
 
 /// A rules file that cannot be used. Displayed as `FILE:LINE: key KEY: MESSAGE`.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{file}:{line}: {}{message}", key.as_ref().map(|k| format!("key {k:?}: ")).unwrap_or_default())]
+#[error("{file}:{line}: {}{message}", key.as_ref().map(|k| format!("key {}: ", hwsurvey_model::text::quote(k))).unwrap_or_default())]
 pub struct ConfigError {
     /// The rules file.
     pub file: String,
@@ -266,19 +266,35 @@ fn convert(v: &DeValue<'_>, kind: ParamKind) -> Result<ParamValue, String> {
         ParamKind::Choice(words) => {
             let s = v.as_str().ok_or_else(wrong)?;
             if !words.contains(&s) {
-                return Err(format!("{s:?} is not {}", describe(kind)));
+                return Err(format!(
+                    "{} is not {}",
+                    hwsurvey_model::text::quote(s),
+                    describe(kind)
+                ));
             }
             Ok(ParamValue::Str(s.to_string()))
         }
         ParamKind::Version => {
             let s = v.as_str().ok_or_else(wrong)?;
-            parse_version(s).ok_or_else(|| format!("{s:?} is not {}", describe(kind)))?;
+            parse_version(s).ok_or_else(|| {
+                format!(
+                    "{} is not {}",
+                    hwsurvey_model::text::quote(s),
+                    describe(kind)
+                )
+            })?;
             Ok(ParamValue::Str(s.to_string()))
         }
         ParamKind::VersionOr(word) => {
             let s = v.as_str().ok_or_else(wrong)?;
             if s != word {
-                parse_version(s).ok_or_else(|| format!("{s:?} is not {}", describe(kind)))?;
+                parse_version(s).ok_or_else(|| {
+                    format!(
+                        "{} is not {}",
+                        hwsurvey_model::text::quote(s),
+                        describe(kind)
+                    )
+                })?;
             }
             Ok(ParamValue::Str(s.to_string()))
         }
@@ -290,7 +306,11 @@ fn convert(v: &DeValue<'_>, kind: ParamKind) -> Result<ParamValue, String> {
             for item in items.iter() {
                 let s = item.get_ref().as_str().ok_or_else(wrong)?;
                 if !words.contains(&s) {
-                    return Err(format!("{s:?} is not one of {}", quoted(words)));
+                    return Err(format!(
+                        "{} is not one of {}",
+                        hwsurvey_model::text::quote(s),
+                        quoted(words)
+                    ));
                 }
                 out.push(s.to_string());
             }

@@ -2,6 +2,7 @@
 //! every test side by side, with relative columns against the baseline judged by the runs' own
 //! noise (`hwsurvey_stats::within_noise`).
 
+use hwsurvey_model::text::{one_line, quote, shorten};
 use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal, three_significant};
 use hwsurvey_result::outcome::Better;
 use hwsurvey_result::{MetricResult, ResultFile};
@@ -28,14 +29,19 @@ pub enum CompareError {
     #[error("results come from different profile versions ({0}); compare them anyway with --force, and every table is flagged")]
     ProfileMismatch(String),
     /// --baseline names no column.
-    #[error("--baseline {0:?} is not one of the column labels ({1})")]
+    #[error("--baseline {} is not one of the column labels ({})", quote(.0), shorten(.1, 1000))]
     NoSuchBaseline(String, String),
     /// Two columns with one label.
-    #[error("two results have the label {0:?}; give distinct labels with --label")]
+    #[error("two results have the label {}; give distinct labels with --label", quote(.0))]
     DuplicateLabel(String),
 }
 
-/// The default column label: hostname + arch + kernel release.
+/// Longest hostname or kernel release in a default label, characters.
+const MAX_LABEL_PART_CHARS: usize = 48;
+
+/// The default column label: hostname + arch + kernel release, each shown on one line with
+/// control characters escaped and at most 48 characters
+/// ([`hwsurvey_model::text::one_line`]).
 pub fn default_label(f: &ResultFile) -> String {
     let host = f
         .environment
@@ -49,7 +55,13 @@ pub fn default_label(f: &ResultFile) -> String {
         .known()
         .cloned()
         .unwrap_or_else(|| "unknown-kernel".into());
-    format!("{host} {} {kernel}", f.environment.arch)
+    let part = |s: &str| one_line(s, MAX_LABEL_PART_CHARS).into_owned();
+    format!(
+        "{} {} {}",
+        part(&host),
+        part(&f.environment.arch),
+        part(&kernel)
+    )
 }
 
 /// Column labels without duplicates: `defaults[k]` (from [`default_label`]) unless another
@@ -170,12 +182,14 @@ pub fn compare(
         tables.extend(crate::scaling::scaling_tables(inputs, &family, &flags));
     }
     tables.push(normalised_table(inputs, &tables, &flags));
-    Ok(Comparison {
+    let mut c = Comparison {
         platforms: labels.clone(),
         baseline: labels[base].clone(),
         flags,
         tables,
-    })
+    };
+    c.make_printable();
+    Ok(c)
 }
 
 fn families(inputs: &[Input]) -> Vec<String> {

@@ -114,3 +114,62 @@ impl Cell {
         }
     }
 }
+
+/// Longest column label shown, characters (a default label has hostname and kernel at most 48 each, plus their lengths when cut).
+pub const MAX_LABEL_CHARS: usize = 160;
+/// Longest title, row label or cell text shown, characters.
+pub const MAX_CELL_CHARS: usize = 200;
+/// Longest note or flag shown, characters.
+pub const MAX_NOTE_CHARS: usize = 2000;
+
+impl Comparison {
+    /// Makes every string of the comparison safe for every format: control characters
+    /// (ESC, BEL, NUL, newlines) and bidirectional overrides escaped, and each string bounded
+    /// ([`MAX_LABEL_CHARS`], [`MAX_CELL_CHARS`], [`MAX_NOTE_CHARS`]; the middle of a longer
+    /// one is cut, its length said), so a 1 MiB hostname in a result file neither widens a
+    /// terminal table to a megabyte per row nor makes an SVG invalid XML.
+    /// [`crate::compare`] calls it on what it returns.
+    pub fn make_printable(&mut self) {
+        use hwsurvey_model::text::one_line;
+        let fix = |s: &mut String, max: usize| {
+            if let std::borrow::Cow::Owned(o) = one_line(s, max) {
+                *s = o;
+            }
+        };
+        self.platforms
+            .iter_mut()
+            .for_each(|p| fix(p, MAX_LABEL_CHARS));
+        fix(&mut self.baseline, MAX_LABEL_CHARS);
+        self.flags.iter_mut().for_each(|f| fix(f, MAX_NOTE_CHARS));
+        for t in &mut self.tables {
+            fix(&mut t.id, MAX_CELL_CHARS);
+            fix(&mut t.title, MAX_CELL_CHARS);
+            fix(&mut t.row_header, MAX_CELL_CHARS);
+            // relative columns hold two labels: "B vs A"
+            t.columns
+                .iter_mut()
+                .for_each(|c| fix(c, 2 * MAX_LABEL_CHARS + 4));
+            t.notes.iter_mut().for_each(|n| fix(n, MAX_NOTE_CHARS));
+            if let Some(p) = &mut t.plot {
+                fix(&mut p.x_label, MAX_CELL_CHARS);
+                fix(&mut p.x_unit, MAX_CELL_CHARS);
+                fix(&mut p.y_label, MAX_CELL_CHARS);
+            }
+            for r in &mut t.rows {
+                fix(&mut r.label, MAX_CELL_CHARS);
+                if let Some(u) = &mut r.unit {
+                    fix(u, MAX_CELL_CHARS);
+                }
+                for c in &mut r.cells {
+                    fix(&mut c.text, MAX_CELL_CHARS);
+                    if let Some(n) = &mut c.note {
+                        fix(n, MAX_CELL_CHARS);
+                    }
+                    if let Some(m) = &mut c.missing {
+                        fix(m, MAX_CELL_CHARS);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -603,7 +603,11 @@ pub fn plot_files(c: &Comparison) -> Vec<(String, String)> {
 pub fn file_name(title: &str) -> String {
     let mut out = String::new();
     let mut gap = false;
+    // at most 200 bytes: a name must fit NAME_MAX (255) with ".svg"
     for ch in title.chars() {
+        if out.len() >= 200 {
+            break;
+        }
         if ch.is_ascii_alphanumeric() || ch == '.' || ch == '_' {
             if gap && !out.is_empty() {
                 out.push('-');

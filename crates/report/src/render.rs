@@ -107,11 +107,21 @@ pub fn markdown(c: &Comparison) -> String {
     out
 }
 
-fn csv_field(s: &str) -> String {
+/// One CSV field: quoted when it holds `,` `"` or a line break (RFC 4180); and, by OWASP's
+/// rule against CSV injection, a text starting with `=`, `+`, `-`, `@`, tab or CR gets a
+/// leading `'`, so a spreadsheet shows it as text instead of running it as a formula
+/// (`=HYPERLINK(...)` in a label). A number (`-0.5`, `+3e9`) is left as it is.
+pub fn csv_field(s: &str) -> String {
+    let formula_like = s.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    let s = if formula_like && s.trim().parse::<f64>().is_err() {
+        format!("'{s}")
+    } else {
+        s.to_string()
+    };
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        s
     }
 }
 

@@ -1,9 +1,10 @@
 //! `hwsurvey compare FILE...`: result files side by side (tables, plots, HTML report).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
+use hwsurvey_model::files::{check_output, write_atomic};
 use hwsurvey_report::{compare, default_label, distinct_labels, plot, render, Format, Input};
 
 /// Output formats.
@@ -38,14 +39,17 @@ pub struct Args {
     /// else terminal].
     #[arg(long, value_enum)]
     format: Option<FormatArg>,
-    /// Write to FILE instead of standard output.
+    /// Write to FILE instead of standard output. An existing file is refused unless --force;
+    /// an input result file is always refused.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Also write each plot as an SVG file into DIR, named by family and view
-    /// (`mem.bandwidth-stream.triad-vs-threads.svg`).
+    /// (`mem.bandwidth-stream.triad-vs-threads.svg`); existing plot files are refused unless
+    /// --force.
     #[arg(long, value_name = "DIR")]
     plots: Option<PathBuf>,
-    /// Compare results of different profile versions (every table is flagged).
+    /// Compare results of different profile versions (every table is flagged), and replace
+    /// existing -o and --plots files (never an input).
     #[arg(long)]
     force: bool,
 }
@@ -58,6 +62,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.labels.len(),
         args.files.len()
     );
+    // the one output rule, before any work: never an input, never an existing file without
+    // --force
+    let input_paths: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
+    if let Some(p) = &args.output {
+        check_output(p, &input_paths, args.force)?;
+    }
     let mut files = Vec::new();
     for path in &args.files {
         files.push(hwsurvey_result::load(path)?);
@@ -111,10 +121,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             anyhow::bail!("--plots {}: exists and is not a directory", dir.display());
         }
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        // named by family and view (mem.bandwidth-stream.triad-vs-threads.svg), with captions
-        for (name, svg) in plot::plot_files(&c) {
-            let p = dir.join(name);
-            std::fs::write(&p, svg).with_context(|| format!("cannot write {}", p.display()))?;
+        // named by family and view (mem.bandwidth-stream.triad-vs-threads.svg), with captions;
+        // every name checked before the first is written
+        let files = plot::plot_files(&c);
+        for (name, _) in &files {
+            check_output(&dir.join(name), &input_paths, args.force)?;
+        }
+        for (name, svg) in files {
+            write_atomic(&dir.join(name), svg.as_bytes(), args.force)?;
         }
     }
     let by_extension = || {
@@ -145,9 +159,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let text = render(&c, format, &plots);
     match &args.output {
-        Some(p) => {
-            std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?
-        }
+        Some(p) => write_atomic(p, text.as_bytes(), args.force)?,
         None => out!("{text}"),
     }
     Ok(ExitCode::SUCCESS)

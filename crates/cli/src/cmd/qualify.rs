@@ -68,7 +68,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match run_checked(args) {
         Ok(code) => Ok(code),
         Err(error) => {
-            eprintln!("hwsurvey: error: {error:#}");
+            eprintln!(
+                "hwsurvey: error: {}",
+                crate::error_line(&format!("{error:#}"))
+            );
             Ok(ExitCode::from(EXIT_INPUT_ERROR))
         }
     }

@@ -8,6 +8,7 @@ use anyhow::Context;
 use hwsurvey_bench::engine::{self, Observer, RunRequest};
 use hwsurvey_bench::families;
 use hwsurvey_bench::plan::{build_plan, Plan, RunOptions, SkippedPoint};
+use hwsurvey_model::files::{check_output, OutputError, OutputLock};
 use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal, three_significant};
 use hwsurvey_probe::run_env::RunEnv;
 use hwsurvey_probe::{probe_machine, SysRoot};
@@ -67,10 +68,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Signals are handled from before the result file is claimed: a Ctrl-C or SIGTERM between
     // the claim and the engine's first write must not leave an empty file behind.
     let handler = engine::install_sigint_handler();
-    let output = match args.output {
-        Some(p) => claim_output(&p, args.force)?,
+    let (output, lock) = match args.output {
+        Some(p) => claim_output(&p, args.force, &args.profile)?,
         None => default_output(&env)?,
     };
+    for leftover in lock.removed_leftovers() {
+        eprintln!(
+            "hwsurvey: removed {}, a partial write of an earlier run that was killed",
+            leftover.display()
+        );
+    }
     // Under qemu-user or binfmt the figures measure the emulator: say so before any test
     // (after the usage checks: the error stays the only line of a refused run).
     if let Some(b) = machine.os.binary_vs_kernel.known().filter(|b| !b.native) {
@@ -114,8 +121,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             rules_ref: hwsurvey_qualify::stored::RulesRef::builtin(),
         },
     );
-    let file = engine::run(&req, &mut progress)
-        .with_context(|| format!("writing {}", output.display()))?;
+    let file = match engine::run(&req, &mut progress) {
+        Ok(file) => file,
+        Err(e) => {
+            progress.bar.finish_and_clear();
+            anyhow::bail!("{e}; {}", what_was_kept(&output));
+        }
+    };
     progress.bar.finish_and_clear();
     outln!("{}", render_summary(&file));
     outln!("result file: {}", output.display());
@@ -134,47 +146,46 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Claims the `-o` file: created exclusively (`O_CREAT | O_EXCL`), so an existing result
-/// file is never overwritten and two runs cannot both take it; with `force`, an existing file
-/// is replaced by the run's first write instead. The file is empty until that write, which
-/// comes before any test.
-fn claim_output(path: &Path, force: bool) -> anyhow::Result<PathBuf> {
-    if force {
-        // The result is written to a temporary file and renamed over the path: that would
-        // replace a device node (/dev/null), a FIFO or a directory entry for everyone. --force
-        // replaces only a regular file (or a symlink, itself, not its target).
-        if let Ok(md) = std::fs::symlink_metadata(path) {
-            let ft = md.file_type();
-            if !(ft.is_file() || ft.is_symlink()) {
-                anyhow::bail!(
-                    "{}: is {}, not a regular file; --force replaces only result files",
-                    path.display(),
-                    hwsurvey_model::files::kind_of(ft)
-                );
-            }
-        }
-        return Ok(path.to_path_buf());
-    }
+/// Claims the `-o` file by the rule every output follows
+/// ([`hwsurvey_model::files::check_output`]): never an input (the profile file), never an
+/// existing file without `force`, with `force` only a regular file. The claim is a lock
+/// ([`OutputLock`]) held for the whole run, so a second run on the same file is refused; the
+/// file itself appears only with the engine's first complete write, so a run killed before
+/// that leaves no file at all (never an empty one).
+fn claim_output(path: &Path, force: bool, profile: &str) -> anyhow::Result<(PathBuf, OutputLock)> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the directory {}", dir.display()))?;
     }
-    match create_new(path) {
-        Ok(()) => Ok(path.to_path_buf()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => anyhow::bail!(
-            "{}: exists; refusing to overwrite it (pass --force to replace it)",
-            path.display()
-        ),
-        Err(e) => Err(e).with_context(|| format!("cannot create {}", path.display())),
-    }
+    let lock = OutputLock::acquire(path)?;
+    let profile_file = Path::new(profile);
+    let inputs: Vec<&Path> = if profile_file.is_file() {
+        vec![profile_file]
+    } else {
+        vec![]
+    };
+    check_output(path, &inputs, force)?;
+    Ok((path.to_path_buf(), lock))
 }
 
-fn create_new(path: &Path) -> std::io::Result<()> {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map(drop)
+/// After a failed write (ENOSPC, EIO): what the output holds now, for the error line. The
+/// writes are atomic, so it is the last complete write or nothing.
+fn what_was_kept(output: &Path) -> String {
+    match hwsurvey_result::load(output) {
+        Ok(f) => format!(
+            "{} keeps the last complete write ({}, status {})",
+            output.display(),
+            plural(f.tests.len(), "finished test"),
+            f.status
+        ),
+        Err(_) if std::fs::symlink_metadata(output).is_err() => {
+            format!(
+                "no result file was written ({} does not exist)",
+                output.display()
+            )
+        }
+        Err(e) => format!("{} was left as it was before ({e})", output.display()),
+    }
 }
 
 /// File name stem of the default result file, from the hostname, the binary's arch and the
@@ -194,9 +205,9 @@ pub fn default_stem(host: Option<&str>, arch: &str, started_rfc3339: &str) -> St
     format!("{host}-{arch}-{date}-{time}")
 }
 
-/// `reports/<stem>.json` ([`default_stem`]), or `<stem>-2.json`, `-3`, ... when taken, each
-/// tried with an exclusive create so two concurrent runs never get the same file.
-fn default_output(env: &RunEnv) -> anyhow::Result<PathBuf> {
+/// `reports/<stem>.json` ([`default_stem`]), or `<stem>-2.json`, `-3`, ... when taken or
+/// locked by another run, so two concurrent runs never get the same file.
+fn default_output(env: &RunEnv) -> anyhow::Result<(PathBuf, OutputLock)> {
     let now = hwsurvey_result::rfc3339(std::time::SystemTime::now());
     let stem = default_stem(env.hostname.known().map(String::as_str), &env.arch, &now);
     let dir = Path::new("reports");
@@ -208,11 +219,15 @@ fn default_output(env: &RunEnv) -> anyhow::Result<PathBuf> {
         } else {
             dir.join(format!("{stem}-{n}.json"))
         };
-        match create_new(&path) {
-            Ok(()) => return Ok(path),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e).with_context(|| format!("cannot create {}", path.display())),
+        let lock = match OutputLock::acquire(&path) {
+            Ok(lock) => lock,
+            Err(OutputError::Locked { .. }) => continue,
+            Err(e) => return Err(e.into()),
+        };
+        if std::fs::symlink_metadata(&path).is_ok() {
+            continue;
         }
+        return Ok((path, lock));
     }
     anyhow::bail!(
         "{}: {stem}.json and 999 numbered variants exist; pass -o FILE",

@@ -23,9 +23,12 @@ use hwsurvey_probe::{probe_machine, SysRoot};
 /// Options of `hwsurvey snapshot`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Output archive (.tar.gz).
+    /// Output archive (.tar.gz). An existing file is refused unless --force.
     #[arg(short = 'o', long = "output", value_name = "FILE.tar.gz")]
     pub output: PathBuf,
+    /// Replace the -o file when it exists (a regular file only).
+    #[arg(long)]
+    pub force: bool,
     /// Directory standing for `/` (re-snapshot a capture); default: the live machine.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
@@ -129,6 +132,8 @@ fn append_tree(
 
 /// Runs `hwsurvey snapshot`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    // the one output rule, before the probe: never an existing file without --force
+    hwsurvey_model::files::check_output(&args.output, &[], args.force)?;
     let source = match &args.root {
         Some(dir) => super::probe::open_root(dir)?,
         None => SysRoot::live(),
@@ -166,8 +171,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let machine_json = staging.join(MACHINE_JSON.trim_start_matches('/'));
     std::fs::write(&machine_json, serde_json::to_vec_pretty(&machine)?)?;
 
-    let file = std::fs::File::create(&args.output)
-        .with_context(|| format!("creating {}", args.output.display()))?;
+    // a temporary file beside the output, published complete (or removed on an error)
+    let file = hwsurvey_model::files::AtomicFile::create(&args.output)?;
     let gz = flate2::write::GzEncoder::new(file, flate2::Compression::default());
     let mut tar = tar::Builder::new(gz);
     let mut h = tar::Header::new_gnu();
@@ -177,7 +182,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     tar.append_data(&mut h, format!("{TOP}/"), std::io::empty())?;
     append_tree(&mut tar, staging, staging)?;
     let gz = tar.into_inner()?;
-    gz.finish()?.flush()?;
+    let mut file = gz.finish()?;
+    file.flush()?;
+    file.commit(args.force)?;
     eprintln!(
         "hwsurvey: wrote {} ({} paths read; probe with --root <extracted>/{TOP})",
         args.output.display(),

@@ -17,7 +17,8 @@ pub enum DmidecodeError {
     /// No `DMI type 17` (Memory Device) record in the text.
     #[error(
         "expected `dmidecode` output with \"Handle 0x..., DMI type 17\" Memory Device records, \
-         found none in {lines} lines (first line: {first_line:?})"
+         found none in {lines} lines (first line: {})",
+        hwsurvey_model::text::quote(first_line)
     )]
     NoMemoryDevices {
         /// Lines in the text.

@@ -1,0 +1,180 @@
+//! One rule for every output file (`run -o`, `compare -o`, `compare --plots`, `snapshot -o`):
+//! an existing file is never replaced without `--force`, and an input never, even with
+//! `--force` (by path, through a symlink, or through a hard link). Errors are one line on
+//! standard error and the file is left as it was.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn hwsurvey() -> Command {
+    Command::cargo_bin("hwsurvey").unwrap()
+}
+
+fn write_two(dir: &Path) -> Vec<PathBuf> {
+    hwsurvey_report::sample::three()
+        .into_iter()
+        .take(2)
+        .enumerate()
+        .map(|(i, f)| {
+            let p = dir.join(format!("{}.json", ["a", "b"][i]));
+            f.write_atomic(&p).unwrap();
+            p
+        })
+        .collect()
+}
+
+fn stderr_of(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    String::from_utf8(out.stderr).unwrap()
+}
+
+/// The reproduction: `compare a.json b.json -o a.json` overwrote its own input.
+#[test]
+fn compare_never_writes_over_an_input_even_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_two(dir.path());
+    let (a, b) = (&files[0], &files[1]);
+    let before = std::fs::read(a).unwrap();
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(a, &link).unwrap();
+    let hard = dir.path().join("hard.json");
+    std::fs::hard_link(b, &hard).unwrap();
+    for force in [false, true] {
+        for (target, input, how) in [
+            (a, a, "the same path as"),
+            (&link, a, "the same path as"),
+            (&hard, b, "the same file (a link) as"),
+        ] {
+            let mut cmd = hwsurvey();
+            cmd.arg("compare").args(&files).arg("-o").arg(target);
+            if force {
+                cmd.arg("--force");
+            }
+            assert_eq!(
+                stderr_of(&mut cmd),
+                format!(
+                    "hwsurvey: error: {}: is {how} the input {}; refusing to write over an input, even with --force\n",
+                    target.display(),
+                    input.display()
+                )
+            );
+        }
+    }
+    assert_eq!(std::fs::read(a).unwrap(), before);
+    assert_eq!(std::fs::read(b).unwrap(), std::fs::read(&hard).unwrap());
+    hwsurvey_result::load(a).unwrap();
+}
+
+#[test]
+fn compare_replaces_an_existing_report_only_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_two(dir.path());
+    let report = dir.path().join("report.md");
+    std::fs::write(&report, "keep me\n").unwrap();
+    let mut cmd = hwsurvey();
+    cmd.arg("compare").args(&files).arg("-o").arg(&report);
+    assert_eq!(
+        stderr_of(&mut cmd),
+        format!(
+            "hwsurvey: error: {}: exists; refusing to overwrite it (pass --force to replace it)\n",
+            report.display()
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&report).unwrap(), "keep me\n");
+    hwsurvey()
+        .arg("compare")
+        .args(&files)
+        .arg("-o")
+        .arg(&report)
+        .arg("--force")
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&report).unwrap();
+    assert!(text.starts_with("# hwsurvey comparison"), "{text}");
+    // no temporary file left beside it
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
+}
+
+#[test]
+fn compare_plots_are_not_replaced_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_two(dir.path());
+    let plots = dir.path().join("plots");
+    hwsurvey()
+        .arg("compare")
+        .args(&files)
+        .arg("--plots")
+        .arg(&plots)
+        .assert()
+        .success();
+    let first = std::fs::read_dir(&plots)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::write(&first, "hand-edited\n").unwrap();
+    let mut cmd = hwsurvey();
+    cmd.arg("compare").args(&files).arg("--plots").arg(&plots);
+    let err = stderr_of(&mut cmd);
+    assert!(
+        err.ends_with("exists; refusing to overwrite it (pass --force to replace it)\n"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&first).unwrap(), "hand-edited\n");
+}
+
+#[test]
+fn snapshot_refuses_an_existing_archive_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("snap.tar.gz");
+    std::fs::write(&out, "keep me\n").unwrap();
+    let mut cmd = hwsurvey();
+    cmd.args(["snapshot", "-o"]).arg(&out);
+    assert_eq!(
+        stderr_of(&mut cmd),
+        format!(
+            "hwsurvey: error: {}: exists; refusing to overwrite it (pass --force to replace it)\n",
+            out.display()
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me\n");
+}
+
+/// `run --profile FILE -o FILE --force` would have replaced the profile it reads.
+#[test]
+fn run_never_writes_over_its_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("mine.toml");
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    std::fs::copy(repo.join("profiles/quick.toml"), &profile).unwrap();
+    let before = std::fs::read(&profile).unwrap();
+    let mut cmd = hwsurvey();
+    cmd.arg("run")
+        .arg("--profile")
+        .arg(&profile)
+        .arg("--force")
+        .arg("-o")
+        .arg(&profile);
+    // the plan is printed first; the refusal comes before any test
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.ends_with(&format!(
+            "{}: is the same path as the input {}; refusing to write over an input, even with --force\n",
+            profile.display(),
+            profile.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&profile).unwrap(), before);
+}

@@ -1,0 +1,550 @@
+//! Writing a file the user named with `-o` (a result file, a report, a snapshot archive, a
+//! plot): the one rule every command follows, and the one way files appear.
+//!
+//! **The rule** ([`check_output`]): an existing file is never replaced without `--force`,
+//! and a file the command reads (an input) is never replaced at all, even with `--force`.
+//! "The same file" is judged twice: by canonical path (symlinks resolved) and by device and
+//! inode (a hard link, or a path through a bind mount). With `--force` only a regular file
+//! (or a symlink, which is itself replaced, not its target) is replaced, never a device, a
+//! FIFO or a directory.
+//!
+//! **Appearing only complete** ([`AtomicFile`]): the bytes go to a temporary file in the
+//! output's directory (`.<name>.tmp-<pid>-<n>`), which is fsynced and then published under
+//! the name: by `link(2)` when nothing may be replaced (exclusive: fails if the name was
+//! taken meanwhile), by `rename(2)` when replacing; then the directory is fsynced. A process
+//! killed at any moment leaves the old file or the new one, never an empty or partial one;
+//! on any error (ENOSPC, EIO) the temporary file is removed and the old file stays.
+//!
+//! **One writer** ([`OutputLock`], `sys` feature): an exclusive `flock(2)` on a sibling lock
+//! file `.<name>.lock`, held while the command writes; a second command on the same output
+//! is refused at once.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Why an output file is refused or could not be written; one line naming the file.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// Exists, and `--force` was not given.
+    #[error("{}: exists; refusing to overwrite it (pass --force to replace it)", path.display())]
+    Exists {
+        /// The output as named.
+        path: PathBuf,
+    },
+    /// The output is one of the command's inputs (same path, or same device and inode).
+    #[error(
+        "{}: is {how} the input {}; refusing to write over an input, even with --force",
+        path.display(),
+        input.display()
+    )]
+    IsInput {
+        /// The output as named.
+        path: PathBuf,
+        /// The input it is.
+        input: PathBuf,
+        /// `"the same path as"` or `"the same file (a link) as"`.
+        how: &'static str,
+    },
+    /// Exists and is not a regular file: `--force` replaces only regular files.
+    #[error("{}: is {kind}, not a regular file; --force replaces only regular files", path.display())]
+    NotRegular {
+        /// The output as named.
+        path: PathBuf,
+        /// What it is ([`super::kind_of`]).
+        kind: &'static str,
+    },
+    /// Another process holds the output's lock.
+    #[error(
+        "{}: another hwsurvey process is writing it (lock {} held); wait for it to finish or choose another output",
+        path.display(),
+        lock.display()
+    )]
+    Locked {
+        /// The output as named.
+        path: PathBuf,
+        /// The lock file.
+        lock: PathBuf,
+    },
+    /// The OS refused (ENOSPC, EIO, permission denied, no such directory).
+    #[error("{}: {what}: {error}", path.display())]
+    Io {
+        /// The file concerned (the output, its temporary file or its lock).
+        path: PathBuf,
+        /// What was being done (`"cannot write"`).
+        what: &'static str,
+        /// The OS error.
+        error: std::io::Error,
+    },
+}
+
+fn io<'a>(path: &'a Path, what: &'static str) -> impl FnOnce(std::io::Error) -> OutputError + 'a {
+    move |error| OutputError::Io {
+        path: path.to_owned(),
+        what,
+        error,
+    }
+}
+
+/// The directory a file named `path` lives in (`.` for a bare name).
+fn dir_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// A sibling of `path` named `.<name><suffix>`.
+fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    dir_of(path).join(format!(".{name}{suffix}"))
+}
+
+/// `path` with symlinks resolved: the whole path when it exists, else its directory's
+/// canonical path joined with its name (the path a new file would get).
+fn canonical_or_planned(path: &Path) -> Option<PathBuf> {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return Some(p);
+    }
+    let dir = std::fs::canonicalize(dir_of(path)).ok()?;
+    Some(dir.join(path.file_name()?))
+}
+
+/// Whether `output` names the file `input`: same canonical path, or (both existing) the same
+/// device and inode. `Some(how)` says which.
+pub fn same_file(output: &Path, input: &Path) -> Option<&'static str> {
+    if let (Some(o), Some(i)) = (canonical_or_planned(output), canonical_or_planned(input)) {
+        if o == i {
+            return Some("the same path as");
+        }
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(o), Ok(i)) = (std::fs::metadata(output), std::fs::metadata(input)) {
+            if o.dev() == i.dev() && o.ino() == i.ino() {
+                return Some("the same file (a link) as");
+            }
+        }
+    }
+    None
+}
+
+/// The rule for every output file, checked before any work: refuses an output that is one of
+/// `inputs` (even with `force`), an existing output without `force`, and with `force` an
+/// existing output that is not a regular file or a symlink.
+///
+/// # Errors
+/// [`OutputError::IsInput`], [`OutputError::Exists`], [`OutputError::NotRegular`].
+pub fn check_output(path: &Path, inputs: &[&Path], force: bool) -> Result<(), OutputError> {
+    for input in inputs {
+        if let Some(how) = same_file(path, input) {
+            return Err(OutputError::IsInput {
+                path: path.to_owned(),
+                input: input.to_path_buf(),
+                how,
+            });
+        }
+    }
+    if let Ok(md) = std::fs::symlink_metadata(path) {
+        if !force {
+            return Err(OutputError::Exists {
+                path: path.to_owned(),
+            });
+        }
+        let ft = md.file_type();
+        if !(ft.is_file() || ft.is_symlink()) {
+            return Err(OutputError::NotRegular {
+                path: path.to_owned(),
+                kind: super::kind_of(ft),
+            });
+        }
+        // a symlink to a device or a directory: the link would be replaced, not the device;
+        // still refused, the user named what the link points to
+        if ft.is_symlink() {
+            if let Ok(target) = std::fs::metadata(path) {
+                if !target.is_file() {
+                    return Err(OutputError::NotRegular {
+                        path: path.to_owned(),
+                        kind: super::kind_of(target.file_type()),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Distinguishes temporary files of one process.
+static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// A file being written under a temporary name next to its final `path`; published complete
+/// by [`AtomicFile::commit`], removed when dropped uncommitted (an error, a panic).
+#[derive(Debug)]
+pub struct AtomicFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    file: Option<std::fs::File>,
+}
+
+impl AtomicFile {
+    /// Creates the temporary file `.<name>.tmp-<pid>-<n>` in `path`'s directory (which must
+    /// exist), exclusively.
+    ///
+    /// # Errors
+    /// [`OutputError::Io`] naming the temporary file.
+    pub fn create(path: &Path) -> Result<AtomicFile, OutputError> {
+        let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = sibling(path, &format!(".tmp-{}-{n}", std::process::id()));
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(io(&tmp, "cannot create a temporary file"))?;
+        Ok(AtomicFile {
+            path: path.to_owned(),
+            tmp,
+            file: Some(file),
+        })
+    }
+
+    /// The temporary file's path.
+    pub fn temp_path(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Fsyncs the data and publishes it under the final name: with `replace`, renamed over
+    /// whatever is there; without, linked to the name only if it is free (exclusive; on a
+    /// file system without hard links, checked and renamed). Then the directory is fsynced.
+    /// The temporary file is gone afterwards, whatever the outcome.
+    ///
+    /// # Errors
+    /// [`OutputError::Exists`] when not replacing and the name was taken; [`OutputError::Io`]
+    /// when fsync, link or rename fail (ENOSPC, EIO).
+    pub fn commit(mut self, replace: bool) -> Result<(), OutputError> {
+        let file = self.file.take().expect("committed once");
+        file.sync_all()
+            .map_err(io(&self.path, "cannot write (fsync)"))?;
+        drop(file);
+        if replace {
+            std::fs::rename(&self.tmp, &self.path).map_err(io(&self.path, "cannot replace"))?;
+        } else {
+            match std::fs::hard_link(&self.tmp, &self.path) {
+                Ok(()) => {
+                    let _ = std::fs::remove_file(&self.tmp);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    return Err(OutputError::Exists {
+                        path: self.path.clone(),
+                    });
+                }
+                // vfat, some FUSE file systems: no hard links
+                Err(_) if std::fs::symlink_metadata(&self.path).is_err() => {
+                    std::fs::rename(&self.tmp, &self.path)
+                        .map_err(io(&self.path, "cannot create"))?;
+                }
+                Err(e) => return Err(io(&self.path, "cannot create")(e)),
+            }
+        }
+        // the name is published; from here on nothing is left to remove
+        self.tmp = PathBuf::new();
+        sync_dir(&dir_of(&self.path));
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.as_mut().expect("not committed").write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.as_mut().expect("not committed").flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        self.file.take();
+        if !self.tmp.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Fsyncs a directory, so a rename or link in it survives a power cut. Best effort: some
+/// file systems refuse fsync on a directory (EINVAL), which changes nothing for the data.
+fn sync_dir(dir: &Path) {
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+/// Writes `bytes` to `path` through an [`AtomicFile`]: the file appears complete or not at
+/// all. With `replace`, an existing file is replaced; without, an existing file is an error
+/// (checked again at the moment of publishing).
+///
+/// # Errors
+/// As [`AtomicFile::create`], [`AtomicFile::commit`], and [`OutputError::Io`] for the write.
+pub fn write_atomic(path: &Path, bytes: &[u8], replace: bool) -> Result<(), OutputError> {
+    let mut f = AtomicFile::create(path)?;
+    f.write_all(bytes).map_err(io(path, "cannot write"))?;
+    f.commit(replace)
+}
+
+/// The exclusive lock on an output: an `flock(2)` on `.<name>.lock` beside it, held until
+/// dropped; the lock file is removed then. Without the `sys` feature no lock is taken.
+#[derive(Debug)]
+pub struct OutputLock {
+    #[allow(dead_code)]
+    path: PathBuf,
+    #[cfg(all(unix, feature = "sys"))]
+    lock: Option<(PathBuf, nix::fcntl::Flock<std::fs::File>)>,
+    leftovers: Vec<PathBuf>,
+}
+
+impl OutputLock {
+    /// Takes the lock of `path`'s output, without waiting. `path`'s directory must exist.
+    ///
+    /// # Errors
+    /// [`OutputError::Locked`] when another process holds it; [`OutputError::Io`] when the
+    /// lock file cannot be created.
+    pub fn acquire(path: &Path) -> Result<OutputLock, OutputError> {
+        #[cfg(all(unix, feature = "sys"))]
+        {
+            use nix::fcntl::{Flock, FlockArg};
+            use std::os::unix::fs::MetadataExt;
+            let lock_path = sibling(path, ".lock");
+            // A lock file unlinked by its holder between our open and our flock would leave us
+            // holding a lock nobody else sees: lock, then check the name is still that file.
+            for _ in 0..100 {
+                let file = std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(false)
+                    .open(&lock_path)
+                    .map_err(io(&lock_path, "cannot create the lock file"))?;
+                let locked = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+                    Ok(l) => l,
+                    Err((_, nix::errno::Errno::EWOULDBLOCK)) => {
+                        return Err(OutputError::Locked {
+                            path: path.to_owned(),
+                            lock: lock_path,
+                        })
+                    }
+                    Err((_, e)) => {
+                        return Err(io(&lock_path, "cannot lock")(std::io::Error::from(e)))
+                    }
+                };
+                let held = locked.metadata().map_err(io(&lock_path, "cannot lock"))?;
+                match std::fs::metadata(&lock_path) {
+                    Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => {
+                        return Ok(OutputLock {
+                            path: path.to_owned(),
+                            lock: Some((lock_path, locked)),
+                            leftovers: remove_leftovers(path),
+                        });
+                    }
+                    _ => continue,
+                }
+            }
+            Err(OutputError::Locked {
+                path: path.to_owned(),
+                lock: lock_path,
+            })
+        }
+        #[cfg(not(all(unix, feature = "sys")))]
+        Ok(OutputLock {
+            path: path.to_owned(),
+            leftovers: Vec::new(),
+        })
+    }
+
+    /// Temporary files of an earlier writer of this output that died before publishing
+    /// (`.<name>.tmp-<pid>-<n>`), removed when the lock was taken: under the lock no live
+    /// writer of this output can own them. For the command to name in its output.
+    pub fn removed_leftovers(&self) -> &[PathBuf] {
+        &self.leftovers
+    }
+}
+
+/// Removes `path`'s siblings named `.<name>.tmp-*` and returns their paths.
+#[cfg(all(unix, feature = "sys"))]
+fn remove_leftovers(path: &Path) -> Vec<PathBuf> {
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Vec::new();
+    };
+    let prefix = format!(".{name}.tmp-");
+    let mut removed = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir_of(path)) {
+        for e in entries.flatten() {
+            let is_ours = e.file_name().to_string_lossy().starts_with(&prefix)
+                && e.file_type().is_ok_and(|t| t.is_file());
+            if is_ours && std::fs::remove_file(e.path()).is_ok() {
+                removed.push(e.path());
+            }
+        }
+    }
+    removed.sort();
+    removed
+}
+
+impl Drop for OutputLock {
+    fn drop(&mut self) {
+        #[cfg(all(unix, feature = "sys"))]
+        if let Some((lock_path, locked)) = self.lock.take() {
+            // removed while still held: a waiting process then finds a new file (or ours
+            // unlinked, which it detects), never a lock it shares with a third
+            let _ = std::fs::remove_file(&lock_path);
+            drop(locked);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn temp_dir(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!(
+            "hwsurvey-output-{tag}-{}-{}",
+            std::process::id(),
+            TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn an_input_is_never_an_output_even_with_force() {
+        let d = temp_dir("input");
+        let a = d.join("a.json");
+        let b = d.join("b.json");
+        std::fs::write(&a, "a").unwrap();
+        std::fs::write(&b, "b").unwrap();
+        for force in [false, true] {
+            let e = check_output(&a, &[&a, &b], force).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "{}: is the same path as the input {}; refusing to write over an input, even with --force",
+                    a.display(),
+                    a.display()
+                )
+            );
+            // through a relative spelling
+            let odd = d.join(".").join("a.json");
+            assert!(matches!(
+                check_output(&odd, &[&a], force),
+                Err(OutputError::IsInput { .. })
+            ));
+        }
+        #[cfg(unix)]
+        {
+            let link = d.join("link.json");
+            std::os::unix::fs::symlink(&b, &link).unwrap();
+            let hard = d.join("hard.json");
+            std::fs::hard_link(&b, &hard).unwrap();
+            let e = check_output(&link, &[&a, &b], true).unwrap_err();
+            assert!(
+                e.to_string().contains("is the same path as the input"),
+                "{e}"
+            );
+            let e = check_output(&hard, &[&a, &b], true).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "{}: is the same file (a link) as the input {}; refusing to write over an input, even with --force",
+                    hard.display(),
+                    b.display()
+                )
+            );
+        }
+        // an existing non-input: refused without force, allowed with it
+        let c = d.join("c.json");
+        std::fs::write(&c, "c").unwrap();
+        assert!(matches!(
+            check_output(&c, &[&a], false),
+            Err(OutputError::Exists { .. })
+        ));
+        check_output(&c, &[&a], true).unwrap();
+        check_output(&d.join("new.json"), &[&a], false).unwrap();
+        let e = check_output(&d, &[], true).unwrap_err();
+        assert!(
+            e.to_string().contains("is a directory, not a regular file"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn files_appear_complete_and_errors_leave_no_debris() {
+        let d = temp_dir("atomic");
+        let p = d.join("r.json");
+        write_atomic(&p, b"one", false).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"one");
+        let e = write_atomic(&p, b"two", false).unwrap_err();
+        assert!(matches!(e, OutputError::Exists { .. }), "{e}");
+        assert_eq!(std::fs::read(&p).unwrap(), b"one");
+        write_atomic(&p, b"three", true).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"three");
+        // dropped uncommitted: the temporary file goes, the old file stays
+        {
+            let mut f = AtomicFile::create(&p).unwrap();
+            f.write_all(b"partial").unwrap();
+            assert!(f.temp_path().exists());
+        }
+        assert_eq!(names(&d), vec!["r.json"]);
+        assert_eq!(std::fs::read(&p).unwrap(), b"three");
+        // a missing directory: one line naming the temporary file, nothing created
+        let e = write_atomic(&d.join("no/such/r.json"), b"x", true).unwrap_err();
+        assert!(
+            e.to_string().contains("cannot create a temporary file"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[cfg(all(unix, feature = "sys"))]
+    #[test]
+    fn a_second_writer_is_refused_while_the_first_holds_the_lock() {
+        let d = temp_dir("lock");
+        let p = d.join("same.json");
+        let first = OutputLock::acquire(&p).unwrap();
+        let e = OutputLock::acquire(&p).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{}: another hwsurvey process is writing it (lock {} held); wait for it to finish or choose another output",
+                p.display(),
+                d.join(".same.json.lock").display()
+            )
+        );
+        drop(first);
+        // a dead writer's temporary file is removed, and named, by the next lock holder
+        std::fs::write(d.join(".same.json.tmp-999999-0"), "partial").unwrap();
+        let next = OutputLock::acquire(&p).unwrap();
+        assert_eq!(
+            next.removed_leftovers(),
+            &[d.join(".same.json.tmp-999999-0")]
+        );
+        drop(next);
+        // released and removed: the next one gets it, and leaves nothing behind
+        drop(OutputLock::acquire(&p).unwrap());
+        assert!(names(&d).is_empty(), "{:?}", names(&d));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}

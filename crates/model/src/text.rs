@@ -1,0 +1,211 @@
+//! Strings from files (hostnames, kernel strings, cpuinfo models, labels, bad values) made safe
+//! to show: bounded in length and with control characters escaped.
+//!
+//! A value read from a capture or a result file can be a megabyte long and hold ESC, BEL, NUL
+//! or newlines. Shown raw, it drives the terminal (ESC sequences), breaks one-line error
+//! messages into many lines, makes a table as wide as the value on every row, and makes XML
+//! invalid (XML 1.0 allows no C0 control other than tab, LF and CR, and neither U+FFFE nor
+//! U+FFFF). Everything here is pure: `&str` in, `String` or `Display` out.
+//!
+//! - [`quote`]: a bad value inside an error message, `"abc…xyz" (1048576 bytes)`, at most
+//!   [`QUOTE_MAX_CHARS`] characters of it.
+//! - [`one_line`]: a field shown in a table or a line of text, at most N characters, control
+//!   characters escaped.
+//! - [`escape_controls`]: control characters escaped, length kept (terminal output as a whole).
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// Characters of a bad value an error message quotes at most.
+pub const QUOTE_MAX_CHARS: usize = 48;
+
+/// Whether `c` must not reach a terminal or an XML document raw: the C0 controls, DEL, the C1
+/// controls (Unicode category Cc), the bidirectional overrides and isolates (U+202A–U+202E,
+/// U+2066–U+2069: they reorder what is shown, "Trojan Source"), and U+FFFE / U+FFFF (not XML
+/// characters).
+pub fn is_unsafe(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FFFE}' | '\u{FFFF}')
+}
+
+/// Pushes `c` as a Rust escape (`\n`, `\t`, `\r`, `\0`, `\u{1b}`) when [`is_unsafe`], else as
+/// itself; inside quotes (`quoted`), `"` and `\` are escaped too.
+fn push_escaped(out: &mut String, c: char, quoted: bool) {
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\t' => out.push_str("\\t"),
+        '\r' => out.push_str("\\r"),
+        '\0' => out.push_str("\\0"),
+        '"' | '\\' if quoted => {
+            out.push('\\');
+            out.push(c);
+        }
+        c if is_unsafe(c) => out.extend(c.escape_unicode()),
+        c => out.push(c),
+    }
+}
+
+/// [`push_escaped`] of one character, as a string.
+fn escaped(c: char, quoted: bool) -> String {
+    let mut s = String::new();
+    push_escaped(&mut s, c, quoted);
+    s
+}
+
+/// `s` with every [`is_unsafe`] character written as its Rust escape (`\u{1b}`, `\n`, `\0`),
+/// except the characters in `keep` (`"\n\t"` for multi-line terminal output). Borrowed when
+/// nothing needed escaping.
+pub fn escape_controls<'a>(s: &'a str, keep: &str) -> Cow<'a, str> {
+    if !s.chars().any(|c| is_unsafe(c) && !keep.contains(c)) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if keep.contains(c) {
+            out.push(c);
+        } else {
+            push_escaped(&mut out, c, false);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// `s` for one line of a table or message: [`is_unsafe`] characters escaped (newlines too),
+/// and when longer than `max_chars` characters (counted after escaping), its first and last
+/// characters around `…` plus its length: `aaaa…zzzz (1048576 bytes)`. The result has at most
+/// `max_chars` + 24 characters. Borrowed when `s` is short and clean.
+pub fn one_line(s: &str, max_chars: usize) -> Cow<'_, str> {
+    let escaped = escape_controls(s, "");
+    if escaped.chars().count() <= max_chars {
+        return escaped;
+    }
+    let head_n = max_chars.div_ceil(2);
+    let tail_n = max_chars - head_n;
+    let head: String = escaped.chars().take(head_n).collect();
+    let mut tail: Vec<char> = escaped.chars().rev().take(tail_n).collect();
+    tail.reverse();
+    let tail: String = tail.into_iter().collect();
+    Cow::Owned(format!("{head}…{tail} ({} bytes)", s.len()))
+}
+
+/// A bad value quoted in an error message, bounded: `"10 2x"`, or for a long one
+/// `"0-1,0-1,0-1,0-1,0-1,0-1,…-1,0-1" (1048576 bytes)`. Control characters are escaped as
+/// `{:?}` escapes them; quotes and backslashes inside are escaped too, so the quoted text
+/// reads back. At most [`QUOTE_MAX_CHARS`] characters of the value are shown.
+pub fn quote(s: &str) -> Quoted<'_> {
+    Quoted(s)
+}
+
+/// The [`fmt::Display`] of [`quote`].
+#[derive(Clone, Copy)]
+pub struct Quoted<'a>(&'a str);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.0;
+        let total: usize = s.chars().map(|c| escaped(c, true).chars().count()).sum();
+        if total <= QUOTE_MAX_CHARS {
+            let mut all = String::with_capacity(s.len() + 2);
+            s.chars().for_each(|c| push_escaped(&mut all, c, true));
+            return write!(f, "\"{all}\"");
+        }
+        // head and tail, whole escapes only, each at most half the quota
+        let half = QUOTE_MAX_CHARS / 2;
+        let take = |chars: &mut dyn Iterator<Item = char>| {
+            let mut parts = Vec::new();
+            let mut len = 0;
+            for c in chars {
+                let e = escaped(c, true);
+                len += e.chars().count();
+                if len > half {
+                    break;
+                }
+                parts.push(e);
+            }
+            parts
+        };
+        let head = take(&mut s.chars()).concat();
+        let mut tail = take(&mut s.chars().rev());
+        tail.reverse();
+        write!(f, "\"{head}…{}\" ({} bytes)", tail.concat(), s.len())
+    }
+}
+
+impl fmt::Debug for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// `s` shortened to at most `max_bytes` bytes at a character boundary, with `…` and the full
+/// length appended when cut; for text already free of control characters (serde's messages).
+pub fn shorten(s: &str, max_bytes: usize) -> Cow<'_, str> {
+    if s.len() <= max_bytes {
+        return Cow::Borrowed(s);
+    }
+    let mut end = max_bytes;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    Cow::Owned(format!("{}… ({} bytes)", &s[..end], s.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_values_are_quoted_as_debug_does() {
+        assert_eq!(quote("10 2x").to_string(), "\"10 2x\"");
+        assert_eq!(quote("a\u{1b}[2Jb").to_string(), "\"a\\u{1b}[2Jb\"");
+        assert_eq!(quote("say \"hi\"").to_string(), "\"say \\\"hi\\\"\"");
+        assert_eq!(quote("").to_string(), "\"\"");
+    }
+
+    #[test]
+    fn long_values_show_head_tail_and_length() {
+        let big = "0-1,".repeat(262_144);
+        let q = quote(&big).to_string();
+        assert_eq!(
+            q,
+            "\"0-1,0-1,0-1,0-1,0-1,0-1,…0-1,0-1,0-1,0-1,0-1,0-1,\" (1048576 bytes)"
+        );
+        // newlines in a megabyte value: one line, bounded
+        let lines = "x\n".repeat(300_000);
+        let q = quote(&lines).to_string();
+        assert!(!q.contains('\n'), "{q}");
+        assert!(q.chars().count() < QUOTE_MAX_CHARS + 30, "{q}");
+        assert!(q.ends_with("(600000 bytes)"), "{q}");
+    }
+
+    #[test]
+    fn one_line_escapes_and_bounds() {
+        assert_eq!(one_line("db-01", 64), "db-01");
+        assert!(matches!(one_line("db-01", 64), Cow::Borrowed(_)));
+        assert_eq!(one_line("a\u{7}b\0c\nd", 64), "a\\u{7}b\\0c\\nd");
+        assert_eq!(one_line("x\u{202E}y", 64), "x\\u{202e}y");
+        let host = "h".repeat(1 << 20);
+        let shown = one_line(&host, 64);
+        assert_eq!(
+            shown,
+            format!("{}…{} (1048576 bytes)", "h".repeat(32), "h".repeat(32))
+        );
+        assert!(shown.chars().count() <= 64 + 24);
+        // multi-byte characters are never cut
+        assert_eq!(one_line("ééé", 2), "é…é (6 bytes)");
+    }
+
+    #[test]
+    fn escape_controls_keeps_what_is_asked() {
+        assert_eq!(escape_controls("a\nb\u{1b}c\td", "\n\t"), "a\nb\\u{1b}c\td");
+        assert!(matches!(escape_controls("plain\n", "\n"), Cow::Borrowed(_)));
+        assert_eq!(escape_controls("\u{fffe}", ""), "\\u{fffe}");
+        assert_eq!(escape_controls("\u{85}", ""), "\\u{85}");
+    }
+
+    #[test]
+    fn shorten_cuts_at_a_char_boundary() {
+        assert_eq!(shorten("abc", 3), "abc");
+        assert_eq!(shorten("aéb", 2), "a… (4 bytes)");
+    }
+}
