@@ -3,10 +3,10 @@
 //! stays bounded, the terminal output carries no raw control character, every SVG plot is
 //! well-formed XML, and the CSV neutralises formula cells (OWASP: a leading `'`).
 
-use hwsurvey_result::ResultFile;
 use hwsurvey_model::Probed;
 use hwsurvey_report::sample::three;
 use hwsurvey_report::{compare, default_label, plot, render, Format, Input};
+use hwsurvey_result::ResultFile;
 
 /// 1 MiB of hostname: terminal control sequences, BEL, NUL, newlines, XML specials.
 fn hostile_hostname() -> String {
