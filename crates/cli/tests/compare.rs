@@ -398,11 +398,12 @@ fn plots_left_out_of_the_report_are_named_with_where_they_are() {
     assert!(plots
         .join("mem.bandwidth-stream.scale-vs-threads.svg")
         .is_file());
+    // a second report, without --plots (r.md exists: replacing it would need --force)
     let assert = hwsurvey()
         .arg("compare")
         .arg(&example)
         .arg("-o")
-        .arg(&out)
+        .arg(dir.path().join("r2.md"))
         .assert()
         .success();
     let err = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
