@@ -1,7 +1,6 @@
 //! The result file: versioned, self-describing JSON, written atomically after every test,
 //! and its loader. The format is documented in `docs/result-format.md`.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use hwsurvey_model::files::{FileError, FileProblem};
@@ -453,8 +452,9 @@ impl ResultFile {
         Ok(())
     }
 
-    /// Writes the file atomically: serialise to `<dir>/.<name>.tmp-<pid>`, fsync, rename over
-    /// `path` (same directory, so the rename is atomic on POSIX filesystems).
+    /// Writes the file atomically ([`hwsurvey_model::files::write_atomic`]): a temporary file
+    /// `<dir>/.<name>.tmp-<pid>-<n>`, fsync, rename over `path`, fsync of the directory. On
+    /// any error (ENOSPC, EIO) the temporary file is removed and the last complete file stays.
     pub fn write_atomic(&self, path: &Path) -> Result<(), ResultError> {
         let io = |e: std::io::Error| ResultError::Io {
             path: path.display().to_string(),
@@ -465,24 +465,21 @@ impl ResultFile {
             _ => PathBuf::from("."),
         };
         std::fs::create_dir_all(&dir).map_err(io)?;
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "result.json".into());
-        let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-        let json = serde_json::to_vec_pretty(self).map_err(|e| ResultError::Io {
+        let mut json = serde_json::to_vec_pretty(self).map_err(|e| ResultError::Io {
             path: path.display().to_string(),
             message: format!("serialising: {e}"),
         })?;
-        {
-            let mut f = std::fs::File::create(&tmp).map_err(io)?;
-            f.write_all(&json).map_err(io)?;
-            f.write_all(b"\n").map_err(io)?;
-            f.sync_all().map_err(io)?;
-        }
-        std::fs::rename(&tmp, path).map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            io(e)
+        json.push(b'\n');
+        // temporary file, fsync, rename, directory fsync; on ENOSPC or EIO the temporary file
+        // is removed and the last complete file stays
+        hwsurvey_model::files::write_atomic(path, &json, true).map_err(|e| ResultError::Io {
+            path: path.display().to_string(),
+            message: match e {
+                hwsurvey_model::files::OutputError::Io { what, error, .. } => {
+                    format!("{what}: {error}")
+                }
+                other => other.to_string(),
+            },
         })
     }
 }
