@@ -61,6 +61,24 @@ cpio                        cpio                        # tests/guests/src/lib.r
 apt-get                     apt                         # tests/guests/src/lib.rs: apt-get download
 apt-cache                   apt                         # tests/guests/src/lib.rs: the kernel package of linux-image-<arch>
 dpkg-deb                    dpkg                        # tests/guests/src/lib.rs: unpacks the downloads
+# raw-device refusal (crates/bench/build.rs links libblkid.a; crates/testkit/src/blockdev.rs
+# makes each file system on image files and loop devices; crates/bench/src/storage/blkid.rs
+# falls back to wipefs / blkid -p where libblkid is not linked)
+/usr/lib/x86_64-linux-gnu/libblkid.a libblkid-dev       # crates/bench/build.rs: static libblkid, x86_64
+/usr/lib/aarch64-linux-gnu/libblkid.a libblkid-dev:arm64 # crates/bench/build.rs: static libblkid, aarch64
+wipefs                      util-linux                  # crates/bench/src/storage/blkid.rs: fallback signature check
+blkid                       util-linux                  # crates/bench/src/storage/blkid.rs: fallback signature check
+losetup                     util-linux                  # crates/testkit/src/blockdev.rs: loop devices
+mkfs.minix                  util-linux                  # crates/testkit/src/blockdev.rs
+mkswap                      util-linux                  # crates/testkit/src/blockdev.rs
+mkfs.ext4                   e2fsprogs                   # crates/testkit/src/blockdev.rs
+mkfs.xfs                    xfsprogs                    # crates/testkit/src/blockdev.rs
+mkfs.btrfs                  btrfs-progs                 # crates/testkit/src/blockdev.rs
+mkfs.vfat                   dosfstools                  # crates/testkit/src/blockdev.rs
+mksquashfs                  squashfs-tools              # crates/testkit/src/blockdev.rs
+mkfs.erofs                  erofs-utils                 # crates/testkit/src/blockdev.rs
+pvcreate                    lvm2                        # crates/testkit/src/blockdev.rs: an LVM PV
+mdadm                       mdadm                       # crates/testkit/src/blockdev.rs: an MD member (needs the md driver)
 '
 
 # Prints the list's rows as "COMMAND PACKAGE", one a line (comments and blank lines dropped).

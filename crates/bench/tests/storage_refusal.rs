@@ -7,7 +7,6 @@ use std::sync::atomic::AtomicBool;
 use hwsurvey_bench::storage::device::{
     self, parse_mountinfo, parse_swaps, refusals, DeviceFacts, Refusal,
 };
-use hwsurvey_bench::storage::signature::{SignatureKind, HEAD_BYTES};
 use hwsurvey_bench::storage::target::{map_dir_error, precondition, PositionalWrite, FILE_PREFIX};
 use hwsurvey_bench::storage::StorageError;
 
@@ -109,42 +108,87 @@ fn live_root_device_is_refused() {
     );
 }
 
+/// Image files made by Debian's own mkfs tools (no root needed): each signature is found by the
+/// build's checker (libblkid where linked) and by the util-linux command fallback, and the
+/// image is refused naming the type. LVM PV and MD member need a block device: the loop-device
+/// test of the hwsurvey binary (crates/cli/tests/storage_devices.rs) holds those.
 #[test]
-fn file_with_filesystem_signature_is_refused() {
+fn images_made_by_mkfs_are_refused_by_libblkid_and_by_the_fallback() {
+    use hwsurvey_bench::storage::blkid;
+    use hwsurvey_testkit::blockdev::{blank_image, make, Kind};
     let dir = tempfile::tempdir().unwrap();
-    for (name, off, magic, kind) in [
-        (
-            "ext4.img",
-            1080usize,
-            &[0x53u8, 0xef][..],
-            SignatureKind::Ext,
-        ),
-        ("xfs.img", 0, &b"XFSB"[..], SignatureKind::Xfs),
-        ("gpt.img", 512, &b"EFI PART"[..], SignatureKind::Gpt),
-    ] {
-        let p = dir.path().join(name);
-        let mut img = vec![0u8; HEAD_BYTES];
-        img[off..off + magic.len()].copy_from_slice(magic);
-        std::fs::write(&p, &img).unwrap();
-        let f = device::inspect(&p, Path::new("/sys"));
+    println!("checker of this build: {}", blkid::checker());
+    let mut covered = Vec::new();
+    for kind in Kind::ALL.into_iter().filter(|k| !k.needs_block_device()) {
+        if let Some(why) = kind.unavailable() {
+            println!("SKIPPED: {why}");
+            continue;
+        }
+        let img = dir.path().join(format!("{}.img", kind.name()));
+        blank_image(&img).unwrap();
+        make(kind, &img, dir.path()).unwrap();
+        let f = device::inspect(&img, Path::new("/sys"));
         assert!(!f.is_block_device);
-        assert_eq!(f.signatures.len(), 1, "{name}: {:?}", f.signatures);
-        assert_eq!(f.signatures[0].kind, kind);
-        let r = refusals(&f, true, &[], &[]);
-        assert_eq!(r.len(), 2, "{r:?}");
-        assert_eq!(r[0], Refusal::NotABlockDevice);
+        let types: Vec<&str> = f.signatures.iter().map(|s| s.type_name.as_str()).collect();
         assert!(
-            matches!(&r[1], Refusal::HasSignature { signatures } if signatures[0].offset_bytes == off)
+            types.contains(&kind.blkid_type()),
+            "{}: {types:?} ({:?})",
+            kind.name(),
+            f.signature_check
         );
-        assert!(r[1].to_string().contains(kind.name()), "{}", r[1]);
+        let r = refusals(&f, true, &[], &[]);
+        assert_eq!(r[0], Refusal::NotABlockDevice, "{r:?}");
+        let sig = r
+            .iter()
+            .find(|x| matches!(x, Refusal::HasSignature { .. }))
+            .unwrap_or_else(|| panic!("{}: no signature refusal in {r:?}", kind.name()));
+        assert!(sig.to_string().contains(kind.blkid_type()), "{sig}");
+        let fallback = blkid::scan_with_commands(&img);
+        match fallback {
+            Ok(scan) => assert!(
+                scan.found.iter().any(|s| s.type_name == kind.blkid_type()),
+                "{} by {}: {:?}",
+                kind.name(),
+                scan.checker,
+                scan.found
+            ),
+            Err(e) => println!("SKIPPED: fallback for {}: {e}", kind.name()),
+        }
+        covered.push(kind.name());
     }
-    // A zeroed file has no signature (still not a block device).
+    println!("refused image files: {}", covered.join(", "));
+    // A blank (all-zero) image has no signature; still not a block device.
     let p = dir.path().join("zero.img");
-    std::fs::write(&p, vec![0u8; HEAD_BYTES]).unwrap();
-    assert_eq!(
-        refusals(&device::inspect(&p, Path::new("/sys")), true, &[], &[]),
-        vec![Refusal::NotABlockDevice]
+    blank_image(&p).unwrap();
+    let f = device::inspect(&p, Path::new("/sys"));
+    assert!(f.signature_check.is_ok(), "{:?}", f.signature_check);
+    assert_eq!(refusals(&f, true, &[], &[]), vec![Refusal::NotABlockDevice]);
+}
+
+/// Without libblkid and without util-linux's commands the device is refused (fail closed),
+/// with a one-line reason.
+#[test]
+fn no_signature_checker_refuses() {
+    use hwsurvey_bench::storage::blkid;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("zero.img");
+    std::fs::write(&p, vec![0u8; 1 << 20]).unwrap();
+    let e = blkid::scan_with_commands_in(&p, &[dir.path().to_path_buf()]).unwrap_err();
+    assert_eq!(e, blkid::NO_CHECKER);
+    let f = DeviceFacts {
+        is_block_device: true,
+        dev: Some((7, 9)),
+        signature_check: Err(e),
+        ..facts("/dev/loop9", (7, 9))
+    };
+    let r = refusals(&f, true, &[], &[]);
+    assert_eq!(r.len(), 1, "{r:?}");
+    let line = r[0].to_string();
+    assert!(
+        line.starts_with("cannot be checked for signatures: no signature check available"),
+        "{line}"
     );
+    assert!(!line.contains('\n'));
 }
 
 #[cfg(feature = "sys")]

@@ -156,6 +156,16 @@ pub fn tool(tool: &str) -> bool {
     false
 }
 
+pub mod blockdev;
+
+/// Whether this test binary runs under qemu-user: the kernel's architecture
+/// (/proc/sys/kernel/arch, which qemu-user does not rewrite) differs from the binary's.
+pub fn under_qemu_user() -> bool {
+    std::fs::read_to_string("/proc/sys/kernel/arch")
+        .map(|a| a.trim() != std::env::consts::ARCH)
+        .unwrap_or(false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

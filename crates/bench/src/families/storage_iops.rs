@@ -4,8 +4,9 @@
 //! Targets are the user's `--storage-dir DIR` (a test file is created, preconditioned by writing
 //! it fully once, and removed after the point on every exit path) and, only with
 //! `--destructive`, `--storage-device /dev/X` after the checks of
-//! [`crate::storage::device::check_device`] (no partitions, no signature, not mounted, not held,
-//! not swap). Without targets the family is skipped with that reason. Each sample is one timed
+//! [`crate::storage::device::check_device`] (no partitions, no signature libblkid or util-linux
+//! recognises, not mounted, not held, not swap, not in use: the device is then opened with
+//! `O_EXCL`, so the kernel refuses it while anything else holds it). Without targets the family is skipped with that reason. Each sample is one timed
 //! window of the profile's `window_s`; the engine's adaptive rule decides how many. Per point:
 //! IOPS and bandwidth samples, latency p50/p99/p99.9 and CPU time per I/O of the last window,
 //! the I/O engine used (io_uring or pread/pwrite), and the device's context (model, NUMA node,
@@ -412,6 +413,12 @@ fn open_device(
             device: name.clone(),
             reasons: format!("exclusive O_DIRECT open failed: {e}"),
         })?;
+    // From here on the device holds our data: a later point of this run does not scan it again
+    // (the precondition's pattern is not a signature, but it is not worth a false refusal).
+    if let Ok(md) = f.metadata() {
+        use std::os::unix::fs::MetadataExt;
+        crate::storage::device::mark_written(crate::storage::device::decode_dev(md.rdev()));
+    }
     let size = f.seek(SeekFrom::End(0)).map_err(|e| StorageError::Io {
         path: name.clone(),
         op: "seek end",

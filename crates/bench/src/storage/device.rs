@@ -1,17 +1,23 @@
-//! Whether a raw block device may be written: no partitions, no signature, not mounted, not
-//! held by another driver (LVM, MD, dm-crypt), not in use as swap.
+//! Whether a raw block device may be written: no partitions, no signature that util-linux
+//! recognises (file system, RAID member, LVM PV, swap, crypto, partition table; through
+//! libblkid or its commands, see [`super::blkid`], failing closed), not mounted, not held by
+//! another driver (LVM, MD, dm-crypt), not in use as swap, and not opened exclusively by anyone
+//! (an `O_EXCL` open, with which the kernel itself refuses a device in use).
 //!
 //! Pure parts take text and return typed values: [`parse_mountinfo`] (/proc/self/mountinfo,
 //! proc(5) "mountinfo" fields), [`parse_swaps`] (/proc/swaps), [`decode_dev`] (glibc's
 //! major/minor encoding of `dev_t`), [`refusals`] (the decision). [`inspect`] is the thin reader
 //! over /sys/dev/block/MAJ:MIN (`holders/`, partition subdirectories with a `partition` file and
-//! a `dev` file).
+//! a `dev` file) and the signature scan; [`describe`] reads what a warning names (size, model,
+//! serial).
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use super::signature::{self, Signature};
+use super::blkid::{self, Found};
 
 /// One line of /proc/self/mountinfo (the fields this check needs).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,7 +113,7 @@ pub fn decode_dev(dev: u64) -> (u32, u32) {
 }
 
 /// What is known about a device for the decision.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeviceFacts {
     /// The path the user gave.
     pub path: String,
@@ -119,8 +125,29 @@ pub struct DeviceFacts {
     pub partitions: Vec<(String, (u32, u32))>,
     /// Entries of /sys/dev/block/MAJ:MIN/holders (`dm-0`, `md127`).
     pub holders: Vec<String>,
-    /// Signatures in its first [`signature::HEAD_BYTES`].
-    pub signatures: Vec<Signature>,
+    /// Every signature found ([`blkid::scan`]).
+    pub signatures: Vec<Found>,
+    /// The checker that scanned it (`libblkid 2.38.1`, `wipefs (/usr/sbin/wipefs)`), or why no
+    /// checker could: then the device is refused.
+    pub signature_check: Result<String, String>,
+    /// The kernel refused an exclusive open (`O_EXCL`): the error, e.g. "Device or resource
+    /// busy". `None` when it succeeded or was not tried.
+    pub exclusive_open_error: Option<String>,
+}
+
+impl Default for DeviceFacts {
+    fn default() -> Self {
+        DeviceFacts {
+            path: String::new(),
+            is_block_device: false,
+            dev: None,
+            partitions: vec![],
+            holders: vec![],
+            signatures: vec![],
+            signature_check: Ok("not scanned".into()),
+            exclusive_open_error: None,
+        }
+    }
 }
 
 /// Why a device is refused.
@@ -139,7 +166,20 @@ pub enum Refusal {
     /// A filesystem, volume or partition-table signature was found.
     HasSignature {
         /// What and where.
-        signatures: Vec<Signature>,
+        signatures: Vec<Found>,
+        /// Which checker found them.
+        checker: String,
+    },
+    /// No checker could scan it for signatures: refused, never written blind.
+    SignatureUnchecked {
+        /// Why.
+        detail: String,
+    },
+    /// The kernel refused an exclusive open: something has it open exclusively (a mount, a
+    /// RAID or device-mapper member, swap, another program).
+    InUse {
+        /// The open's error.
+        detail: String,
     },
     /// It (or one of its partitions) is mounted.
     Mounted {
@@ -168,12 +208,22 @@ impl std::fmt::Display for Refusal {
             Refusal::HasPartitions { partitions } => {
                 write!(f, "has partitions: {}", partitions.join(", "))
             }
-            Refusal::HasSignature { signatures } => {
-                let s: Vec<String> = signatures
-                    .iter()
-                    .map(|s| format!("{} at byte {}", s.kind.name(), s.offset_bytes))
-                    .collect();
-                write!(f, "holds a signature: {}", s.join(", "))
+            Refusal::HasSignature {
+                signatures,
+                checker,
+            } => {
+                let s: Vec<String> = signatures.iter().map(|s| s.to_string()).collect();
+                write!(
+                    f,
+                    "holds a signature: {} (found by {checker})",
+                    s.join(", ")
+                )
+            }
+            Refusal::SignatureUnchecked { detail } => {
+                write!(f, "cannot be checked for signatures: {detail}")
+            }
+            Refusal::InUse { detail } => {
+                write!(f, "in use (the kernel refused an exclusive open: {detail})")
             }
             Refusal::Mounted { mount_point } => write!(f, "mounted at {mount_point}"),
             Refusal::Held { holders } => write!(f, "held by {}", holders.join(", ")),
@@ -202,9 +252,19 @@ pub fn refusals(
             partitions: facts.partitions.iter().map(|p| p.0.clone()).collect(),
         });
     }
-    if !facts.signatures.is_empty() {
-        r.push(Refusal::HasSignature {
+    match &facts.signature_check {
+        Ok(checker) if !facts.signatures.is_empty() => r.push(Refusal::HasSignature {
             signatures: facts.signatures.clone(),
+            checker: checker.clone(),
+        }),
+        Ok(_) => {}
+        Err(detail) => r.push(Refusal::SignatureUnchecked {
+            detail: detail.clone(),
+        }),
+    }
+    if let Some(detail) = &facts.exclusive_open_error {
+        r.push(Refusal::InUse {
+            detail: detail.clone(),
         });
     }
     let mut devs: Vec<(u32, u32)> = facts.partitions.iter().map(|p| p.1).collect();
@@ -242,8 +302,25 @@ fn parse_dev_file(text: &str) -> Option<(u32, u32)> {
     Some((a.parse().ok()?, b.parse().ok()?))
 }
 
+/// Devices (major, minor) this process has written: their data is ours (the precondition's
+/// pattern), so a later point of the same run does not scan them for signatures again.
+static WRITTEN: Mutex<BTreeSet<(u32, u32)>> = Mutex::new(BTreeSet::new());
+
+/// Records that this process is about to write device `dev` (after every check passed).
+pub fn mark_written(dev: (u32, u32)) {
+    if let Ok(mut w) = WRITTEN.lock() {
+        w.insert(dev);
+    }
+}
+
+fn written_by_us(dev: Option<(u32, u32)>) -> bool {
+    dev.is_some_and(|d| WRITTEN.lock().is_ok_and(|w| w.contains(&d)))
+}
+
 /// Reads the facts of `path` from the live system: node type and number (stat), partitions and
-/// holders under `sys_root`/dev/block/MAJ:MIN, signatures from the device's head (read only).
+/// holders under `sys_root`/dev/block/MAJ:MIN, every signature ([`blkid::scan`], read only;
+/// skipped for a device this process already wrote, see [`mark_written`]). The exclusive open
+/// is tried by [`check_device`], not here.
 pub fn inspect(path: &Path, sys_root: &Path) -> DeviceFacts {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let mut facts = DeviceFacts {
@@ -282,14 +359,45 @@ pub fn inspect(path: &Path, sys_root: &Path) -> DeviceFacts {
             facts.partitions.sort();
         }
     }
-    facts.signatures = signature::scan_path(path).unwrap_or_default();
+    if written_by_us(facts.dev) {
+        facts.signature_check = Ok("not scanned: written by this run".into());
+        return facts;
+    }
+    match blkid::scan(path) {
+        Ok(scan) => {
+            facts.signatures = scan.found;
+            facts.signature_check = Ok(scan.checker);
+        }
+        Err(e) => facts.signature_check = Err(e),
+    }
     facts
 }
 
-/// Inspects `path` and decides, reading /proc/self/mountinfo and /proc/swaps.
-/// Returns the refusals (empty: may be written).
+/// Tries an exclusive read-only open (`O_RDONLY | O_EXCL`) of a block device: on Linux this
+/// claims the device like a mount does, and fails with EBUSY while anything else holds it
+/// (mounted, an MD or device-mapper member, active swap, another exclusive opener). The claim
+/// ends when the file closes. Returns the error text, `None` when it succeeded.
+#[cfg(feature = "sys")]
+pub fn exclusive_open_error(path: &Path) -> Option<String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_EXCL.bits())
+        .open(path)
+        .err()
+        .map(|e| e.to_string())
+}
+
+/// Inspects `path` and decides, reading /proc/self/mountinfo and /proc/swaps, and (with the
+/// `sys` feature) trying an exclusive open of a block device. Returns the refusals (empty: may
+/// be written).
 pub fn check_device(path: &Path, destructive: bool) -> Vec<Refusal> {
-    let facts = inspect(path, Path::new("/sys"));
+    #[allow(unused_mut)]
+    let mut facts = inspect(path, Path::new("/sys"));
+    #[cfg(feature = "sys")]
+    if facts.is_block_device {
+        facts.exclusive_open_error = exclusive_open_error(path);
+    }
     let mounts = match std::fs::read_to_string("/proc/self/mountinfo").map(|t| parse_mountinfo(&t))
     {
         Ok(Ok(m)) => m,
@@ -308,6 +416,137 @@ pub fn check_device(path: &Path, destructive: bool) -> Vec<Refusal> {
         .map(|t| parse_swaps(&t))
         .unwrap_or_default();
     refusals(&facts, destructive, &mounts, &swaps)
+}
+
+/// Checks the `--storage-device` list before a run (and for `--plan-only`): every device as
+/// [`check_device`] (which needs `destructive`), and no device named twice (same device
+/// number under two names, e.g. a `/dev/disk/by-id` link). Returns what a warning names about
+/// each, in order.
+///
+/// Errors: [`super::StorageError::DeviceRefused`] for the first refused device, every reason
+/// on one line.
+pub fn check_storage_devices(
+    devices: &[PathBuf],
+    destructive: bool,
+) -> Result<Vec<DeviceDescription>, super::StorageError> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out: Vec<(Option<(u32, u32)>, DeviceDescription)> = Vec::new();
+    for path in devices {
+        let refused = check_device(path, destructive);
+        if !refused.is_empty() {
+            let reasons: Vec<String> = refused.iter().map(|r| r.to_string()).collect();
+            return Err(super::StorageError::DeviceRefused {
+                device: path.display().to_string(),
+                reasons: reasons.join("; "),
+            });
+        }
+        let dev = std::fs::metadata(path).ok().map(|m| decode_dev(m.rdev()));
+        if let Some((_, first)) = out.iter().find(|(d, _)| d.is_some() && *d == dev) {
+            return Err(super::StorageError::DeviceRefused {
+                device: path.display().to_string(),
+                reasons: format!(
+                    "the same device as --storage-device {}; name each device once",
+                    first.path
+                ),
+            });
+        }
+        out.push((dev, describe(path, Path::new("/sys"))));
+    }
+    Ok(out.into_iter().map(|(_, d)| d).collect())
+}
+
+/// What a warning names about a device that is about to be overwritten.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceDescription {
+    /// The path the user gave.
+    pub path: String,
+    /// Kernel name (`sdb`, `nvme1n1`, `loop3`), from /sys/dev/block/MAJ:MIN.
+    pub kernel_name: Option<String>,
+    /// Size in bytes: /sys/block/NAME/size (512-byte sectors) x 512.
+    pub size_bytes: Option<u64>,
+    /// /sys/block/NAME/device/model, trimmed.
+    pub model: Option<String>,
+    /// /sys/block/NAME/device/serial or /sys/block/NAME/serial (virtio), trimmed.
+    pub serial: Option<String>,
+    /// Names in /dev/disk/by-id that point at it (`nvme-Samsung_SSD_980_S64DNX0R123456`).
+    pub by_id: Vec<String>,
+    /// For a loop device: /sys/block/NAME/loop/backing_file.
+    pub backing_file: Option<String>,
+}
+
+impl std::fmt::Display for DeviceDescription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let unknown = |v: &Option<String>| v.clone().unwrap_or_else(|| "unknown".into());
+        write!(
+            f,
+            "{} ({}, {}, model {}, serial {}",
+            self.path,
+            self.kernel_name.as_deref().unwrap_or("no kernel name"),
+            self.size_bytes
+                .map(|b| format!(
+                    "{} bytes = {}",
+                    b,
+                    hwsurvey_model::units::format_bytes_binary(b)
+                ))
+                .unwrap_or_else(|| "size unknown".into()),
+            unknown(&self.model),
+            unknown(&self.serial),
+        )?;
+        if let Some(first) = self.by_id.first() {
+            write!(f, ", /dev/disk/by-id/{first}")?;
+        }
+        if let Some(b) = &self.backing_file {
+            write!(f, ", loop over {b}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// Reads [`DeviceDescription`] of `path` from the live system (sysfs under `sys_root`, links
+/// under `/dev/disk/by-id`). Facts that cannot be read stay `None`.
+pub fn describe(path: &Path, sys_root: &Path) -> DeviceDescription {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let mut d = DeviceDescription {
+        path: path.display().to_string(),
+        ..Default::default()
+    };
+    let Ok(md) = std::fs::metadata(path) else {
+        return d;
+    };
+    if !md.file_type().is_block_device() {
+        return d;
+    }
+    let (ma, mi) = decode_dev(md.rdev());
+    let read = |p: PathBuf| {
+        std::fs::read_to_string(p)
+            .ok()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+    };
+    let Ok(real) = std::fs::canonicalize(sys_root.join(format!("dev/block/{ma}:{mi}"))) else {
+        return d;
+    };
+    d.size_bytes = read(real.join("size"))
+        .and_then(|s| s.parse::<u64>().ok())
+        .map(|sectors| sectors.saturating_mul(512));
+    d.model = read(real.join("device/model"));
+    d.serial = read(real.join("device/serial")).or_else(|| read(real.join("serial")));
+    d.backing_file = read(real.join("loop/backing_file"));
+    d.kernel_name = real.file_name().map(|n| n.to_string_lossy().into_owned());
+    if let Ok(rd) = std::fs::read_dir("/dev/disk/by-id") {
+        let mut ids: Vec<String> = rd
+            .flatten()
+            .filter(|e| {
+                std::fs::metadata(e.path()).is_ok_and(|m| {
+                    m.file_type().is_block_device() && decode_dev(m.rdev()) == (ma, mi)
+                })
+            })
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        ids.sort();
+        d.by_id = ids;
+    }
+    d
 }
 
 #[cfg(test)]

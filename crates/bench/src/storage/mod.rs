@@ -9,14 +9,14 @@
 //! per worker thread) and otherwise through pread/pwrite worker threads (threads × QD of them,
 //! one I/O in flight each); the engine used is recorded.
 //!
-//! Pure parts (signatures, mountinfo, decisions, percentiles) build everywhere; the live parts
+//! Pure parts (signature-tool output, mountinfo, decisions, percentiles) build everywhere; the live parts
 //! need the `sys` feature (O_DIRECT, statvfs, getrusage).
 
+pub mod blkid;
 pub mod context;
 pub mod device;
 #[cfg(feature = "sys")]
 pub mod engine;
-pub mod signature;
 pub mod target;
 
 use serde::{Deserialize, Serialize};

@@ -57,14 +57,14 @@ pub fn test_file_pid(name: &str) -> Option<u32> {
     pid.parse().ok()
 }
 
-/// Removes test files that an earlier hwsurvey process left in `dir` when it was killed before
-/// its guards ran (a second Ctrl-C, SIGKILL): only names of the exact form
+/// Test files that an earlier hwsurvey process left in `dir` when it was killed before its
+/// guards ran (a second Ctrl-C, SIGKILL): only names of the exact form
 /// `.hwsurvey-storage-<pid>-<n>.tmp` whose process no longer exists (no `/proc/<pid>`), and only
-/// regular files. Returns the paths removed.
-pub fn sweep_stale(dir: &Path) -> Vec<PathBuf> {
-    let mut removed = Vec::new();
+/// regular files. Each with the pid of the process that made it.
+pub fn stale_test_files(dir: &Path) -> Vec<(PathBuf, u32)> {
+    let mut found = Vec::new();
     let Ok(rd) = std::fs::read_dir(dir) else {
-        return removed;
+        return found;
     };
     for e in rd.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
@@ -73,11 +73,22 @@ pub fn sweep_stale(dir: &Path) -> Vec<PathBuf> {
         };
         let alive = pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists();
         let is_file = e.file_type().map(|t| t.is_file()).unwrap_or(false);
-        if !alive && is_file && std::fs::remove_file(e.path()).is_ok() {
-            removed.push(e.path());
+        if !alive && is_file {
+            found.push((e.path(), pid));
         }
     }
-    removed
+    found.sort();
+    found
+}
+
+/// Removes the [`stale_test_files`] of `dir`. Returns the paths removed; the caller names them
+/// to the user (a run never removes a file without saying so).
+pub fn sweep_stale(dir: &Path) -> Vec<PathBuf> {
+    stale_test_files(dir)
+        .into_iter()
+        .map(|(p, _)| p)
+        .filter(|p| std::fs::remove_file(p).is_ok())
+        .collect()
 }
 
 /// A file that this process created and will remove when dropped.
@@ -291,8 +302,11 @@ pub fn check_storage_dirs(dirs: &[std::path::PathBuf]) -> Result<Vec<DirFacts>, 
     let mut seen: Vec<(std::path::PathBuf, DirFacts)> = Vec::new();
     for dir in dirs {
         let facts = check_dir(dir)?;
-        // dropped at once: the empty probe file is removed
-        drop(CreatedFile::create_in(dir, 0)?);
+        // An empty probe file, opened again with O_DIRECT (a filesystem without direct I/O is
+        // refused now, not point by point), removed when dropped.
+        let (probe, _plain) = CreatedFile::create_in(dir, 0)?;
+        open_direct(probe.path(), &facts)?;
+        drop(probe);
         let canonical = std::fs::canonicalize(dir).map_err(|e| map_dir_error(dir, e, 0))?;
         for (prev_canonical, prev) in &seen {
             if *prev_canonical == canonical {
@@ -316,6 +330,34 @@ pub fn check_storage_dirs(dirs: &[std::path::PathBuf]) -> Result<Vec<DirFacts>, 
     Ok(seen.into_iter().map(|(_, f)| f).collect())
 }
 
+/// Opens `path` (a test file in `facts.dir`) read-write with O_DIRECT.
+///
+/// Errors: [`StorageError::NoDirectIo`] on EINVAL (the filesystem has no direct I/O),
+/// [`StorageError::Io`] otherwise.
+#[cfg(feature = "sys")]
+fn open_direct(path: &Path, facts: &DirFacts) -> Result<File, StorageError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(nix::fcntl::OFlag::O_DIRECT.bits())
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(22) => StorageError::NoDirectIo {
+                dir: facts.dir.clone(),
+                fs_type: facts.fs_type.clone().unwrap_or_else(|| "unknown".into()),
+                detail:
+                    "open with O_DIRECT gave EINVAL: the filesystem does not support direct I/O"
+                        .into(),
+            },
+            _ => StorageError::Io {
+                path: path.display().to_string(),
+                op: "open O_DIRECT",
+                detail: e.to_string(),
+            },
+        })
+}
+
 /// Creates, opens with O_DIRECT and preconditions a test file of `size_bytes` in `dir`.
 ///
 /// Errors: as [`check_dir`] and [`precondition`]; [`StorageError::NoSpace`] before writing when
@@ -327,7 +369,6 @@ pub fn create_test_file(
     size_bytes: u64,
     stop: &AtomicBool,
 ) -> Result<TestFile, StorageError> {
-    use std::os::unix::fs::OpenOptionsExt;
     let facts = check_dir(dir)?;
     if let Some(avail) = facts.available_bytes {
         if avail < size_bytes.saturating_add(64 << 20) {
@@ -339,28 +380,10 @@ pub fn create_test_file(
         }
     }
     // Created without O_DIRECT first: some kernels create the inode before rejecting O_DIRECT,
-    // which would leave a file no guard knows about.
-    sweep_stale(dir);
+    // which would leave a file no guard knows about. (Leftovers of killed runs are removed,
+    // and named, by the run's start: crates/cli `run`.)
     let (created, _plain) = CreatedFile::create_in(dir, size_bytes)?;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .custom_flags(nix::fcntl::OFlag::O_DIRECT.bits())
-        .open(created.path())
-        .map_err(|e| match e.raw_os_error() {
-            Some(22) => StorageError::NoDirectIo {
-                dir: facts.dir.clone(),
-                fs_type: facts.fs_type.clone().unwrap_or_else(|| "unknown".into()),
-                detail:
-                    "open with O_DIRECT gave EINVAL: the filesystem does not support direct I/O"
-                        .into(),
-            },
-            _ => StorageError::Io {
-                path: created.path().display().to_string(),
-                op: "open O_DIRECT",
-                detail: e.to_string(),
-            },
-        })?;
+    let file = open_direct(created.path(), &facts)?;
     let mut pattern = super::AlignedBuf::new(1 << 20);
     crate::raid6::fill_pseudo_random(pattern.as_mut_slice(), 0x5eed);
     let size_bytes = size_bytes / (1 << 20) * (1 << 20);

@@ -17,6 +17,13 @@ use hwsurvey_stats::scaling::{analyse, ScalingPoint};
 
 /// Options of `hwsurvey run`.
 #[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Exit status: 0 at least one test measured and none failed; \
+1 a test failed (the result file holds its error); 2 the run did not start (bad option or \
+profile, a refused --storage-dir or --storage-device, an existing -o file) or its result could \
+not be written; 3 nothing was measured (every point asked for was skipped; the reasons are \
+printed); 128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM), the file keeps what finished."
+)]
 pub struct Args {
     /// Profile: a built-in name (`standard`, `quick`) or a path to a TOML file.
     #[arg(long, default_value = "standard")]
@@ -37,7 +44,9 @@ pub struct Args {
     /// Directory on a device to test with storage.iops (repeatable, one per device).
     #[arg(long)]
     pub storage_dir: Vec<PathBuf>,
-    /// Raw block device for storage.iops (needs --destructive; refused if it holds data).
+    /// Raw block device for storage.iops (needs --destructive). Refused, before anything runs,
+    /// when it holds any signature libblkid knows (file system, RAID, LVM, swap, crypto,
+    /// partition table), has partitions, is mounted, held, swap, or in use.
     #[arg(long)]
     pub storage_device: Vec<PathBuf>,
     /// Allow writing to the --storage-device devices.
@@ -57,11 +66,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         storage_devices: args.storage_device.clone(),
         destructive: args.destructive,
     };
-    // Refuse a directory named twice or two on one device before anything runs.
+    // Every storage directory and device the user named is checked before anything runs (and
+    // for --plan-only): a refused one is a one-line error, exit 2, never a skipped point.
     #[cfg(feature = "sys")]
     hwsurvey_bench::storage::target::check_storage_dirs(&options.storage_dirs)?;
+    #[cfg(feature = "sys")]
+    let devices = hwsurvey_bench::storage::device::check_storage_devices(
+        &options.storage_devices,
+        options.destructive,
+    )?;
     let plan = build_plan(&profile, &registry, &machine, &env, &options, &args.only)?;
     out!("{}", render_plan(&plan, &profile.description));
+    #[cfg(feature = "sys")]
+    warn_storage(&devices, &options.storage_dirs, args.plan_only);
     if args.plan_only {
         return Ok(ExitCode::SUCCESS);
     }
@@ -142,8 +159,129 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let signo = engine::INTERRUPT_SIGNAL.load(std::sync::atomic::Ordering::SeqCst);
             ExitCode::from(if signo > 0 { 128 + signo as u8 } else { 130 })
         }
-        _ => ExitCode::SUCCESS,
+        _ => match run_verdict(&file) {
+            Some((code, line)) => {
+                eprintln!("hwsurvey: {line}");
+                ExitCode::from(code)
+            }
+            None => ExitCode::SUCCESS,
+        },
     })
+}
+
+/// Exit status of a run in which at least one test failed (the result file holds each error).
+pub const EXIT_TEST_FAILED: u8 = 1;
+// Exit status 2 (main.rs, every subcommand's error): a run that refused to start (bad option or
+// profile, a refused `--storage-dir`/`--storage-device`, an existing `-o` file) or could not
+// write its result.
+/// Exit status of a run that measured nothing: every point it was asked for was skipped.
+pub const EXIT_NOTHING_MEASURED: u8 = 3;
+
+/// The exit status and one line for a finished (not interrupted) run that did not fully
+/// succeed: [`EXIT_TEST_FAILED`] when a test failed, naming the first and how many;
+/// [`EXIT_NOTHING_MEASURED`] when no test was measured, with the skip reasons (at most three,
+/// each shortened). `None`: at least one test measured and none failed.
+pub fn run_verdict(file: &ResultFile) -> Option<(u8, String)> {
+    let short = |s: &str| {
+        let mut out: String = s.chars().take(100).collect();
+        if s.chars().count() > 100 {
+            out.push('…');
+        }
+        out
+    };
+    let failed: Vec<&TestResult> = file
+        .tests
+        .iter()
+        .filter(|t| t.outcome == hwsurvey_result::Outcome::Failed)
+        .collect();
+    if let Some(first) = failed.first() {
+        return Some((
+            EXIT_TEST_FAILED,
+            format!(
+                "{} of {} failed; first: {} {}: {}",
+                plural(failed.len(), "test"),
+                file.tests.len(),
+                first.point.family,
+                first.point.id,
+                short(first.reason.as_deref().unwrap_or("no error given"))
+            ),
+        ));
+    }
+    if file
+        .tests
+        .iter()
+        .any(|t| t.outcome == hwsurvey_result::Outcome::Measured)
+    {
+        return None;
+    }
+    let mut reasons: Vec<String> = Vec::new();
+    let skipped = file
+        .tests
+        .iter()
+        .filter_map(|t| t.reason.as_deref().map(|r| (t.point.family.as_str(), r)))
+        .chain(
+            file.skipped
+                .iter()
+                .map(|s| (s.family.as_str(), s.reason.as_str())),
+        );
+    let mut points = 0;
+    for (family, reason) in skipped {
+        points += 1;
+        let r = format!("{family}: {}", short(reason));
+        if !reasons.contains(&r) {
+            reasons.push(r);
+        }
+    }
+    let more = reasons.len().saturating_sub(3);
+    reasons.truncate(3);
+    Some((
+        EXIT_NOTHING_MEASURED,
+        format!(
+            "nothing was measured: {} skipped ({}{})",
+            plural(points, "point"),
+            reasons.join("; "),
+            if more > 0 {
+                format!("; {more} more reasons in the result file")
+            } else {
+                String::new()
+            }
+        ),
+    ))
+}
+
+/// Warnings on stderr before the run (and for --plan-only): each device that will be
+/// overwritten, named by path, size, model and serial, with the checker that found it blank;
+/// and each test file a killed run left in a storage directory, removed now by a run (named,
+/// never removed silently) or listed by --plan-only.
+#[cfg(feature = "sys")]
+fn warn_storage(
+    devices: &[hwsurvey_bench::storage::device::DeviceDescription],
+    dirs: &[PathBuf],
+    plan_only: bool,
+) {
+    let will = if plan_only { "would be" } else { "will be" };
+    for d in devices {
+        eprintln!(
+            "hwsurvey: warning: --storage-device {d} {will} overwritten: everything on it is destroyed \
+             (no signature found by {})",
+            hwsurvey_bench::storage::blkid::checker()
+        );
+    }
+    for dir in dirs {
+        for (path, pid) in hwsurvey_bench::storage::target::stale_test_files(dir) {
+            if plan_only {
+                eprintln!(
+                    "hwsurvey: note: {} was left by a killed hwsurvey run (pid {pid}); `run` removes it",
+                    path.display()
+                );
+            } else if std::fs::remove_file(&path).is_ok() {
+                eprintln!(
+                    "hwsurvey: removed {}: a test file left by a killed hwsurvey run (pid {pid})",
+                    path.display()
+                );
+            }
+        }
+    }
 }
 
 /// Claims the `-o` file by the rule every output follows
