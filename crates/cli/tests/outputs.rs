@@ -178,3 +178,69 @@ fn run_never_writes_over_its_profile() {
     );
     assert_eq!(std::fs::read(&profile).unwrap(), before);
 }
+
+fn quick_run(out: &Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("hwsurvey"));
+    cmd.current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .args([
+            "run",
+            "--profile",
+            "quick",
+            "--only",
+            "mem.bandwidth",
+            "--force",
+            "-o",
+        ])
+        .arg(out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    cmd
+}
+
+/// The reproduction: two `run --force -o same.json` at once both reported success.
+/// The second is refused at once, naming the lock, while the first finishes.
+#[test]
+fn a_second_concurrent_run_on_one_output_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("same.json");
+    let lock = dir.path().join(".same.json.lock");
+    let mut first = quick_run(&out).spawn().unwrap();
+    let start = std::time::Instant::now();
+    while !lock.exists() && start.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(lock.exists(), "the first run took no lock");
+    let second = quick_run(&out).output().unwrap();
+    assert_eq!(second.status.code(), Some(2), "{second:?}");
+    let err = String::from_utf8(second.stderr).unwrap();
+    assert!(
+        err.ends_with(&format!(
+            "{}: another hwsurvey process is writing it (lock {} held); wait for it to finish or choose another output\n",
+            out.display(),
+            lock.display()
+        )),
+        "{err}"
+    );
+    assert!(first.wait().unwrap().success());
+    hwsurvey_result::load(&out).unwrap();
+    assert!(!lock.exists(), "the lock file is removed at the end");
+}
+
+/// The reproduction: SIGKILL 12-18 ms into a run left a 0-byte result file. Killed
+/// at 20 moments in the first 60 ms, a run leaves no file or a complete, loadable one.
+#[test]
+fn sigkill_early_never_leaves_an_empty_or_partial_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for k in 0..20u64 {
+        let out = dir.path().join(format!("k{k}.json"));
+        let mut child = quick_run(&out).spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(k * 3));
+        let _ = child.kill();
+        let _ = child.wait();
+        if out.exists() {
+            if let Err(e) = hwsurvey_result::load(&out) {
+                panic!("killed after {} ms: {e}", k * 3);
+            }
+        }
+    }
+}
