@@ -335,6 +335,7 @@ mod tests {
             llc_total_bytes: None,
             memory_working_set_bytes: 1 << 20,
             memory_cap_bytes: None,
+            memory_cap_source: None,
             families: vec![FamilyPlan {
                 family: "test.slow".into(),
                 budget_s: 0.05,

@@ -182,7 +182,12 @@ pub fn build_plan(
     only: &[String],
 ) -> Result<Plan, crate::profile::ProfileError> {
     let mut out = Vec::new();
-    let cap = env.memory_cap_bytes(profile.run.memory_fraction);
+    let cap_with_source = env.memory_cap(profile.run.memory_fraction);
+    let cap = cap_with_source.as_ref().map(|(b, _)| *b);
+    let cap_source = cap_with_source
+        .as_ref()
+        .map(|(_, s)| s.clone())
+        .unwrap_or_else(|| "unknown: 1 GiB assumed".into());
     for family in families {
         let id = family.id();
         if !only.is_empty()
@@ -234,7 +239,7 @@ pub fn build_plan(
                     id: p.id.clone(),
                     params: p.params.clone(),
                     reason: format!(
-                        "needs {} bytes, over the memory cap of {} bytes ({} x min(MemAvailable, cgroup limit))",
+                        "needs {} bytes, over the memory cap of {} bytes ({} x {cap_source})",
                         p.memory_bytes, mem_cap, profile.run.memory_fraction
                     ),
                 });
@@ -287,6 +292,7 @@ pub fn build_plan(
         llc_total_bytes: env.llc.known().map(|l| l.total_size_bytes),
         memory_working_set_bytes: memory_working_set_bytes(settings, env, cap.unwrap_or(1 << 30)),
         memory_cap_bytes: cap,
+        memory_cap_source: cap_with_source.map(|(_, s)| s),
         families: out,
     })
 }

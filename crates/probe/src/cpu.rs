@@ -333,21 +333,94 @@ pub(crate) fn parsed<T: std::str::FromStr>(
         .map_err(|_| ProbeError::invalid(path, expected, &text))
 }
 
+/// The most CPUs a probe accepts: Linux's largest `NR_CPUS` (8192, `CONFIG_MAXSMP` on x86_64
+/// and the powerpc maximum). A list or mask naming CPU [`MAX_CPUS`] or above is a damaged
+/// file, refused before it is expanded (`0-1048575` in `possible` once took 11.8 s and
+/// 1.28 GB).
+pub const MAX_CPUS: u32 = 8192;
+
+/// The largest CPU number a kernel list names (without expanding it), or `None` when the
+/// text is not a list (the parser then says why).
+fn list_max_id(text: &str) -> Option<u64> {
+    let mut max = None;
+    for item in text.trim().split(',') {
+        let range = item.split(':').next().unwrap_or(item);
+        for n in range.split('-') {
+            let n = n.trim();
+            if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            let v = n.parse::<u64>().unwrap_or(u64::MAX);
+            max = Some(max.map_or(v, |m: u64| m.max(v)));
+        }
+    }
+    max
+}
+
+/// The highest set bit of a hex CPU mask (without expanding it), or `None` for an empty or
+/// malformed mask.
+fn mask_max_id(text: &str) -> Option<u64> {
+    let hex: String = text.trim().chars().filter(|c| *c != ',').collect();
+    let digits = hex.trim_start_matches('0');
+    let first = digits.chars().next()?.to_digit(16)?;
+    let bits_below = 4 * (digits.len() as u64 - 1);
+    Some(bits_below + (31 - first.leading_zeros()) as u64)
+}
+
+fn beyond_max(path: &str, id: u64, text: &str) -> ProbeError {
+    ProbeError::invalid(
+        path,
+        format!("CPU numbers below {MAX_CPUS} (the most any Linux kernel supports), not {id}"),
+        &shorten(text),
+    )
+}
+
+/// The first few dozen characters of a bad value, for an error line.
+pub(crate) fn shorten(text: &str) -> String {
+    let t = text.trim();
+    if t.chars().count() > 40 {
+        t.chars().take(40).collect::<String>() + "..."
+    } else {
+        t.to_string()
+    }
+}
+
+/// Parses CPU list text read from `path`, refusing numbers of [`MAX_CPUS`] and above.
+pub(crate) fn parse_cpulist_at(path: &str, text: &str) -> Result<CpuSet, ProbeError> {
+    if let Some(m) = list_max_id(text) {
+        if m >= MAX_CPUS as u64 {
+            return Err(beyond_max(path, m, text));
+        }
+    }
+    CpuSet::parse_list(text)
+        .map_err(|_| ProbeError::invalid(path, "a CPU list like \"0-3,8\"", &shorten(text)))
+}
+
+/// Parses a hex CPU mask read from `path`, refusing bits of [`MAX_CPUS`] and above.
+pub(crate) fn parse_cpumask_at(path: &str, text: &str) -> Result<CpuSet, ProbeError> {
+    if let Some(m) = mask_max_id(text) {
+        if m >= MAX_CPUS as u64 {
+            return Err(beyond_max(path, m, text));
+        }
+    }
+    CpuSet::parse_mask(text).map_err(|_| {
+        ProbeError::invalid(path, "a hex CPU mask like \"ff,00000001\"", &shorten(text))
+    })
+}
+
 /// Reads a CPU list file; a missing list falls back to the mask file `mask_path` if given.
+/// CPU numbers of [`MAX_CPUS`] and above are refused with an error naming the file.
 pub(crate) fn read_cpuset(
     root: &SysRoot,
     path: &str,
     mask_path: Option<&str>,
 ) -> Result<CpuSet, ProbeError> {
     match crate::cpu::value(root, path) {
-        Ok(text) => CpuSet::parse_list(&text)
-            .map_err(|_| ProbeError::invalid(path, "a CPU list like \"0-3,8\"", &text)),
+        Ok(text) => parse_cpulist_at(path, &text),
         Err(e) if e.is_missing() && mask_path.is_some() => {
             let mask = mask_path.unwrap_or_default();
             let text = crate::cpu::value(root, mask)?;
-            CpuSet::parse_mask(&text).map_err(|_| {
-                ProbeError::invalid(mask, "a hex CPU mask like \"ff,00000001\"", &text)
-            })
+            parse_cpumask_at(mask, &text)
         }
         Err(e) => Err(e),
     }
@@ -368,8 +441,99 @@ fn read_own_cpuset(
         Err(ProbeError::invalid(
             path,
             format!("a CPU list containing cpu{cpu} itself"),
-            &set.to_list_string(),
+            &shorten(&set.to_list_string()),
         ))
+    }
+}
+
+/// Reads topology file `name` of `topo` as a list (`<name>_list`), falling back to the mask
+/// (`<name>`) when the list is absent (kernels before the `_list` files, some captures).
+fn read_topology_set(
+    root: &SysRoot,
+    topo: &str,
+    name: &str,
+    cpu: CpuId,
+) -> Result<CpuSet, ProbeError> {
+    read_own_cpuset(
+        root,
+        &format!("{topo}/{name}_list"),
+        Some(&format!("{topo}/{name}")),
+        cpu,
+    )
+}
+
+/// What a cache's `shared_cpu_list` / `shared_cpu_map` say about its sharing.
+#[derive(Clone, Debug, PartialEq)]
+enum Sharing {
+    /// The CPUs sharing the cache (containing the CPU itself).
+    Known(CpuSet),
+    /// Neither file says (absent, unparsable, empty, or an all-zero map): not "private".
+    Unknown,
+}
+
+/// Reads a cache's sharing: `shared_cpu_list`, or `shared_cpu_map` when the list is absent,
+/// unparsable or empty. An all-zero map means the kernel does not know the sharing.
+fn read_cache_sharing(
+    root: &SysRoot,
+    dir: &str,
+    cpu: CpuId,
+    problems: &mut Vec<Unknown>,
+) -> Sharing {
+    let list_path = format!("{dir}/shared_cpu_list");
+    let map_path = format!("{dir}/shared_cpu_map");
+    let from_list = match value(root, &list_path) {
+        Ok(text) if text.is_empty() => {
+            // The kernel never writes an empty list here (the CPU itself is always in it).
+            problems.push(Unknown::Invalid {
+                path: list_path.clone(),
+                detail: "empty; shared_cpu_map used instead".into(),
+            });
+            None
+        }
+        Ok(text) => match parse_cpulist_at(&list_path, &text) {
+            Ok(set) if set.is_empty() => None,
+            Ok(set) => Some(Ok(set)),
+            Err(e) => {
+                problems.push(e.into());
+                None
+            }
+        },
+        Err(e) => {
+            if !e.is_missing() {
+                problems.push(e.into());
+            }
+            None
+        }
+    };
+    let got = match from_list {
+        Some(r) => r,
+        None => match value(root, &map_path) {
+            Ok(text) => match parse_cpumask_at(&map_path, &text) {
+                Ok(set) if set.is_empty() => return Sharing::Unknown,
+                Ok(set) => Ok(set),
+                Err(e) => Err(e),
+            },
+            Err(e) if e.is_missing() => return Sharing::Unknown,
+            Err(e) => Err(e),
+        },
+    };
+    match got {
+        Ok(set) if set.contains(cpu) => Sharing::Known(set),
+        Ok(set) => {
+            problems.push(
+                ProbeError::invalid(
+                    &list_path,
+                    format!("a CPU list containing cpu{cpu} itself"),
+                    &shorten(&set.to_list_string()),
+                )
+                .into(),
+            );
+            Sharing::Unknown
+        }
+        Err(e) => {
+            problems.push(e.into());
+            Sharing::Unknown
+        }
     }
 }
 
@@ -408,10 +572,18 @@ fn read_i64(root: &SysRoot, path: &str) -> Result<i64, ProbeError> {
     crate::cpu::parsed(root, path, "an integer")
 }
 
-/// Detects the probed machine's architecture: `/proc/sys/kernel/arch` if the capture has it,
-/// else the format of /proc/cpuinfo, else (live machine only) the architecture this binary
-/// was built for.
+/// Detects the probed machine's architecture, the kernel's word first: the live machine's
+/// `uname` machine (or, in a capture, the one `hwsurvey snapshot` kept), then
+/// `/proc/sys/kernel/arch`, then `vendor_id: IBM/S390`, then the format of /proc/cpuinfo
+/// (which cannot tell a 32-bit kernel on a 64-bit CPU without its `fdiv_bug` lines), else
+/// (live machine only) the architecture this binary was built for.
 pub fn detect_arch(root: &SysRoot, cpuinfo_text: Option<&str>) -> (Arch, String) {
+    if let Some(m) = kernel_machine(root) {
+        let arch = Arch::from_machine(&m.0);
+        if arch != Arch::Unknown {
+            return (arch, format!("{} says {:?}", m.1, m.0));
+        }
+    }
     if let Ok(text) = crate::cpu::value(root, "/proc/sys/kernel/arch") {
         let arch = Arch::from_machine(&text);
         if arch != Arch::Unknown {
@@ -437,14 +609,50 @@ pub fn detect_arch(root: &SysRoot, cpuinfo_text: Option<&str>) -> (Arch, String)
     )
 }
 
-fn cpu_numbers(root: &SysRoot, problems: &mut Vec<Unknown>) -> Vec<CpuId> {
+/// The kernel's machine name and where it came from: `uname` on the live machine, the value
+/// a snapshot kept in [`LIVE_FACTS_PATH`] in a capture.
+fn kernel_machine(root: &SysRoot) -> Option<(String, &'static str)> {
+    if root.is_live() {
+        #[cfg(feature = "sys")]
+        {
+            let u = nix::sys::utsname::uname().ok()?;
+            return Some((u.machine().to_string_lossy().into_owned(), "uname machine"));
+        }
+        #[cfg(not(feature = "sys"))]
+        return None;
+    }
+    let facts = read_live_facts(root)?;
+    let m = facts.kernel_machine?.known()?.clone();
+    Some((m, "the snapshot's uname machine"))
+}
+
+/// The `cpuN` folder numbers, sorted; folders beyond `possible` (or [`MAX_CPUS`]) are listed
+/// as problems and left out.
+fn cpu_numbers(
+    root: &SysRoot,
+    possible: Option<&CpuSet>,
+    problems: &mut Vec<Unknown>,
+) -> Vec<CpuId> {
     match root.list_dir(CPU_DIR) {
         Ok(names) => {
-            let mut v: Vec<CpuId> = names
-                .iter()
-                .filter_map(|n| n.strip_prefix("cpu"))
-                .filter_map(|n| n.parse().ok())
-                .collect();
+            let mut v: Vec<CpuId> = Vec::new();
+            for n in names.iter().filter_map(|n| n.strip_prefix("cpu")) {
+                let Ok(id) = n.parse::<u64>() else {
+                    continue;
+                };
+                let inside = match possible {
+                    Some(p) => id <= u32::MAX as u64 && p.contains(id as u32),
+                    None => id < MAX_CPUS as u64,
+                };
+                if inside {
+                    v.push(id as CpuId);
+                } else {
+                    problems.push(Unknown::Invalid {
+                        path: format!("{CPU_DIR}/cpu{}", shorten(n)),
+                        detail: "a CPU folder beyond the possible CPUs; ignored".into(),
+                    });
+                }
+            }
             v.sort_unstable();
             v
         }
@@ -463,9 +671,13 @@ struct RawCpu {
     die_id: Option<i64>,
     cluster_id: Option<i64>,
     core_id: Option<i64>,
+    /// `core_id` as written, -1 included (AMD compute units: the kernel's siblings with
+    /// different or -1 core ids are separate cores).
+    core_id_raw: Option<i64>,
     book_id: Option<i64>,
     siblings: Option<CpuSet>,
     package_cpus: Option<CpuSet>,
+    die_cpus: Option<CpuSet>,
     cluster_cpus: Option<CpuSet>,
     capacity: Option<u32>,
     midr: Option<Midr>,
@@ -482,8 +694,9 @@ struct RawCache {
     line: Option<u32>,
     ways: Option<u32>,
     sets: Option<u32>,
+    /// The cache `id` (>= 0; -1 and absent are `None`).
     id: Option<i64>,
-    shared: Option<CpuSet>,
+    shared: Sharing,
 }
 
 fn optional_id(
@@ -501,6 +714,54 @@ fn optional_id(
     v.filter(|v| *v >= 0)
 }
 
+/// Drops (and lists) topology and cache sets of `r` that name CPUs beyond `possible`.
+fn bound_to_possible(r: &mut RawCpu, possible: &CpuSet, problems: &mut Vec<Unknown>) {
+    let cpu = r.cpu;
+    let mut check = |what: &str, set: &mut Option<CpuSet>| {
+        if let Some(s) = set {
+            if !s.is_subset(possible) {
+                problems.push(Unknown::Invalid {
+                    path: format!("{CPU_DIR}/cpu{cpu}/{what}"),
+                    detail: format!(
+                        "names CPUs beyond possible ({}): {}; ignored",
+                        possible.to_list_string(),
+                        shorten(&s.difference(possible).to_list_string())
+                    ),
+                });
+                *set = None;
+            }
+        }
+    };
+    check("topology/thread_siblings_list", &mut r.siblings);
+    check("topology/core_siblings_list", &mut r.package_cpus);
+    check("topology/die_cpus_list", &mut r.die_cpus);
+    check("topology/cluster_cpus_list", &mut r.cluster_cpus);
+    for c in r.caches.iter_mut() {
+        if let Sharing::Known(s) = &c.shared {
+            let mut opt = Some(s.clone());
+            let what = format!(
+                "cache (L{}{}) shared_cpu_list",
+                c.level,
+                c.cache_type.suffix()
+            );
+            check(&what, &mut opt);
+            if opt.is_none() {
+                c.shared = Sharing::Unknown;
+            }
+        }
+    }
+}
+
+/// `physical_package_id`: -1 is "not known" (`None`); any other negative id is not what a
+/// kernel writes (a problem, and `None`).
+fn package_id(root: &SysRoot, path: &str, problems: &mut Vec<Unknown>) -> Option<i64> {
+    let v = expect(problems, read_i64(root, path))?;
+    if v < -1 {
+        problems.push(ProbeError::invalid(path, "a package id >= -1", &v.to_string()).into());
+    }
+    (v >= 0).then_some(v)
+}
+
 fn read_raw_cpu(root: &SysRoot, cpu: CpuId, online: bool, problems: &mut Vec<Unknown>) -> RawCpu {
     let base = format!("{CPU_DIR}/cpu{cpu}");
     let topo = format!("{base}/topology");
@@ -513,9 +774,11 @@ fn read_raw_cpu(root: &SysRoot, cpu: CpuId, online: bool, problems: &mut Vec<Unk
         die_id: None,
         cluster_id: None,
         core_id: None,
+        core_id_raw: None,
         book_id: None,
         siblings: None,
         package_cpus: None,
+        die_cpus: None,
         cluster_cpus: None,
         capacity: None,
         midr: None,
@@ -524,44 +787,41 @@ fn read_raw_cpu(root: &SysRoot, cpu: CpuId, online: bool, problems: &mut Vec<Unk
         caches: Vec::new(),
     };
     if has_topology {
-        raw.package_id = optional_id(root, &format!("{topo}/physical_package_id"), problems, true);
-        raw.core_id = optional_id(root, &format!("{topo}/core_id"), problems, true);
-        raw.die_id = optional_id(root, &format!("{topo}/die_id"), problems, false);
+        raw.package_id = package_id(root, &format!("{topo}/physical_package_id"), problems);
+        raw.core_id_raw = expect(problems, read_i64(root, &format!("{topo}/core_id")));
+        raw.core_id = raw.core_id_raw.filter(|v| *v >= 0);
+        let die_id_raw = keep(problems, read_i64(root, &format!("{topo}/die_id")));
+        raw.die_id = die_id_raw.filter(|v| *v >= 0);
         raw.cluster_id = optional_id(root, &format!("{topo}/cluster_id"), problems, false);
         raw.book_id = optional_id(root, &format!("{topo}/book_id"), problems, false);
-        let core_cpus = keep(
-            problems,
-            read_own_cpuset(root, &format!("{topo}/core_cpus_list"), None, cpu),
-        );
+        // Each set from its `_list` file, else its hex mask (older kernels, some captures);
+        // core_cpus (>= 5.6) and thread_siblings are the same set, as are package_cpus and
+        // core_siblings.
+        let core_cpus = keep(problems, read_topology_set(root, &topo, "core_cpus", cpu));
         raw.siblings = core_cpus.or_else(|| {
             expect(
                 problems,
-                read_own_cpuset(
-                    root,
-                    &format!("{topo}/thread_siblings_list"),
-                    Some(&format!("{topo}/thread_siblings")),
-                    cpu,
-                ),
+                read_topology_set(root, &topo, "thread_siblings", cpu),
             )
         });
         raw.package_cpus = keep(
             problems,
-            read_own_cpuset(root, &format!("{topo}/package_cpus_list"), None, cpu),
+            read_topology_set(root, &topo, "package_cpus", cpu),
         )
         .or_else(|| {
             keep(
                 problems,
-                read_own_cpuset(
-                    root,
-                    &format!("{topo}/core_siblings_list"),
-                    Some(&format!("{topo}/core_siblings")),
-                    cpu,
-                ),
+                read_topology_set(root, &topo, "core_siblings", cpu),
             )
         });
+        // die_cpus says something only where die_id does not say -1 (the firmware does not
+        // describe dies; the kernel then writes the package or the CPU itself).
+        if die_id_raw != Some(-1) {
+            raw.die_cpus = keep(problems, read_topology_set(root, &topo, "die_cpus", cpu));
+        }
         raw.cluster_cpus = keep(
             problems,
-            read_own_cpuset(root, &format!("{topo}/cluster_cpus_list"), None, cpu),
+            read_topology_set(root, &topo, "cluster_cpus", cpu),
         );
     }
     raw.capacity = keep(
@@ -612,15 +872,41 @@ fn read_cache_dirs(
             return Vec::new();
         }
     };
-    let mut out = Vec::new();
+    let mut out: Vec<RawCache> = Vec::new();
     for name in names.iter().filter(|n| n.starts_with("index")) {
         let d = format!("{dir}/{name}");
+        // The kernel numbers a CPU's cache leaves index0, index1, ... (a handful); a stray
+        // index99999999 is not one of them and must not invent a cache or a core kind.
+        match name["index".len()..].parse::<u32>() {
+            Ok(i) if i < MAX_CACHE_LEAVES => {}
+            _ => {
+                problems.push(Unknown::Invalid {
+                    path: d.clone(),
+                    detail: format!(
+                        "not a cache leaf the kernel writes (index0 to index{}); ignored",
+                        MAX_CACHE_LEAVES - 1
+                    ),
+                });
+                continue;
+            }
+        }
         let Some(level) = expect(
             problems,
             crate::cpu::parsed::<u8>(root, &format!("{d}/level"), "a cache level"),
         ) else {
             continue;
         };
+        if !(1..=MAX_CACHE_LEVEL).contains(&level) {
+            problems.push(
+                ProbeError::invalid(
+                    format!("{d}/level"),
+                    format!("a cache level from 1 to {MAX_CACHE_LEVEL}"),
+                    &level.to_string(),
+                )
+                .into(),
+            );
+            continue;
+        }
         let type_path = format!("{d}/type");
         let cache_type = match crate::cpu::value(root, &type_path) {
             Ok(t) => match CacheType::parse(&t) {
@@ -639,11 +925,22 @@ fn read_cache_dirs(
         };
         let size_path = format!("{d}/size");
         let size = match crate::cpu::value(root, &size_path) {
-            Ok(t) => cpuinfo::parse_size_bytes(&t)
-                .filter(|s| *s > 0)
-                .ok_or_else(|| {
-                    Unknown::from(ProbeError::invalid(&size_path, "a size like \"32K\"", &t))
-                }),
+            Ok(t) => match cpuinfo::parse_size_bytes(&t).filter(|s| *s > 0) {
+                Some(b) if b > max_cache_bytes(level) => Err(Unknown::from(ProbeError::invalid(
+                    &size_path,
+                    format!(
+                        "a plausible L{level} size (at most {} KiB)",
+                        max_cache_bytes(level) >> 10
+                    ),
+                    &shorten(&t),
+                ))),
+                Some(b) => Ok(b),
+                None => Err(Unknown::from(ProbeError::invalid(
+                    &size_path,
+                    "a size like \"32K\"",
+                    &shorten(&t),
+                ))),
+            },
             Err(e) => Err(e.into()),
         };
         if let Err(u) = &size {
@@ -667,19 +964,43 @@ fn read_cache_dirs(
                 problems,
                 crate::cpu::parsed(root, &format!("{d}/number_of_sets"), "an integer"),
             ),
-            id: keep(problems, read_i64(root, &format!("{d}/id"))),
-            shared: keep(
-                problems,
-                read_own_cpuset(
-                    root,
-                    &format!("{d}/shared_cpu_list"),
-                    Some(&format!("{d}/shared_cpu_map")),
-                    cpu,
-                ),
-            ),
+            // -1: the firmware gives no id (seen beside real ids on other CPUs).
+            id: keep(problems, read_i64(root, &format!("{d}/id"))).filter(|i| *i >= 0),
+            shared: read_cache_sharing(root, &d, cpu, problems),
         });
+        if out
+            .iter()
+            .filter(|c| c.level == level && c.cache_type == cache_type)
+            .count()
+            > 1
+        {
+            problems.push(Unknown::Invalid {
+                path: d.clone(),
+                detail: format!(
+                    "a second L{level}{} leaf of cpu{cpu}; the first is kept",
+                    cache_type.suffix()
+                ),
+            });
+            out.pop();
+        }
     }
     out
+}
+
+/// Cache leaves a CPU may have: `cache/index0` to `index{MAX_CACHE_LEAVES - 1}`.
+pub const MAX_CACHE_LEAVES: u32 = 64;
+/// Highest cache level a probe accepts (IBM Z has L4).
+pub const MAX_CACHE_LEVEL: u8 = 5;
+
+/// The largest plausible size of one cache instance at `level`, bytes: 4 MiB for L1 (the
+/// largest real ones are 256 KiB), 256 MiB for L2, 16 GiB beyond. Larger is a damaged file
+/// (a `4294967296K` L1d once invented P-core/E-core kinds on a uniform CPU).
+pub fn max_cache_bytes(level: u8) -> u64 {
+    match level {
+        1 => 4 << 20,
+        2 => 256 << 20,
+        _ => 16 << 30,
+    }
 }
 
 /// Probes the CPUs under `root`. Never fails: what cannot be read is `Unknown` with the reason
@@ -705,8 +1026,57 @@ pub fn probe(root: &SysRoot) -> Cpu {
         }))
     };
     let possible = non_empty("possible");
-    let present = non_empty("present");
-    let online = non_empty("online");
+    let mut present = non_empty("present");
+    let mut online = non_empty("online");
+    let mut topology_notes = Vec::new();
+    let numbers = cpu_numbers(root, possible.known(), &mut problems);
+    // Without the global online file (old or partial captures), each cpuN/online says; the
+    // boot CPU often has no such file and is online.
+    if let Probed::Unknown(Unknown::Missing { .. }) = &online {
+        let mut set = CpuSet::new();
+        let mut any_file = false;
+        for &n in &numbers {
+            let path = format!("{CPU_DIR}/cpu{n}/online");
+            match crate::cpu::parsed::<u8>(root, &path, "0 or 1") {
+                Ok(1) => {
+                    any_file = true;
+                    set.insert(n);
+                }
+                Ok(0) => any_file = true,
+                Ok(v) => problems.push(ProbeError::invalid(&path, "0 or 1", &v.to_string()).into()),
+                Err(e) if e.is_missing() => {
+                    set.insert(n);
+                }
+                Err(e) => problems.push(e.into()),
+            }
+        }
+        if any_file && !set.is_empty() {
+            topology_notes.push(format!(
+                "no {CPU_DIR}/online: online CPUs {} from the per-CPU cpuN/online files",
+                set.to_list_string()
+            ));
+            online = Probed::Known(set);
+        }
+    }
+    // The kernel's present and online sets lie inside possible; members beyond it are a
+    // damaged file, listed and dropped.
+    if let Probed::Known(p) = &possible {
+        for (name, set) in [("present", &mut present), ("online", &mut online)] {
+            if let Probed::Known(s) = set {
+                if !s.is_subset(p) {
+                    problems.push(
+                        ProbeError::invalid(
+                            format!("{CPU_DIR}/{name}"),
+                            format!("CPUs inside possible ({})", p.to_list_string()),
+                            &shorten(&s.to_list_string()),
+                        )
+                        .into(),
+                    );
+                    *s = s.intersection(p);
+                }
+            }
+        }
+    }
     let offline = match read_cpuset(root, &format!("{CPU_DIR}/offline"), None) {
         // The kernel's offline is possible minus online; a file saying otherwise is damaged.
         Ok(s) => match (&possible, &online) {
@@ -740,8 +1110,7 @@ pub fn probe(root: &SysRoot) -> Cpu {
     let allowed = probe_allowed(root);
 
     // CPU folders; online-ness from the online set (cpuN/online is absent for the boot CPU).
-    let numbers = cpu_numbers(root, &mut problems);
-    let raws: Vec<RawCpu> = numbers
+    let mut raws: Vec<RawCpu> = numbers
         .iter()
         .map(|&n| {
             let is_online = match &online {
@@ -751,9 +1120,13 @@ pub fn probe(root: &SysRoot) -> Cpu {
             read_raw_cpu(root, n, is_online, &mut problems)
         })
         .collect();
+    if let Probed::Known(p) = &possible {
+        for r in raws.iter_mut() {
+            bound_to_possible(r, p, &mut problems);
+        }
+    }
 
     let identity = build_identity(&ci, &cpuinfo_text, arch);
-    let mut topology_notes = Vec::new();
     let heterogeneous = {
         // Only a property known for every online CPU can tell them apart (absent is not
         // different).
@@ -773,8 +1146,14 @@ pub fn probe(root: &SysRoot) -> Cpu {
         (midrs.len() > 1 && !midrs.contains(&None))
             || (capacities.len() > 1 && !capacities.contains(&None))
     };
-    let (mut topology, core_of) =
-        build_topology(arch, &raws, &identity, heterogeneous, &mut topology_notes);
+    let (mut topology, core_of) = build_topology(
+        arch,
+        &raws,
+        &identity,
+        heterogeneous,
+        &mut topology_notes,
+        &mut problems,
+    );
     if let Probed::Known(set) = &online {
         // Every online CPU counts as a thread; one whose topology cannot be read is listed.
         for n in set.iter() {
@@ -1018,7 +1397,10 @@ fn l1d_shared(r: &RawCpu) -> Option<&CpuSet> {
     r.caches
         .iter()
         .find(|c| c.level == 1 && c.cache_type == CacheType::Data)
-        .and_then(|c| c.shared.as_ref())
+        .and_then(|c| match &c.shared {
+            Sharing::Known(s) => Some(s),
+            Sharing::Unknown => None,
+        })
 }
 
 /// Returns the topology and the core index of each CPU.
@@ -1028,6 +1410,7 @@ fn build_topology(
     identity: &Identity,
     heterogeneous: bool,
     notes: &mut Vec<String>,
+    problems: &mut Vec<Unknown>,
 ) -> (Topology, BTreeMap<CpuId, u32>) {
     let with_topo: Vec<&RawCpu> = raws.iter().filter(|r| r.online && r.has_topology).collect();
     let threads = with_topo.len() as u32;
@@ -1050,12 +1433,21 @@ fn build_topology(
 
     // Core groups.
     let mut split_compute_units = 0u32;
+    let core_id_of: BTreeMap<CpuId, Option<i64>> =
+        raws.iter().map(|r| (r.cpu, r.core_id_raw)).collect();
     let mut core_keys: BTreeMap<(Option<i64>, Vec<CpuId>), Vec<CpuId>> = BTreeMap::new();
     for r in &with_topo {
-        let key: Vec<CpuId> = match &r.siblings {
+        let key: (Option<i64>, Vec<CpuId>) = match &r.siblings {
             Some(sib) => {
                 let mut group = sib.clone();
-                if let Some(l1d) = l1d_shared(r) {
+                // Siblings that do not share an L1d are separate cores only where the
+                // kernel's core ids say so too (differ, or -1: AMD compute units); Intel
+                // SMT threads share a core id whatever a guest's cache files say.
+                let ids_differ = r.core_id_raw == Some(-1)
+                    || sib
+                        .iter()
+                        .any(|c| core_id_of.get(&c).is_some_and(|id| *id != r.core_id_raw));
+                if let Some(l1d) = l1d_shared(r).filter(|_| ids_differ) {
                     if sib.len() > 1 && !sib.is_subset(l1d) {
                         group = sib.intersection(l1d);
                         if !group.contains(r.cpu) {
@@ -1065,18 +1457,18 @@ fn build_topology(
                         }
                     }
                 }
-                group.iter().collect()
+                (None, group.iter().collect())
             }
             None => match r.core_id {
                 // Unique within (package, die): keep them apart by using a pseudo-list.
-                Some(core) => vec![u32::MAX, core as u32, r.die_id.unwrap_or(0) as u32],
-                None => vec![r.cpu],
+                Some(core) => (
+                    r.package_id,
+                    vec![u32::MAX, core as u32, r.die_id.unwrap_or(0) as u32],
+                ),
+                None => (None, vec![r.cpu]),
             },
         };
-        core_keys
-            .entry((r.package_id, key))
-            .or_default()
-            .push(r.cpu);
+        core_keys.entry(key).or_default().push(r.cpu);
     }
     let mut core_of = BTreeMap::new();
     let mut cores_by_threads: BTreeMap<u32, u32> = BTreeMap::new();
@@ -1116,7 +1508,12 @@ fn build_topology(
         .collect();
     let mut per_package = Vec::new();
     for pid in &package_ids {
-        let cores = core_keys.keys().filter(|(p, _)| *p == Some(*pid)).count() as u32;
+        let cores = with_topo
+            .iter()
+            .filter(|r| r.package_id == Some(*pid))
+            .filter_map(|r| core_of.get(&r.cpu))
+            .collect::<BTreeSet<_>>()
+            .len() as u32;
         let threads = with_topo
             .iter()
             .filter(|r| r.package_id == Some(*pid))
@@ -1133,7 +1530,34 @@ fn build_topology(
         .iter()
         .filter_map(|r| r.package_cpus.as_ref())
         .collect();
-    let mut packages = if package_ids.is_empty() && !sibling_packages.is_empty() {
+    // Package ids against the sibling masks: where the kernel gives both for every CPU, they
+    // must group the CPUs the same way; when they do not, one file is damaged and the masks
+    // (which the scheduler uses) are counted.
+    let masks_disagree =
+        !package_ids.is_empty() && with_topo.iter().all(|r| r.package_cpus.is_some()) && {
+            let online: CpuSet = with_topo.iter().map(|r| r.cpu).collect();
+            let by_mask: BTreeSet<CpuSet> = with_topo
+                .iter()
+                .filter_map(|r| r.package_cpus.as_ref())
+                .map(|s| s.intersection(&online))
+                .collect();
+            let mut by_id: BTreeMap<Option<i64>, CpuSet> = BTreeMap::new();
+            for r in &with_topo {
+                by_id.entry(r.package_id).or_default().insert(r.cpu);
+            }
+            let by_id: BTreeSet<CpuSet> = by_id.into_values().collect();
+            by_mask != by_id
+        };
+    let mut packages = if masks_disagree {
+        problems.push(Unknown::Other {
+            detail: format!(
+                "physical_package_id and core_siblings/package_cpus disagree: the ids give {} packages, the sibling masks {}; counted from the masks",
+                package_ids.len() + usize::from(with_topo.iter().any(|r| r.package_id.is_none())),
+                sibling_packages.len()
+            ),
+        });
+        Probed::Known(sibling_packages.len() as u32)
+    } else if package_ids.is_empty() && !sibling_packages.is_empty() {
         notes.push(format!(
             "physical_package_id is -1: {} packages counted as distinct core_siblings_list groups",
             sibling_packages.len()
@@ -1196,6 +1620,14 @@ fn build_topology(
             with_topo
                 .iter()
                 .filter_map(|r| r.die_id.map(|d| (r.package_id, d)))
+                .collect::<BTreeSet<_>>()
+                .len() as u32,
+        )
+    } else if with_topo.iter().any(|r| r.die_cpus.is_some()) {
+        Probed::Known(
+            with_topo
+                .iter()
+                .filter_map(|r| r.die_cpus.as_ref())
                 .collect::<BTreeSet<_>>()
                 .len() as u32,
         )
@@ -1450,6 +1882,67 @@ fn build_kinds(
     (kinds, kind_of)
 }
 
+/// Caches of the /proc/cpuinfo `cacheN : level=.. type=.. scope=.. size=..` lines (e2k,
+/// s390) above level `above`. Private caches are one per core (s390: per thread-sibling
+/// group; e2k: per CPU); shared ones one per chip on e2k, and on s390 the L3 one per chip
+/// (core_siblings group) and the L4 one per book (book id), each when the topology says.
+fn cpuinfo_caches(arch: Arch, ci: &Cpuinfo, online: &[&RawCpu], above: u8) -> Vec<Cache> {
+    let mut out = Vec::new();
+    let n_cpus = online.len().max(ci.cpus.len()) as u32;
+    let groups = |f: &dyn Fn(&RawCpu) -> Option<String>| -> Option<u32> {
+        let keys: Option<BTreeSet<String>> = online.iter().map(|r| f(r)).collect();
+        keys.map(|k| k.len() as u32).filter(|n| *n > 0)
+    };
+    for c in ci.e2k_caches.iter().filter(|c| c.level > above) {
+        let ct = CacheType::parse(&c.cache_type).unwrap_or(CacheType::Unified);
+        let shared = c.scope.as_deref() == Some("Shared");
+        let (instances, grouped_by) = if arch == Arch::S390x {
+            if !shared {
+                match groups(&|r| r.siblings.as_ref().map(CpuSet::to_list_string)) {
+                    Some(n) => (n, "s390 scope=Private (one per core)"),
+                    None => (n_cpus, "s390 scope=Private (one per CPU)"),
+                }
+            } else if c.level >= 4 {
+                match groups(&|r| r.book_id.map(|b| b.to_string())) {
+                    Some(n) => (n, "s390 scope=Shared (one per book)"),
+                    None => (1, "s390 scope=Shared (book count unknown: counted once)"),
+                }
+            } else {
+                match groups(&|r| r.package_cpus.as_ref().map(CpuSet::to_list_string)) {
+                    Some(n) => (n, "s390 scope=Shared (one per chip)"),
+                    None => (1, "s390 scope=Shared (chip count unknown: counted once)"),
+                }
+            }
+        } else if shared {
+            (1, "e2k scope=Shared (one per chip)")
+        } else {
+            (n_cpus, "e2k scope=Private (one per core)")
+        };
+        let size_bytes = match c.size_bytes {
+            Some(s) => Probed::Known(s),
+            None => Probed::Unknown(Unknown::Invalid {
+                path: "/proc/cpuinfo".into(),
+                detail: format!("cache{} line without a size", c.level),
+            }),
+        };
+        out.push(Cache {
+            level: c.level,
+            cache_type: ct,
+            total_bytes: size_bytes
+                .clone()
+                .map(|s| s.saturating_mul(instances as u64)),
+            size_bytes,
+            line_size_bytes: c.line_size_bytes,
+            ways: c.ways,
+            sets: None,
+            instances,
+            instance_cpus: Vec::new(),
+            grouped_by: grouped_by.to_string(),
+        });
+    }
+    out
+}
+
 struct CacheAcc {
     size: Result<u64, Unknown>,
     line: Option<u32>,
@@ -1500,13 +1993,32 @@ fn build_caches(
     let online: Vec<&RawCpu> = raws.iter().filter(|r| r.online).collect();
     if online.iter().any(|r| !r.caches.is_empty()) {
         let amd15 = is_amd_family_15h(identity);
-        let mut accs: BTreeMap<(u8, CacheType, Option<u64>, String), CacheAcc> = BTreeMap::new();
+        // Cache ids tell instances apart only where every CPU with that cache has one (an
+        // id of -1 beside real ids once doubled the L3).
+        let mut all_ids: BTreeMap<(u8, CacheType), bool> = BTreeMap::new();
         for r in &online {
             for c in &r.caches {
-                let mut shared = c
-                    .shared
-                    .clone()
-                    .unwrap_or_else(|| [r.cpu].into_iter().collect());
+                let e = all_ids.entry((c.level, c.cache_type)).or_insert(true);
+                *e &= c.id.is_some() && !(amd15 && c.level <= 2);
+            }
+        }
+        let mut accs: BTreeMap<(u8, CacheType, Option<u64>, String), CacheAcc> = BTreeMap::new();
+        // CPUs whose sharing neither file gives, placed after the known instances.
+        let mut unknown_sharing: Vec<(&RawCpu, &RawCache)> = Vec::new();
+        for r in &online {
+            for c in &r.caches {
+                let by_id = all_ids
+                    .get(&(c.level, c.cache_type))
+                    .copied()
+                    .unwrap_or(false);
+                let mut shared = match (&c.shared, by_id) {
+                    (Sharing::Known(s), _) => s.clone(),
+                    (Sharing::Unknown, true) => [r.cpu].into_iter().collect(),
+                    (Sharing::Unknown, false) => {
+                        unknown_sharing.push((r, c));
+                        continue;
+                    }
+                };
                 // AMD family 15h: the compute unit (kernel thread siblings) shares L2 and L1i.
                 if amd15
                     && (c.level == 2 || (c.level == 1 && c.cache_type == CacheType::Instruction))
@@ -1515,9 +2027,9 @@ fn build_caches(
                         shared = shared.union(sib);
                     }
                 }
-                let (inst_key, grouped_by) = match (c.id, amd15 && c.level <= 2) {
-                    (Some(id), false) => (format!("id {id}"), "cache id"),
-                    _ => (shared.to_list_string(), "shared_cpu_list"),
+                let (inst_key, grouped_by) = match c.id.filter(|_| by_id) {
+                    Some(id) => (format!("id {id}"), "cache id"),
+                    None => (shared.to_list_string(), "shared_cpu_list"),
                 };
                 let size_key = c.size.as_ref().ok().copied();
                 let acc = accs
@@ -1534,8 +2046,76 @@ fn build_caches(
                 *e = e.union(&shared);
             }
         }
+        // Unknown sharing (no shared_cpu_list, an empty or unparsable one, an all-zero
+        // shared_cpu_map): a CPU that another CPU's instance already holds is in it; the
+        // rest are assumed per core (L1, L2) or per package (L3+), and said so.
+        let mut assumed: BTreeMap<(u8, CacheType), (CpuSet, bool)> = BTreeMap::new();
+        for (r, c) in unknown_sharing {
+            let size_key = c.size.as_ref().ok().copied();
+            let e = assumed.entry((c.level, c.cache_type)).or_default();
+            e.0.insert(r.cpu);
+            let held = accs.iter().any(|((l, t, _, _), acc)| {
+                *l == c.level
+                    && *t == c.cache_type
+                    && acc.instances.values().any(|s| s.contains(r.cpu))
+            });
+            if held {
+                continue;
+            }
+            e.1 = true;
+            let (set, how) = if c.level <= 2 {
+                (r.siblings.clone(), "assumed per core (sharing unknown)")
+            } else {
+                (
+                    r.package_cpus.clone(),
+                    "assumed per package (sharing unknown)",
+                )
+            };
+            let set = set.unwrap_or_else(|| [r.cpu].into_iter().collect());
+            let acc = accs
+                .entry((c.level, c.cache_type, size_key, how.to_string()))
+                .or_insert_with(|| CacheAcc {
+                    size: c.size.clone(),
+                    line: c.line,
+                    ways: c.ways,
+                    sets: c.sets,
+                    instances: BTreeMap::new(),
+                    grouped_by: how,
+                });
+            let e = acc.instances.entry(set.to_list_string()).or_default();
+            *e = e.union(&set);
+        }
+        for ((level, ct), (cpus, any_assumed)) in assumed {
+            problems.push(Unknown::Other {
+                detail: format!(
+                    "L{level}{} sharing unknown on cpus {} (shared_cpu_list and shared_cpu_map absent, empty or all zero): {}",
+                    ct.suffix(),
+                    shorten(&cpus.to_list_string()),
+                    match (any_assumed, level <= 2) {
+                        (false, _) => "each is in an instance another CPU lists",
+                        (true, true) => "assumed per core",
+                        (true, false) => "assumed per package",
+                    }
+                ),
+            });
+        }
         push_caches(&mut out, accs);
-        return (out, Probed::Known(format!("{CPU_DIR}/cpuN/cache/index*")));
+        // s390 sysfs lists L1 and L2 only; the higher levels are cpuinfo `cacheN` lines.
+        let top = out.iter().map(|c| c.level).max().unwrap_or(0);
+        let more = ci
+            .as_ref()
+            .map(|ci| cpuinfo_caches(arch, ci, &online, top))
+            .unwrap_or_default();
+        if more.is_empty() {
+            return (out, Probed::Known(format!("{CPU_DIR}/cpuN/cache/index*")));
+        }
+        out.extend(more);
+        return (
+            out,
+            Probed::Known(format!(
+                "{CPU_DIR}/cpuN/cache/index*; levels above L{top} from /proc/cpuinfo cacheN: lines"
+            )),
+        );
     }
     // sparc64 per-CPU files.
     if arch == Arch::Sparc64
@@ -1553,6 +2133,21 @@ fn build_caches(
                     .any(|r| root.exists(&format!("{CPU_DIR}/cpu{}/{f}_size", r.cpu)))
             })
             .collect();
+        let all_online: CpuSet = online.iter().map(|r| r.cpu).collect();
+        let per_package = topology.packages.known().is_some_and(|p| *p > 1);
+        // A package's CPUs: its core_siblings mask, else the CPUs with its package id.
+        let package_of = |r: &RawCpu| -> Option<CpuSet> {
+            r.package_cpus.clone().or_else(|| {
+                let id = r.package_id?;
+                Some(
+                    online
+                        .iter()
+                        .filter(|o| o.package_id == Some(id))
+                        .map(|o| o.cpu)
+                        .collect(),
+                )
+            })
+        };
         for r in &online {
             let base = format!("{CPU_DIR}/cpu{}", r.cpu);
             for (file, level, ct) in [
@@ -1584,16 +2179,19 @@ fn build_caches(
                     problems.push(u.clone());
                 }
                 any = true;
-                // L1 per core; L2/L3 per chip (all online CPUs of the machine on sun4v).
+                // L1 per core; L2/L3 one per package (chip): the files describe the chip's
+                // cache. On a single-chip machine (and sun4v T1/T2, whose kernel gives each
+                // core a package id) that is one for the machine.
                 let (key, shared, grouped_by) = if level == 1 {
                     let s = r
                         .siblings
                         .clone()
                         .unwrap_or_else(|| [r.cpu].into_iter().collect());
                     (s.to_list_string(), s, "per core")
+                } else if let (true, Some(pkg)) = (per_package, package_of(r)) {
+                    (pkg.to_list_string(), pkg, "per package (chip)")
                 } else {
-                    let s: CpuSet = online.iter().map(|r| r.cpu).collect();
-                    ("chip".to_string(), s, "per chip")
+                    ("chip".to_string(), all_online.clone(), "per chip")
                 };
                 let line = keep(
                     problems,
@@ -1613,9 +2211,9 @@ fn build_caches(
             }
         }
         if any {
-            if topology.packages.known().is_some_and(|p| *p > 1) {
+            if topology.packages.known().is_none() {
                 problems.push(Unknown::Other {
-                    detail: "sparc64: L2 counted once per machine; the chip count is more than one"
+                    detail: "sparc64: the package count is unknown, so L2/L3 are counted once for the machine"
                         .into(),
                 });
             }
@@ -1626,44 +2224,13 @@ fn build_caches(
             );
         }
     }
-    // e2k cpuinfo trailing lines.
+    // e2k and s390 cpuinfo trailing lines.
     if let Some(ci) = ci {
         if !ci.e2k_caches.is_empty() {
-            let n_cpus = online.len().max(ci.cpus.len()) as u32;
-            for c in &ci.e2k_caches {
-                let ct = CacheType::parse(&c.cache_type).unwrap_or(CacheType::Unified);
-                let shared = c.scope.as_deref() == Some("Shared");
-                let instances = if shared { 1 } else { n_cpus };
-                let size_bytes = match c.size_bytes {
-                    Some(s) => Probed::Known(s),
-                    None => Probed::Unknown(Unknown::Invalid {
-                        path: "/proc/cpuinfo".into(),
-                        detail: format!("cache{} line without a size", c.level),
-                    }),
-                };
-                out.push(Cache {
-                    level: c.level,
-                    cache_type: ct,
-                    total_bytes: size_bytes
-                        .clone()
-                        .map(|s| s.saturating_mul(instances as u64)),
-                    size_bytes,
-                    line_size_bytes: c.line_size_bytes,
-                    ways: c.ways,
-                    sets: None,
-                    instances,
-                    instance_cpus: Vec::new(),
-                    grouped_by: if shared {
-                        "e2k scope=Shared (one per chip)"
-                    } else {
-                        "e2k scope=Private (one per core)"
-                    }
-                    .to_string(),
-                });
-            }
+            out.extend(cpuinfo_caches(arch, ci, &online, 0));
             return (
                 out,
-                Probed::Known("/proc/cpuinfo cacheN: lines (e2k)".into()),
+                Probed::Known(format!("/proc/cpuinfo cacheN: lines ({})", arch.as_str())),
             );
         }
     }

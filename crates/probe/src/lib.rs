@@ -11,6 +11,7 @@
 
 pub mod cpu;
 pub mod io;
+pub mod limits;
 pub mod memory;
 pub mod numa;
 pub mod os;

@@ -9,6 +9,7 @@
 use hwsurvey_model::{CpuSet, Probed, Unknown};
 use serde::{Deserialize, Serialize};
 
+use crate::limits::Limits;
 use crate::{ProbeError, SysRoot};
 
 /// Where one CPU sits. Ids are the kernel's (`topology/physical_package_id`, `core_id`),
@@ -59,8 +60,10 @@ pub struct RunEnv {
     pub hostname: Probed<String>,
     /// `/proc/sys/kernel/osrelease`.
     pub kernel_release: Probed<String>,
-    /// CPUs this process may run on: `sched_getaffinity` (sys feature), else
-    /// `/sys/devices/system/cpu/online`, else `0..available_parallelism`.
+    /// CPUs this process may run on: the intersection of `sched_getaffinity` (sys feature;
+    /// `Cpus_allowed_list` in a capture) and the cgroup v1, v2 and legacy cpusets (see
+    /// [`crate::limits`]), else `/sys/devices/system/cpu/online`, else
+    /// `0..available_parallelism`.
     pub usable_cpus: CpuSet,
     /// Where the usable CPUs came from.
     pub usable_cpus_source: String,
@@ -70,8 +73,15 @@ pub struct RunEnv {
     pub llc: Probed<LastLevelCache>,
     /// `/proc/meminfo` MemAvailable, bytes (kernel kB = KiB).
     pub mem_available_bytes: Probed<u64>,
-    /// cgroup v2 `memory.max` of this process's cgroup, bytes; `Known(None)` = "max" (no limit).
+    /// The lowest cgroup memory limit of this process, bytes: cgroup v1
+    /// `memory.limit_in_bytes` / `memory.memsw.limit_in_bytes` and v2 `memory.max` /
+    /// `memory.high`, up the hierarchy; `Known(None)` = no limit.
     pub cgroup_memory_limit_bytes: Probed<Option<u64>>,
+    /// The lowest limit other than MemAvailable (cgroups v1/v2, `RLIMIT_AS`, `RLIMIT_DATA`)
+    /// and what set it (see [`crate::limits`]); `None` when there is none, or in result files
+    /// written before it was kept.
+    #[serde(default)]
+    pub memory_limit: Option<crate::limits::MemoryLimit>,
     /// Base page size, bytes (`KernelPageSize` of the first mapping in `/proc/self/smaps`).
     pub base_page_size_bytes: Probed<u64>,
     /// hugetlb pools.
@@ -207,12 +217,9 @@ fn read_llc(root: &SysRoot, cpus: &CpuSet) -> Probed<LastLevelCache> {
     }
 }
 
-fn usable_cpus(root: &SysRoot) -> (CpuSet, String) {
-    #[cfg(feature = "sys")]
-    if root.is_live() {
-        if let Some(set) = current_affinity() {
-            return (set, "sched_getaffinity".into());
-        }
+fn usable_cpus(root: &SysRoot, limits: &Limits) -> (CpuSet, String) {
+    if let Some(l) = limits.usable_cpus() {
+        return (l.cpus, l.source);
     }
     if let Ok(text) = root.read("/sys/devices/system/cpu/online") {
         if let Ok(set) = CpuSet::parse_list(text.trim()) {
@@ -247,51 +254,15 @@ pub fn current_affinity() -> Option<CpuSet> {
     }
 }
 
-fn cgroup_limit(root: &SysRoot) -> Probed<Option<u64>> {
-    let Ok(text) = root.read("/proc/self/cgroup") else {
-        return Probed::Unknown(Unknown::Missing {
-            path: "/proc/self/cgroup".into(),
-        });
-    };
-    let Some(path) = text.lines().find_map(|l| l.strip_prefix("0::")) else {
-        return Probed::Unknown(Unknown::Other {
-            detail: "no cgroup v2 entry (0::) in /proc/self/cgroup".into(),
-        });
-    };
-    let mut dir = path.trim().trim_end_matches('/').to_string();
-    // The nearest memory.max on the way up is the limit that applies.
-    loop {
-        let file = format!("/sys/fs/cgroup{dir}/memory.max");
-        if let Ok(t) = root.read(&file) {
-            let t = t.trim();
-            if t == "max" {
-                if dir.is_empty() {
-                    return Probed::Known(None);
-                }
-            } else {
-                return match t.parse::<u64>() {
-                    Ok(v) => Probed::Known(Some(v)),
-                    Err(_) => Probed::Unknown(Unknown::Invalid {
-                        path: file,
-                        detail: format!(
-                            "expected bytes or \"max\", got {}",
-                            hwsurvey_model::text::quote(t)
-                        ),
-                    }),
-                };
-            }
-        }
-        match dir.rfind('/') {
-            Some(i) => dir.truncate(i),
-            None => return Probed::Known(None),
-        }
-    }
+fn cgroup_limit(limits: &Limits) -> Probed<Option<u64>> {
+    Probed::Known(limits.cgroup_limit_bytes())
 }
 
 impl RunEnv {
     /// Reads everything under `root`. Never fails: unknowns carry their reasons.
     pub fn read(root: &SysRoot) -> RunEnv {
-        let (usable_cpus, usable_cpus_source) = usable_cpus(root);
+        let limits = crate::limits::probe(root);
+        let (usable_cpus, usable_cpus_source) = usable_cpus(root, &limits);
         let mut node_of = std::collections::BTreeMap::new();
         if let Ok(nodes) = root.list_dir("/sys/devices/system/node") {
             for n in nodes {
@@ -395,7 +366,8 @@ impl RunEnv {
             usable_cpus_source,
             cpus,
             mem_available_bytes,
-            cgroup_memory_limit_bytes: cgroup_limit(root),
+            cgroup_memory_limit_bytes: cgroup_limit(&limits),
+            memory_limit: limits.lowest_limit().cloned(),
             base_page_size_bytes,
             huge_pools,
             thp_enabled,
@@ -413,18 +385,28 @@ impl RunEnv {
         self.usable_cpus.len().max(1)
     }
 
-    /// Memory the whole run may use: `fraction` x min(MemAvailable, cgroup limit), bytes.
-    /// `None` when neither is known.
+    /// Memory the whole run may use: `fraction` x the lowest of MemAvailable, the cgroup
+    /// limit and [`RunEnv::memory_limit`], bytes. `None` when none is known.
     pub fn memory_cap_bytes(&self, fraction: f64) -> Option<u64> {
-        let avail = self.mem_available_bytes.known().copied();
-        let cg = self.cgroup_memory_limit_bytes.known().copied().flatten();
-        let base = match (avail, cg) {
-            (Some(a), Some(c)) => a.min(c),
-            (Some(a), None) => a,
-            (None, Some(c)) => c,
-            (None, None) => return None,
-        };
-        Some((base as f64 * fraction.clamp(0.0, 1.0)) as u64)
+        self.memory_cap(fraction).map(|(b, _)| b)
+    }
+
+    /// [`RunEnv::memory_cap_bytes`] with what set it (`MemAvailable (/proc/meminfo)`,
+    /// `cgroup v1 memory.limit_in_bytes (<file>)`, `RLIMIT_AS (/proc/self/limits)`, ...).
+    pub fn memory_cap(&self, fraction: f64) -> Option<(u64, String)> {
+        let mut candidates: Vec<(u64, String)> = Vec::new();
+        if let Some(a) = self.mem_available_bytes.known() {
+            candidates.push((*a, "MemAvailable (/proc/meminfo)".into()));
+        }
+        if let Some(Some(c)) = self.cgroup_memory_limit_bytes.known() {
+            candidates.push((*c, "cgroup limit".into()));
+        }
+        if let Some(l) = &self.memory_limit {
+            candidates.push((l.bytes, l.source.clone()));
+        }
+        // The named limit wins a tie with the bare cgroup number (same value, better source).
+        let (base, source) = candidates.into_iter().rev().min_by_key(|(b, _)| *b)?;
+        Some(((base as f64 * fraction.clamp(0.0, 1.0)) as u64, source))
     }
 }
 

@@ -150,6 +150,7 @@ fn optional_when_absent(s: &str) -> bool {
         "/die_id",
         "/cluster_id",
         "/cluster_cpus_list",
+        "/die_cpus_list",
         "/core_cpus_list",
         "/package_cpus_list",
         "/core_siblings_list",

@@ -81,8 +81,14 @@ pub struct Plan {
     pub llc_total_bytes: Option<u64>,
     /// The "memory" working set by the rule, bytes.
     pub memory_working_set_bytes: u64,
-    /// Memory cap of the run (fraction x min(MemAvailable, cgroup limit)), bytes, if known.
+    /// Memory cap of the run (fraction x the lowest of MemAvailable, the cgroup v1/v2 limits
+    /// and RLIMIT_AS/RLIMIT_DATA), bytes, if known.
     pub memory_cap_bytes: Option<u64>,
+    /// Which limit set [`Plan::memory_cap_bytes`] (e.g. `cgroup v1 memory.limit_in_bytes
+    /// (/sys/fs/cgroup/memory/x/memory.limit_in_bytes)`); `None` when the cap is unknown, or in
+    /// plans written before it was kept.
+    #[serde(default)]
+    pub memory_cap_source: Option<String>,
     /// Families in run order.
     pub families: Vec<FamilyPlan>,
 }

@@ -501,9 +501,11 @@ pub fn render_plan(plan: &Plan, description: &str) -> String {
             .map(format_bytes_binary)
             .unwrap_or_else(|| "unknown".into()),
         format_bytes_binary(plan.memory_working_set_bytes),
-        plan.memory_cap_bytes
-            .map(format_bytes_binary)
-            .unwrap_or_else(|| "unknown (1 GiB assumed)".into()),
+        match (plan.memory_cap_bytes, &plan.memory_cap_source) {
+            (Some(b), Some(src)) => format!("{} (from {src})", format_bytes_binary(b)),
+            (Some(b), None) => format_bytes_binary(b),
+            (None, _) => "unknown (1 GiB assumed)".into(),
+        },
     );
     for f in &plan.families {
         if f.points.is_empty() {
@@ -788,6 +790,7 @@ mod tests {
             llc_total_bytes: None,
             memory_working_set_bytes: 1 << 20,
             memory_cap_bytes: None,
+            memory_cap_source: None,
             families,
         }
     }

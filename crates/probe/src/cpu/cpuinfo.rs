@@ -46,6 +46,10 @@ pub enum Arch {
     S390x,
     /// 64-bit RISC-V.
     Riscv64,
+    /// Intel Itanium (IA-64).
+    Ia64,
+    /// 64-bit LoongArch.
+    Loongarch64,
     /// Not recognised.
     Unknown,
 }
@@ -63,6 +67,8 @@ impl Arch {
             Arch::Ppc64 => "ppc64",
             Arch::S390x => "s390x",
             Arch::Riscv64 => "riscv64",
+            Arch::Ia64 => "ia64",
+            Arch::Loongarch64 => "loongarch64",
             Arch::Unknown => "unknown",
         }
     }
@@ -79,6 +85,8 @@ impl Arch {
             "ppc64" | "ppc64le" | "powerpc64" | "ppc" => Arch::Ppc64,
             "s390x" | "s390" => Arch::S390x,
             "riscv64" => Arch::Riscv64,
+            "ia64" => Arch::Ia64,
+            "loongarch64" | "loongarch" => Arch::Loongarch64,
             _ => Arch::Unknown,
         }
     }
@@ -203,6 +211,13 @@ pub fn detect_arch(text: &str) -> Option<(Arch, String)> {
         }
     }
     let get = |k: &str| keys.get(k).map(String::as_str);
+    // s390 writes the same `cacheN : level=..` lines as e2k: its vendor_id decides first.
+    if get("vendor_id").is_some_and(|v| v.contains("S390")) || keys.contains_key("# processors") {
+        return Some((
+            Arch::S390x,
+            "/proc/cpuinfo: s390 format (vendor_id IBM/S390)".into(),
+        ));
+    }
     if get("vendor_id") == Some("Elbrus-MCST") || keys.keys().any(|k| is_e2k_cache_key(k)) {
         return Some((
             Arch::E2k,
@@ -227,10 +242,20 @@ pub fn detect_arch(text: &str) -> Option<(Arch, String)> {
             "/proc/cpuinfo: Arm format (CPU implementer / CPU part)".into(),
         ));
     }
-    if get("vendor_id").is_some_and(|v| v.contains("S390")) || keys.contains_key("# processors") {
+    if get("arch").is_some_and(|a| a.starts_with("IA-64"))
+        || get("family").is_some_and(|f| f.starts_with("Itanium"))
+    {
         return Some((
-            Arch::S390x,
-            "/proc/cpuinfo: s390 format (vendor_id IBM/S390)".into(),
+            Arch::Ia64,
+            "/proc/cpuinfo: IA-64 format (arch IA-64 / family Itanium)".into(),
+        ));
+    }
+    if get("CPU Family").is_some_and(|f| f.starts_with("Loongson"))
+        || get("ISA").is_some_and(|i| i.contains("loongarch"))
+    {
+        return Some((
+            Arch::Loongarch64,
+            "/proc/cpuinfo: LoongArch format (CPU Family Loongson / ISA loongarch)".into(),
         ));
     }
     if keys.contains_key("timebase")
@@ -248,13 +273,25 @@ pub fn detect_arch(text: &str) -> Option<(Arch, String)> {
         ));
     }
     if keys.contains_key("vendor_id") && keys.contains_key("flags") {
+        // A 32-bit kernel writes fdiv_bug/f00f_bug/coma_bug lines (arch/x86/kernel/cpu/proc.c,
+        // CONFIG_X86_32) whatever the CPU can do: i686 on a CPU with lm is a 32-bit kernel.
+        let kernel32 = keys.contains_key("fdiv_bug") || keys.contains_key("f00f_bug");
         let lm = get("flags").is_some_and(|f| f.split_whitespace().any(|w| w == "lm"));
-        let arch = if lm { Arch::X86_64 } else { Arch::X86 };
+        let arch = if lm && !kernel32 {
+            Arch::X86_64
+        } else {
+            Arch::X86
+        };
         return Some((
             arch,
             format!(
-                "/proc/cpuinfo: x86 format (vendor_id, flags{})",
-                if lm { " with lm" } else { " without lm" }
+                "/proc/cpuinfo: x86 format (vendor_id, flags{}{})",
+                if lm { " with lm" } else { " without lm" },
+                if kernel32 {
+                    "; fdiv_bug lines: a 32-bit kernel"
+                } else {
+                    ""
+                }
             ),
         ));
     }

@@ -1,0 +1,167 @@
+//! A run inside a cgroup v1 memory limit: the plan's memory cap follows the limit (and says
+//! so), and a memory run stays inside it (never OOM-killed). Before, the cap came from
+//! cgroup v2 and MemAvailable only: under a 512 MiB v1 limit `run --plan-only` said 11.5 GiB,
+//! and `run --only mem.bandwidth` under 200 MiB was killed by the OOM killer (exit 137).
+//!
+//! Needs root and a cgroup v1 memory hierarchy at /sys/fs/cgroup/memory (as on this CI host);
+//! elsewhere it prints SKIPPED. The child joins the cgroup through a `sh` wrapper that writes
+//! its own pid into `cgroup.procs` and then `exec`s hwsurvey.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const LIMIT_BYTES: u64 = 200 << 20;
+const V1_MEMORY: &str = "/sys/fs/cgroup/memory";
+
+/// A v1 memory cgroup created for one test, removed on drop (after its processes exited).
+struct Cgroup(PathBuf);
+
+impl Drop for Cgroup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+fn v1_cgroup(name: &str) -> Option<Cgroup> {
+    let uid = std::fs::metadata("/proc/self")
+        .map(|m| m.uid())
+        .unwrap_or(1);
+    if uid != 0 {
+        println!("SKIPPED: creating a cgroup needs root");
+        return None;
+    }
+    let base = Path::new(V1_MEMORY);
+    if !base.join("memory.limit_in_bytes").is_file() {
+        println!("SKIPPED: no cgroup v1 memory hierarchy at {V1_MEMORY}");
+        return None;
+    }
+    if !hwsurvey_testkit::have("sh") {
+        println!("SKIPPED: no sh");
+        return None;
+    }
+    let dir = base.join(format!("hwsurvey-test-{name}-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir(&dir) {
+        println!("SKIPPED: cannot create {}: {e}", dir.display());
+        return None;
+    }
+    std::fs::write(dir.join("memory.limit_in_bytes"), LIMIT_BYTES.to_string())
+        .expect("set memory.limit_in_bytes");
+    // Without swap accounting there is no memsw file; with it, cap memory+swap too so the
+    // limit cannot be dodged by swapping.
+    let memsw = dir.join("memory.memsw.limit_in_bytes");
+    if memsw.is_file() {
+        let _ = std::fs::write(&memsw, LIMIT_BYTES.to_string());
+    }
+    Some(Cgroup(dir))
+}
+
+/// Runs hwsurvey with `args` inside the cgroup (through the target's runner under qemu).
+fn run_in(cg: &Cgroup, args: &[&str]) -> Output {
+    let bin = assert_cmd::cargo::cargo_bin("hwsurvey");
+    let prefix = format!("CARGO_TARGET_{}_", std::env::consts::ARCH.to_uppercase());
+    let runner: Vec<String> = std::env::vars()
+        .find(|(k, _)| k.starts_with(&prefix) && k.ends_with("_RUNNER"))
+        .map(|(_, v)| v.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default();
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg("echo $$ > \"$0\" && exec \"$@\"")
+        .arg(cg.0.join("cgroup.procs"))
+        .args(&runner)
+        .arg(&bin)
+        .args(args)
+        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."));
+    cmd.output().expect("run sh")
+}
+
+fn oom_kills(cg: &Cgroup) -> Option<u64> {
+    let text = std::fs::read_to_string(cg.0.join("memory.oom_control")).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("oom_kill "))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+#[test]
+fn plan_cap_follows_a_v1_memory_limit() {
+    let Some(cg) = v1_cgroup("plan") else {
+        return;
+    };
+    let out = run_in(&cg, &["run", "--plan-only", "--profile", "quick"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "exit {:?}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("memory cap "))
+        .unwrap_or_else(|| panic!("no memory cap line:\n{stdout}"));
+    let want_file = cg.0.join("memory.limit_in_bytes");
+    assert!(
+        line.contains(&format!(
+            "cgroup v1 memory.limit_in_bytes ({})",
+            want_file.display()
+        )) || line.contains("memory.memsw.limit_in_bytes"),
+        "{line}"
+    );
+    // "memory cap 100.0 MiB (from ...)": the cap is the profile's fraction of 200 MiB.
+    let cap = line
+        .split("memory cap ")
+        .nth(1)
+        .and_then(|r| r.split(" MiB").next())
+        .and_then(|n| n.parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("cap in MiB: {line}"));
+    assert!(cap > 0.0 && cap <= 200.0, "{line}");
+}
+
+#[test]
+fn memory_run_under_a_v1_limit_is_not_oom_killed() {
+    let Some(cg) = v1_cgroup("run") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let result = dir.path().join("r.json");
+    let result_s = result.to_string_lossy().into_owned();
+    let out = run_in(
+        &cg,
+        &[
+            "run",
+            "--profile",
+            "quick",
+            "--only",
+            "mem.bandwidth",
+            "-o",
+            &result_s,
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "exit {:?} (137 = killed)\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if let Some(kills) = oom_kills(&cg) {
+        assert_eq!(kills, 0, "OOM kills in {}", cg.0.display());
+    }
+    let max_usage: u64 = std::fs::read_to_string(cg.0.join("memory.max_usage_in_bytes"))
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(0);
+    assert!(max_usage <= LIMIT_BYTES, "peak {max_usage} bytes");
+    let file = hwsurvey_result::load(&result).expect("result file");
+    assert!(
+        file.tests
+            .iter()
+            .any(|t| t.outcome == hwsurvey_result::Outcome::Measured),
+        "no measured test"
+    );
+    assert!(
+        file.plan.memory_cap_bytes.is_some_and(|b| b <= LIMIT_BYTES),
+        "{:?}",
+        file.plan.memory_cap_bytes
+    );
+}

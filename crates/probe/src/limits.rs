@@ -1,0 +1,669 @@
+//! Limits a run must honour: the memory the process may use and the CPUs it may run on.
+//!
+//! Memory: the lowest of
+//! - `/proc/meminfo` `MemAvailable`;
+//! - cgroup v1 `memory.limit_in_bytes` and `memory.memsw.limit_in_bytes`, in the process's
+//!   memory cgroup and every ancestor up to the hierarchy's root;
+//! - cgroup v2 `memory.max` and `memory.high`, likewise up the hierarchy;
+//! - `RLIMIT_AS` and `RLIMIT_DATA` (`/proc/self/limits`, "Max address space" and
+//!   "Max data size", soft limit).
+//!
+//! CPUs: the intersection of the affinity mask (`sched_getaffinity` on the live machine,
+//! `Cpus_allowed_list` of `/proc/self/status` in a capture), the cgroup v2
+//! `cpuset.cpus.effective`, the cgroup v1 `cpuset.effective_cpus` / `cpuset.cpus`, and the
+//! legacy cpuset file system (`/proc/self/cpuset` names the cpuset; its mount holds
+//! `effective_cpus` / `cpus`).
+//!
+//! Mount points come from `/proc/self/mountinfo` (cgroup v2 may sit at `/sys/fs/cgroup` or
+//! `/sys/fs/cgroup/unified`); without it the usual places under `/sys/fs/cgroup` are tried.
+//! Pure parsers (text in, value out) sit beside thin readers over a [`SysRoot`], so a capture
+//! gives the same answer as the live machine.
+
+use hwsurvey_model::{CpuSet, Probed, Unknown};
+use serde::{Deserialize, Serialize};
+
+use crate::{ProbeError, SysRoot};
+
+/// A cgroup v1 limit at or above this many bytes means "no limit" (the kernel writes
+/// `PAGE_COUNTER_MAX` x page size, 9223372036854771712 with 4 KiB pages).
+pub const V1_UNLIMITED_BYTES: u64 = 1 << 62;
+
+/// One limit on the memory of the process, and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryLimit {
+    /// The limit, bytes.
+    pub bytes: u64,
+    /// What set it, e.g. `cgroup v1 memory.limit_in_bytes (/sys/fs/cgroup/memory/a/memory.limit_in_bytes)`,
+    /// `MemAvailable (/proc/meminfo)`, `RLIMIT_AS (/proc/self/limits)`.
+    pub source: String,
+}
+
+/// One set of CPUs the process is confined to, and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuLimit {
+    /// The CPUs.
+    pub cpus: CpuSet,
+    /// What gave it: `sched_getaffinity`, a `Cpus_allowed_list` or a cpuset file path.
+    pub source: String,
+}
+
+/// Every limit found for the probing process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Limits {
+    /// `/proc/meminfo` `MemAvailable`, bytes (kernel kB = KiB).
+    pub mem_available_bytes: Probed<u64>,
+    /// Finite memory limits (cgroup v1, v2, rlimits), in the order found.
+    pub memory_limits: Vec<MemoryLimit>,
+    /// CPU sets the process is confined to (affinity, cpusets).
+    pub cpu_limits: Vec<CpuLimit>,
+    /// Files that were there but could not be read or parsed.
+    pub problems: Vec<Unknown>,
+}
+
+impl Limits {
+    /// The lowest of MemAvailable and every finite limit, with its source; `None` when none
+    /// is known.
+    pub fn memory_cap(&self) -> Option<MemoryLimit> {
+        let avail = self.mem_available_bytes.known().map(|b| MemoryLimit {
+            bytes: *b,
+            source: "MemAvailable (/proc/meminfo)".into(),
+        });
+        avail
+            .into_iter()
+            .chain(self.memory_limits.iter().cloned())
+            .min_by_key(|l| l.bytes)
+    }
+
+    /// The lowest finite limit other than MemAvailable (cgroups, rlimits), if any.
+    pub fn lowest_limit(&self) -> Option<&MemoryLimit> {
+        self.memory_limits.iter().min_by_key(|l| l.bytes)
+    }
+
+    /// The lowest finite cgroup limit (v1 or v2), bytes, if any.
+    pub fn cgroup_limit_bytes(&self) -> Option<u64> {
+        self.memory_limits
+            .iter()
+            .filter(|l| l.source.starts_with("cgroup"))
+            .map(|l| l.bytes)
+            .min()
+    }
+
+    /// The CPUs usable by the process: the intersection of every CPU limit, with the sources
+    /// joined by " ∩ "; `None` when there is none or the intersection is empty (a damaged
+    /// capture: the kernel never runs a process on no CPU).
+    pub fn usable_cpus(&self) -> Option<CpuLimit> {
+        let mut it = self.cpu_limits.iter();
+        let first = it.next()?.clone();
+        let out = it.fold(first, |acc, l| {
+            let cpus = acc.cpus.intersection(&l.cpus);
+            if cpus == acc.cpus {
+                acc
+            } else if cpus == l.cpus {
+                l.clone()
+            } else {
+                CpuLimit {
+                    cpus,
+                    source: format!("{} ∩ {}", acc.source, l.source),
+                }
+            }
+        });
+        (!out.cpus.is_empty()).then_some(out)
+    }
+}
+
+/// Which kind of cgroup file system a mount is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CgroupFs {
+    /// cgroup v1 with these controllers (and `name=` options).
+    V1(Vec<String>),
+    /// The unified hierarchy.
+    V2,
+    /// The legacy `cpuset` file system (files without the `cpuset.` prefix).
+    LegacyCpuset,
+}
+
+/// One cgroup mount of `/proc/self/mountinfo`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CgroupMount {
+    /// Kind and controllers.
+    pub fs: CgroupFs,
+    /// The path inside the hierarchy that is mounted (`/` normally; a container's own cgroup).
+    pub root: String,
+    /// Where it is mounted.
+    pub mount_point: String,
+}
+
+fn unescape_mount(s: &str) -> String {
+    // mountinfo writes space, tab, newline and backslash as \040 \011 \012 \134.
+    let mut out = Vec::new();
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' {
+            if let Some(v) = s
+                .get(i + 1..i + 4)
+                .and_then(|o| u8::from_str_radix(o, 8).ok())
+            {
+                out.push(v);
+                i += 4;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Parses `/proc/self/mountinfo` and returns its cgroup mounts (v1, v2, legacy cpuset), in
+/// file order. Lines that are not cgroup mounts, or are malformed, are skipped.
+pub fn parse_mountinfo(text: &str) -> Vec<CgroupMount> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some((left, right)) = line.split_once(" - ") else {
+            continue;
+        };
+        let l: Vec<&str> = left.split_whitespace().collect();
+        let r: Vec<&str> = right.split_whitespace().collect();
+        let (Some(root), Some(mp), Some(fstype)) = (l.get(3), l.get(4), r.first()) else {
+            continue;
+        };
+        let fs = match *fstype {
+            "cgroup2" => CgroupFs::V2,
+            "cpuset" => CgroupFs::LegacyCpuset,
+            "cgroup" => CgroupFs::V1(
+                r.get(2)
+                    .map(|o| {
+                        o.split(',')
+                            .filter(|w| !matches!(*w, "rw" | "ro") && !w.contains('='))
+                            .map(str::to_string)
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            ),
+            _ => continue,
+        };
+        out.push(CgroupMount {
+            fs,
+            root: unescape_mount(root),
+            mount_point: unescape_mount(mp),
+        });
+    }
+    out
+}
+
+/// One line of `/proc/self/cgroup`: hierarchy id, controllers (empty for v2), path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CgroupMembership {
+    /// Hierarchy id (0 for v2).
+    pub hierarchy: u32,
+    /// Controllers of a v1 hierarchy (`name=systemd` kept as is); empty for v2.
+    pub controllers: Vec<String>,
+    /// The cgroup's path inside the hierarchy.
+    pub path: String,
+}
+
+/// Parses `/proc/self/cgroup` (`ID:controllers:path` lines); malformed lines are skipped.
+pub fn parse_proc_cgroup(text: &str) -> Vec<CgroupMembership> {
+    text.lines()
+        .filter_map(|line| {
+            let mut parts = line.splitn(3, ':');
+            let id = parts.next()?.trim().parse().ok()?;
+            let controllers = parts.next()?;
+            let path = parts.next()?.trim().to_string();
+            Some(CgroupMembership {
+                hierarchy: id,
+                controllers: controllers
+                    .split(',')
+                    .filter(|c| !c.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+                path,
+            })
+        })
+        .collect()
+}
+
+/// Parses a cgroup memory limit file: bytes, or `max` (v2) / a value at or above
+/// [`V1_UNLIMITED_BYTES`] (v1) for no limit (`Ok(None)`). `Err` holds the text.
+pub fn parse_limit_bytes(text: &str) -> Result<Option<u64>, String> {
+    let t = text.trim();
+    if t == "max" {
+        return Ok(None);
+    }
+    match t.parse::<u64>() {
+        Ok(v) if v >= V1_UNLIMITED_BYTES => Ok(None),
+        Ok(v) => Ok(Some(v)),
+        // v1 writes -1 into the file to remove a limit; some old kernels echo it back.
+        Err(_) if t == "-1" => Ok(None),
+        Err(_) => Err(t.to_string()),
+    }
+}
+
+/// Parses the soft limit of one row of `/proc/PID/limits` (`Max address space`,
+/// `Max data size`): `Some(Some(bytes))`, `Some(None)` for unlimited, `None` when the row is
+/// absent or unreadable.
+pub fn parse_proc_limits(text: &str, row: &str) -> Option<Option<u64>> {
+    let line = text.lines().find(|l| l.starts_with(row))?;
+    let soft = line[row.len()..].split_whitespace().next()?;
+    if soft == "unlimited" {
+        Some(None)
+    } else {
+        soft.parse().ok().map(Some)
+    }
+}
+
+/// The host directory (kernel path) of cgroup `path` in a hierarchy mounted as `m`: the mount
+/// point plus `path` made relative to the mount's root. A path outside the mounted root (a
+/// container seeing its parent's path) maps to the mount point itself.
+fn cgroup_dir(m: &CgroupMount, path: &str) -> String {
+    let root = m.root.trim_end_matches('/');
+    let rel = path.strip_prefix(root).unwrap_or("");
+    let rel = if rel.is_empty() || rel.starts_with('/') {
+        rel
+    } else {
+        ""
+    };
+    format!(
+        "{}{}",
+        m.mount_point.trim_end_matches('/'),
+        rel.trim_end_matches('/')
+    )
+}
+
+/// The folders from `dir` up to `top` (both included), innermost first.
+fn up_to(dir: &str, top: &str) -> Vec<String> {
+    let mut out = vec![dir.to_string()];
+    let mut d = dir.to_string();
+    while d.len() > top.len() {
+        match d.rfind('/') {
+            Some(i) if i >= top.len() => {
+                d.truncate(i);
+                out.push(d.clone());
+            }
+            _ => break,
+        }
+    }
+    out
+}
+
+/// Cgroup mounts from `/proc/self/mountinfo`, or the usual places under `/sys/fs/cgroup`
+/// when the file is absent (older captures).
+fn cgroup_mounts(root: &SysRoot, memberships: &[CgroupMembership]) -> Vec<CgroupMount> {
+    if let Ok(text) = root.read("/proc/self/mountinfo") {
+        let m = parse_mountinfo(&text);
+        if !m.is_empty() {
+            return m;
+        }
+    }
+    let mut out = Vec::new();
+    for mb in memberships {
+        if mb.controllers.is_empty() {
+            for mp in ["/sys/fs/cgroup/unified", "/sys/fs/cgroup"] {
+                if root.exists(&format!("{mp}/cgroup.controllers")) {
+                    out.push(CgroupMount {
+                        fs: CgroupFs::V2,
+                        root: "/".into(),
+                        mount_point: mp.into(),
+                    });
+                    break;
+                }
+            }
+        } else {
+            let name = mb.controllers.join(",");
+            let mp = format!("/sys/fs/cgroup/{name}");
+            let mp = if root.exists(&mp) {
+                mp
+            } else {
+                format!(
+                    "/sys/fs/cgroup/{}",
+                    mb.controllers.first().cloned().unwrap_or_default()
+                )
+            };
+            out.push(CgroupMount {
+                fs: CgroupFs::V1(mb.controllers.clone()),
+                root: "/".into(),
+                mount_point: mp,
+            });
+        }
+    }
+    out
+}
+
+fn has_controller(m: &CgroupMount, c: &str) -> bool {
+    matches!(&m.fs, CgroupFs::V1(cs) if cs.iter().any(|x| x == c))
+}
+
+/// Reads every finite cgroup memory limit on the way up from the process's cgroups.
+fn cgroup_memory_limits(
+    root: &SysRoot,
+    memberships: &[CgroupMembership],
+    mounts: &[CgroupMount],
+    out: &mut Vec<MemoryLimit>,
+    problems: &mut Vec<Unknown>,
+) {
+    let mut read_limit = |path: &str, what: &str| match root.read(path) {
+        Ok(t) => match parse_limit_bytes(&t) {
+            Ok(Some(b)) => out.push(MemoryLimit {
+                bytes: b,
+                source: format!("{what} ({path})"),
+            }),
+            Ok(None) => {}
+            Err(bad) => {
+                problems.push(ProbeError::invalid(path, "bytes, \"max\" or -1", &bad).into())
+            }
+        },
+        Err(e) if e.is_missing() => {}
+        Err(e) => problems.push(e.into()),
+    };
+    for mb in memberships {
+        if mb.controllers.is_empty() {
+            for m in mounts.iter().filter(|m| m.fs == CgroupFs::V2) {
+                let dir = cgroup_dir(m, &mb.path);
+                for d in up_to(&dir, m.mount_point.trim_end_matches('/')) {
+                    read_limit(&format!("{d}/memory.max"), "cgroup v2 memory.max");
+                    read_limit(&format!("{d}/memory.high"), "cgroup v2 memory.high");
+                }
+            }
+        } else if mb.controllers.iter().any(|c| c == "memory") {
+            for m in mounts.iter().filter(|m| has_controller(m, "memory")) {
+                let dir = cgroup_dir(m, &mb.path);
+                for d in up_to(&dir, m.mount_point.trim_end_matches('/')) {
+                    read_limit(
+                        &format!("{d}/memory.limit_in_bytes"),
+                        "cgroup v1 memory.limit_in_bytes",
+                    );
+                    read_limit(
+                        &format!("{d}/memory.memsw.limit_in_bytes"),
+                        "cgroup v1 memory.memsw.limit_in_bytes",
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The first of `candidates` that exists, read as a CPU list; `Ok(None)` when none exists.
+/// An empty `cpuset.cpus` of a v1 child that never set it, or of a v2 group without the
+/// controller, is skipped as absent.
+fn first_cpus(root: &SysRoot, candidates: &[String]) -> Result<Option<CpuLimit>, ProbeError> {
+    for c in candidates {
+        match crate::cpu::read_cpuset(root, c, None) {
+            Ok(s) if s.is_empty() => continue,
+            Ok(s) => {
+                return Ok(Some(CpuLimit {
+                    cpus: s,
+                    source: c.clone(),
+                }))
+            }
+            Err(e) if e.is_missing() => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(None)
+}
+
+/// The cgroup cpusets of the process: v2 `cpuset.cpus.effective` (nearest on the way up),
+/// v1 `cpuset.effective_cpus` or `cpuset.cpus`, and the legacy cpuset file system's
+/// `effective_cpus` or `cpus` at the path of `/proc/self/cpuset`. Each is one entry.
+pub fn cgroup_cpusets(root: &SysRoot) -> (Vec<CpuLimit>, Vec<Unknown>) {
+    let mut found = Vec::new();
+    let mut problems = Vec::new();
+    let memberships = root
+        .read("/proc/self/cgroup")
+        .map(|t| parse_proc_cgroup(&t))
+        .unwrap_or_default();
+    let mounts = cgroup_mounts(root, &memberships);
+    let mut push = |r: Result<Option<CpuLimit>, ProbeError>| match r {
+        Ok(Some(l)) => {
+            if !found.iter().any(|f: &CpuLimit| f.source == l.source) {
+                found.push(l)
+            }
+        }
+        Ok(None) => {}
+        Err(e) => problems.push(e.into()),
+    };
+    for mb in &memberships {
+        if mb.controllers.is_empty() {
+            for m in mounts.iter().filter(|m| m.fs == CgroupFs::V2) {
+                let dir = cgroup_dir(m, &mb.path);
+                let c: Vec<String> = up_to(&dir, m.mount_point.trim_end_matches('/'))
+                    .into_iter()
+                    .map(|d| format!("{d}/cpuset.cpus.effective"))
+                    .collect();
+                push(first_cpus(root, &c));
+            }
+        } else if mb.controllers.iter().any(|c| c == "cpuset") {
+            for m in mounts.iter().filter(|m| has_controller(m, "cpuset")) {
+                let d = cgroup_dir(m, &mb.path);
+                push(first_cpus(
+                    root,
+                    &[
+                        format!("{d}/cpuset.effective_cpus"),
+                        format!("{d}/cpuset.cpus"),
+                    ],
+                ));
+            }
+        }
+    }
+    // The legacy interface: /proc/self/cpuset names the cpuset; a `cpuset` file system mount
+    // (e.g. /dev/cpuset) holds its files without the `cpuset.` prefix.
+    if let Ok(text) = root.read("/proc/self/cpuset") {
+        let path = text.trim();
+        for m in mounts.iter().filter(|m| m.fs == CgroupFs::LegacyCpuset) {
+            let d = cgroup_dir(m, path);
+            push(first_cpus(
+                root,
+                &[format!("{d}/effective_cpus"), format!("{d}/cpus")],
+            ));
+        }
+    }
+    (found, problems)
+}
+
+/// The process's affinity: `sched_getaffinity` on the live machine (with the `sys` feature),
+/// else `Cpus_allowed_list` of `/proc/self/status`.
+fn affinity(root: &SysRoot, problems: &mut Vec<Unknown>) -> Option<CpuLimit> {
+    #[cfg(feature = "sys")]
+    if root.is_live() {
+        if let Ok(set) = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0)) {
+            let cpus: CpuSet = (0..nix::sched::CpuSet::count() as u32)
+                .filter(|&c| set.is_set(c as usize).unwrap_or(false))
+                .collect();
+            if !cpus.is_empty() {
+                return Some(CpuLimit {
+                    cpus,
+                    source: "sched_getaffinity".into(),
+                });
+            }
+        }
+    }
+    match root.read("/proc/self/status") {
+        Ok(text) => match crate::cpu::parse_status_allowed(&text) {
+            Some(Ok(cpus)) if !cpus.is_empty() => Some(CpuLimit {
+                cpus,
+                source: "Cpus_allowed_list (/proc/self/status)".into(),
+            }),
+            Some(Ok(_)) | Some(Err(_)) => {
+                problems.push(Unknown::Invalid {
+                    path: "/proc/self/status".into(),
+                    detail: "Cpus_allowed_list is not a non-empty CPU list".into(),
+                });
+                None
+            }
+            None => None,
+        },
+        Err(e) => {
+            if !e.is_missing() {
+                problems.push(e.into());
+            }
+            None
+        }
+    }
+}
+
+/// Reads every limit of the probing process under `root`. Never fails: unreadable files
+/// are listed in [`Limits::problems`].
+pub fn probe(root: &SysRoot) -> Limits {
+    let mut problems = Vec::new();
+    let mem_available_bytes = match root.read("/proc/meminfo") {
+        Ok(t) => match crate::memory::meminfo::parse_meminfo(&t) {
+            Ok(mi) => match mi.mem_available_bytes {
+                Some(b) => Probed::Known(b),
+                None => Probed::Unknown(Unknown::Invalid {
+                    path: "/proc/meminfo".into(),
+                    detail: "no MemAvailable line".into(),
+                }),
+            },
+            Err(e) => Probed::Unknown(e.into()),
+        },
+        Err(e) => Probed::Unknown(e.into()),
+    };
+    let mut memory_limits = Vec::new();
+    let memberships = match root.read("/proc/self/cgroup") {
+        Ok(t) => parse_proc_cgroup(&t),
+        Err(e) => {
+            if !e.is_missing() {
+                problems.push(e.into());
+            }
+            Vec::new()
+        }
+    };
+    let mounts = cgroup_mounts(root, &memberships);
+    cgroup_memory_limits(
+        root,
+        &memberships,
+        &mounts,
+        &mut memory_limits,
+        &mut problems,
+    );
+    if let Ok(text) = root.read("/proc/self/limits") {
+        for (row, name) in [
+            ("Max address space", "RLIMIT_AS"),
+            ("Max data size", "RLIMIT_DATA"),
+        ] {
+            if let Some(Some(b)) = parse_proc_limits(&text, row) {
+                memory_limits.push(MemoryLimit {
+                    bytes: b,
+                    source: format!("{name} (/proc/self/limits)"),
+                });
+            }
+        }
+    }
+    let mut cpu_limits: Vec<CpuLimit> = affinity(root, &mut problems).into_iter().collect();
+    let (sets, p) = cgroup_cpusets(root);
+    cpu_limits.extend(sets);
+    problems.extend(p);
+    Limits {
+        mem_available_bytes,
+        memory_limits,
+        cpu_limits,
+        problems,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mountinfo_finds_v1_v2_and_legacy_cpuset() {
+        let text = "\
+30 23 0:26 / /sys/fs/cgroup ro,nosuid - tmpfs tmpfs ro,mode=755
+35 30 0:31 / /sys/fs/cgroup/memory rw,relatime shared:14 - cgroup cgroup rw,memory
+36 30 0:32 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct
+37 30 0:33 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw,nsdelegate
+38 23 0:34 /docker/ab /dev/my\\040cpuset rw - cpuset cpuset rw
+39 30 0:35 / /sys/fs/cgroup/systemd rw - cgroup cgroup rw,xattr,name=systemd
+";
+        let m = parse_mountinfo(text);
+        assert_eq!(m.len(), 5);
+        assert_eq!(m[0].fs, CgroupFs::V1(vec!["memory".into()]));
+        assert_eq!(m[0].mount_point, "/sys/fs/cgroup/memory");
+        assert_eq!(m[1].fs, CgroupFs::V1(vec!["cpu".into(), "cpuacct".into()]));
+        assert_eq!(m[2].fs, CgroupFs::V2);
+        assert_eq!(m[3].fs, CgroupFs::LegacyCpuset);
+        assert_eq!(m[3].mount_point, "/dev/my cpuset");
+        assert_eq!(m[3].root, "/docker/ab");
+        assert_eq!(m[4].fs, CgroupFs::V1(vec!["xattr".into()]));
+    }
+
+    #[test]
+    fn limit_files_and_rlimits() {
+        assert_eq!(parse_limit_bytes("max\n"), Ok(None));
+        assert_eq!(parse_limit_bytes("9223372036854771712\n"), Ok(None));
+        assert_eq!(parse_limit_bytes("209715200\n"), Ok(Some(200 << 20)));
+        assert_eq!(parse_limit_bytes("-1"), Ok(None));
+        assert_eq!(parse_limit_bytes("lots"), Err("lots".into()));
+        let limits = "\
+Limit                     Soft Limit           Hard Limit           Units
+Max data size             unlimited            unlimited            bytes
+Max address space         1073741824           unlimited            bytes
+";
+        assert_eq!(
+            parse_proc_limits(limits, "Max address space"),
+            Some(Some(1 << 30))
+        );
+        assert_eq!(parse_proc_limits(limits, "Max data size"), Some(None));
+        assert_eq!(parse_proc_limits(limits, "Max stack size"), None);
+    }
+
+    #[test]
+    fn cgroup_dir_is_relative_to_the_mounted_root() {
+        let m = CgroupMount {
+            fs: CgroupFs::V2,
+            root: "/".into(),
+            mount_point: "/sys/fs/cgroup/unified".into(),
+        };
+        assert_eq!(cgroup_dir(&m, "/a/b"), "/sys/fs/cgroup/unified/a/b");
+        assert_eq!(cgroup_dir(&m, "/"), "/sys/fs/cgroup/unified");
+        let c = CgroupMount {
+            root: "/docker/ab".into(),
+            mount_point: "/sys/fs/cgroup".into(),
+            ..m
+        };
+        assert_eq!(cgroup_dir(&c, "/docker/ab"), "/sys/fs/cgroup");
+        assert_eq!(cgroup_dir(&c, "/docker/ab/x"), "/sys/fs/cgroup/x");
+        assert_eq!(cgroup_dir(&c, "/other"), "/sys/fs/cgroup");
+        assert_eq!(
+            up_to("/sys/fs/cgroup/a/b", "/sys/fs/cgroup"),
+            ["/sys/fs/cgroup/a/b", "/sys/fs/cgroup/a", "/sys/fs/cgroup"]
+        );
+    }
+
+    #[test]
+    fn usable_cpus_intersect_and_name_their_sources() {
+        let set = |s: &str| CpuSet::parse_list(s).unwrap();
+        let l = Limits {
+            mem_available_bytes: Probed::Known(8 << 30),
+            memory_limits: vec![
+                MemoryLimit {
+                    bytes: 1 << 30,
+                    source: "cgroup v2 memory.high (x)".into(),
+                },
+                MemoryLimit {
+                    bytes: 200 << 20,
+                    source: "cgroup v1 memory.limit_in_bytes (y)".into(),
+                },
+            ],
+            cpu_limits: vec![
+                CpuLimit {
+                    cpus: set("0-7"),
+                    source: "sched_getaffinity".into(),
+                },
+                CpuLimit {
+                    cpus: set("2-9"),
+                    source: "/dev/cpuset/a/cpus".into(),
+                },
+            ],
+            problems: vec![],
+        };
+        let cap = l.memory_cap().unwrap();
+        assert_eq!(cap.bytes, 200 << 20);
+        assert!(cap.source.starts_with("cgroup v1 memory.limit_in_bytes"));
+        assert_eq!(l.cgroup_limit_bytes(), Some(200 << 20));
+        let u = l.usable_cpus().unwrap();
+        assert_eq!(u.cpus, set("2-7"));
+        assert_eq!(u.source, "sched_getaffinity ∩ /dev/cpuset/a/cpus");
+    }
+}

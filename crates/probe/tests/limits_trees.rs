@@ -1,0 +1,214 @@
+//! The limits a run must honour, on small trees written from the facts of each interface:
+//! cgroup v1 memory limits up the hierarchy (memory and memory+swap), cgroup v2 `memory.max`
+//! and `memory.high` with v2 mounted at `/sys/fs/cgroup/unified`, rlimits from
+//! `/proc/self/limits`, and allowed CPUs from the legacy cpuset file system as well as
+//! cgroup v1 and v2 cpusets.
+
+use hwsurvey_model::{CpuSet, Probed};
+use hwsurvey_probe::{limits, SysRoot};
+use hwsurvey_testkit::write;
+
+fn set(s: &str) -> CpuSet {
+    CpuSet::parse_list(s).expect("test list")
+}
+
+const MEMINFO: &str =
+    "MemTotal:       24641536 kB\nMemFree:  1000 kB\nMemAvailable:   12058624 kB\n";
+
+/// A hybrid machine as this CI host has it: v1 controllers under /sys/fs/cgroup/<name>, v2
+/// at /sys/fs/cgroup/unified; the process sits in memory cgroup /jobs/run1.
+fn hybrid_tree() -> tempfile::TempDir {
+    let t = tempfile::tempdir().expect("tempdir");
+    let r = t.path();
+    write(r, "/proc/meminfo", MEMINFO);
+    write(
+        r,
+        "/proc/self/mountinfo",
+        "25 20 0:22 / /sys/fs/cgroup ro - tmpfs tmpfs ro,mode=755\n\
+         30 25 0:27 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n\
+         31 25 0:28 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset\n\
+         32 25 0:29 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw",
+    );
+    write(
+        r,
+        "/proc/self/cgroup",
+        "4:memory:/jobs/run1\n3:cpuset:/pinned\n0::/user.slice/job",
+    );
+    // v1: the child's own limit is unlimited; its parent holds 512 MiB, memsw 768 MiB.
+    write(
+        r,
+        "/sys/fs/cgroup/memory/jobs/run1/memory.limit_in_bytes",
+        "9223372036854771712",
+    );
+    write(
+        r,
+        "/sys/fs/cgroup/memory/jobs/memory.limit_in_bytes",
+        "536870912",
+    );
+    write(
+        r,
+        "/sys/fs/cgroup/memory/jobs/memory.memsw.limit_in_bytes",
+        "805306368",
+    );
+    write(
+        r,
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+        "9223372036854771712",
+    );
+    // v2 at /sys/fs/cgroup/unified: memory.high on the parent slice.
+    write(r, "/sys/fs/cgroup/unified/user.slice/job/memory.max", "max");
+    write(
+        r,
+        "/sys/fs/cgroup/unified/user.slice/memory.high",
+        "1073741824",
+    );
+    write(
+        r,
+        "/sys/fs/cgroup/cpuset/pinned/cpuset.effective_cpus",
+        "2-5",
+    );
+    write(
+        r,
+        "/proc/self/status",
+        "Name:\thwsurvey\nCpus_allowed_list:\t0-7\n",
+    );
+    t
+}
+
+#[test]
+fn v1_memory_limit_up_the_hierarchy_is_the_cap() {
+    let t = hybrid_tree();
+    let l = limits::probe(&SysRoot::new(t.path()));
+    assert_eq!(l.mem_available_bytes, Probed::Known(12058624 * 1024));
+    let bytes: Vec<u64> = l.memory_limits.iter().map(|m| m.bytes).collect();
+    assert_eq!(bytes, [512 << 20, 768 << 20, 1 << 30], "{l:?}");
+    let cap = l.memory_cap().expect("a cap");
+    assert_eq!(cap.bytes, 512 << 20);
+    assert_eq!(
+        cap.source,
+        "cgroup v1 memory.limit_in_bytes (/sys/fs/cgroup/memory/jobs/memory.limit_in_bytes)"
+    );
+    assert_eq!(l.cgroup_limit_bytes(), Some(512 << 20));
+    assert!(l.problems.is_empty(), "{:?}", l.problems);
+}
+
+#[test]
+fn v2_memory_high_and_rlimits_count_too() {
+    let t = hybrid_tree();
+    let r = t.path();
+    write(
+        r,
+        "/sys/fs/cgroup/unified/user.slice/job/memory.max",
+        "104857600",
+    );
+    write(
+        r,
+        "/proc/self/limits",
+        "Limit                     Soft Limit           Hard Limit           Units\n\
+         Max data size             unlimited            unlimited            bytes\n\
+         Max address space         67108864             unlimited            bytes",
+    );
+    let l = limits::probe(&SysRoot::new(r));
+    let cap = l.memory_cap().expect("a cap");
+    assert_eq!(cap.bytes, 64 << 20);
+    assert_eq!(cap.source, "RLIMIT_AS (/proc/self/limits)");
+    assert_eq!(l.cgroup_limit_bytes(), Some(100 << 20));
+    assert!(l
+        .memory_limits
+        .iter()
+        .any(|m| m.source
+            == "cgroup v2 memory.max (/sys/fs/cgroup/unified/user.slice/job/memory.max)"));
+}
+
+#[test]
+fn no_limit_anywhere_leaves_mem_available() {
+    let t = tempfile::tempdir().expect("tempdir");
+    write(t.path(), "/proc/meminfo", MEMINFO);
+    write(t.path(), "/proc/self/cgroup", "0::/");
+    write(
+        t.path(),
+        "/sys/fs/cgroup/cgroup.controllers",
+        "cpuset memory",
+    );
+    write(t.path(), "/sys/fs/cgroup/memory.max", "max");
+    let l = limits::probe(&SysRoot::new(t.path()));
+    let cap = l.memory_cap().expect("a cap");
+    assert_eq!(cap.bytes, 12058624 * 1024);
+    assert_eq!(cap.source, "MemAvailable (/proc/meminfo)");
+    assert!(l.memory_limits.is_empty());
+}
+
+#[test]
+fn a_bad_limit_file_is_named_not_taken_as_zero() {
+    let t = hybrid_tree();
+    write(
+        t.path(),
+        "/sys/fs/cgroup/memory/jobs/memory.limit_in_bytes",
+        "half",
+    );
+    let l = limits::probe(&SysRoot::new(t.path()));
+    assert_eq!(l.cgroup_limit_bytes(), Some(768 << 20));
+    let p = format!("{:?}", l.problems);
+    assert!(
+        p.contains("/sys/fs/cgroup/memory/jobs/memory.limit_in_bytes") && p.contains("half"),
+        "{p}"
+    );
+}
+
+#[test]
+fn allowed_cpus_from_v1_cpuset_and_affinity() {
+    let t = hybrid_tree();
+    let l = limits::probe(&SysRoot::new(t.path()));
+    let u = l.usable_cpus().expect("usable CPUs");
+    assert_eq!(u.cpus, set("2-5"));
+    assert_eq!(
+        u.source,
+        "/sys/fs/cgroup/cpuset/pinned/cpuset.effective_cpus"
+    );
+}
+
+#[test]
+fn allowed_cpus_from_the_legacy_cpuset_file_system() {
+    // An old system: `mount -t cpuset none /dev/cpuset`, the process in cpuset /batch;
+    // no cgroup v1 cpuset line and no v2 cpuset.
+    let t = tempfile::tempdir().expect("tempdir");
+    let r = t.path();
+    write(
+        r,
+        "/proc/self/mountinfo",
+        "40 20 0:40 / /dev/cpuset rw,relatime - cpuset none rw",
+    );
+    write(r, "/proc/self/cgroup", "");
+    write(r, "/proc/self/cpuset", "/batch");
+    write(r, "/dev/cpuset/batch/cpus", "4-7,12-15");
+    write(r, "/dev/cpuset/cpus", "0-15");
+    write(
+        r,
+        "/proc/self/status",
+        "Name:\thwsurvey\nCpus_allowed_list:\t0-13\n",
+    );
+    let l = limits::probe(&SysRoot::new(r));
+    let u = l.usable_cpus().expect("usable CPUs");
+    assert_eq!(u.cpus, set("4-7,12-13"));
+    assert_eq!(
+        u.source,
+        "Cpus_allowed_list (/proc/self/status) ∩ /dev/cpuset/batch/cpus"
+    );
+}
+
+#[test]
+fn allowed_cpus_from_v2_walk_up_to_the_nearest_cpuset() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let r = t.path();
+    write(
+        r,
+        "/proc/self/mountinfo",
+        "32 25 0:29 / /sys/fs/cgroup rw,relatime - cgroup2 cgroup2 rw",
+    );
+    write(r, "/proc/self/cgroup", "0::/a/b");
+    write(r, "/sys/fs/cgroup/a/cpuset.cpus.effective", "1,3");
+    let l = limits::probe(&SysRoot::new(r));
+    let u = l.usable_cpus().expect("usable CPUs");
+    assert_eq!(u.cpus, set("1,3"));
+    assert_eq!(u.source, "/sys/fs/cgroup/a/cpuset.cpus.effective");
+}
