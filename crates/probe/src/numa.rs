@@ -7,7 +7,7 @@
 //! A machine or capture without `/sys/devices/system/node` (kernel without CONFIG_NUMA,
 //! s390x, many phones) has no NUMA description: [`Numa::source`] says so.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use hwsurvey_model::{CpuSet, NodeId, NodeSet, Probed, Unknown};
 use serde::{Deserialize, Serialize};
@@ -286,6 +286,7 @@ pub fn probe(root: &SysRoot) -> Numa {
             }
         }
     }
+    impossible_layouts(root, &nodes, &mut problems);
     Numa {
         source: Probed::Known(NODE_DIR.to_string()),
         nodes,
@@ -297,6 +298,79 @@ pub fn probe(root: &SysRoot) -> Numa {
         distances,
         problems,
         notes,
+    }
+}
+
+/// Per-node memory adding up to less than this share of `/proc/meminfo` MemTotal is not a
+/// layout the kernel makes (node meminfo counts every page the node manages).
+pub const NODE_MEMORY_MIN_SHARE: f64 = 0.9;
+
+/// Layouts no kernel writes become problems rather than tables shown as true: a CPU in
+/// more than one node (nodes all listing the same CPUs), and per-node MemTotal adding up to
+/// far less (below [`NODE_MEMORY_MIN_SHARE`]) or more than `/proc/meminfo` MemTotal.
+fn impossible_layouts(root: &SysRoot, nodes: &[Node], problems: &mut Vec<Unknown>) {
+    let mut seen: BTreeMap<u32, NodeId> = BTreeMap::new();
+    let mut shared: BTreeMap<(NodeId, NodeId), CpuSet> = BTreeMap::new();
+    for n in nodes {
+        if let Probed::Known(cpus) = &n.cpus {
+            for c in cpus.iter() {
+                if let Some(first) = seen.insert(c, n.node) {
+                    shared.entry((first, n.node)).or_default().insert(c);
+                    seen.insert(c, first);
+                }
+            }
+        }
+    }
+    let with_cpus = nodes
+        .iter()
+        .filter(|n| n.cpus.known().is_some_and(|c| !c.is_empty()))
+        .count();
+    let all_same = with_cpus > 1 && {
+        let sets: BTreeSet<&CpuSet> = nodes.iter().filter_map(|n| n.cpus.known()).collect();
+        sets.len() == 1
+    };
+    if all_same {
+        problems.push(Unknown::Other {
+            detail: format!(
+                "every NUMA node ({}) lists the same CPUs: not a layout a kernel makes; the per-node CPU lists are wrong",
+                nodes.len()
+            ),
+        });
+    } else {
+        for ((a, b), cpus) in &shared {
+            problems.push(Unknown::Other {
+                detail: format!(
+                    "NUMA nodes {a} and {b} both list CPUs {}: a CPU belongs to one node",
+                    crate::cpu::shorten(&cpus.to_list_string())
+                ),
+            });
+        }
+    }
+    let totals: Option<Vec<u64>> = nodes
+        .iter()
+        .map(|n| n.memory_total_bytes.known().copied())
+        .collect();
+    let Some(totals) = totals.filter(|t| !t.is_empty()) else {
+        return;
+    };
+    let sum: u64 = totals.iter().sum();
+    let Ok(text) = root.read(crate::memory::meminfo::MEMINFO) else {
+        return;
+    };
+    let Ok(mi) = crate::memory::meminfo::parse_meminfo(&text) else {
+        return;
+    };
+    let total = mi.mem_total_bytes;
+    if total > 0
+        && ((sum as f64) < NODE_MEMORY_MIN_SHARE * total as f64 || sum > total + total / 50)
+    {
+        problems.push(Unknown::Other {
+            detail: format!(
+                "the nodes' MemTotal add up to {:.1} GiB but /proc/meminfo MemTotal is {:.1} GiB: the per-node memory is wrong or incomplete",
+                sum as f64 / (1u64 << 30) as f64,
+                total as f64 / (1u64 << 30) as f64
+            ),
+        });
     }
 }
 

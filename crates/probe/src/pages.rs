@@ -66,6 +66,14 @@ pub struct PoolCounts {
     pub total_bytes: Probed<u64>,
 }
 
+/// `/proc/meminfo` MemTotal, bytes, if readable.
+fn mem_total_bytes(root: &SysRoot) -> Option<u64> {
+    let text = root.read(crate::memory::meminfo::MEMINFO).ok()?;
+    crate::memory::meminfo::parse_meminfo(&text)
+        .ok()
+        .map(|m| m.mem_total_bytes)
+}
+
 impl PoolCounts {
     pub(crate) fn read(
         root: &SysRoot,
@@ -83,14 +91,40 @@ impl PoolCounts {
                 }
             }
         };
-        let total_pages = count("nr_hugepages");
-        let free_pages = count("free_hugepages");
+        let mut total_pages = count("nr_hugepages");
+        let mut free_pages = count("free_hugepages");
         let reserved_pages = if dir.starts_with("/sys/devices/system/node") {
             None
         } else {
             Some(count("resv_hugepages"))
         };
         let surplus_pages = count("surplus_hugepages");
+        // Plausibility: a pool larger than the machine's memory (nr_hugepages 4294967295 of
+        // 1 GiB pages), or more free pages than pages, is not what a kernel reports.
+        if let (Probed::Known(n), Some(mem)) = (&total_pages, mem_total_bytes(root)) {
+            if n.saturating_mul(size) > mem {
+                let u = Unknown::Invalid {
+                    path: format!("{dir}/nr_hugepages"),
+                    detail: format!(
+                        "{n} pages of {} KiB exceed the machine's memory (MemTotal {} MiB)",
+                        size >> 10,
+                        mem >> 20
+                    ),
+                };
+                problems.push(u.clone());
+                total_pages = Probed::Unknown(u);
+            }
+        }
+        if let (Probed::Known(f), Probed::Known(n)) = (&free_pages, &total_pages) {
+            if f > n {
+                let u = Unknown::Invalid {
+                    path: format!("{dir}/free_hugepages"),
+                    detail: format!("{f} free pages of a pool of {n}"),
+                };
+                problems.push(u.clone());
+                free_pages = Probed::Unknown(u);
+            }
+        }
         let total_bytes = total_pages.clone().map(|n| n.saturating_mul(size));
         PoolCounts {
             page_size_bytes: size,

@@ -560,3 +560,106 @@ fn a_huge_possible_list_is_refused_quickly_with_a_clear_error() {
         problems(&m)
     );
 }
+
+// --- 10. impossible NUMA layouts ------------------------------------------------------------
+
+fn numa_tree(root: &Path, nodes: &[(&str, u64)], mem_total_kib: u64) {
+    plain(root);
+    write(
+        root,
+        "/proc/meminfo",
+        &format!("MemTotal:       {mem_total_kib} kB\nMemFree:  1000 kB\n"),
+    );
+    for (i, (cpus, kib)) in nodes.iter().enumerate() {
+        let d = format!("/sys/devices/system/node/node{i}");
+        write(root, &format!("{d}/cpulist"), cpus);
+        write(
+            root,
+            &format!("{d}/meminfo"),
+            &format!("Node {i} MemTotal:       {kib} kB\nNode {i} MemFree:     100 kB\n"),
+        );
+    }
+}
+
+fn numa_problems(m: &Machine) -> String {
+    format!("{:?}", m.numa.problems)
+}
+
+#[test]
+fn nodes_all_listing_the_same_cpus_are_a_problem() {
+    let t = tempfile::tempdir().expect("tempdir");
+    numa_tree(t.path(), &[("0-3", 8 << 20), ("0-3", 8 << 20)], 16 << 20);
+    let m = probe(t.path());
+    assert!(
+        numa_problems(&m).contains("every NUMA node (2) lists the same CPUs"),
+        "{}",
+        numa_problems(&m)
+    );
+    // Overlap short of identity is named by node pair.
+    let t = tempfile::tempdir().expect("tempdir");
+    numa_tree(t.path(), &[("0-2", 8 << 20), ("2-3", 8 << 20)], 16 << 20);
+    let m = probe(t.path());
+    assert!(
+        numa_problems(&m).contains("NUMA nodes 0 and 1 both list CPUs 2"),
+        "{}",
+        numa_problems(&m)
+    );
+    // A sound layout has none of these.
+    let t = tempfile::tempdir().expect("tempdir");
+    numa_tree(t.path(), &[("0-1", 8 << 20), ("2-3", 8 << 20)], 16 << 20);
+    assert_eq!(numa_problems(&probe(t.path())), "[]");
+}
+
+#[test]
+fn node_memory_far_below_memtotal_is_a_problem() {
+    // One node of 7.0 GiB on a machine whose MemTotal is 23.5 GiB.
+    let t = tempfile::tempdir().expect("tempdir");
+    numa_tree(t.path(), &[("0-3", 7_340_032)], 24_641_536);
+    let m = probe(t.path());
+    assert!(
+        numa_problems(&m).contains("add up to 7.0 GiB but /proc/meminfo MemTotal is 23.5 GiB"),
+        "{}",
+        numa_problems(&m)
+    );
+}
+
+// --- issue 16 item 9: implausible hugetlb pools ---------------------------------------------
+
+#[test]
+fn hugetlb_pools_beyond_memory_or_with_more_free_than_total_are_problems() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let r = t.path();
+    plain(r);
+    write(
+        r,
+        "/proc/meminfo",
+        "MemTotal:       16384000 kB\nMemFree: 1000 kB\n",
+    );
+    let d1g = "/sys/kernel/mm/hugepages/hugepages-1048576kB";
+    write(r, &format!("{d1g}/nr_hugepages"), "4294967295");
+    write(r, &format!("{d1g}/free_hugepages"), "0");
+    write(r, &format!("{d1g}/resv_hugepages"), "0");
+    write(r, &format!("{d1g}/surplus_hugepages"), "0");
+    let d2m = "/sys/kernel/mm/hugepages/hugepages-2048kB";
+    write(r, &format!("{d2m}/nr_hugepages"), "10");
+    write(r, &format!("{d2m}/free_hugepages"), "11");
+    write(r, &format!("{d2m}/resv_hugepages"), "0");
+    write(r, &format!("{d2m}/surplus_hugepages"), "0");
+    let m = probe(r);
+    let p = format!("{:?}", m.pages.problems);
+    assert!(
+        p.contains("hugepages-1048576kB/nr_hugepages") && p.contains("4294967295"),
+        "{p}"
+    );
+    assert!(
+        p.contains("hugepages-2048kB/free_hugepages") && p.contains("11 free pages"),
+        "{p}"
+    );
+    let gig = m
+        .pages
+        .hugetlb
+        .iter()
+        .find(|h| h.system.page_size_bytes == 1 << 30)
+        .expect("1 GiB pool");
+    assert!(gig.system.total_bytes.known().is_none(), "{:?}", gig.system);
+}

@@ -67,9 +67,19 @@ pub fn from_machine(m: &Machine) -> Facts {
             .collect();
         match pools {
             Some(p) => Probed::Known(p),
-            None => Probed::Unknown(Unknown::Other {
-                detail: "a hugetlb pool's nr_hugepages is unreadable".into(),
-            }),
+            // The probe's reason: unreadable, or implausible (more than the machine's memory).
+            None => Probed::Unknown(
+                m.pages
+                    .hugetlb
+                    .iter()
+                    .find_map(|p| match &p.system.total_pages {
+                        Probed::Unknown(u) => Some(u.clone()),
+                        Probed::Known(_) => None,
+                    })
+                    .unwrap_or(Unknown::Other {
+                        detail: "a hugetlb pool's nr_hugepages is unreadable".into(),
+                    }),
+            ),
         }
     };
     fill_memory(&mut f, &m.memory);
