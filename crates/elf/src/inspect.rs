@@ -333,14 +333,37 @@ fn magic_hint(bytes: &[u8]) -> &'static str {
     }
 }
 
-/// Reads the facts of an ELF file from its bytes.
-///
-/// The identification and header are checked here before goblin parses the rest, so that
-/// empty, short and non-ELF inputs get a precise message. Never panics.
+/// The identity fields of an ELF header, from [`parse_header`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ElfHeader {
+    /// `e_ident[EI_CLASS]`.
+    pub class: Class,
+    /// `e_ident[EI_DATA]`.
+    pub endianness: Endianness,
+    /// `e_ident[EI_OSABI]` (0 = System V, 3 = GNU/Linux).
+    pub os_abi: u8,
+    /// `e_machine`, named by the one table in [`crate::machine`].
+    pub machine: Machine,
+}
+
+impl ElfHeader {
+    /// 32 or 64, from the class.
+    pub fn class_bits(&self) -> u8 {
+        match self.class {
+            Class::Elf32 => 32,
+            Class::Elf64 => 64,
+        }
+    }
+}
+
+/// Reads only the ELF header (the first 52 bytes of an ELF32 file, 64 of an ELF64 file):
+/// the one header reader of hwsurvey ([`inspect`] starts with it; the probe reads the running
+/// binary's header with it). Never panics.
 ///
 /// # Errors
-/// [`FormatError`] when the bytes are empty, not ELF, truncated, or inconsistent.
-pub fn inspect(bytes: &[u8]) -> Result<ElfInfo, FormatError> {
+/// [`FormatError`] when the bytes are empty, not ELF, shorter than the header, or carry an
+/// unknown class or data encoding.
+pub fn parse_header(bytes: &[u8]) -> Result<ElfHeader, FormatError> {
     if bytes.is_empty() {
         return Err(FormatError::Empty);
     }
@@ -392,6 +415,30 @@ pub fn inspect(bytes: &[u8]) -> Result<ElfInfo, FormatError> {
         });
     }
     let os_abi = ident.get(EI_OSABI).copied().unwrap_or(0);
+    let header =
+        Elf::parse_header(bytes).map_err(|e| FormatError::Malformed(one_line(&e.to_string())))?;
+    Ok(ElfHeader {
+        class,
+        endianness,
+        os_abi,
+        machine: Machine(header.e_machine),
+    })
+}
+
+/// Reads the facts of an ELF file from its bytes.
+///
+/// The identification and header are checked by [`parse_header`] before goblin parses the rest, so that
+/// empty, short and non-ELF inputs get a precise message. Never panics.
+///
+/// # Errors
+/// [`FormatError`] when the bytes are empty, not ELF, truncated, or inconsistent.
+pub fn inspect(bytes: &[u8]) -> Result<ElfInfo, FormatError> {
+    let ElfHeader {
+        class,
+        endianness,
+        os_abi,
+        ..
+    } = parse_header(bytes)?;
     let elf = Elf::parse(bytes).map_err(|e| FormatError::Malformed(one_line(&e.to_string())))?;
 
     for (index, ph) in elf.program_headers.iter().enumerate() {

@@ -21,9 +21,10 @@ pub mod target;
 
 pub use check::{check, Mismatch};
 pub use inspect::{
-    inspect, inspect_file, Class, ElfError, ElfInfo, Endianness, FormatError, GlibcVersion, Linking,
+    inspect, inspect_file, parse_header, Class, ElfError, ElfHeader, ElfInfo, Endianness,
+    FormatError, GlibcVersion, Linking,
 };
-pub use machine::Machine;
+pub use machine::{Machine, MachineInfo, MACHINES};
 pub use target::{
     BuildMethod, DescriptorSource, E2kRules, ElfExpectation, GlibcRule, TargetDescriptor,
     TargetError,

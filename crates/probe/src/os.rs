@@ -5,13 +5,14 @@
 //! `/sys/devices/system/cpu/cpufreq/policy*/`, `/sys/devices/system/cpu/smt/{control,active}`,
 //! `/proc/sys/kernel/numa_balancing`, `/sys/kernel/mm/ksm/run`,
 //! `/sys/devices/system/cpu/vulnerabilities/*`, `/proc/self/cgroup` with the cgroup v1 or v2
-//! files it points at, and the ELF header of the running binary (`/proc/self/exe`, goblin).
+//! files it points at, and the ELF header of the running binary (`/proc/self/exe`, read by `hwsurvey_elf::parse_header`).
 //!
 //! A 32-bit build on a 64-bit kernel, or a binary of another machine (qemu-user, binfmt), is
 //! recorded as data in [`BinaryVsKernel`]; the qualify step turns it into a verdict.
 
 use std::fmt::Write as _;
 
+use hwsurvey_elf::MachineInfo;
 use hwsurvey_model::{CpuSet, Probed, Unknown};
 use serde::{Deserialize, Serialize};
 
@@ -263,9 +264,10 @@ pub struct Cgroup {
 pub struct BinaryElf {
     /// 32 or 64.
     pub class_bits: u8,
-    /// `e_machine` (62 x86-64, 3 i386, 183 AArch64, 43 SPARC V9, 175 Elbrus).
+    /// `e_machine` (62 x86_64, 3 i386, 183 aarch64, 43 SPARCV9, 175 EM_MCST_ELBRUS).
     pub e_machine: u16,
-    /// goblin's name for `e_machine`.
+    /// The name of `e_machine` in hwsurvey's one table (`hwsurvey_elf::MACHINES`: `x86_64`,
+    /// `SPARCV9`), or `unknown machine N`.
     pub machine_name: String,
     /// `little` or `big`.
     pub endianness: String,
@@ -288,39 +290,19 @@ pub struct BinaryVsKernel {
     pub finding: Option<String>,
 }
 
-/// (`e_machine`, bits) native to a `uname -m` machine, for the machines hwsurvey targets.
-pub fn native_elf(machine: &str) -> Option<(u16, u8)> {
-    Some(match machine {
-        "x86_64" | "amd64" => (62, 64),
-        "i386" | "i486" | "i586" | "i686" => (3, 32),
-        "aarch64" | "arm64" => (183, 64),
-        m if m.starts_with("armv") => (40, 32),
-        "sparc64" => (43, 64),
-        "sparc" => (2, 32),
-        "e2k" => (175, 64),
-        "ppc64" | "ppc64le" => (21, 64),
-        "ppc" => (20, 32),
-        "s390x" => (22, 64),
-        "riscv64" => (243, 64),
-        _ => return None,
-    })
-}
-
 /// Compares a binary with the kernel machine (pure).
 pub fn compare_binary(kernel_machine: &str, b: &BinaryElf) -> BinaryVsKernel {
-    let native = native_elf(kernel_machine);
-    let kernel_bits = native.map(|(_, bits)| bits);
+    let native = MachineInfo::for_kernel(kernel_machine);
+    let kernel_bits = native.map(|m| m.bits);
     let finding = match native {
         None => Some(format!(
             "kernel machine {kernel_machine:?} is not one hwsurvey knows; cannot compare"
         )),
-        Some((m, bits)) if m == b.e_machine && bits == b.class_bits => None,
-        Some((_, 64)) if b.class_bits == 32 && compat_pair(kernel_machine, b.e_machine) => {
-            Some(format!(
-                "32-bit {} binary on a 64-bit {kernel_machine} kernel (compat mode)",
-                b.machine_name
-            ))
-        }
+        Some(m) if m.is_native(b.class_bits, b.e_machine) => None,
+        Some(m) if m.runs_in_compat(b.class_bits, b.e_machine) => Some(format!(
+            "32-bit {} binary on a 64-bit {kernel_machine} kernel (compat mode)",
+            b.machine_name
+        )),
         Some(_) => Some(format!(
             "{}-bit {} binary on a {kernel_machine} kernel (emulated, e.g. qemu-user/binfmt)",
             b.class_bits, b.machine_name
@@ -336,38 +318,25 @@ pub fn compare_binary(kernel_machine: &str, b: &BinaryElf) -> BinaryVsKernel {
     }
 }
 
-/// 32-bit machines a 64-bit kernel runs natively in compat mode (same family).
-fn compat_pair(kernel_machine: &str, e_machine: u16) -> bool {
-    matches!(
-        (kernel_machine, e_machine),
-        ("x86_64", 3)
-            | ("x86_64", 62)
-            | ("aarch64", 40)
-            | ("sparc64", 2)
-            | ("sparc64", 18)
-            | ("ppc64", 20)
-            | ("e2k", 175)
-            | ("s390x", 22)
-    )
-}
-
-/// Parses the first bytes of an ELF file (at least the 64-byte header) with goblin.
+/// Reads the first bytes of an ELF file (at least the 52/64-byte header) with
+/// [`hwsurvey_elf::parse_header`], the one ELF header reader.
+///
+/// # Errors
+/// The one-line [`hwsurvey_elf::FormatError`] text when the bytes are not an ELF header.
 pub fn parse_elf_header(bytes: &[u8]) -> Result<BinaryElf, String> {
-    let h = goblin::elf::Elf::parse_header(bytes).map_err(|e| format!("not an ELF header: {e}"))?;
-    let class_bits = match h.e_ident[goblin::elf::header::EI_CLASS] {
-        goblin::elf::header::ELFCLASS32 => 32,
-        goblin::elf::header::ELFCLASS64 => 64,
-        c => return Err(format!("unknown ELF class {c}")),
-    };
-    let endianness = match h.e_ident[goblin::elf::header::EI_DATA] {
-        goblin::elf::header::ELFDATA2MSB => "big",
-        _ => "little",
-    };
+    let h = hwsurvey_elf::parse_header(bytes).map_err(|e| e.to_string())?;
     Ok(BinaryElf {
-        class_bits,
-        e_machine: h.e_machine,
-        machine_name: goblin::elf::header::machine_to_str(h.e_machine).to_string(),
-        endianness: endianness.to_string(),
+        class_bits: h.class_bits(),
+        e_machine: h.machine.number(),
+        machine_name: h
+            .machine
+            .name()
+            .map_or_else(|| h.machine.to_string(), str::to_string),
+        endianness: match h.endianness {
+            hwsurvey_elf::Endianness::Little => "little",
+            hwsurvey_elf::Endianness::Big => "big",
+        }
+        .to_string(),
     })
 }
 
@@ -945,6 +914,39 @@ mod tests {
         let f = compare_binary("x86_64", &b(64, 183, "AARCH64"));
         assert!(f.finding.unwrap().contains("emulated"));
         assert!(compare_binary("sparc64", &b(64, 43, "SPARCV9")).native);
+        assert_eq!(
+            compare_binary("sparc64", &b(64, 43, "SPARCV9")).kernel_bits,
+            Some(64)
+        );
+        // compat pairs come from the one table: SPARC32PLUS on sparc64, arm on aarch64
+        let f = compare_binary("sparc64", &b(32, 18, "SPARC32PLUS"));
+        assert!(f.finding.unwrap().contains("(compat mode)"));
+        let f = compare_binary("aarch64", &b(32, 40, "arm"));
+        assert!(f.finding.unwrap().contains("(compat mode)"));
+        assert!(compare_binary("vax", &b(32, 75, "VAX"))
+            .kernel_bits
+            .is_none());
+    }
+
+    #[test]
+    fn header_of_this_test_binary() {
+        let bytes = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        let b = parse_elf_header(&bytes[..64]).unwrap();
+        assert_eq!(b.class_bits as usize, 8 * std::mem::size_of::<usize>());
+        let expected = if cfg!(target_arch = "x86_64") {
+            (62, "x86_64")
+        } else if cfg!(target_arch = "aarch64") {
+            (183, "aarch64")
+        } else if cfg!(target_arch = "sparc64") {
+            (43, "SPARCV9")
+        } else {
+            (b.e_machine, b.machine_name.as_str())
+        };
+        assert_eq!((b.e_machine, b.machine_name.as_str()), expected);
+        assert_eq!(
+            parse_elf_header(b"hello world").unwrap_err(),
+            "not an ELF file: expected magic 7f 45 4c 46, found 68 65 6c 6c"
+        );
     }
 
     #[test]

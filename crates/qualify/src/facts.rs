@@ -277,7 +277,8 @@ pub struct BinaryFacts {
     pub path: String,
     /// 32 or 64 (ELF class).
     pub class_bits: u8,
-    /// `e_machine` (62 x86-64, 183 AArch64, 43 SPARC V9, 175 MCST Elbrus, 3 i386, 40 ARM).
+    /// `e_machine` (62 x86_64, 183 aarch64, 43 SPARCV9, 175 EM_MCST_ELBRUS, 3 i386, 40 arm:
+    /// the names of `hwsurvey_elf::MACHINES`).
     pub machine: u16,
     /// Little-endian data.
     pub little_endian: bool,

@@ -104,9 +104,9 @@ pub fn target_facts(
             format!("ELF{} e_machine {} of {}", b.class_bits, b.machine, b.path),
         ),
         (Probed::Unknown(why), Probed::Known(kmach)) => {
-            let native = crate::rules::native_elf(kmach);
+            let native = hwsurvey_elf::MachineInfo::for_kernel(kmach);
             (
-                native.and_then(|(bits, m)| TargetDescriptor::builtin_for_elf(bits, m)),
+                native.and_then(|m| TargetDescriptor::builtin_for_elf(m.bits, m.e_machine)),
                 format!("the kernel's machine {kmach} (no binary: {why})"),
             )
         }

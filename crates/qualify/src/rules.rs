@@ -1329,41 +1329,11 @@ pub fn io_pcie_link(f: &Facts, _: &Params) -> Vec<Finding> {
 
 // ---------------------------------------------------------------- binary / OS
 
-/// ELF class and `e_machine` a kernel machine (`uname -m`) runs natively.
-pub fn native_elf(kernel_machine: &str) -> Option<(u8, u16)> {
-    Some(match kernel_machine {
-        "x86_64" => (64, 62),
-        "aarch64" | "arm64" => (64, 183),
-        "sparc64" => (64, 43),
-        "e2k" => (64, 175),
-        "ppc64" | "ppc64le" => (64, 21),
-        "s390x" => (64, 22),
-        "riscv64" => (64, 243),
-        "loongarch64" => (64, 258),
-        "i386" | "i486" | "i586" | "i686" => (32, 3),
-        m if m.starts_with("armv") => (32, 40),
-        _ => return None,
-    })
-}
-
-/// Name of an ELF machine number, for messages.
+/// Name of an ELF machine number, for messages: its name in the one table
+/// ([`hwsurvey_elf::MACHINES`]: `x86_64`, `SPARCV9`), or `unknown machine N`.
 pub fn elf_machine_name(machine: u16) -> String {
-    match machine {
-        2 => "SPARC".into(),
-        3 => "i386".into(),
-        18 => "SPARC32PLUS".into(),
-        20 => "PowerPC".into(),
-        21 => "PowerPC64".into(),
-        22 => "S/390".into(),
-        40 => "ARM".into(),
-        43 => "SPARC V9".into(),
-        62 => "x86-64".into(),
-        175 => "MCST Elbrus".into(),
-        183 => "AArch64".into(),
-        243 => "RISC-V".into(),
-        258 => "LoongArch".into(),
-        m => format!("machine {m}"),
-    }
+    let m = hwsurvey_elf::Machine(machine);
+    m.name().map_or_else(|| m.to_string(), str::to_string)
 }
 
 /// `binary.arch`: the binary is 32-bit on a 64-bit kernel (compat mode), or for another machine.
@@ -1371,26 +1341,23 @@ pub fn binary_arch(f: &Facts, _: &Params) -> Vec<Finding> {
     const ID: &str = "binary.arch";
     let bin = need!(f.binary, ID);
     let kmach = need!(f.os.kernel_machine, ID);
-    let Some((bits, machine)) = native_elf(kmach) else {
+    let Some(native) = hwsurvey_elf::MachineInfo::for_kernel(kmach) else {
         return vec![Finding::not_evaluated(
             ID,
             format!("unknown kernel machine {kmach:?}"),
         )];
     };
+    let bits = native.bits;
     let evidence = format!(
         "ELF{} {} {}",
         bin.class_bits,
         elf_machine_name(bin.machine),
         if bin.little_endian { "LSB" } else { "MSB" }
     );
-    if bin.class_bits == bits && bin.machine == machine {
+    if native.is_native(bin.class_bits, bin.machine) {
         return vec![];
     }
-    let compat = bin.class_bits < bits
-        && matches!(
-            (machine, bin.machine),
-            (62, 3) | (183, 40) | (43, 2) | (43, 18) | (21, 20) | (22, 22)
-        );
+    let compat = native.runs_in_compat(bin.class_bits, bin.machine);
     let summary = if compat {
         format!(
             "{} is a {}-bit {} binary on a {}-bit {kmach} kernel (compat mode: fewer registers, 32-bit pointers, other numbers)",

@@ -387,7 +387,7 @@ fn binary_32bit_on_64bit_kernel() {
     });
     assert!(rules::binary_arch(&f, &Params::default())[0]
         .summary
-        .contains("built for SPARC V9"));
+        .contains("built for SPARCV9 (64-bit)"));
     f.binary = Probed::Known(BinaryFacts {
         path: "a.out".into(),
         class_bits: 64,
