@@ -610,7 +610,8 @@ pub fn detect_arch(root: &SysRoot, cpuinfo_text: Option<&str>) -> (Arch, String)
 }
 
 /// The kernel's machine name and where it came from: `uname` on the live machine, the value
-/// a snapshot kept in [`LIVE_FACTS_PATH`] in a capture.
+/// a snapshot kept of it in [`LIVE_FACTS_PATH`] in a capture. Both are named "uname machine",
+/// so that a snapshot probes exactly like the machine it was taken on.
 fn kernel_machine(root: &SysRoot) -> Option<(String, &'static str)> {
     if root.is_live() {
         #[cfg(feature = "sys")]
@@ -623,7 +624,7 @@ fn kernel_machine(root: &SysRoot) -> Option<(String, &'static str)> {
     }
     let facts = read_live_facts(root)?;
     let m = facts.kernel_machine?.known()?.clone();
-    Some((m, "the snapshot's uname machine"))
+    Some((m, "uname machine"))
 }
 
 /// The `cpuN` folder numbers, sorted; folders beyond `possible` (or [`MAX_CPUS`]) are listed

@@ -43,6 +43,14 @@ fn the_list_names_each_command_with_its_package() {
     let mut seen = std::collections::BTreeSet::new();
     for (cmd, pkg) in &rows {
         assert!(seen.insert(cmd), "{cmd} listed twice");
+        // A multiarch package carries its architecture after a colon (libblkid-dev:arm64).
+        let (pkg, arch) = pkg.split_once(':').unwrap_or((pkg, "amd64"));
+        assert!(
+            arch.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+                && !arch.is_empty(),
+            "{cmd}: `{arch}` is not a Debian architecture"
+        );
         assert!(
             pkg.chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "+-.".contains(c)),
