@@ -206,7 +206,7 @@ fn a_second_concurrent_run_on_one_output_is_refused() {
     let lock = dir.path().join(".same.json.lock");
     let mut first = quick_run(&out).spawn().unwrap();
     let start = std::time::Instant::now();
-    while !lock.exists() && start.elapsed() < std::time::Duration::from_secs(60) {
+    while !lock.exists() && start.elapsed() < std::time::Duration::from_secs(300) {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     assert!(lock.exists(), "the first run took no lock");
