@@ -59,11 +59,7 @@ fn v1_cgroup(name: &str) -> Option<Cgroup> {
 /// Runs hwsurvey with `args` inside the cgroup (through the target's runner under qemu).
 fn run_in(cg: &Cgroup, args: &[&str]) -> Output {
     let bin = assert_cmd::cargo::cargo_bin("hwsurvey");
-    let prefix = format!("CARGO_TARGET_{}_", std::env::consts::ARCH.to_uppercase());
-    let runner: Vec<String> = std::env::vars()
-        .find(|(k, _)| k.starts_with(&prefix) && k.ends_with("_RUNNER"))
-        .map(|(_, v)| v.split_whitespace().map(str::to_string).collect())
-        .unwrap_or_default();
+    let runner = hwsurvey_testkit::target_runner();
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
         .arg("echo $$ > \"$0\" && exec \"$@\"")

@@ -180,7 +180,8 @@ fn run_never_writes_over_its_profile() {
 }
 
 fn quick_run(out: &Path) -> std::process::Command {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("hwsurvey"));
+    // through the target's runner: under qemu-user a bare foreign binary is not run at all
+    let mut cmd = hwsurvey_testkit::target_command(&assert_cmd::cargo::cargo_bin("hwsurvey"));
     cmd.current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
         .args([
             "run",

@@ -14,22 +14,7 @@ use hwsurvey_result::{load, ResultFile, RunStatus};
 
 /// The hwsurvey binary, through the target's runner when one is set (qemu-user).
 fn hwsurvey() -> Command {
-    let bin = assert_cmd::cargo::cargo_bin("hwsurvey");
-    let prefix = format!("CARGO_TARGET_{}_", std::env::consts::ARCH.to_uppercase());
-    let runner = std::env::vars()
-        .find(|(k, _)| k.starts_with(&prefix) && k.ends_with("_RUNNER"))
-        .map(|(_, v)| v);
-    let mut cmd = match runner.as_deref().map(str::split_whitespace) {
-        Some(mut words) => match words.next() {
-            Some(program) => {
-                let mut c = Command::new(program);
-                c.args(words).arg(&bin);
-                c
-            }
-            None => Command::new(&bin),
-        },
-        None => Command::new(&bin),
-    };
+    let mut cmd = hwsurvey_testkit::target_command(&assert_cmd::cargo::cargo_bin("hwsurvey"));
     cmd.current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."));
     cmd
 }

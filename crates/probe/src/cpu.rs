@@ -292,14 +292,22 @@ pub struct LiveFacts {
 }
 
 impl LiveFacts {
-    /// The live-only facts of a probed machine.
-    pub fn from_machine(m: &crate::Machine) -> LiveFacts {
+    /// The live-only facts of machine `m`, probed from `source`. The kept kernel machine is
+    /// the one [`detect_arch`] read first (`uname` live, the kept value in a capture), not
+    /// `m.os.kernel.machine`, which prefers `/proc/sys/kernel/arch`: under qemu-user the two
+    /// differ (uname "aarch64" on an x86_64 kernel), and keeping the latter made the snapshot
+    /// probe as x86_64 a machine probed live as aarch64.
+    pub fn from_machine(m: &crate::Machine, source: &SysRoot) -> LiveFacts {
         LiveFacts {
             cpuid: m.cpu.cpuid.clone(),
             base_page_size_bytes: m.pages.base_page_size_bytes.clone(),
             base_page_size_source: m.pages.base_page_size_source.clone(),
             binary: Some(m.os.binary.clone()),
-            kernel_machine: Some(m.os.kernel.machine.clone()),
+            kernel_machine: Some(
+                kernel_machine(source)
+                    .map(|(m, _)| Probed::Known(m))
+                    .unwrap_or_else(|| m.os.kernel.machine.clone()),
+            ),
         }
     }
 }

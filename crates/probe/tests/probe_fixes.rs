@@ -171,3 +171,39 @@ fn pci_count_says_how_many_bridges_are_not_listed() {
     let listed = text.lines().filter(|l| l.starts_with("    0000:")).count();
     assert_eq!(listed + 11, 137, "{text}");
 }
+
+/// Under qemu-user the kernel says x86_64 (/proc/sys/kernel/arch) while uname says aarch64; a
+/// snapshot kept the former as its "uname machine", so its probe said x86_64 where the live
+/// probe had said aarch64. The kept value is the one the architecture was read from.
+#[test]
+fn snapshot_keeps_the_uname_machine_not_the_kernel_arch_file() {
+    use hwsurvey_probe::cpu::{LiveFacts, LIVE_FACTS_PATH};
+    use hwsurvey_probe::{probe_machine, SysRoot};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    hwsurvey_testkit::write(root, "/proc/sys/kernel/arch", "x86_64\n");
+    hwsurvey_testkit::write(root, "/sys/devices/system/cpu/online", "0\n");
+    // the facts a snapshot taken under qemu-aarch64 keeps: uname said aarch64
+    let mut facts =
+        LiveFacts::from_machine(&probe_machine(&SysRoot::new(root)), &SysRoot::new(root));
+    facts.kernel_machine = Some(hwsurvey_model::Probed::Known("aarch64".to_string()));
+    hwsurvey_testkit::write(
+        root,
+        LIVE_FACTS_PATH,
+        &serde_json::to_string(&facts).unwrap(),
+    );
+    let source = SysRoot::new(root);
+    let m = probe_machine(&source);
+    assert_eq!(
+        m.cpu.arch,
+        hwsurvey_probe::cpu::Arch::Aarch64,
+        "{}",
+        m.cpu.arch_source
+    );
+    assert_eq!(
+        m.os.kernel.machine.known().map(String::as_str),
+        Some("x86_64")
+    );
+    let kept = LiveFacts::from_machine(&m, &source).kernel_machine.unwrap();
+    assert_eq!(kept.known().map(String::as_str), Some("aarch64"));
+}

@@ -166,6 +166,38 @@ pub fn under_qemu_user() -> bool {
         .unwrap_or(false)
 }
 
+/// The program and leading arguments that run a binary of the test's target: the words of
+/// `HWSURVEY_TEST_RUNNER` when set, else of `CARGO_TARGET_<ARCH>_RUNNER` (scripts/cross-test
+/// sets both: qemu-user with its library prefix), else nothing (native). scripts/cross-test
+/// bounds each test binary with `timeout -k`, but a spawned hwsurvey must not be: GNU timeout
+/// forwards a signal and then SIGKILLs its child 10 s later, which cut a signalled run short of
+/// its orderly end under emulation. Hence the separate, unbounded `HWSURVEY_TEST_RUNNER`.
+pub fn target_runner() -> Vec<String> {
+    let prefix = format!("CARGO_TARGET_{}_", std::env::consts::ARCH.to_uppercase());
+    std::env::var("HWSURVEY_TEST_RUNNER")
+        .ok()
+        .or_else(|| {
+            std::env::vars()
+                .find(|(k, _)| k.starts_with(&prefix) && k.ends_with("_RUNNER"))
+                .map(|(_, v)| v)
+        })
+        .map(|v| v.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// A command running `bin` (a binary of the test's target) through [`target_runner`].
+pub fn target_command(bin: &Path) -> std::process::Command {
+    let runner = target_runner();
+    match runner.split_first() {
+        Some((program, args)) => {
+            let mut c = std::process::Command::new(program);
+            c.args(args).arg(bin);
+            c
+        }
+        None => std::process::Command::new(bin),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

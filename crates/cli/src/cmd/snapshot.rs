@@ -150,7 +150,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     std::fs::write(
         &facts_path,
-        serde_json::to_vec_pretty(&LiveFacts::from_machine(&first))?,
+        serde_json::to_vec_pretty(&LiveFacts::from_machine(&first, &source))?,
     )?;
     let mut machine = first;
     for _ in 0..3 {
