@@ -150,7 +150,7 @@ fn implausible_values_get_one_line_errors() {
     });
     one_line_error(
         &negative,
-        "negative.json: test mem.bandwidth \"stream.triad/threads=1\", metric bandwidth_bytes_per_s: sample 2 is -3.5, a bandwidth_bytes_per_s is never negative",
+        "negative.json: at tests[0].metrics[0].samples[2] (test \"mem.bandwidth\" \"stream.triad/threads=1\"): -3.5 is negative, a bandwidth_bytes_per_s is never negative",
     );
     let absurd = edited(dir.path(), "absurd.json", |v| {
         for k in ["median", "max"] {
@@ -159,7 +159,7 @@ fn implausible_values_get_one_line_errors() {
     });
     one_line_error(
         &absurd,
-        "absurd.json: test mem.bandwidth \"stream.triad/threads=1\", metric bandwidth_bytes_per_s: median is 1e300, not plausible (above 1e15 bytes/s (1 PB/s))",
+        "absurd.json: at tests[0].metrics[0].summary.median (test \"mem.bandwidth\" \"stream.triad/threads=1\"): 1e300 is not plausible (above 1e15 bytes/s (1 PB/s))",
     );
     let outside = edited(dir.path(), "outside.json", |v| {
         let max = v
@@ -168,7 +168,10 @@ fn implausible_values_get_one_line_errors() {
             .unwrap();
         *v.pointer_mut(&format!("{metric}/summary/median")).unwrap() = serde_json::json!(max * 2.0);
     });
-    one_line_error(&outside, "outside.json: test mem.bandwidth \"stream.triad/threads=1\", metric bandwidth_bytes_per_s: median ");
+    one_line_error(
+        &outside,
+        "outside.json: at tests[0].metrics[0].summary.median (test \"mem.bandwidth\" \"stream.triad/threads=1\"): ",
+    );
     one_line_error(&outside, "is outside [min ");
     let twice = edited(dir.path(), "twice.json", |v| {
         let first = v.pointer("/tests/0").cloned().unwrap();
@@ -179,11 +182,143 @@ fn implausible_values_get_one_line_errors() {
     });
     one_line_error(
         &twice,
-        "twice.json: test mem.bandwidth \"stream.triad/threads=1\" is recorded twice, expected each test once",
+        "twice.json: at tests[8] (test \"mem.bandwidth\" \"stream.triad/threads=1\"): recorded twice, expected each test once",
     );
     // no table is printed for any of them
     let out = hwsurvey().arg("compare").arg(&twice).output().unwrap();
     assert!(out.stdout.is_empty());
+}
+
+/// The tester's reproductions (issue 16, item 6), each an edit of a result file that loads:
+/// `compare` refuses the file with one line naming the file, the field and the value, exit 2,
+/// and prints no table (a CV of 1.18e21 used to print `CV 118059162071741130342400.0%` and
+/// make a -95% change "within noise"; a working set of 1.18e21 bytes printed `16777216 TiB`; a
+/// huge page size of 2^64-1 printed as a page size).
+#[test]
+fn inconsistent_statistics_sizes_and_strings_are_refused_by_compare() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: Vec<(&str, Box<Edit>, String)> = vec![
+        (
+            "cv.json",
+            Box::new(|v| {
+                *v.pointer_mut("/tests/0/metrics/0/summary/cv").unwrap() =
+                    serde_json::json!(1.18e21);
+            }),
+            "cv.json: at tests[0].metrics[0].summary.cv (test \"mem.bandwidth\" \"stream.triad/threads=1\"): 1.18e21 is not the CV of the 5 samples (0.0".to_string(),
+        ),
+        (
+            "ws.json",
+            Box::new(|v| {
+                let i = latency_test(v);
+                *v.pointer_mut(&format!("/tests/{i}/point/params/working_set_bytes"))
+                    .unwrap() = serde_json::json!(1.18e21);
+            }),
+            "ws.json: at tests[3].point.params.working_set_bytes (test \"mem.latency\" \"chase.random/ws=1MiB/pages=base\"): 1.18e21 bytes is not plausible (above 2^50 bytes, 1 PiB)".to_string(),
+        ),
+        (
+            "huge.json",
+            Box::new(|v| {
+                v.pointer_mut("/environment/huge_pools")
+                    .and_then(serde_json::Value::as_array_mut)
+                    .unwrap()
+                    .push(serde_json::json!({
+                        "page_size_bytes": u64::MAX, "total_pages": 0, "free_pages": 0
+                    }));
+            }),
+            "huge.json: at environment.huge_pools[0].page_size_bytes: 18446744073709551615 bytes is not plausible (above 2^50 bytes, 1 PiB)".to_string(),
+        ),
+        (
+            "page.json",
+            Box::new(|v| {
+                v.pointer_mut("/environment/huge_pools")
+                    .and_then(serde_json::Value::as_array_mut)
+                    .unwrap()
+                    .push(serde_json::json!({
+                        "page_size_bytes": 3u64 << 20, "total_pages": 0, "free_pages": 0
+                    }));
+            }),
+            "page.json: at environment.huge_pools[0].page_size_bytes: 3145728 is not a huge page size of the recorded architecture (x86_64: 2MiB, 1GiB".to_string(),
+        ),
+        (
+            "host.json",
+            Box::new(|v| {
+                *v.pointer_mut("/environment/hostname/known").unwrap() =
+                    serde_json::json!("h\u{1b}[2J".repeat(1 << 18));
+            }),
+            "host.json: at environment.hostname.known: \"h\\u{1b}[2Jh\\u{1b}[2Jh…".to_string(),
+        ),
+    ];
+    for (name, edit, expect) in cases {
+        let path = edited(dir.path(), name, edit);
+        one_line_error(&path, &expect);
+        let out = hwsurvey().arg("compare").arg(&path).output().unwrap();
+        assert!(out.stdout.is_empty(), "{name}: a table was printed");
+        // bounded: the 1.25 MiB hostname is quoted in a few dozen characters
+        assert!(out.stderr.len() < 400, "{name}: {} bytes", out.stderr.len());
+    }
+    // the hostname's line says what the limit is
+    let host = dir.path().join("host.json");
+    one_line_error(
+        &host,
+        "(1310720 bytes) is longer than the 64 bytes of a hostname",
+    );
+}
+
+/// An edit of a result file's JSON.
+type Edit = dyn FnOnce(&mut serde_json::Value);
+
+/// Index of the first mem.latency test of the sample file.
+fn latency_test(v: &serde_json::Value) -> usize {
+    v["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|t| t["point"]["family"] == "mem.latency")
+        .unwrap()
+}
+
+/// A working set far beyond the recorded machine's memory (a real run's file, 24 GiB of
+/// MemTotal) is refused; one just below the margin loads.
+#[test]
+fn sizes_beyond_the_recorded_machines_memory_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let example =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/x86_64-standard.json");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&example).unwrap()).unwrap();
+    let total = v
+        .pointer("/machine/memory/meminfo/known/mem_total_bytes")
+        .and_then(serde_json::Value::as_u64)
+        .unwrap();
+    let i = v["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|t| t["point"]["params"]["working_set_bytes"].is_u64())
+        .unwrap();
+    let with_ws = |name: &str, ws: u64| {
+        let mut v = v.clone();
+        *v.pointer_mut(&format!("/tests/{i}/point/params/working_set_bytes"))
+            .unwrap() = serde_json::json!(ws);
+        let p = dir.path().join(name);
+        std::fs::write(&p, serde_json::to_vec(&v).unwrap()).unwrap();
+        p
+    };
+    let big = with_ws("big.json", total * 9);
+    let out = hwsurvey().arg("compare").arg(&big).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "big.json: at tests[{i}].point.params.working_set_bytes (test "
+        )) && err.contains(&format!(
+            "): {} bytes is not plausible on the recorded machine: more than 8 x its MemTotal ({total} bytes",
+            total * 9
+        )),
+        "{err}"
+    );
+    let fine = with_ws("fine.json", total * 8);
+    hwsurvey().arg("compare").arg(&fine).assert().success();
 }
 
 #[test]

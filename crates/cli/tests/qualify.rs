@@ -504,3 +504,91 @@ fn stored_findings_are_shown_as_stored_older_files_recomputed() {
         "{md}"
     );
 }
+
+/// A result file whose statistics, sizes or page sizes were edited is refused by `qualify`
+/// through the one loader: exit 3 (an input error), one line naming the file, the field and
+/// the value, nothing on stdout (issue 16 item 6: a CV of 1.18e21, a working set of 1.18e21
+/// bytes, a huge page size of 2^64-1 were shown as if measured).
+#[test]
+fn edited_result_files_are_refused_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let example =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/x86_64-standard.json");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(example).unwrap()).unwrap();
+    let bw = v["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|t| t["metrics"][0]["summary"]["cv"].is_f64())
+        .unwrap();
+    let ws = v["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|t| t["point"]["params"]["working_set_bytes"].is_u64())
+        .unwrap();
+    let cases: [(&str, String, serde_json::Value, &str); 3] = [
+        (
+            "cv.json",
+            format!("/tests/{bw}/metrics/0/summary/cv"),
+            serde_json::json!(1.18e21),
+            "1.18e21 is not the CV of the ",
+        ),
+        (
+            "ws.json",
+            format!("/tests/{ws}/point/params/working_set_bytes"),
+            serde_json::json!(1.18e21),
+            "1.18e21 bytes is not plausible (above 2^50 bytes, 1 PiB)",
+        ),
+        (
+            "huge.json",
+            "/environment/huge_pools/0/page_size_bytes".to_string(),
+            serde_json::json!(u64::MAX),
+            "18446744073709551615 bytes is not plausible (above 2^50 bytes, 1 PiB)",
+        ),
+    ];
+    for (name, pointer, value, expect) in cases {
+        let mut edited = v.clone();
+        *edited.pointer_mut(&pointer).unwrap() = value;
+        let path = dir.path().join(name);
+        std::fs::write(&path, serde_json::to_vec(&edited).unwrap()).unwrap();
+        let out = Command::cargo_bin("hwsurvey")
+            .unwrap()
+            .arg("qualify")
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(3), "{name}");
+        assert!(out.stdout.is_empty(), "{name}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        let field = pointer
+            .trim_start_matches('/')
+            .split('/')
+            .fold(String::new(), |acc, part| match part.parse::<usize>() {
+                Ok(i) => format!("{acc}[{i}]"),
+                Err(_) if acc.is_empty() => part.to_string(),
+                Err(_) => format!("{acc}.{part}"),
+            });
+        assert!(
+            err.contains(&format!("{name}: at {field}")) && err.contains(expect),
+            "{err}"
+        );
+    }
+    // the file as the run wrote it qualifies (exit 0, 1 or 2 is a verdict, not an input error)
+    let out = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .arg("qualify")
+        .arg(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../reports/examples/x86_64-standard.json"),
+        )
+        .output()
+        .unwrap();
+    assert_ne!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use hwsurvey_model::files::{FileError, FileProblem};
+
+use crate::consistency::{shown_number, FieldProblem};
 use hwsurvey_stats::{Sample, Summary};
 use serde::{Deserialize, Serialize};
 
@@ -345,110 +347,254 @@ pub fn plausible_max(metric: &str) -> Option<(f64, &'static str)> {
 
 impl MetricResult {
     /// Checks the metric as a measurement: every sample and statistic finite, not negative and
-    /// not above [`plausible_max`]; `min <= median <= max`; `min`, `max` and `n` those of the
-    /// samples. Err: what is wrong, naming the value (no file or test: the caller adds them).
-    pub fn validate(&self) -> Result<(), String> {
+    /// not above [`plausible_max`]; `min <= median <= max`; and the statistics those of the
+    /// stored samples, recomputed ([`hwsurvey_stats::Sample`]): `n`, `min`, `max`, `median`,
+    /// `mean`, `std_dev` and `cv` within a relative [`STATS_TOLERANCE`] (rounding by a
+    /// writer or an editor passes; an edited statistic does not), the bootstrap interval inside
+    /// [min, max], outlier indices inside the samples, and `peak` one of the samples.
+    ///
+    /// Err: the field, relative to the metric (`samples[2]`, `summary.cv`), and what is wrong,
+    /// naming the value (no file or test: the caller adds them).
+    pub fn validate(&self) -> Result<(), FieldProblem> {
         let name = &self.name;
         let bound = plausible_max(name);
-        if bound.is_none() {
-            return Err(format!(
-                "metric name {name:?} carries no unit hwsurvey writes (a name ends in \
-                 _bytes_per_s, _per_s, iops, _ns or _ns_per_io)"
+        if bound.is_none() || name.len() > crate::consistency::MAX_LABEL_BYTES {
+            return Err(FieldProblem::new(
+                "name",
+                format!(
+                    "{} carries no unit hwsurvey writes (a name ends in _bytes_per_s, _per_s, \
+                     iops, _ns or _ns_per_io)",
+                    hwsurvey_model::text::quote(name)
+                ),
             ));
         }
         if !self.samples.is_empty() && self.samples.iter().all(|v| *v == 0.0) {
-            return Err(format!(
-                "every one of the {} samples is 0: a measured {name} is never 0",
-                self.samples.len()
+            return Err(FieldProblem::new(
+                "samples",
+                format!(
+                    "every one of the {} samples is 0: a measured {name} is never 0",
+                    self.samples.len()
+                ),
             ));
         }
-        let check = |what: &str, v: f64| -> Result<(), String> {
-            if !v.is_finite() {
-                return Err(format!("{what} is {v}, expected a finite number"));
-            }
-            if v < 0.0 {
-                return Err(format!("{what} is {v}, a {name} is never negative"));
-            }
-            if let Some((max, words)) = bound {
-                if v > max {
-                    return Err(format!("{what} is {v:e}, not plausible (above {words})"));
+        let check = |field: &str, v: f64| -> Result<(), FieldProblem> {
+            let shown = shown_number(v);
+            let problem = if !v.is_finite() {
+                format!("{shown} is not a finite number")
+            } else if v < 0.0 {
+                format!("{shown} is negative, a {name} is never negative")
+            } else {
+                match bound {
+                    Some((max, words)) if v > max => {
+                        format!("{shown} is not plausible (above {words})")
+                    }
+                    _ => return Ok(()),
                 }
-            }
-            Ok(())
+            };
+            Err(FieldProblem::new(field, problem))
         };
         for (i, &v) in self.samples.iter().enumerate() {
-            check(&format!("sample {i}"), v)?;
+            check(&format!("samples[{i}]"), v)?;
         }
         if let Some(p) = self.peak {
             check("peak", p)?;
         }
-        if let Some(s) = &self.summary {
-            check("median", s.median)?;
-            check("min", s.min)?;
-            check("max", s.max)?;
-            check("mean", s.mean)?;
-            if let Some(cv) = s.cv {
-                if !cv.is_finite() || cv < 0.0 {
-                    return Err(format!("CV is {cv}, expected a finite number >= 0"));
-                }
-            }
-            if self.samples.is_empty() && s.n > 0 {
-                return Err(format!(
-                    "statistics say n {} but the metric holds no samples",
-                    s.n
+        let Some(s) = &self.summary else {
+            if let Ok(sample) = Sample::new(self.samples.clone()) {
+                return Err(FieldProblem::new(
+                    "summary",
+                    format!(
+                        "is absent, but the {} samples give one (median {})",
+                        sample.len(),
+                        shown_number(sample.median())
+                    ),
                 ));
             }
-            if !(s.min <= s.median && s.median <= s.max) {
-                return Err(format!(
-                    "median {} is outside [min {}, max {}]",
-                    s.median, s.min, s.max
-                ));
-            }
-            if !self.samples.is_empty() {
-                let lo = self.samples.iter().copied().fold(f64::INFINITY, f64::min);
-                let hi = self
-                    .samples
-                    .iter()
-                    .copied()
-                    .fold(f64::NEG_INFINITY, f64::max);
-                if s.min != lo || s.max != hi || s.n != self.samples.len() {
-                    return Err(format!(
-                        "statistics (n {}, min {}, max {}) are not those of the {} samples (min {lo}, max {hi})",
-                        s.n,
-                        s.min,
-                        s.max,
-                        self.samples.len()
+            return Ok(());
+        };
+        for (field, v) in [
+            ("summary.median", s.median),
+            ("summary.min", s.min),
+            ("summary.max", s.max),
+            ("summary.mean", s.mean),
+            ("summary.median_ci95_low", s.median_ci95_low),
+            ("summary.median_ci95_high", s.median_ci95_high),
+        ] {
+            check(field, v)?;
+        }
+        for (field, v) in [("summary.std_dev", Some(s.std_dev)), ("summary.cv", s.cv)] {
+            if let Some(v) = v {
+                if !v.is_finite() || v < 0.0 {
+                    return Err(FieldProblem::new(
+                        field,
+                        format!("{} is not a finite number >= 0", shown_number(v)),
                     ));
                 }
+            }
+        }
+        if !(s.min <= s.median && s.median <= s.max) {
+            return Err(FieldProblem::new(
+                "summary.median",
+                format!(
+                    "{} is outside [min {}, max {}]",
+                    shown_number(s.median),
+                    shown_number(s.min),
+                    shown_number(s.max)
+                ),
+            ));
+        }
+        if self.samples.is_empty() {
+            return Err(FieldProblem::new(
+                "summary.n",
+                format!("{} statistics without samples: the metric holds none", s.n),
+            ));
+        }
+        let sample = Sample::new(self.samples.clone()).map_err(|e| {
+            FieldProblem::new(
+                "summary",
+                format!("statistics of samples that give none ({e})"),
+            )
+        })?;
+        let n = sample.len();
+        if s.n != n {
+            return Err(FieldProblem::new(
+                "summary.n",
+                format!("{} is not the number of samples ({n})", s.n),
+            ));
+        }
+        let of_samples = |field: &str, what: &str, stored: Option<f64>, real: Option<f64>| {
+            let same = match (stored, real) {
+                (Some(a), Some(b)) => {
+                    (a - b).abs() <= STATS_TOLERANCE * a.abs().max(b.abs()) + f64::MIN_POSITIVE
+                }
+                (None, None) => true,
+                _ => false,
+            };
+            if same {
+                return Ok(());
+            }
+            let shown = |v: Option<f64>| v.map(shown_number).unwrap_or_else(|| "absent".into());
+            Err(FieldProblem::new(
+                field,
+                format!(
+                    "{} is not the {what} of the {n} samples ({}): the statistics do not match \
+                     the samples",
+                    shown(stored),
+                    shown(real)
+                ),
+            ))
+        };
+        of_samples("summary.min", "min", Some(s.min), Some(sample.min()))?;
+        of_samples("summary.max", "max", Some(s.max), Some(sample.max()))?;
+        of_samples(
+            "summary.median",
+            "median",
+            Some(s.median),
+            Some(sample.median()),
+        )?;
+        of_samples("summary.mean", "mean", Some(s.mean), Some(sample.mean()))?;
+        of_samples(
+            "summary.std_dev",
+            "standard deviation",
+            Some(s.std_dev),
+            Some(sample.std_dev()),
+        )?;
+        of_samples("summary.cv", "CV", s.cv, sample.cv())?;
+        for (field, v) in [
+            ("summary.median_ci95_low", s.median_ci95_low),
+            ("summary.median_ci95_high", s.median_ci95_high),
+        ] {
+            if !(s.min <= v && v <= s.max) || s.median_ci95_low > s.median_ci95_high {
+                return Err(FieldProblem::new(
+                    field,
+                    format!(
+                        "{} is outside [min {}, max {}] or the interval is reversed",
+                        shown_number(v),
+                        shown_number(s.min),
+                        shown_number(s.max)
+                    ),
+                ));
+            }
+        }
+        if let Some(&i) = s.outlier_indices.iter().find(|&&i| i >= n) {
+            return Err(FieldProblem::new(
+                "summary.outlier_indices",
+                format!("{i} is not the index of one of the {n} samples"),
+            ));
+        }
+        if let Some(p) = self.peak {
+            if !self.samples.contains(&p) {
+                return Err(FieldProblem::new(
+                    "peak",
+                    format!("{} is not one of the samples", shown_number(p)),
+                ));
             }
         }
         Ok(())
     }
 }
 
+/// Relative difference a stored statistic may have from the one recomputed from the samples:
+/// 1e-6 (JSON numbers round-trip exactly; a value rounded to 7 significant digits still
+/// passes).
+pub const STATS_TOLERANCE: f64 = 1e-6;
+
 impl ResultFile {
-    /// Checks what a loader must not pass on to a report: each test (family and id) recorded
-    /// once, and every metric of every test valid ([`MetricResult::validate`]). `path` names
-    /// the file in the error, which is one line naming the test, metric and value.
+    /// Checks what a loader must not pass on to a report:
+    ///
+    /// - each test (family and id) recorded once;
+    /// - every metric of every test valid ([`MetricResult::validate`]: statistics those of the
+    ///   samples, plausible for the unit);
+    /// - sizes, page sizes and strings plausible for the recorded machine
+    ///   ([`crate::consistency::check_document`]).
+    ///
+    /// `path` names the file in the error, which is one line: the file, the JSON field path
+    /// (with the test's family and id), the value shortened and what is wrong.
     pub fn validate(&self, path: &str) -> Result<(), ResultError> {
-        let invalid = |detail: String| ResultError::Invalid {
+        let doc = serde_json::to_value(self).map_err(|e| ResultError::Invalid {
             path: path.into(),
-            detail,
+            detail: format!("cannot be written as JSON: {e}"),
+        })?;
+        self.validate_document(path, &doc)
+    }
+
+    /// [`ResultFile::validate`] with the file's JSON document already at hand (the loader's).
+    fn validate_document(&self, path: &str, doc: &serde_json::Value) -> Result<(), ResultError> {
+        let invalid = |p: FieldProblem| {
+            let test = p
+                .field
+                .strip_prefix("tests[")
+                .and_then(|rest| rest.split_once(']'))
+                .and_then(|(i, _)| i.parse::<usize>().ok())
+                .and_then(|i| self.tests.get(i))
+                .map(|t| {
+                    format!(
+                        " (test {} {})",
+                        hwsurvey_model::text::quote(&t.point.family),
+                        hwsurvey_model::text::quote(&t.point.id)
+                    )
+                })
+                .unwrap_or_default();
+            ResultError::Invalid {
+                path: path.into(),
+                detail: format!("at {}{test}: {}", p.field, p.problem),
+            }
         };
         let mut seen = std::collections::BTreeSet::new();
-        for t in &self.tests {
+        for (i, t) in self.tests.iter().enumerate() {
             let (family, id) = (&t.point.family, &t.point.id);
             if !seen.insert((family.as_str(), id.as_str())) {
-                return Err(invalid(format!(
-                    "test {family} {id:?} is recorded twice, expected each test once"
+                return Err(invalid(FieldProblem::new(
+                    format!("tests[{i}]"),
+                    "recorded twice, expected each test once",
                 )));
             }
-            for m in &t.metrics {
-                m.validate().map_err(|e| {
-                    invalid(format!("test {family} {id:?}, metric {}: {e}", m.name))
-                })?;
+            for (j, m) in t.metrics.iter().enumerate() {
+                m.validate()
+                    .map_err(|e| invalid(e.under(&format!("tests[{i}].metrics[{j}]"))))?;
             }
         }
+        crate::consistency::check_document(doc).map_err(invalid)?;
         Ok(())
     }
 
@@ -565,7 +711,7 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<ResultFile, ResultError> {
     // serde_path_to_error names the field of a type error ("tests[3].point.threads"), which a
     // 100,000-line file needs.
     let file: ResultFile =
-        serde_path_to_error::deserialize(value).map_err(|e| ResultError::WrongSchema {
+        serde_path_to_error::deserialize(&value).map_err(|e| ResultError::WrongSchema {
             path: name.into(),
             detail: format!(
                 "result schema version {RESULT_SCHEMA_VERSION} but at {}: {}",
@@ -573,7 +719,7 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<ResultFile, ResultError> {
                 e.inner()
             ),
         })?;
-    file.validate(name)?;
+    file.validate_document(name, &value)?;
     Ok(file)
 }
 
@@ -749,71 +895,129 @@ mod tests {
         );
     }
 
+    /// `field: problem` of a metric's validation, for short asserts.
+    fn problem(m: &MetricResult) -> String {
+        m.validate()
+            .map(|()| "ok".to_string())
+            .unwrap_or_else(|p| format!("{}: {}", p.field, p.problem))
+    }
+
     #[test]
-    fn metric_validation_names_the_value() {
+    fn metric_validation_names_the_field_and_value() {
         let ok = MetricResult::from_metric(Metric::bandwidth_bytes_per_s(vec![1e9, 3e9, 2e9]));
-        assert_eq!(ok.validate(), Ok(()));
+        assert_eq!(problem(&ok), "ok");
         let neg = MetricResult::from_metric(Metric::latency("latency_ns", vec![80.0, -5.0]));
         assert_eq!(
-            neg.validate(),
-            Err("sample 1 is -5, a latency_ns is never negative".into())
+            problem(&neg),
+            "samples[1]: -5 is negative, a latency_ns is never negative"
         );
         let mut absurd = ok.clone();
         absurd.summary.as_mut().unwrap().median = 1e300;
         absurd.summary.as_mut().unwrap().max = 1e300;
         assert_eq!(
-            absurd.validate(),
-            Err("median is 1e300, not plausible (above 1e15 bytes/s (1 PB/s))".into())
+            problem(&absurd),
+            "summary.median: 1e300 is not plausible (above 1e15 bytes/s (1 PB/s))"
         );
         let mut outside = ok.clone();
         outside.summary.as_mut().unwrap().median = 5e9;
         assert_eq!(
-            outside.validate(),
-            Err("median 5000000000 is outside [min 1000000000, max 3000000000]".into())
+            problem(&outside),
+            "summary.median: 5000000000 is outside [min 1000000000, max 3000000000]"
         );
         let mut nan = ok.clone();
         nan.summary.as_mut().unwrap().median = f64::NAN;
-        assert_eq!(
-            nan.validate(),
-            Err("median is NaN, expected a finite number".into())
-        );
+        assert_eq!(problem(&nan), "summary.median: NaN is not a finite number");
         let mut edited = ok.clone();
         edited.samples[0] = 1.5e9;
-        assert!(edited
-            .validate()
-            .unwrap_err()
-            .starts_with("statistics (n 3, min 1000000000, max 3000000000) are not those"));
+        assert_eq!(
+            problem(&edited),
+            "summary.min: 1000000000 is not the min of the 3 samples (1500000000): the statistics do not match the samples"
+        );
         // the tester's edits: all samples 0, a negative CV, statistics without samples, a
         // metric name without a unit
         let zeros = MetricResult::from_metric(Metric::bandwidth_bytes_per_s(vec![0.0, 0.0]));
         assert_eq!(
-            zeros.validate(),
-            Err(
-                "every one of the 2 samples is 0: a measured bandwidth_bytes_per_s is never 0"
-                    .into()
-            )
+            problem(&zeros),
+            "samples: every one of the 2 samples is 0: a measured bandwidth_bytes_per_s is never 0"
         );
         let mut cv = ok.clone();
         cv.summary.as_mut().unwrap().cv = Some(-1.0);
-        assert_eq!(
-            cv.validate(),
-            Err("CV is -1, expected a finite number >= 0".into())
-        );
+        assert_eq!(problem(&cv), "summary.cv: -1 is not a finite number >= 0");
         let mut hollow = ok.clone();
         hollow.samples.clear();
         assert_eq!(
-            hollow.validate(),
-            Err("statistics say n 3 but the metric holds no samples".into())
+            problem(&hollow),
+            "summary.n: 3 statistics without samples: the metric holds none"
         );
         let mut bogus = ok.clone();
         bogus.name = "bogus_metric".into();
-        assert!(bogus
-            .validate()
-            .unwrap_err()
-            .starts_with("metric name \"bogus_metric\" carries no unit"));
+        assert!(problem(&bogus).starts_with("name: \"bogus_metric\" carries no unit"));
         assert_eq!(plausible_max("iops").map(|b| b.0), Some(1e15));
         assert_eq!(plausible_max("cpu_ns_per_io").map(|b| b.0), Some(1e12));
         assert_eq!(plausible_max("round_trip_ns").map(|b| b.0), Some(1e12));
+    }
+
+    #[test]
+    fn statistics_must_be_those_of_the_samples() {
+        // the tester's CV of 1.18e21: finite and >= 0, so only the samples show it is false
+        let ok = MetricResult::from_metric(Metric::bandwidth_bytes_per_s(vec![
+            1.00e9, 1.02e9, 0.98e9, 1.01e9, 0.99e9,
+        ]));
+        let real_cv = ok.summary.as_ref().unwrap().cv.unwrap();
+        let mut cv = ok.clone();
+        cv.summary.as_mut().unwrap().cv = Some(1.1805916207174113e21);
+        assert_eq!(
+            problem(&cv),
+            format!(
+                "summary.cv: 1.1805916207174113e21 is not the CV of the 5 samples ({real_cv}): the statistics do not match the samples"
+            )
+        );
+        // rounding to 7 significant digits, as a hand-written or re-rendered file has, passes
+        let mut rounded = ok.clone();
+        let s = rounded.summary.as_mut().unwrap();
+        s.cv = Some(format!("{real_cv:.6e}").parse().unwrap());
+        s.mean = format!("{:.6e}", s.mean).parse().unwrap();
+        assert_eq!(problem(&rounded), "ok");
+        // a median inside [min, max] but not the samples' median
+        let mut median = ok.clone();
+        median.summary.as_mut().unwrap().median = 1.015e9;
+        assert_eq!(
+            problem(&median),
+            "summary.median: 1015000000 is not the median of the 5 samples (1000000000): the statistics do not match the samples"
+        );
+        let mut n = ok.clone();
+        n.summary.as_mut().unwrap().n = 7;
+        assert_eq!(problem(&n), "summary.n: 7 is not the number of samples (5)");
+        let mut gone = ok.clone();
+        gone.summary = None;
+        assert_eq!(
+            problem(&gone),
+            "summary: is absent, but the 5 samples give one (median 1000000000)"
+        );
+        let mut peak = ok.clone();
+        peak.peak = Some(5e9);
+        assert_eq!(problem(&peak), "peak: 5000000000 is not one of the samples");
+        let mut outlier = ok.clone();
+        outlier.summary.as_mut().unwrap().outlier_indices = vec![9];
+        assert_eq!(
+            problem(&outlier),
+            "summary.outlier_indices: 9 is not the index of one of the 5 samples"
+        );
+    }
+
+    #[test]
+    fn every_example_result_file_loads() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples");
+        let mut n = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let p = entry.unwrap().path();
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            if p.extension().is_some_and(|e| e == "json") && text.contains("\"hwsurvey-result\"") {
+                load(&p).unwrap_or_else(|e| panic!("{e}"));
+                n += 1;
+            }
+        }
+        assert_eq!(n, 3, "result files in {}", dir.display());
     }
 
     #[test]

@@ -4,11 +4,12 @@
 //!
 //! A leaf of the pipeline: the engine writes these types, compare, report and qualify read
 //! them, and nothing here depends on a workload. Module map: [`file`] (the document, load,
-//! validate, write), [`outcome`] (what a family returns for one point), [`page_mode`] (the page backing a
+//! validate, write), [`consistency`] (sizes, page sizes and strings a loaded file must hold), [`outcome`] (what a family returns for one point), [`page_mode`] (the page backing a
 //! point asks for), [`plan`] (points and
 //! skips as recorded), [`placement`] (placement policy and pinning achieved), [`profile`]
 //! (the engine rules recorded with the profile reference).
 
+pub mod consistency;
 pub mod file;
 pub mod outcome;
 pub mod page_mode;
