@@ -78,7 +78,7 @@ mkfs.vfat                   dosfstools                  # crates/testkit/src/blo
 mksquashfs                  squashfs-tools              # crates/testkit/src/blockdev.rs
 mkfs.erofs                  erofs-utils                 # crates/testkit/src/blockdev.rs
 pvcreate                    lvm2                        # crates/testkit/src/blockdev.rs: an LVM PV
-mdadm                       mdadm                       # crates/testkit/src/blockdev.rs: an MD member (needs the md driver)
+mdadm                       mdadm                       # crates/testkit/src/blockdev.rs: an MD member (--create with the md driver; --examine checks the hand-built superblock)
 '
 
 # Prints the list's rows as "COMMAND PACKAGE", one a line (comments and blank lines dropped).

@@ -110,8 +110,10 @@ fn live_root_device_is_refused() {
 
 /// Image files made by Debian's own mkfs tools (no root needed): each signature is found by the
 /// build's checker (libblkid where linked) and by the util-linux command fallback, and the
-/// image is refused naming the type. LVM PV and MD member need a block device: the loop-device
-/// test of the hwsurvey binary (crates/cli/tests/storage_devices.rs) holds those.
+/// image is refused naming the type. LVM PV (and an MD member made by mdadm) need a block
+/// device: the loop-device test of the hwsurvey binary (crates/cli/tests/storage_devices.rs)
+/// holds those; an MD member whose superblock is written by hand (no md driver) is checked here
+/// too.
 #[test]
 fn images_made_by_mkfs_are_refused_by_libblkid_and_by_the_fallback() {
     use hwsurvey_bench::storage::blkid;

@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use assert_cmd::Command;
-use hwsurvey_testkit::blockdev::{blank_image, checksum, loop_unavailable, make, Kind, LoopDevice};
+use hwsurvey_testkit::blockdev::{
+    blank_image, blkid_probe_type, checksum, loop_unavailable, make, Kind, LoopDevice,
+};
 
 fn hwsurvey() -> Command {
     Command::cargo_bin("hwsurvey").unwrap()
@@ -111,7 +113,9 @@ fn a_device_without_destructive_is_an_error_before_anything_runs() {
 /// Each file system and volume signature Debian can make here, on a loop device: refused by
 /// `run` and by `run --plan-only` with one line naming libblkid's type, the device unchanged
 /// (same checksum of every byte); then the same loop device wiped blank is accepted, warned
-/// about (path, size, serial, backing file) and measured.
+/// about (path, size, serial, backing file) and measured. `blkid -p` must report each kind's
+/// TYPE on the loop device first. The MD member is made by mdadm where the kernel has the md
+/// driver and by writing its v1.2 superblock by hand otherwise, so it is never skipped.
 #[test]
 fn every_signature_on_a_loop_device_is_refused_and_a_blank_one_is_measured() {
     if let Some(why) = loop_unavailable() {
@@ -134,6 +138,22 @@ fn every_signature_on_a_loop_device_is_refused_and_a_blank_one_is_measured() {
         let lo = LoopDevice::attach(&img).unwrap();
         if kind.needs_block_device() {
             make(kind, &lo.path, dir.path()).unwrap();
+        }
+        if kind == Kind::MdMember {
+            match Kind::md_by_mdadm() {
+                Ok(()) => println!("md-member: made by mdadm --create"),
+                Err(why) => println!("md-member: {why}: v1.2 superblock written by hand"),
+            }
+        }
+        // libblkid's own low-level probe sees the signature on the loop device
+        if hwsurvey_testkit::tool("blkid") {
+            assert_eq!(
+                blkid_probe_type(&lo.path).unwrap().as_deref(),
+                Some(kind.blkid_type()),
+                "{}: blkid -p {}",
+                kind.name(),
+                lo.path.display()
+            );
         }
         let before = checksum(&lo.path).unwrap();
         for extra in [&["--plan-only"][..], &[][..]] {
@@ -160,6 +180,8 @@ fn every_signature_on_a_loop_device_is_refused_and_a_blank_one_is_measured() {
         covered.push(kind.name());
     }
     println!("refused on loop devices: {}", covered.join(", "));
+    // an MD member is always made (by mdadm, or by hand without the md driver): never skipped
+    assert!(covered.contains(&"md-member"), "{covered:?}");
 
     // A blank device: accepted, named in a warning, measured.
     let img = dir.path().join("blank.img");

@@ -2,7 +2,8 @@
 //! devices, for the tests that check a raw device holding one is refused and left unchanged.
 //!
 //! Every command comes from a package in scripts/lib.sh (e2fsprogs, xfsprogs, btrfs-progs,
-//! dosfstools, squashfs-tools, erofs-utils, util-linux, lvm2, mdadm). A [`LoopDevice`] is
+//! dosfstools, squashfs-tools, erofs-utils, util-linux, lvm2, mdadm; an MD member's v1.2
+//! superblock is written by hand where the kernel has no md driver). A [`LoopDevice`] is
 //! detached when dropped (also while a failed assertion unwinds); an MD array a [`Kind::MdMember`]
 //! creates is stopped before `make` returns, an LVM PV is left unactivated (no volume group).
 
@@ -30,7 +31,9 @@ pub enum Kind {
     Swap,
     /// `pvcreate` (lvm2); needs a block device.
     LvmPv,
-    /// `mdadm --create` RAID-1 member, array stopped again (mdadm); needs a block device.
+    /// An MD RAID-1 member with a v1.2 superblock: `mdadm --create`, array stopped again, where
+    /// the kernel has the md driver (needs a block device); otherwise the superblock written by
+    /// hand ([`md_v12_superblock`]), which libblkid recognises from its bytes alone.
     MdMember,
 }
 
@@ -97,9 +100,13 @@ impl Kind {
         }
     }
 
-    /// Why it cannot be made here (its tool is not installed; for an MD member, the kernel has
-    /// no md driver), or `None`.
+    /// Why it cannot be made here (its tool is not installed), or `None`. An MD member can
+    /// always be made: by mdadm where it and the md driver are there, by hand otherwise
+    /// ([`Kind::md_by_mdadm`]).
     pub fn unavailable(self) -> Option<String> {
+        if self == Kind::MdMember {
+            return None;
+        }
         if find_tool(self.command()).is_none() {
             return Some(format!(
                 "{}: {} not installed (scripts/lib.sh installs it)",
@@ -107,18 +114,30 @@ impl Kind {
                 self.command()
             ));
         }
-        if self == Kind::MdMember && !Path::new("/proc/mdstat").exists() {
-            return Some(format!(
-                "{}: this kernel has no md driver (no /proc/mdstat): mdadm cannot create an array",
-                self.name()
-            ));
-        }
         None
     }
 
-    /// Whether it can only be made on a block device (not on an image file).
+    /// How an MD member is made here: `Ok(())` by `mdadm --create` (mdadm installed and the
+    /// kernel has the md driver, /proc/mdstat), or `Err(why not)`, when [`make`] writes the
+    /// v1.2 superblock by hand ([`md_v12_superblock`]).
+    pub fn md_by_mdadm() -> Result<(), String> {
+        if find_tool("mdadm").is_none() {
+            return Err("mdadm not installed".into());
+        }
+        if !Path::new("/proc/mdstat").exists() {
+            return Err("this kernel has no md driver (no /proc/mdstat)".into());
+        }
+        Ok(())
+    }
+
+    /// Whether it can only be made on a block device (not on an image file): an LVM PV, and
+    /// an MD member made by mdadm (a hand-built one is written to an image file as well).
     pub fn needs_block_device(self) -> bool {
-        matches!(self, Kind::LvmPv | Kind::MdMember)
+        match self {
+            Kind::LvmPv => true,
+            Kind::MdMember => Kind::md_by_mdadm().is_ok(),
+            _ => false,
+        }
     }
 }
 
@@ -160,6 +179,9 @@ pub fn blank_image(path: &Path) -> Result<(), String> {
 ///
 /// Errors: the tool is missing (`"<cmd>: not installed"`), or its command line and stderr.
 pub fn make(kind: Kind, target: &Path, scratch: &Path) -> Result<(), String> {
+    if kind == Kind::MdMember && Kind::md_by_mdadm().is_err() {
+        return write_md_v12_superblock(target);
+    }
     let tool =
         find_tool(kind.command()).ok_or_else(|| format!("{}: not installed", kind.command()))?;
     let mut cmd = Command::new(&tool);
@@ -230,6 +252,92 @@ pub fn make(kind: Kind, target: &Path, scratch: &Path) -> Result<(), String> {
         }
     };
     run(&mut cmd)
+}
+
+/// Byte offset of an MD v1.2 superblock from the start of the member: 4096 (8 sectors;
+/// mdadm's super1.c: "1.2: 4K from start").
+pub const MD_V12_OFFSET: u64 = 4096;
+/// `MD_SB_MAGIC`, include/uapi/linux/raid/md_p.h.
+pub const MD_SB_MAGIC: u32 = 0xa92b_4efc;
+
+/// The 256-byte fixed part plus `dev_roles` of an MD v1.2 superblock (`struct
+/// mdp_superblock_1`, include/uapi/linux/raid/md_p.h, every field little endian) for a
+/// 2-disk RAID-1 member (this device role 0, the other missing) of a member of `member_bytes`
+/// bytes: magic 0xa92b4efc, major_version 1, level 1, raid_disks 2, data_offset 2048
+/// sectors, super_offset 8 sectors (4096 bytes), max_dev 2 and `sb_csum` as the kernel's
+/// `calc_sb_1_csum` (drivers/md/md.c) computes it: the sum of the little-endian 32-bit words of
+/// the first 256 + 2 x max_dev bytes with `sb_csum` taken as 0, folded once
+/// (`(sum & 0xffffffff) + (sum >> 32)`).
+pub fn md_v12_superblock(member_bytes: u64) -> Vec<u8> {
+    const MAX_DEV: u32 = 2;
+    let mut sb = vec![0u8; 256 + 2 * MAX_DEV as usize];
+    let put32 = |sb: &mut [u8], at: usize, v: u32| sb[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    let put64 = |sb: &mut [u8], at: usize, v: u64| sb[at..at + 8].copy_from_slice(&v.to_le_bytes());
+    let sectors = member_bytes / 512;
+    let data_offset: u64 = 2048;
+    put32(&mut sb, 0, MD_SB_MAGIC); // magic
+    put32(&mut sb, 4, 1); // major_version
+    put32(&mut sb, 8, 0); // feature_map
+    sb[16..32].copy_from_slice(b"hwsurvey-md-test"); // set_uuid
+    sb[32..49].copy_from_slice(b"hwsurvey:md-test0"); // set_name
+    put64(&mut sb, 64, 1_764_547_200); // ctime, seconds
+    put32(&mut sb, 72, 1); // level
+    put64(&mut sb, 80, sectors - data_offset); // size, sectors
+    put32(&mut sb, 92, 2); // raid_disks
+    put64(&mut sb, 128, data_offset); // data_offset, sectors
+    put64(&mut sb, 136, sectors - data_offset); // data_size, sectors
+    put64(&mut sb, 144, MD_V12_OFFSET / 512); // super_offset, sectors
+    put32(&mut sb, 160, 0); // dev_number
+    sb[168..184].copy_from_slice(b"hwsurvey-member0"); // device_uuid
+    put64(&mut sb, 192, 1_764_547_200); // utime
+    put64(&mut sb, 200, 1); // events
+    put64(&mut sb, 208, u64::MAX); // resync_offset: in sync
+    put32(&mut sb, 220, MAX_DEV); // max_dev
+    sb[256..258].copy_from_slice(&0u16.to_le_bytes()); // dev_roles[0]: role 0
+    sb[258..260].copy_from_slice(&0xfffeu16.to_le_bytes()); // dev_roles[1]: faulty/missing
+    let csum = md_sb_1_csum(&sb);
+    put32(&mut sb, 216, csum);
+    sb
+}
+
+/// `calc_sb_1_csum` of drivers/md/md.c over a v1 superblock's first 256 + 2 x `max_dev` bytes
+/// (`max_dev` at byte 220), with its `sb_csum` (byte 216) counted as 0.
+pub fn md_sb_1_csum(sb: &[u8]) -> u32 {
+    let word = |at: usize| u32::from_le_bytes([sb[at], sb[at + 1], sb[at + 2], sb[at + 3]]);
+    let size = (256 + 2 * word(220) as usize).min(sb.len());
+    let mut sum: u64 = 0;
+    let mut at = 0;
+    while at + 4 <= size {
+        if at != 216 {
+            sum += word(at) as u64;
+        }
+        at += 4;
+    }
+    if size - at == 2 {
+        sum += u16::from_le_bytes([sb[at], sb[at + 1]]) as u64;
+    }
+    ((sum & 0xffff_ffff) + (sum >> 32)) as u32
+}
+
+/// Writes [`md_v12_superblock`] at [`MD_V12_OFFSET`] of `target` (a block device or an image
+/// file), sized from the target's length, and syncs it.
+fn write_md_v12_superblock(target: &Path) -> Result<(), String> {
+    use std::io::{Seek, SeekFrom, Write};
+    let shown = |e: std::io::Error| format!("{}: {e}", target.display());
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(target)
+        .map_err(shown)?;
+    let bytes = f.seek(SeekFrom::End(0)).map_err(shown)?;
+    if bytes < 4 << 20 {
+        return Err(format!(
+            "{}: {bytes} bytes, too small for an MD member",
+            target.display()
+        ));
+    }
+    f.seek(SeekFrom::Start(MD_V12_OFFSET)).map_err(shown)?;
+    f.write_all(&md_v12_superblock(bytes)).map_err(shown)?;
+    f.sync_all().map_err(shown)
 }
 
 /// A loop device over a file, detached on drop.
@@ -316,4 +424,113 @@ pub fn checksum(path: &Path) -> Result<(u64, u64), String> {
         len += n as u64;
     }
     Ok((h, len))
+}
+
+/// libblkid's low-level probe of `device` (`blkid -p -o value -s TYPE`): the TYPE it reports,
+/// `Ok(None)` when it finds no signature (exit 2), or why it could not run.
+pub fn blkid_probe_type(device: &Path) -> Result<Option<String>, String> {
+    let tool = find_tool("blkid").ok_or("blkid (util-linux) not installed")?;
+    let out = Command::new(tool)
+        .args(["-p", "-o", "value", "-s", "TYPE"])
+        .arg(device)
+        .output()
+        .map_err(|e| format!("blkid: {e}"))?;
+    match out.status.code() {
+        Some(0) => Ok(Some(
+            String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        )),
+        Some(2) => Ok(None),
+        _ => Err(format!(
+            "blkid -p {}: {}: {}",
+            device.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn md_superblock_fields_and_checksum() {
+        let sb = md_v12_superblock(IMAGE_BYTES);
+        assert_eq!(sb.len(), 260);
+        assert_eq!(&sb[0..4], &[0xfc, 0x4e, 0x2b, 0xa9], "magic, little endian");
+        assert_eq!(u64::from_le_bytes(sb[144..152].try_into().unwrap()), 8);
+        let sectors = IMAGE_BYTES / 512 - 2048;
+        assert_eq!(
+            u64::from_le_bytes(sb[136..144].try_into().unwrap()),
+            sectors
+        );
+        // the checksum is the folded sum of every other word: adding the stored checksum back
+        // as a word of 0 changes nothing, and any flipped byte changes it
+        let stored = u32::from_le_bytes(sb[216..220].try_into().unwrap());
+        assert_eq!(md_sb_1_csum(&sb), stored);
+        let sum: u64 = sb[..260]
+            .chunks(4)
+            .enumerate()
+            .filter(|(i, _)| *i != 216 / 4)
+            .map(|(_, w)| u32::from_le_bytes(w.try_into().unwrap()) as u64)
+            .sum();
+        assert_eq!(stored as u64, (sum & 0xffff_ffff) + (sum >> 32));
+        let mut flipped = sb.clone();
+        flipped[100] ^= 1;
+        assert_ne!(md_sb_1_csum(&flipped), stored);
+    }
+
+    /// libblkid recognises the hand-built member from its bytes: on an image file, where no
+    /// kernel driver or loop device is needed.
+    #[test]
+    fn blkid_recognises_the_hand_built_md_member() {
+        if !crate::tool("blkid") {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let img = dir.path().join("md.img");
+        blank_image(&img).unwrap();
+        assert_eq!(blkid_probe_type(&img).unwrap(), None);
+        write_md_v12_superblock(&img).unwrap();
+        assert_eq!(
+            blkid_probe_type(&img).unwrap().as_deref(),
+            Some("linux_raid_member")
+        );
+        // mdadm reads the superblock as the kernel would and checks the checksum (libblkid
+        // 2.38 does not; later versions do): "Checksum : <hex> - correct"
+        if !crate::tool("mdadm") {
+            return;
+        }
+        let examine = |img: &Path| {
+            let out = Command::new(find_tool("mdadm").unwrap())
+                .arg("--examine")
+                .arg(img)
+                .output()
+                .unwrap();
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        let csum = md_sb_1_csum(&md_v12_superblock(IMAGE_BYTES));
+        let text = examine(&img);
+        assert!(
+            text.contains(&format!("Checksum : {csum:08x} - correct")),
+            "{text}"
+        );
+        assert!(
+            text.contains("Version : 1.2") && text.contains("Raid Level : raid1"),
+            "{text}"
+        );
+        let mut f = std::fs::OpenOptions::new().write(true).open(&img).unwrap();
+        use std::io::{Seek, SeekFrom, Write};
+        f.seek(SeekFrom::Start(MD_V12_OFFSET + 216)).unwrap();
+        f.write_all(&(csum ^ 1).to_le_bytes()).unwrap();
+        f.sync_all().unwrap();
+        let text = examine(&img);
+        assert!(
+            text.contains(&format!(
+                "Checksum : {:08x} - expected {csum:08x}",
+                csum ^ 1
+            )),
+            "{text}"
+        );
+    }
 }
