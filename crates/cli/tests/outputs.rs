@@ -245,3 +245,59 @@ fn sigkill_early_never_leaves_an_empty_or_partial_file() {
         }
     }
 }
+
+/// The reproduction: a SIGKILLed run leaves its lock file `.<name>.lock` (its `Drop`
+/// never runs). The rerun with the same -o is not blocked: it takes the lock over, names the
+/// leftover with the killed run's process id, finishes, and leaves no lock file; an empty
+/// leftover (killed before it wrote its id) is named as empty.
+#[test]
+fn a_sigkilled_runs_lock_file_is_taken_over_and_named_by_the_rerun() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let lock = dir.path().join(".r.json.lock");
+    let mut first = quick_run(&out).spawn().unwrap();
+    let start = std::time::Instant::now();
+    // the lock holds the run's process id once it is taken
+    let holder = format!("{}\n", first.id());
+    while std::fs::read_to_string(&lock).ok().as_deref() != Some(holder.as_str())
+        && start.elapsed() < std::time::Duration::from_secs(300)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    // under a qemu-user runner the child is the emulator, whose pid the guest keeps
+    assert_eq!(std::fs::read_to_string(&lock).unwrap(), holder);
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert!(lock.exists(), "SIGKILL leaves the lock file");
+    let rerun = quick_run(&out).output().unwrap();
+    let err = String::from_utf8(rerun.stderr).unwrap();
+    assert_eq!(rerun.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!(
+            "hwsurvey: took over the lock file {}, left by process {}, which was killed (no process held the lock); it is removed when this run ends",
+            lock.display(),
+            first.id()
+        )),
+        "{err}"
+    );
+    hwsurvey_result::load(&out).unwrap();
+    assert!(!lock.exists(), "the rerun removed the lock file");
+    // an empty leftover, as the tester found it
+    std::fs::write(&lock, "").unwrap();
+    let rerun = quick_run(&out).output().unwrap();
+    let err = String::from_utf8(rerun.stderr).unwrap();
+    assert_eq!(rerun.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!(
+            "hwsurvey: took over the lock file {}, empty, left by a run that was killed",
+            lock.display()
+        )),
+        "{err}"
+    );
+    assert!(!lock.exists());
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, vec!["r.json".to_string()]);
+}

@@ -89,6 +89,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(p) => claim_output(&p, args.force, &args.profile)?,
         None => default_output(&env)?,
     };
+    if let Some(stale) = lock.stale_lock() {
+        eprintln!("hwsurvey: took over the lock file {stale}; it is removed when this run ends");
+    }
     for leftover in lock.removed_leftovers() {
         eprintln!(
             "hwsurvey: removed {}, a partial write of an earlier run that was killed",

@@ -296,6 +296,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8], replace: bool) -> Result<(), Outp
 
 /// The exclusive lock on an output: an `flock(2)` on `.<name>.lock` beside it, held until
 /// dropped; the lock file is removed then. Without the `sys` feature no lock is taken.
+///
+/// The lock is the `flock`, not the file: a lock file left by a run that was killed (SIGKILL,
+/// power loss: `Drop` never ran) is held by nobody, so the next run takes it over at once,
+/// says so ([`OutputLock::stale_lock`]) and removes it when done. The holder writes its
+/// process id into the file, so a leftover names the run that left it (empty when that run
+/// was killed between creating the file and writing its id).
 #[derive(Debug)]
 pub struct OutputLock {
     #[allow(dead_code)]
@@ -303,31 +309,75 @@ pub struct OutputLock {
     #[cfg(all(unix, feature = "sys"))]
     lock: Option<(PathBuf, nix::fcntl::Flock<std::fs::File>)>,
     leftovers: Vec<PathBuf>,
+    stale: Option<StaleLock>,
+}
+
+/// A lock file found on disk but held by no process: the leftover of a run that was killed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaleLock {
+    /// The lock file (`.<name>.lock`).
+    pub path: PathBuf,
+    /// What it held: the process id of the run that left it, or `None` when it was empty or
+    /// held no number.
+    pub pid: Option<u32>,
+}
+
+impl std::fmt::Display for StaleLock {
+    /// `/d/.r.json.lock, left by process 1234 (killed: it held no lock)` or `..., empty (...)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.pid {
+            Some(pid) => write!(
+                f,
+                "{}, left by process {pid}, which was killed (no process held the lock)",
+                self.path.display()
+            ),
+            None => write!(
+                f,
+                "{}, empty, left by a run that was killed (no process held the lock)",
+                self.path.display()
+            ),
+        }
+    }
 }
 
 impl OutputLock {
     /// Takes the lock of `path`'s output, without waiting. `path`'s directory must exist.
+    /// A lock file held by no process (a killed run's) is taken over and reported by
+    /// [`OutputLock::stale_lock`]; the lock file is never followed through a symlink.
     ///
     /// # Errors
     /// [`OutputError::Locked`] when another process holds it; [`OutputError::Io`] when the
-    /// lock file cannot be created.
+    /// lock file cannot be created or opened (a symlink, a directory, no permission).
     pub fn acquire(path: &Path) -> Result<OutputLock, OutputError> {
         #[cfg(all(unix, feature = "sys"))]
         {
             use nix::fcntl::{Flock, FlockArg};
-            use std::os::unix::fs::MetadataExt;
+            use std::io::{Read, Seek};
+            use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
             let lock_path = sibling(path, ".lock");
             // A lock file unlinked by its holder between our open and our flock would leave us
             // holding a lock nobody else sees: lock, then check the name is still that file.
             for _ in 0..100 {
-                let file = std::fs::OpenOptions::new()
-                    .read(true)
-                    .write(true)
-                    .create(true)
-                    .truncate(false)
-                    .open(&lock_path)
-                    .map_err(io(&lock_path, "cannot create the lock file"))?;
-                let locked = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+                let open = |create_new: bool| {
+                    let mut o = std::fs::OpenOptions::new();
+                    o.read(true).write(true).custom_flags(libc_o_nofollow());
+                    if create_new {
+                        o.create_new(true);
+                    }
+                    o.open(&lock_path)
+                };
+                // created by us (fresh), or found on disk (held by a live run, or stale)
+                let (file, found) = match open(true) {
+                    Ok(f) => (f, false),
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => match open(false) {
+                        Ok(f) => (f, true),
+                        // unlinked by its holder meanwhile: try again
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                        Err(e) => return Err(io(&lock_path, "cannot open the lock file")(e)),
+                    },
+                    Err(e) => return Err(io(&lock_path, "cannot create the lock file")(e)),
+                };
+                let mut locked = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
                     Ok(l) => l,
                     Err((_, nix::errno::Errno::EWOULDBLOCK)) => {
                         return Err(OutputError::Locked {
@@ -340,16 +390,31 @@ impl OutputLock {
                     }
                 };
                 let held = locked.metadata().map_err(io(&lock_path, "cannot lock"))?;
-                match std::fs::metadata(&lock_path) {
-                    Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => {
-                        return Ok(OutputLock {
-                            path: path.to_owned(),
-                            lock: Some((lock_path, locked)),
-                            leftovers: remove_leftovers(path),
-                        });
-                    }
+                match std::fs::symlink_metadata(&lock_path) {
+                    Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => {}
                     _ => continue,
                 }
+                // held by nobody: what the killed holder left in it names it
+                let stale = if found {
+                    let mut text = String::new();
+                    let _ = (&*locked).take(64).read_to_string(&mut text);
+                    Some(StaleLock {
+                        path: lock_path.clone(),
+                        pid: text.trim().parse().ok(),
+                    })
+                } else {
+                    None
+                };
+                // our process id, for whoever finds the file if we are killed
+                let _ = locked.set_len(0);
+                let _ = locked.rewind();
+                let _ = locked.write_all(format!("{}\n", std::process::id()).as_bytes());
+                return Ok(OutputLock {
+                    path: path.to_owned(),
+                    lock: Some((lock_path, locked)),
+                    leftovers: remove_leftovers(path),
+                    stale,
+                });
             }
             Err(OutputError::Locked {
                 path: path.to_owned(),
@@ -360,6 +425,7 @@ impl OutputLock {
         Ok(OutputLock {
             path: path.to_owned(),
             leftovers: Vec::new(),
+            stale: None,
         })
     }
 
@@ -369,6 +435,18 @@ impl OutputLock {
     pub fn removed_leftovers(&self) -> &[PathBuf] {
         &self.leftovers
     }
+
+    /// The lock file of a killed run, found held by nobody and taken over (it is removed when
+    /// this lock is dropped). For the command to name in its output.
+    pub fn stale_lock(&self) -> Option<&StaleLock> {
+        self.stale.as_ref()
+    }
+}
+
+/// `O_NOFOLLOW`: a lock file that is a symlink is refused (ELOOP), never followed.
+#[cfg(all(unix, feature = "sys"))]
+fn libc_o_nofollow() -> i32 {
+    nix::fcntl::OFlag::O_NOFOLLOW.bits()
 }
 
 /// Removes `path`'s siblings named `.<name>.tmp-*` and returns their paths.
@@ -545,6 +623,81 @@ mod tests {
         // released and removed: the next one gets it, and leaves nothing behind
         drop(OutputLock::acquire(&p).unwrap());
         assert!(names(&d).is_empty(), "{:?}", names(&d));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// A lock file left by a killed run (SIGKILL: `Drop` never ran) is held by nobody: the
+    /// next writer takes it over at once, names it (with the killed run's process id, or as
+    /// empty), and removes it when done. A symlink in its place is refused, never followed.
+    #[cfg(all(unix, feature = "sys"))]
+    #[test]
+    fn a_killed_runs_lock_file_never_blocks_and_is_named() {
+        let d = temp_dir("stale");
+        let p = d.join("r.json");
+        let lock_path = d.join(".r.json.lock");
+        // a live holder writes its process id into the lock file
+        let live = OutputLock::acquire(&p).unwrap();
+        assert_eq!(live.stale_lock(), None);
+        assert_eq!(
+            std::fs::read_to_string(&lock_path).unwrap(),
+            format!("{}\n", std::process::id())
+        );
+        drop(live);
+        for (left, pid) in [("4194303\n", Some(4_194_303)), ("", None), ("junk", None)] {
+            std::fs::write(&lock_path, left).unwrap();
+            let next = OutputLock::acquire(&p).unwrap();
+            let stale = next.stale_lock().cloned().unwrap();
+            assert_eq!(
+                stale,
+                StaleLock {
+                    path: lock_path.clone(),
+                    pid
+                }
+            );
+            // now it names the new holder
+            assert_eq!(
+                std::fs::read_to_string(&lock_path).unwrap(),
+                format!("{}\n", std::process::id())
+            );
+            drop(next);
+            assert!(names(&d).is_empty(), "{:?}", names(&d));
+        }
+        std::fs::write(&lock_path, "").unwrap();
+        assert_eq!(
+            OutputLock::acquire(&p)
+                .unwrap()
+                .stale_lock()
+                .unwrap()
+                .to_string(),
+            format!(
+                "{}, empty, left by a run that was killed (no process held the lock)",
+                lock_path.display()
+            )
+        );
+        std::fs::write(&lock_path, "77\n").unwrap();
+        assert_eq!(
+            OutputLock::acquire(&p)
+                .unwrap()
+                .stale_lock()
+                .unwrap()
+                .to_string(),
+            format!(
+                "{}, left by process 77, which was killed (no process held the lock)",
+                lock_path.display()
+            )
+        );
+        // a symlink where the lock file goes is not followed: the target stays untouched
+        let target = d.join("elsewhere");
+        std::os::unix::fs::symlink(&target, &lock_path).unwrap();
+        let e = OutputLock::acquire(&p).unwrap_err();
+        assert!(
+            e.to_string().starts_with(&format!(
+                "{}: cannot open the lock file",
+                lock_path.display()
+            )),
+            "{e}"
+        );
+        assert!(!target.exists());
         std::fs::remove_dir_all(&d).unwrap();
     }
 }
