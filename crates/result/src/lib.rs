@@ -3,7 +3,7 @@
 //! ([`load`], [`parse`]) and its atomic writer ([`ResultFile::write_atomic`]).
 //!
 //! A leaf of the pipeline: the engine writes these types, compare, report and qualify read
-//! them, and nothing here depends on a workload. Module map: [`file`] (the document, load,
+//! them, and nothing here depends on a workload. Module map: [`file`](mod@file) (the document, load,
 //! validate, write), [`consistency`] (sizes, page sizes and strings a loaded file must hold), [`outcome`] (what a family returns for one point), [`page_mode`] (the page backing a
 //! point asks for), [`plan`] (points and
 //! skips as recorded), [`placement`] (placement policy and pinning achieved), [`profile`]
