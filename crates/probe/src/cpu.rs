@@ -1928,6 +1928,15 @@ fn cpuinfo_caches(arch: Arch, ci: &Cpuinfo, online: &[&RawCpu], above: u8) -> Ve
             (n_cpus, "e2k scope=Private (one per core)")
         };
         let size_bytes = match c.size_bytes {
+            Some(s) if s > max_cache_bytes(c.level) => Probed::Unknown(Unknown::Invalid {
+                path: "/proc/cpuinfo".into(),
+                detail: format!(
+                    "cache{} size {s} bytes is not a plausible L{} size (at most {} KiB)",
+                    c.level,
+                    c.level,
+                    max_cache_bytes(c.level) >> 10
+                ),
+            }),
             Some(s) => Probed::Known(s),
             None => Probed::Unknown(Unknown::Invalid {
                 path: "/proc/cpuinfo".into(),
@@ -2174,6 +2183,15 @@ fn build_caches(
                                     .into(),
                             )
                         }
+                        Ok(s) if s > max_cache_bytes(level) => Err(ProbeError::invalid(
+                            &size_path,
+                            format!(
+                                "a plausible L{level} size in bytes (at most {})",
+                                max_cache_bytes(level)
+                            ),
+                            &s.to_string(),
+                        )
+                        .into()),
                         Ok(s) => Ok(s),
                         Err(e) if e.is_missing() => {
                             // Absent on every CPU: no such cache. Absent on some: a hole.

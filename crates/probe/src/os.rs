@@ -347,14 +347,35 @@ fn probed<T>(r: Result<T, ProbeError>) -> Probed<T> {
     }
 }
 
+/// The longest kernel setting word or one-line string accepted (`/proc/sys/kernel/version`,
+/// a cpufreq governor, the SMT control), bytes: the kernel's are under 100; a longer one (a
+/// 1 MiB governor once made `qualify` print 2 MB) is a damaged file.
+pub const MAX_SETTING_BYTES: usize = 256;
+
+/// A one-line kernel setting: not empty, at most [`MAX_SETTING_BYTES`], and without control
+/// characters (ESC, NUL, U+FFFE: no kernel writes them into these files).
+fn setting(path: &str, v: String) -> Result<String, ProbeError> {
+    if v.is_empty() {
+        Err(ProbeError::invalid(path, "a value", ""))
+    } else if v.len() > MAX_SETTING_BYTES {
+        Err(ProbeError::invalid(
+            path,
+            format!("a one-line setting of at most {MAX_SETTING_BYTES} bytes"),
+            &hwsurvey_model::text::quote(&v).to_string(),
+        ))
+    } else if v.chars().any(hwsurvey_model::text::is_unsafe) {
+        Err(ProbeError::invalid(
+            path,
+            "a setting without control characters",
+            &hwsurvey_model::text::quote(&v).to_string(),
+        ))
+    } else {
+        Ok(v)
+    }
+}
+
 fn value(root: &SysRoot, path: &str) -> Probed<String> {
-    probed(root.read_value(path).and_then(|v| {
-        if v.is_empty() {
-            Err(ProbeError::invalid(path, "a value", ""))
-        } else {
-            Ok(v)
-        }
-    }))
+    probed(root.read_value(path).and_then(|v| setting(path, v)))
 }
 
 fn live_machine() -> Option<String> {
@@ -460,14 +481,17 @@ fn smt(root: &SysRoot) -> Probed<Smt> {
         Ok(control) if control.is_empty() => {
             Probed::Unknown(ProbeError::invalid(CONTROL, "on/off/forceoff/notsupported", "").into())
         }
-        Ok(control) => Probed::Known(Smt {
-            control,
-            active: probed(root.read_value(ACTIVE).and_then(|v| match v.as_str() {
-                "0" => Ok(false),
-                "1" => Ok(true),
-                _ => Err(ProbeError::invalid(ACTIVE, "0 or 1", &v)),
-            })),
-        }),
+        Ok(control) => match setting(CONTROL, control) {
+            Err(e) => Probed::Unknown(e.into()),
+            Ok(control) => Probed::Known(Smt {
+                control,
+                active: probed(root.read_value(ACTIVE).and_then(|v| match v.as_str() {
+                    "0" => Ok(false),
+                    "1" => Ok(true),
+                    _ => Err(ProbeError::invalid(ACTIVE, "0 or 1", &v)),
+                })),
+            }),
+        },
         Err(e) => Probed::Unknown(e.into()),
     }
 }
@@ -747,11 +771,19 @@ fn version(v: Option<CgroupVersion>) -> &'static str {
     }
 }
 
+/// A value for the summary: bounded to [`SHOWN_CHARS`] characters, control characters escaped.
 fn show<T: std::fmt::Display>(p: &Probed<T>) -> String {
     match p {
-        Probed::Known(v) => v.to_string(),
-        Probed::Unknown(u) => format!("unknown ({u})"),
+        Probed::Known(v) => shown(&v.to_string()),
+        Probed::Unknown(u) => format!("unknown ({})", shown(&u.to_string())),
     }
+}
+
+/// The most characters of one value the summary shows (a command line may hold 4096).
+const SHOWN_CHARS: usize = 4096;
+
+fn shown(s: &str) -> String {
+    hwsurvey_model::text::one_line(s, SHOWN_CHARS).into_owned()
 }
 
 /// A readable section (uname -a, os-release, cmdline, cpupower, cgroup limits), concise.
@@ -769,15 +801,17 @@ pub fn summary(os: &Os) -> String {
         let _ = writeln!(
             out,
             "  distro {}",
-            d.pretty_name
-                .clone()
-                .or(d.name.clone())
-                .unwrap_or_else(|| "?".into())
+            shown(
+                &d.pretty_name
+                    .clone()
+                    .or(d.name.clone())
+                    .unwrap_or_else(|| "?".into())
+            )
         );
     }
     match &os.cmdline {
         Probed::Known(c) => {
-            let _ = writeln!(out, "  cmdline {}", c.raw);
+            let _ = writeln!(out, "  cmdline {}", shown(&c.raw));
             if let Some(i) = &c.isolcpus {
                 let _ = writeln!(
                     out,

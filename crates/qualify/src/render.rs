@@ -2,6 +2,15 @@
 
 use crate::{Report, Verdict};
 
+/// The most characters of one summary, evidence value or fix shown in terminal and Markdown
+/// output; longer ones show their start, end and length.
+pub const SHOWN_CHARS: usize = 1000;
+
+/// `s` bounded to [`SHOWN_CHARS`], control characters escaped (newlines too).
+fn shown(s: &str) -> std::borrow::Cow<'_, str> {
+    hwsurvey_model::text::one_line(s, SHOWN_CHARS)
+}
+
 /// Output format of `hwsurvey qualify`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -42,9 +51,9 @@ fn tally(report: &Report) -> String {
 
 /// Terminal text: one block per finding, worst first within the rule order.
 pub fn terminal(report: &Report) -> String {
-    let mut out = format!("qualify {}: {}\n", report.subject, tally(report));
+    let mut out = format!("qualify {}: {}\n", shown(&report.subject), tally(report));
     if let Some(origin) = &report.origin {
-        out += &format!("{origin}\n");
+        out += &format!("{}\n", shown(origin));
     }
     out.push('\n');
     let width = report
@@ -58,21 +67,22 @@ pub fn terminal(report: &Report) -> String {
             "{:<13} {:<width$}  {}\n",
             f.verdict.word().to_uppercase(),
             f.rule,
-            f.summary
+            shown(&f.summary)
         );
         let pad = " ".repeat(14 + width + 2);
         for e in &f.evidence {
-            out += &format!("{pad}read {}: {}\n", e.source, e.value);
+            out += &format!("{pad}read {}: {}\n", shown(&e.source), shown(&e.value));
         }
         if let Some(fix) = &f.fix {
-            out += &format!("{pad}fix: {fix}\n");
+            out += &format!("{pad}fix: {}\n", shown(fix));
         }
     }
     out
 }
 
 fn md_cell(text: &str) -> String {
-    text.replace('\\', "\\\\")
+    shown(text)
+        .replace('\\', "\\\\")
         .replace('|', "\\|")
         .replace('\n', " ")
         .replace('<', "&lt;")
@@ -88,7 +98,7 @@ pub fn markdown(report: &Report) -> String {
         .unwrap_or_default();
     let mut out = format!(
         "## Qualification of `{}`\n\n{}\n\n{origin}| verdict | rule | finding | evidence | fix |\n|---|---|---|---|---|\n",
-        report.subject.replace('`', "'"),
+        shown(&report.subject).replace('`', "'"),
         tally(report)
     );
     for f in &report.findings {
