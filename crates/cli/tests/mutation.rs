@@ -1583,7 +1583,7 @@ fn mutate_elf(rng: &mut Rng, bytes: &mut Vec<u8>) -> String {
         }
         _ => {
             let n = 1 + rng.below(8);
-            let span = bytes.len().min(4096).max(1);
+            let span = bytes.len().clamp(1, 4096);
             for _ in 0..n {
                 let at = rng.below(span);
                 if let Some(b) = bytes.get_mut(at) {

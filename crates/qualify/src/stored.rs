@@ -104,8 +104,13 @@ impl Origin {
 /// Evaluates `rules` on a result file's machine document and figures. `Err` (one line) when
 /// the machine document is not one this hwsurvey reads.
 pub fn recompute(label: &str, file: &ResultFile, rules: &RuleSet) -> Result<Report, String> {
-    let machine: hwsurvey_probe::Machine = serde_json::from_value(file.machine.clone())
-        .map_err(|e| format!("machine document not readable by this hwsurvey: {e}"))?;
+    let machine: hwsurvey_probe::Machine =
+        serde_json::from_value(file.machine.clone()).map_err(|e| {
+            format!(
+                "machine document not readable by this hwsurvey: {}",
+                hwsurvey_model::text::one_line(&e.to_string(), 200)
+            )
+        })?;
     let mut facts = from_machine(&machine);
     facts.result = Probed::Known(result_facts(label, file));
     Ok(qualify(label, &facts, rules))
@@ -134,7 +139,10 @@ pub fn findings_of_result(
                     origin: Some(origin.note()),
                 });
             }
-            Err(e) => format!("the stored findings are not readable by this hwsurvey ({e})"),
+            Err(e) => format!(
+                "the stored findings are not readable by this hwsurvey ({})",
+                hwsurvey_model::text::one_line(&e.to_string(), 200)
+            ),
         },
     };
     let mut report = recompute(label, file, rules)?;

@@ -33,6 +33,9 @@ fn a_megabyte_evidence_value_is_shown_bounded_and_escaped() {
         assert!(raw.is_empty(), "{format:?}: raw {raw:?}");
         assert!(text.contains(&format!("({} bytes)", value.len())), "{text}");
         // escaped as `\u{1b}` (Markdown doubles the backslash)
-        assert!(text.contains("u{1b}[2J") && text.contains("u{fffe}"), "{text}");
+        assert!(
+            text.contains("u{1b}[2J") && text.contains("u{fffe}"),
+            "{text}"
+        );
     }
 }

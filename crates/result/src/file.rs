@@ -713,10 +713,12 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<ResultFile, ResultError> {
     let file: ResultFile =
         serde_path_to_error::deserialize(&value).map_err(|e| ResultError::WrongSchema {
             path: name.into(),
+            // serde quotes the bad value whole ("unknown variant `<1 MiB>`"): bounded and
+            // escaped, so the error stays one short line
             detail: format!(
                 "result schema version {RESULT_SCHEMA_VERSION} but at {}: {}",
-                e.path(),
-                e.inner()
+                hwsurvey_model::text::one_line(&e.path().to_string(), 120),
+                hwsurvey_model::text::one_line(&e.inner().to_string(), 200)
             ),
         })?;
     file.validate_document(name, &value)?;
