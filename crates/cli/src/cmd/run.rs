@@ -94,8 +94,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     for leftover in lock.removed_leftovers() {
         eprintln!(
-            "hwsurvey: removed {}, a partial write of an earlier run that was killed",
-            leftover.display()
+            "hwsurvey: removed {}, {} of an earlier run that was killed",
+            leftover.display(),
+            if leftover.extension().is_some_and(|e| e == "lock") {
+                "a lock file in the making"
+            } else {
+                "a partial write"
+            }
         );
     }
     // Under qemu-user or binfmt the figures measure the emulator: say so before any test

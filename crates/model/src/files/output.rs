@@ -299,9 +299,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8], replace: bool) -> Result<(), Outp
 ///
 /// The lock is the `flock`, not the file: a lock file left by a run that was killed (SIGKILL,
 /// power loss: `Drop` never ran) is held by nobody, so the next run takes it over at once,
-/// says so ([`OutputLock::stale_lock`]) and removes it when done. The holder writes its
-/// process id into the file, so a leftover names the run that left it (empty when that run
-/// was killed between creating the file and writing its id).
+/// says so ([`OutputLock::stale_lock`]) and removes it when done. A new lock file is created
+/// under a temporary name, locked, given the writer's process id, and only then linked to
+/// `.<name>.lock` (exclusively): a lock file found on disk and held by nobody is always a dead
+/// writer's, never one a live writer is about to lock, and it names the run that left it
+/// (an empty one comes from an older hwsurvey, or a file system without hard links).
 #[derive(Debug)]
 pub struct OutputLock {
     #[allow(dead_code)]
@@ -355,65 +357,120 @@ impl OutputLock {
             use std::io::{Read, Seek};
             use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
             let lock_path = sibling(path, ".lock");
-            // A lock file unlinked by its holder between our open and our flock would leave us
-            // holding a lock nobody else sees: lock, then check the name is still that file.
+            let open_existing = || {
+                std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .custom_flags(libc_o_nofollow())
+                    .open(&lock_path)
+            };
+            let lock_now =
+                |file: std::fs::File| match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+                    Ok(l) => Ok(l),
+                    Err((_, nix::errno::Errno::EWOULDBLOCK)) => Err(OutputError::Locked {
+                        path: path.to_owned(),
+                        lock: lock_path.clone(),
+                    }),
+                    Err((_, e)) => Err(io(&lock_path, "cannot lock")(std::io::Error::from(e))),
+                };
+            // the lock file still has the name (not unlinked by its holder meanwhile)
+            let still_named = |locked: &Flock<std::fs::File>| {
+                let held = locked.metadata().ok();
+                let now = std::fs::symlink_metadata(&lock_path).ok();
+                matches!((held, now), (Some(h), Some(n)) if h.dev() == n.dev() && h.ino() == n.ino())
+            };
+            let pid_line = format!("{}\n", std::process::id());
             for _ in 0..100 {
-                let open = |create_new: bool| {
-                    let mut o = std::fs::OpenOptions::new();
-                    o.read(true).write(true).custom_flags(libc_o_nofollow());
-                    if create_new {
-                        o.create_new(true);
-                    }
-                    o.open(&lock_path)
-                };
-                // created by us (fresh), or found on disk (held by a live run, or stale)
-                let (file, found) = match open(true) {
-                    Ok(f) => (f, false),
-                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => match open(false) {
-                        Ok(f) => (f, true),
-                        // unlinked by its holder meanwhile: try again
-                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                        Err(e) => return Err(io(&lock_path, "cannot open the lock file")(e)),
-                    },
-                    Err(e) => return Err(io(&lock_path, "cannot create the lock file")(e)),
-                };
-                let mut locked = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
-                    Ok(l) => l,
-                    Err((_, nix::errno::Errno::EWOULDBLOCK)) => {
-                        return Err(OutputError::Locked {
+                // 1. A lock file on disk: a live writer's (locked), or a killed one's. A new
+                //    one gets its name only locked and holding its writer's process id (2.),
+                //    so one found unlocked was left by a writer that died.
+                match open_existing() {
+                    Ok(file) => {
+                        let mut locked = lock_now(file)?;
+                        if !still_named(&locked) {
+                            continue;
+                        }
+                        let mut text = String::new();
+                        let _ = (&*locked).take(64).read_to_string(&mut text);
+                        let stale = StaleLock {
+                            path: lock_path.clone(),
+                            pid: text.trim().parse().ok(),
+                        };
+                        let _ = locked.set_len(0);
+                        let _ = locked.rewind();
+                        let _ = locked.write_all(pid_line.as_bytes());
+                        return Ok(OutputLock {
                             path: path.to_owned(),
-                            lock: lock_path,
-                        })
+                            lock: Some((lock_path, locked)),
+                            leftovers: remove_leftovers(path),
+                            stale: Some(stale),
+                        });
                     }
-                    Err((_, e)) => {
-                        return Err(io(&lock_path, "cannot lock")(std::io::Error::from(e)))
-                    }
-                };
-                let held = locked.metadata().map_err(io(&lock_path, "cannot lock"))?;
-                match std::fs::symlink_metadata(&lock_path) {
-                    Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => {}
-                    _ => continue,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(io(&lock_path, "cannot open the lock file")(e)),
                 }
-                // held by nobody: what the killed holder left in it names it
-                let stale = if found {
-                    let mut text = String::new();
-                    let _ = (&*locked).take(64).read_to_string(&mut text);
-                    Some(StaleLock {
-                        path: lock_path.clone(),
-                        pid: text.trim().parse().ok(),
-                    })
-                } else {
-                    None
+                // 2. None: a new one, locked and holding our process id under a temporary
+                //    name (`.<name>.tmp-<pid>-<n>.lock`, a leftover the next holder removes if
+                //    we die here), then linked to the lock's name only if that is free.
+                let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+                let fresh = sibling(path, &format!(".tmp-{}-{n}.lock", std::process::id()));
+                let file = std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create_new(true)
+                    .custom_flags(libc_o_nofollow())
+                    .open(&fresh)
+                    .map_err(io(&lock_path, "cannot create the lock file"))?;
+                let mut locked = match lock_now(file) {
+                    Ok(l) => l,
+                    Err(e) => {
+                        let _ = std::fs::remove_file(&fresh);
+                        return Err(e);
+                    }
                 };
-                // our process id, for whoever finds the file if we are killed
-                let _ = locked.set_len(0);
-                let _ = locked.rewind();
-                let _ = locked.write_all(format!("{}\n", std::process::id()).as_bytes());
+                let _ = locked.write_all(pid_line.as_bytes());
+                let linked = std::fs::hard_link(&fresh, &lock_path);
+                let _ = std::fs::remove_file(&fresh);
+                match linked {
+                    Ok(()) => {}
+                    // taken meanwhile (1. finds it locked), or our temporary name removed
+                    // by the holder's clean-up: look again
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            std::io::ErrorKind::AlreadyExists | std::io::ErrorKind::NotFound
+                        ) =>
+                    {
+                        continue
+                    }
+                    // vfat, some FUSE file systems: no hard links; the name is created
+                    // exclusively, then locked (a writer that finds it in between takes it
+                    // for a killed one's: the only case it can, and only there)
+                    Err(_) => {
+                        drop(locked);
+                        let file = match std::fs::OpenOptions::new()
+                            .read(true)
+                            .write(true)
+                            .create_new(true)
+                            .custom_flags(libc_o_nofollow())
+                            .open(&lock_path)
+                        {
+                            Ok(f) => f,
+                            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                            Err(e) => return Err(io(&lock_path, "cannot create the lock file")(e)),
+                        };
+                        locked = lock_now(file)?;
+                        let _ = locked.write_all(pid_line.as_bytes());
+                    }
+                }
+                if !still_named(&locked) {
+                    continue;
+                }
                 return Ok(OutputLock {
                     path: path.to_owned(),
                     lock: Some((lock_path, locked)),
                     leftovers: remove_leftovers(path),
-                    stale,
+                    stale: None,
                 });
             }
             Err(OutputError::Locked {
@@ -449,7 +506,9 @@ fn libc_o_nofollow() -> i32 {
     nix::fcntl::OFlag::O_NOFOLLOW.bits()
 }
 
-/// Removes `path`'s siblings named `.<name>.tmp-*` and returns their paths.
+/// Removes `path`'s siblings named `.<name>.tmp-*` (partial writes, and new lock files
+/// `.<name>.tmp-<pid>-<n>.lock` of a writer killed before it linked one) and returns their
+/// paths; a file another process holds an `flock` on is left alone.
 #[cfg(all(unix, feature = "sys"))]
 fn remove_leftovers(path: &Path) -> Vec<PathBuf> {
     let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
@@ -461,7 +520,18 @@ fn remove_leftovers(path: &Path) -> Vec<PathBuf> {
         for e in entries.flatten() {
             let is_ours = e.file_name().to_string_lossy().starts_with(&prefix)
                 && e.file_type().is_ok_and(|t| t.is_file());
-            if is_ours && std::fs::remove_file(e.path()).is_ok() {
+            // a new lock file another writer is about to link (locked from its start):
+            // not a leftover
+            let in_use = || {
+                std::fs::File::open(e.path())
+                    .ok()
+                    .map(|f| {
+                        nix::fcntl::Flock::lock(f, nix::fcntl::FlockArg::LockExclusiveNonblock)
+                            .is_err()
+                    })
+                    .unwrap_or(false)
+            };
+            if is_ours && !in_use() && std::fs::remove_file(e.path()).is_ok() {
                 removed.push(e.path());
             }
         }
@@ -626,6 +696,43 @@ mod tests {
         std::fs::remove_dir_all(&d).unwrap();
     }
 
+    /// Writers starting at the same moment on a fresh output: exactly one gets the lock, and
+    /// none of them takes the winner's brand-new lock file for a killed run's leftover.
+    #[cfg(all(unix, feature = "sys"))]
+    #[test]
+    fn simultaneous_writers_one_wins_and_none_sees_a_stale_lock() {
+        let d = temp_dir("race");
+        let p = d.join("r.json");
+        for round in 0..300 {
+            let barrier = std::sync::Barrier::new(8);
+            let results: Vec<Result<OutputLock, OutputError>> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..8)
+                    .map(|_| {
+                        s.spawn(|| {
+                            barrier.wait();
+                            OutputLock::acquire(&p)
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            let won: Vec<&OutputLock> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
+            assert_eq!(won.len(), 1, "round {round}: {} holders", won.len());
+            assert_eq!(won[0].stale_lock(), None, "round {round}");
+            for r in &results {
+                if let Err(e) = r {
+                    assert!(
+                        matches!(e, OutputError::Locked { .. }),
+                        "round {round}: {e}"
+                    );
+                }
+            }
+            drop(results);
+            assert!(names(&d).is_empty(), "round {round}: {:?}", names(&d));
+        }
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
     /// A lock file left by a killed run (SIGKILL: `Drop` never ran) is held by nobody: the
     /// next writer takes it over at once, names it (with the killed run's process id, or as
     /// empty), and removes it when done. A symlink in its place is refused, never followed.
@@ -686,6 +793,22 @@ mod tests {
                 lock_path.display()
             )
         );
+        // a new lock file of a writer killed before it linked it is a leftover, removed and
+        // named; one another writer holds (about to link it) is left alone
+        let dead = d.join(".r.json.tmp-4194303-0.lock");
+        std::fs::write(&dead, "4194303\n").unwrap();
+        let alive = d.join(".r.json.tmp-4194302-0.lock");
+        std::fs::write(&alive, "4194302\n").unwrap();
+        let held = nix::fcntl::Flock::lock(
+            std::fs::File::open(&alive).unwrap(),
+            nix::fcntl::FlockArg::LockExclusiveNonblock,
+        )
+        .unwrap();
+        let next = OutputLock::acquire(&p).unwrap();
+        assert_eq!(next.removed_leftovers(), std::slice::from_ref(&dead));
+        assert!(alive.exists() && !dead.exists());
+        drop((next, held));
+        std::fs::remove_file(&alive).unwrap();
         // a symlink where the lock file goes is not followed: the target stays untouched
         let target = d.join("elsewhere");
         std::os::unix::fs::symlink(&target, &lock_path).unwrap();
