@@ -443,6 +443,8 @@ fn huge_lists() -> Vec<String> {
     .iter()
     .map(|s| s.to_string())
     .collect();
+    // 1 MiB of overlapping ranges (each within the kernel's maximum)
+    v.push("0-8191,".repeat(150_000));
     // a mask with 8192 bits set, then one with 2^20 bits
     v.push(vec!["ffffffff"; 256].join(","));
     v.push(vec!["ffffffff"; 32768].join(","));
