@@ -80,6 +80,25 @@ fn quick_profile_points_run_and_describe_themselves() {
                 println!("{}: skipped: {reason}", point.id);
                 continue;
             }
+            PointOutcome::SkippedAfterTrying { reason, details } => {
+                // No rate met the bound: the reason names the failing criterion with its
+                // numbers, and every trial is kept.
+                assert!(point.id.starts_with("critical/"), "{}: {reason}", point.id);
+                assert!(
+                    reason.starts_with("no open-loop rate kept p99 <=")
+                        && reason.contains("lowest rate tried: ")
+                        && reason.contains("failed: "),
+                    "{}: {reason}",
+                    point.id
+                );
+                let trials = details["search"]["trials"].as_array().unwrap();
+                assert!(!trials.is_empty());
+                for t in trials {
+                    assert!(!t["failed"].as_array().unwrap().is_empty(), "{t}");
+                }
+                println!("{}: skipped: {reason}", point.id);
+                continue;
+            }
             PointOutcome::Failed { error } => panic!("{}: {error}", point.id),
         };
         assert!(m.details.contains_key("backing_table"), "{}", point.id);

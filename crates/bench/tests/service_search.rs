@@ -20,6 +20,7 @@ fn params() -> SearchParams {
         resolution: 0.05,
         max_trials: 20,
         min_achieved_fraction: 0.98,
+        retry_failed: 0,
     }
 }
 
@@ -39,6 +40,9 @@ fn synthetic(knee: f64) -> impl FnMut(f64) -> Result<OpenLoopPoint, ()> {
             abandoned_ops: 0,
             achieved_rate_ops_per_s: rate,
             max_send_lag_ns: 0,
+            stalls: 0,
+            stalled_ns: 0,
+            max_stall_ns: 0,
             latency: rec.summary(),
         })
     }
@@ -132,4 +136,57 @@ fn closed_loop_on_a_small_table_counts_every_request() {
         run_closed_loop(&clock, 0, Duration::ZERO, Duration::from_millis(1), &op),
         Err(ServiceError::BadConfig(_))
     ));
+}
+
+/// A trial whose workers were stalled for `stalled` of a 0.5 s window, p99 5 ms (fails 1 ms).
+fn stalled_trial(rate: f64, stalled: f64) -> OpenLoopPoint {
+    let mut p = synthetic(0.0)(rate).unwrap();
+    p.stalled_ns = (stalled * 0.5e9 * 2.0) as u64;
+    p.stalls = 3;
+    p
+}
+
+#[test]
+fn a_busy_machine_stops_the_search_with_the_stall_as_reason() {
+    let p = SearchParams {
+        retry_failed: 1,
+        ..params()
+    };
+    // Stalled 5 % of every trial: the rate and its retry fail, and the search stops there
+    // instead of trying ever lower rates.
+    let out = search_critical_rate(1_000_000.0, &p, |r| Ok::<_, ()>(stalled_trial(r, 0.05)))
+        .unwrap();
+    assert_eq!(out.stop, SearchStop::Stalled);
+    assert_eq!(out.trials.len(), 2);
+    assert_eq!(out.lowest_failing_rate_ops_per_s, Some(250_000.0));
+    assert!(out.trials.iter().all(|t| !t.passed && !t.failed.is_empty()));
+    // Without stalls the same failures go on down, two tries per rate, from 250k/s by
+    // 1/2.25 each time to 1.95k/s (the next, 867/s, is below 1/1000 of the maximum).
+    let out = search_critical_rate(1_000_000.0, &p, |r| Ok::<_, ()>(stalled_trial(r, 0.0)))
+        .unwrap();
+    assert_eq!(out.stop, SearchStop::NoPassFound);
+    assert_eq!(out.trials.len(), 14);
+}
+
+#[test]
+fn a_failing_rate_is_retried_and_a_pass_on_retry_counts() {
+    let p = SearchParams {
+        retry_failed: 1,
+        ..params()
+    };
+    // Every first try of a rate is hit by a stall (p99 5 ms), its retry is clean.
+    let mut calls = 0;
+    let mut clean = synthetic(700_000.0);
+    let out = search_critical_rate(1_000_000.0, &p, |r| {
+        calls += 1;
+        if calls % 2 == 1 {
+            Ok(stalled_trial(r, 0.0))
+        } else {
+            clean(r)
+        }
+    })
+    .unwrap();
+    let c = out.critical_throughput_ops_per_s.unwrap();
+    assert!(c <= 700_000.0 && c > 600_000.0, "{c}");
+    assert_eq!(out.stop, SearchStop::Converged);
 }

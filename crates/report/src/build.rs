@@ -732,6 +732,9 @@ fn family_table(inputs: &[Input], base: usize, family: &str, flags: &[String]) -
             cells,
         });
     }
+    if family == "service.point_select" {
+        rows.push(critical_ratio_row(inputs, others.len()));
+    }
     let mut notes = flags.to_vec();
     notes.push("value = median of the samples (CV = coefficient of variation); a relative figure inside both runs' noise (overlapping 95% bootstrap intervals of the medians, or a difference below the larger CV) is shown as \"within noise\", never as a win or a loss".into());
     Table {
@@ -742,6 +745,37 @@ fn family_table(inputs: &[Input], base: usize, family: &str, flags: &[String]) -
         rows,
         notes,
         plot: None,
+    }
+}
+
+/// `service.point_select`: the critical rate with THP over that with base pages, per platform
+/// (the page-size effect on latency-bounded throughput); a missing cell says which critical
+/// point has no rate and why. The "vs" columns are left empty: the ratio is already relative.
+fn critical_ratio_row(inputs: &[Input], vs_columns: usize) -> Row {
+    use hwsurvey_bench::families::service_point_select::critical_thp_base_ratio;
+    let mut cells: Vec<Cell> = inputs
+        .iter()
+        .map(|i| match critical_thp_base_ratio(&i.file.tests) {
+            Ok(r) => Cell {
+                text: format!("{:.2}", r.thp_over_base),
+                value: Some(r.thp_over_base),
+                note: Some(format!(
+                    "{} / {}",
+                    human(r.thp_ops_per_s, "ops_per_s"),
+                    human(r.base_ops_per_s, "ops_per_s")
+                )),
+                missing: None,
+                x: None,
+            },
+            Err(why) => Cell::missing(why),
+        })
+        .collect();
+    cells.extend((0..vs_columns).map(|_| Cell::text("")));
+    Row {
+        label: "critical rate THP/base".into(),
+        unit: Some("ratio".into()),
+        x: None,
+        cells,
     }
 }
 

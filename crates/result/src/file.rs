@@ -199,6 +199,9 @@ impl TestResult {
                 vec![],
                 Default::default(),
             ),
+            PointOutcome::SkippedAfterTrying { reason, details } => {
+                (Outcome::Skipped, Some(reason), vec![], vec![], details)
+            }
             PointOutcome::Failed { error } => (
                 Outcome::Failed,
                 Some(error),

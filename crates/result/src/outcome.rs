@@ -94,6 +94,15 @@ pub enum PointOutcome {
         /// Why.
         reason: String,
     },
+    /// Ran, but what the point searches for does not exist here (no rate met a latency
+    /// bound): recorded as "skipped" with the reason and the details of every attempt, so the
+    /// result file shows why.
+    SkippedAfterTrying {
+        /// Why, with the failing criterion and its numbers.
+        reason: String,
+        /// Every attempt (family-specific).
+        details: serde_json::Map<String, serde_json::Value>,
+    },
     /// Tried and failed (allocation failed, I/O error), and why.
     Failed {
         /// The error.

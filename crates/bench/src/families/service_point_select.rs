@@ -33,6 +33,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::affinity::{pin_current_thread, PinStatus};
 use crate::families::Family;
 use crate::outcome::{Measurement, Metric, PointOutcome};
 use crate::pages::{PageBuffer, PageMode};
@@ -43,7 +44,7 @@ use crate::service::clock::MonotonicClock;
 use crate::service::closed_loop::{run_closed_loop, ClosedLoopPoint};
 use crate::service::index::HashIndex;
 use crate::service::open_loop::{run_open_loop, OpenLoopConfig, OpenLoopPoint};
-use crate::service::search::{passes, search_critical_rate, RateTrial, SearchParams};
+use crate::service::search::{search_critical_rate, RateTrial, SearchParams};
 use crate::service::table::{Table, WordStorage, ROW_BYTES};
 use crate::service::{PointSelect, ServiceError};
 
@@ -251,6 +252,7 @@ impl Timing {
                 resolution: self.search_resolution,
                 max_trials: self.search_max_trials,
                 min_achieved_fraction: 0.98,
+                retry_failed: 1,
             },
         })
     }
@@ -404,7 +406,14 @@ impl Family for ServicePointSelect {
                 rows,
                 p99_bound_ns,
                 ..
-            } => run_critical(ctx, &profile, page_mode, workers, rows, p99_bound_ns),
+            } => run_critical(
+                ctx,
+                &profile,
+                page_mode,
+                &point.cpus[..workers.min(point.cpus.len())],
+                rows,
+                p99_bound_ns,
+            ),
         }
     }
 }
@@ -542,11 +551,15 @@ fn run_closed(
     PointOutcome::Measured(m.detail("clients", clients).detail("windows", &windows))
 }
 
+/// The open-loop search. Each worker both generates and serves its share of the arrivals, so
+/// it is pinned to its own CPU of `cpus` (the point's placement): unpinned, two spinning
+/// workers of a 2-CPU machine were found sharing one CPU, each then waiting whole scheduler
+/// slices (milliseconds) for the other, which made every rate fail p99 <= 1 ms.
 fn run_critical(
     ctx: &RunContext<'_>,
     k: &Knobs,
     mode: TablePages,
-    workers: usize,
+    cpus: &[hwsurvey_model::CpuId],
     rows: u64,
     p99_bound_ns: u64,
 ) -> PointOutcome {
@@ -556,7 +569,17 @@ fn run_critical(
     };
     let clock = MonotonicClock::new();
     let op = |r: u64| built.service.select_random(crate::service::rng::mix64(r));
-    let workers = workers.max(1);
+    let workers = cpus.len().max(1);
+    let pins: std::sync::Mutex<Vec<Option<PinStatus>>> =
+        std::sync::Mutex::new(vec![None; workers]);
+    let pin = |w: usize| {
+        if let Some(&cpu) = cpus.get(w) {
+            let status = pin_current_thread(cpu);
+            if let Ok(mut v) = pins.lock() {
+                v[w] = Some(status);
+            }
+        }
+    };
     let start = match run_closed_loop(&clock, workers, k.warmup, k.window, &op) {
         Ok(p) => p,
         Err(e) => {
@@ -583,7 +606,7 @@ fn run_critical(
             duration: k.search_window,
             max_lag: k.search_window,
         };
-        run_open_loop(&clock, &cfg, &op, &|_| {})
+        run_open_loop(&clock, &cfg, &op, &pin)
     };
     let outcome = match search_critical_rate(start.throughput_ops_per_s, &search, trial) {
         Ok(o) => o,
@@ -611,10 +634,7 @@ fn run_critical(
                 break;
             }
             match trial(f.point.requested_rate_ops_per_s) {
-                Ok(point) => {
-                    let passed = passes(&point, &search);
-                    confirmations.push(RateTrial { point, passed });
-                }
+                Ok(point) => confirmations.push(RateTrial::judged(point, &search)),
                 Err(e) => {
                     return PointOutcome::Failed {
                         error: e.to_string(),
@@ -623,13 +643,29 @@ fn run_critical(
             }
         }
     }
+    let pins: Vec<PinStatus> = pins
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .into_iter()
+        .flatten()
+        .collect();
     let Some(found) = found else {
-        return no_pass_outcome(p99_bound_ns, &outcome.stop, outcome.trials.len());
+        let reason = no_pass_reason(&outcome);
+        let details = base_details(&built, mode)
+            .detail("workers", workers)
+            .detail("workers_pinned", &pins)
+            .detail("p99_bound_ns", p99_bound_ns)
+            .detail("start_closed_loop", &start)
+            .detail("search", &outcome)
+            .detail("no_pass_reason", &reason)
+            .details;
+        return PointOutcome::SkippedAfterTrying { reason, details };
     };
     let at_rate: Vec<&RateTrial> = std::iter::once(&found)
         .chain(confirmations.iter())
         .collect();
     let mut m = base_details(&built, mode);
+    m.pins = pins;
     m.metrics = vec![
         Metric::throughput(
             "critical_throughput_ops_per_s",
@@ -659,18 +695,90 @@ fn run_critical(
     )
 }
 
-/// The outcome of a `critical/...` point whose search found no rate with p99 within the bound:
-/// skipped (there is no critical throughput to measure), never "measured" with empty samples.
-/// The reason names the bound, why the search stopped and how many rates were tried.
-fn no_pass_outcome(
-    p99_bound_ns: u64,
-    stop: &impl std::fmt::Display,
-    trials: usize,
-) -> PointOutcome {
-    PointOutcome::Skipped {
-        reason: format!(
-            "no open-loop rate kept p99 <= {p99_bound_ns} ns ({trials} rates tried, search stopped: {stop})"
-        ),
+/// Why a `critical/...` point's search found no rate meeting the criteria: the bound, why the
+/// search stopped, and the lowest-rate trial (the easiest one) with every criterion it failed
+/// and its numbers (rates, abandoned requests, p50/p99/p999, stalls). The point is then
+/// skipped with every trial kept in its details, never "measured" with empty samples.
+pub fn no_pass_reason(outcome: &crate::service::search::SearchOutcome) -> String {
+    let lowest = outcome.trials.iter().min_by(|a, b| {
+        a.point
+            .requested_rate_ops_per_s
+            .total_cmp(&b.point.requested_rate_ops_per_s)
+    });
+    let n = outcome.trials.len();
+    let head = format!(
+        "no open-loop rate kept p99 <= {} ns ({n} trials, search stopped: {})",
+        outcome.p99_bound_ns, outcome.stop
+    );
+    match lowest {
+        Some(t) => format!("{head}; lowest rate tried: {}", t.describe()),
+        None => head,
+    }
+}
+
+/// The critical rates of both page modes in one run and their ratio.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CriticalRatio {
+    /// Median `critical_throughput_ops_per_s` of `critical/pages=base` (requests per second).
+    pub base_ops_per_s: f64,
+    /// The same of `critical/pages=thp`.
+    pub thp_ops_per_s: f64,
+    /// thp / base (> 1: THP sustains a higher rate under the bound).
+    pub thp_over_base: f64,
+}
+
+/// Median of a metric: its summary's, else of its finite samples (`None` when none).
+fn metric_median(m: &crate::result::MetricResult) -> Option<f64> {
+    if let Some(s) = &m.summary {
+        return Some(s.median);
+    }
+    let mut v: Vec<f64> = m.samples.iter().copied().filter(|x| x.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => None,
+        n if n % 2 == 1 => Some(v[n / 2]),
+        n => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
+    }
+}
+
+/// The critical rate of `critical/pages=<mode>` in `tests` (`service.point_select` points of
+/// one result file); Err says why there is none (not run, skipped with its reason, ...).
+pub fn critical_rate(tests: &[crate::result::TestResult], mode: &str) -> Result<f64, String> {
+    let id = format!("critical/pages={mode}");
+    let t = tests
+        .iter()
+        .find(|t| t.point.family == "service.point_select" && t.point.id == id)
+        .ok_or_else(|| format!("{id} not run"))?;
+    if t.outcome != "measured" {
+        return Err(format!(
+            "{id} {}: {}",
+            t.outcome,
+            t.reason.as_deref().unwrap_or("no reason given")
+        ));
+    }
+    t.metrics
+        .iter()
+        .find(|m| m.name == "critical_throughput_ops_per_s")
+        .and_then(metric_median)
+        .ok_or_else(|| format!("{id}: no critical_throughput_ops_per_s sample"))
+}
+
+/// THP-vs-base ratio of the critical rate in `tests`; Err names the page mode without a
+/// critical rate and why.
+pub fn critical_thp_base_ratio(
+    tests: &[crate::result::TestResult],
+) -> Result<CriticalRatio, String> {
+    let base = critical_rate(tests, "base");
+    let thp = critical_rate(tests, "thp");
+    match (base, thp) {
+        (Ok(b), Ok(t)) if b > 0.0 => Ok(CriticalRatio {
+            base_ops_per_s: b,
+            thp_ops_per_s: t,
+            thp_over_base: t / b,
+        }),
+        (Ok(b), Ok(_)) => Err(format!("base critical rate is {b}/s")),
+        (Err(e), Ok(_)) | (Ok(_), Err(e)) => Err(e),
+        (Err(a), Err(b)) => Err(format!("{a}; {b}")),
     }
 }
 
@@ -688,19 +796,60 @@ mod tests {
     use super::*;
 
     #[test]
-    fn no_rate_under_the_bound_is_skipped_with_the_reason() {
-        let out = no_pass_outcome(
-            2_000_000,
-            &crate::service::search::SearchStop::NoPassFound,
-            7,
+    fn no_rate_under_the_bound_names_the_criterion_and_its_numbers() {
+        use crate::service::histogram::LatencyRecorder;
+        use crate::service::search::{SearchOutcome, SearchStop};
+        let params = SearchParams {
+            p99_bound_ns: 1_000_000,
+            start_fraction: 0.25,
+            step_factor: 1.5,
+            resolution: 0.05,
+            max_trials: 6,
+            min_achieved_fraction: 0.98,
+            retry_failed: 1,
+        };
+        let trial = |rate: f64, p99_ms: u64, achieved: f64, stalled_ns: u64| {
+            let mut rec = LatencyRecorder::new();
+            for i in 0..1000u64 {
+                rec.record_ns(if i < 980 { 500 } else { p99_ms * 1_000_000 });
+            }
+            RateTrial::judged(
+                OpenLoopPoint {
+                    requested_rate_ops_per_s: rate,
+                    workers: 2,
+                    window_s: 0.3,
+                    issued_ops: 1000,
+                    abandoned_ops: 0,
+                    achieved_rate_ops_per_s: achieved,
+                    max_send_lag_ns: 0,
+                    stalls: 7,
+                    stalled_ns,
+                    max_stall_ns: 4_000_000,
+                    latency: rec.summary(),
+                },
+                &params,
+            )
+        };
+        let outcome = SearchOutcome {
+            p99_bound_ns: 1_000_000,
+            closed_loop_max_ops_per_s: 400_000.0,
+            critical_throughput_ops_per_s: None,
+            lowest_failing_rate_ops_per_s: Some(44_444.0),
+            stop: SearchStop::Stalled,
+            trials: vec![
+                trial(100_000.0, 3, 100_000.0, 12_000_000),
+                trial(44_444.0, 5, 40_000.0, 18_000_000),
+            ],
+        };
+        assert_eq!(
+            no_pass_reason(&outcome),
+            "no open-loop rate kept p99 <= 1000000 ns (2 trials, search stopped: the workers \
+             were off their CPUs for >= 1 % of two trials in a row (a busy machine): no lower \
+             rate can meet p99); lowest rate tried: 44444/s requested, 40000/s achieved, \
+             0 abandoned, p50 500 ns, p99 5001215 ns, p999 5001215 ns; workers stalled 3.0 % \
+             of the window (7 stalls > 50 us, longest 4.00 ms); failed: achieved 40000/s < \
+             required 43555/s; p99 5001215 ns > bound 1000000 ns"
         );
-        match out {
-            PointOutcome::Skipped { reason } => assert_eq!(
-                reason,
-                "no open-loop rate kept p99 <= 2000000 ns (7 rates tried, search stopped: no passing rate found down to 1/1000 of the closed-loop maximum)"
-            ),
-            other => panic!("expected skipped, got {other:?}"),
-        }
     }
 
     #[test]

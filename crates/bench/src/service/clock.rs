@@ -11,6 +11,14 @@ pub trait Clock: Sync {
     fn now_ns(&self) -> u64;
     /// Returns at or after `t_ns` (immediately when it has passed).
     fn wait_until_ns(&self, t_ns: u64);
+    /// As [`Clock::wait_until_ns`], and returns the longest gap (ns) between two successive
+    /// readings of the clock while it spun: time the waiting thread was off its CPU
+    /// (descheduled, or its virtual CPU stolen by the host) when it should have been ready to
+    /// send. 0 for clocks that do not spin.
+    fn wait_until_observed_ns(&self, t_ns: u64) -> u64 {
+        self.wait_until_ns(t_ns);
+        0
+    }
 }
 
 /// The real clock: `Instant` since construction. A wait sleeps while more than
@@ -63,6 +71,24 @@ impl Clock for MonotonicClock {
                 std::hint::spin_loop();
             }
         }
+    }
+
+    fn wait_until_observed_ns(&self, t_ns: u64) -> u64 {
+        let mut gap = 0;
+        let mut prev = self.now_ns();
+        while prev < t_ns {
+            if t_ns - prev > Self::SLEEP_ABOVE_NS {
+                // A sleep's length is asked for, not a stall.
+                std::thread::sleep(Duration::from_nanos(t_ns - prev - Self::SPIN_NS));
+                prev = self.now_ns();
+                continue;
+            }
+            std::hint::spin_loop();
+            let now = self.now_ns();
+            gap = gap.max(now - prev);
+            prev = now;
+        }
+        gap
     }
 }
 

@@ -55,6 +55,11 @@ pub struct WorkerWindow {
     pub max_lag_ns: u64,
 }
 
+/// A gap in a worker's clock readings (while it waits to send) or a single request longer than
+/// this counts as a stall: 50 us is two orders of magnitude above a point select and far
+/// below a scheduler time slice, so what it catches is the thread being off its CPU.
+pub const STALL_NS: u64 = 50_000;
+
 /// What one worker did in the measured window.
 #[derive(Debug, Clone, Default)]
 pub struct WorkerTally {
@@ -66,6 +71,12 @@ pub struct WorkerTally {
     pub last_completion_ns: Option<u64>,
     /// Largest send lag of a measured request (ns).
     pub max_send_lag_ns: u64,
+    /// Stalls (see [`STALL_NS`]) in the measured window.
+    pub stalls: u64,
+    /// Their total length (ns).
+    pub stalled_ns: u64,
+    /// The longest (ns).
+    pub max_stall_ns: u64,
     /// Latency from intended send time to completion, per measured request.
     pub latency: LatencyRecorder,
     /// Fold of the operation results (keeps the work from being optimised away).
@@ -88,7 +99,7 @@ pub fn run_worker<C: Clock + ?Sized>(
         if intended >= window.end_ns {
             break;
         }
-        clock.wait_until_ns(intended);
+        let gap = clock.wait_until_observed_ns(intended);
         let send = clock.now_ns();
         let lag = send.saturating_sub(intended);
         if lag > window.max_lag_ns {
@@ -113,6 +124,13 @@ pub fn run_worker<C: Clock + ?Sized>(
             tally.latency.record_ns(done.saturating_sub(intended));
             tally.max_send_lag_ns = tally.max_send_lag_ns.max(lag);
             tally.last_completion_ns = Some(done);
+            for stall in [gap, done.saturating_sub(send)] {
+                if stall > STALL_NS {
+                    tally.stalls += 1;
+                    tally.stalled_ns += stall;
+                    tally.max_stall_ns = tally.max_stall_ns.max(stall);
+                }
+            }
         }
         k += 1;
     }
@@ -153,8 +171,32 @@ pub struct OpenLoopPoint {
     pub achieved_rate_ops_per_s: f64,
     /// Largest lag of an actual send behind its intended time (ns).
     pub max_send_lag_ns: u64,
+    /// Stalls of all workers in the window (see [`STALL_NS`]): a thread off its CPU when it
+    /// should have been sending or serving (descheduled by other work, or its virtual CPU
+    /// stolen by the host). Every request due during a stall is charged its length as latency.
+    #[serde(default)]
+    pub stalls: u64,
+    /// Their total length (ns), summed over workers.
+    #[serde(default)]
+    pub stalled_ns: u64,
+    /// The longest stall (ns).
+    #[serde(default)]
+    pub max_stall_ns: u64,
     /// Latency from intended send time to completion (`None` when nothing was served).
     pub latency: Option<LatencySummary>,
+}
+
+impl OpenLoopPoint {
+    /// Share of the workers' time in the window spent stalled (0..=1, summed stall time over
+    /// workers x window).
+    pub fn stalled_fraction(&self) -> f64 {
+        let span_ns = self.window_s * 1e9 * self.workers.max(1) as f64;
+        if span_ns > 0.0 {
+            (self.stalled_ns as f64 / span_ns).min(1.0)
+        } else {
+            0.0
+        }
+    }
 }
 
 /// Runs `op` open-loop at `cfg.rate_ops_per_s` over `cfg.workers` threads; `pin(w)` runs first
@@ -230,12 +272,16 @@ fn combine(
 ) -> OpenLoopPoint {
     let mut latency = LatencyRecorder::new();
     let (mut issued, mut abandoned, mut lag) = (0u64, 0u64, 0u64);
+    let (mut stalls, mut stalled_ns, mut max_stall_ns) = (0u64, 0u64, 0u64);
     let mut last = window.end_ns;
     for t in tallies {
         latency.merge(&t.latency);
         issued += t.issued;
         abandoned += t.abandoned;
         lag = lag.max(t.max_send_lag_ns);
+        stalls += t.stalls;
+        stalled_ns += t.stalled_ns;
+        max_stall_ns = max_stall_ns.max(t.max_stall_ns);
         last = last.max(t.last_completion_ns.unwrap_or(0));
     }
     let span_s = (last - window.measure_from_ns) as f64 / 1e9;
@@ -248,6 +294,9 @@ fn combine(
         // span_s > 0: the window is non-zero (checked in run_open_loop).
         achieved_rate_ops_per_s: issued as f64 / span_s,
         max_send_lag_ns: lag,
+        stalls,
+        stalled_ns,
+        max_stall_ns,
         latency: latency.summary(),
     }
 }

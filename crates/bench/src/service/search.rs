@@ -5,7 +5,16 @@
 //! `resolution` of each other or the trial budget is spent.
 //!
 //! A trial passes when it abandoned no request, served at least `min_achieved_fraction` of the
-//! requested rate, and its p99 (measured from intended send times) is at most the bound.
+//! requested rate, and its p99 (measured from intended send times) is at most the bound; a
+//! failing trial names each criterion it failed with its numbers ([`FailedCriterion`]).
+//!
+//! On a busy machine the workers are taken off their CPUs for whole scheduler slices
+//! (milliseconds), and every request due during such a stall is charged the stall as latency:
+//! when stalls cover 1 % of the window, p99 exceeds any bound shorter than them at *every*
+//! rate. So a failing rate is tried `retry_failed` more times before it counts as failing
+//! (stalls come and go), and when two failing trials in a row without any pass had their
+//! workers stalled for at least [`STALLED_FRACTION_HOPELESS`] of the window the search stops
+//! ([`SearchStop::Stalled`]) instead of trying ever lower rates.
 
 use serde::{Deserialize, Serialize};
 
@@ -26,6 +35,64 @@ pub struct SearchParams {
     pub max_trials: usize,
     /// Smallest served/requested ratio of a passing trial (e.g. 0.98).
     pub min_achieved_fraction: f64,
+    /// Extra tries of a rate that failed before it counts as failing (0 = none).
+    #[serde(default)]
+    pub retry_failed: usize,
+}
+
+/// Share of the workers' time stalled (see [`OpenLoopPoint::stalled_fraction`]) from which a
+/// p99 criterion cannot be met at any rate: 1 %, the tail that p99 leaves out.
+pub const STALLED_FRACTION_HOPELESS: f64 = 0.01;
+
+/// A pass criterion a trial failed, with its numbers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "criterion", rename_all = "snake_case")]
+pub enum FailedCriterion {
+    /// Requests were abandoned (a worker fell more than the lag limit behind).
+    Abandoned {
+        /// Requests abandoned.
+        abandoned_ops: u64,
+        /// Requests due in the window.
+        due_ops: u64,
+    },
+    /// Served less than the required share of the requested rate.
+    AchievedRate {
+        /// Served rate (requests per second).
+        achieved_ops_per_s: f64,
+        /// Lowest passing served rate (requests per second).
+        required_ops_per_s: f64,
+    },
+    /// p99 above the bound.
+    P99 {
+        /// Measured p99 (ns, from intended send times).
+        p99_ns: u64,
+        /// The bound (ns).
+        bound_ns: u64,
+    },
+    /// Nothing was served, so there is no latency to judge.
+    NoLatency,
+}
+
+impl std::fmt::Display for FailedCriterion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FailedCriterion::Abandoned {
+                abandoned_ops,
+                due_ops,
+            } => write!(f, "{abandoned_ops} of {due_ops} requests abandoned"),
+            FailedCriterion::AchievedRate {
+                achieved_ops_per_s,
+                required_ops_per_s,
+            } => write!(
+                f,
+                "achieved {achieved_ops_per_s:.0}/s < required {required_ops_per_s:.0}/s"
+            ),
+            FailedCriterion::P99 { p99_ns, bound_ns } => {
+                write!(f, "p99 {p99_ns} ns > bound {bound_ns} ns")
+            }
+            FailedCriterion::NoLatency => f.write_str("no request served"),
+        }
+    }
 }
 
 /// One trial of the search.
@@ -35,6 +102,46 @@ pub struct RateTrial {
     pub point: OpenLoopPoint,
     /// Whether it met the bound (see the module doc).
     pub passed: bool,
+    /// The criteria it failed, with their numbers (empty when it passed).
+    #[serde(default)]
+    pub failed: Vec<FailedCriterion>,
+}
+
+impl RateTrial {
+    /// Judges `point` against `params`.
+    pub fn judged(point: OpenLoopPoint, params: &SearchParams) -> Self {
+        let failed = judge(&point, params);
+        RateTrial {
+            passed: failed.is_empty(),
+            failed,
+            point,
+        }
+    }
+
+    /// One line: requested and achieved rate, abandoned, p50/p99/p999, stalls, verdict.
+    pub fn describe(&self) -> String {
+        let p = &self.point;
+        let lat = p.latency.as_ref().map_or("no latency".to_string(), |l| {
+            format!("p50 {} ns, p99 {} ns, p999 {} ns", l.p50_ns, l.p99_ns, l.p999_ns)
+        });
+        let verdict = if self.passed {
+            "passed".to_string()
+        } else {
+            let why: Vec<String> = self.failed.iter().map(|c| c.to_string()).collect();
+            format!("failed: {}", why.join("; "))
+        };
+        format!(
+            "{:.0}/s requested, {:.0}/s achieved, {} abandoned, {lat}; workers stalled {:.1} % \
+             of the window ({} stalls > {} us, longest {:.2} ms); {verdict}",
+            p.requested_rate_ops_per_s,
+            p.achieved_rate_ops_per_s,
+            p.abandoned_ops,
+            100.0 * p.stalled_fraction(),
+            p.stalls,
+            super::open_loop::STALL_NS / 1000,
+            p.max_stall_ns as f64 / 1e6,
+        )
+    }
 }
 
 /// Why the search stopped.
@@ -49,6 +156,9 @@ pub enum SearchStop {
     NoFailureFound,
     /// Rates fell below 1/1000 of the closed-loop maximum and still failed.
     NoPassFound,
+    /// Two failing trials in a row, with no pass yet, had their workers stalled for at least
+    /// [`STALLED_FRACTION_HOPELESS`] of the window: no lower rate can meet p99.
+    Stalled,
     /// The closed-loop maximum was not a positive finite rate, so there was nowhere to start.
     NoStartingRate,
 }
@@ -64,6 +174,10 @@ impl std::fmt::Display for SearchStop {
                 "no passing rate found down to 1/1000 of the closed-loop maximum"
             }
             SearchStop::NoStartingRate => "no closed-loop maximum to start from",
+            SearchStop::Stalled => {
+                "the workers were off their CPUs for >= 1 % of two trials in a row \
+                 (a busy machine): no lower rate can meet p99"
+            }
         })
     }
 }
@@ -85,13 +199,36 @@ pub struct SearchOutcome {
     pub trials: Vec<RateTrial>,
 }
 
+/// The criteria `p` fails under `params` (see the module doc); empty when it passes.
+pub fn judge(p: &OpenLoopPoint, params: &SearchParams) -> Vec<FailedCriterion> {
+    let mut out = Vec::new();
+    if p.abandoned_ops > 0 {
+        out.push(FailedCriterion::Abandoned {
+            abandoned_ops: p.abandoned_ops,
+            due_ops: p.abandoned_ops + p.issued_ops,
+        });
+    }
+    let required = params.min_achieved_fraction * p.requested_rate_ops_per_s;
+    if p.achieved_rate_ops_per_s < required {
+        out.push(FailedCriterion::AchievedRate {
+            achieved_ops_per_s: p.achieved_rate_ops_per_s,
+            required_ops_per_s: required,
+        });
+    }
+    match &p.latency {
+        None => out.push(FailedCriterion::NoLatency),
+        Some(l) if l.p99_ns > params.p99_bound_ns => out.push(FailedCriterion::P99 {
+            p99_ns: l.p99_ns,
+            bound_ns: params.p99_bound_ns,
+        }),
+        Some(_) => {}
+    }
+    out
+}
+
 /// Whether `p` meets `params` (see the module doc).
 pub fn passes(p: &OpenLoopPoint, params: &SearchParams) -> bool {
-    p.abandoned_ops == 0
-        && p.achieved_rate_ops_per_s >= params.min_achieved_fraction * p.requested_rate_ops_per_s
-        && p.latency
-            .as_ref()
-            .is_some_and(|l| l.p99_ns <= params.p99_bound_ns)
+    judge(p, params).is_empty()
 }
 
 /// Runs the search; `trial(rate)` runs one open-loop trial at `rate` requests per second.
@@ -116,9 +253,33 @@ pub fn search_critical_rate<E>(
     let step = params.step_factor.max(1.01);
     let mut best_pass: Option<f64> = None;
     let mut rate = closed_loop_max_ops_per_s * params.start_fraction.clamp(1e-3, 1.0);
+    let mut stalled_failures = 0usize;
     while out.trials.len() < params.max_trials {
-        let point = trial(rate)?;
-        let passed = passes(&point, params);
+        let mut tries = 0;
+        let passed = loop {
+            let t = RateTrial::judged(trial(rate)?, params);
+            let passed = t.passed;
+            let stalled = t.point.stalled_fraction() >= STALLED_FRACTION_HOPELESS;
+            out.trials.push(t);
+            if passed {
+                stalled_failures = 0;
+                break true;
+            }
+            stalled_failures = if stalled { stalled_failures + 1 } else { 0 };
+            if best_pass.is_none() && stalled_failures >= 2 {
+                out.lowest_failing_rate_ops_per_s = Some(
+                    out.lowest_failing_rate_ops_per_s
+                        .map_or(rate, |f| f.min(rate)),
+                );
+                out.stop = SearchStop::Stalled;
+                return Ok(out);
+            }
+            tries += 1;
+            if tries > params.retry_failed || out.trials.len() >= params.max_trials {
+                break false;
+            }
+        };
+        let point = &out.trials[out.trials.len() - 1].point;
         if passed {
             best_pass = Some(best_pass.map_or(rate, |b: f64| b.max(rate)));
             let achieved = point.achieved_rate_ops_per_s;
@@ -132,7 +293,6 @@ pub fn search_critical_rate<E>(
                     .map_or(rate, |f| f.min(rate)),
             );
         }
-        out.trials.push(RateTrial { point, passed });
         rate = match (best_pass, out.lowest_failing_rate_ops_per_s) {
             (Some(lo), None) => {
                 let next = lo * step;

@@ -643,6 +643,10 @@ pub fn render_summary(file: &ResultFile) -> String {
         out.push_str(&line);
         out.push('\n');
     }
+    if let Some(line) = critical_ratio_line(file) {
+        out.push_str(&line);
+        out.push('\n');
+    }
     let planned: usize = file.plan.families.iter().map(|f| f.skipped.len()).sum();
     if planned > 0 {
         out.push_str(&format!(
@@ -661,6 +665,28 @@ pub fn render_summary(file: &ResultFile) -> String {
         }
     }
     out
+}
+
+/// `service.point_select`'s critical rate THP vs base pages (`None` when the run has neither
+/// critical point), or why there is no ratio.
+fn critical_ratio_line(file: &ResultFile) -> Option<String> {
+    use hwsurvey_bench::families::service_point_select::critical_thp_base_ratio;
+    let any = file.tests.iter().any(|t| {
+        t.point.family == "service.point_select" && t.point.id.starts_with("critical/")
+    });
+    if !any {
+        return None;
+    }
+    let name = "critical_throughput_ops_per_s";
+    Some(match critical_thp_base_ratio(&file.tests) {
+        Ok(r) => format!(
+            "service.point_select critical rate: base {}, thp {}, THP/base {:.2}",
+            human(name, r.base_ops_per_s),
+            human(name, r.thp_ops_per_s),
+            r.thp_over_base
+        ),
+        Err(why) => format!("service.point_select critical rate THP/base: n/a ({why})"),
+    })
 }
 
 /// Points the engine skipped while running (family budget spent, interrupted, family not in
