@@ -17,7 +17,10 @@ fn near(got: u64, exact: u64) -> bool {
 
 /// 1000 requests at 10_000/s (one every 100 us), 10 us of service each; request 100 takes
 /// 5 ms (the stall). Returns the tally and the latencies timed from the actual send.
-fn run() -> (hwsurvey_bench::service::open_loop::WorkerTally, LatencyRecorder) {
+fn run() -> (
+    hwsurvey_bench::service::open_loop::WorkerTally,
+    LatencyRecorder,
+) {
     let clock = ManualClock::at(0);
     let schedule = ArrivalSchedule {
         start_ns: 0,
@@ -69,7 +72,10 @@ fn coordinated_omission_correction_is_the_queueing_behind_the_stall() {
     // Timed from the actual send (what a closed-loop client measures) only one request is
     // slow: p99 is the plain service time.
     let naive = from_send.summary().unwrap();
-    assert!(near(naive.p50_ns, 10 * US) && near(naive.p99_ns, 10 * US), "{naive:?}");
+    assert!(
+        near(naive.p50_ns, 10 * US) && near(naive.p99_ns, 10 * US),
+        "{naive:?}"
+    );
     assert!(near(naive.max_ns, 5 * MS));
     // Timed from the intended send, the 55 requests queued behind it carry their wait: the
     // correction adds sum_{j=1..55} (5 ms - j x 90 us - 10 us) = 55 x 4.99 ms - 90 us x 1540.

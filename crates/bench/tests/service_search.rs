@@ -154,16 +154,16 @@ fn a_busy_machine_stops_the_search_with_the_stall_as_reason() {
     };
     // Stalled 5 % of every trial: the rate and its retry fail, and the search stops there
     // instead of trying ever lower rates.
-    let out = search_critical_rate(1_000_000.0, &p, |r| Ok::<_, ()>(stalled_trial(r, 0.05)))
-        .unwrap();
+    let out =
+        search_critical_rate(1_000_000.0, &p, |r| Ok::<_, ()>(stalled_trial(r, 0.05))).unwrap();
     assert_eq!(out.stop, SearchStop::Stalled);
     assert_eq!(out.trials.len(), 2);
     assert_eq!(out.lowest_failing_rate_ops_per_s, Some(250_000.0));
     assert!(out.trials.iter().all(|t| !t.passed && !t.failed.is_empty()));
     // Without stalls the same failures go on down, two tries per rate, from 250k/s by
     // 1/2.25 each time to 1.95k/s (the next, 867/s, is below 1/1000 of the maximum).
-    let out = search_critical_rate(1_000_000.0, &p, |r| Ok::<_, ()>(stalled_trial(r, 0.0)))
-        .unwrap();
+    let out =
+        search_critical_rate(1_000_000.0, &p, |r| Ok::<_, ()>(stalled_trial(r, 0.0))).unwrap();
     assert_eq!(out.stop, SearchStop::NoPassFound);
     assert_eq!(out.trials.len(), 14);
 }

@@ -752,7 +752,7 @@ fn family_table(inputs: &[Input], base: usize, family: &str, flags: &[String]) -
 /// (the page-size effect on latency-bounded throughput); a missing cell says which critical
 /// point has no rate and why. The "vs" columns are left empty: the ratio is already relative.
 fn critical_ratio_row(inputs: &[Input], vs_columns: usize) -> Row {
-    use hwsurvey_bench::families::service_point_select::critical_thp_base_ratio;
+    use crate::critical::critical_thp_base_ratio;
     let mut cells: Vec<Cell> = inputs
         .iter()
         .map(|i| match critical_thp_base_ratio(&i.file.tests) {

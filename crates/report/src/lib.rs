@@ -6,6 +6,7 @@
 //! from the same tables (threads scaling rows, and the scaling tables of [`scaling`]).
 
 pub mod build;
+pub mod critical;
 pub mod layout;
 pub mod plot;
 pub mod render;

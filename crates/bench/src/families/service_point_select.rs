@@ -570,8 +570,7 @@ fn run_critical(
     let clock = MonotonicClock::new();
     let op = |r: u64| built.service.select_random(crate::service::rng::mix64(r));
     let workers = cpus.len().max(1);
-    let pins: std::sync::Mutex<Vec<Option<PinStatus>>> =
-        std::sync::Mutex::new(vec![None; workers]);
+    let pins: std::sync::Mutex<Vec<Option<PinStatus>>> = std::sync::Mutex::new(vec![None; workers]);
     let pin = |w: usize| {
         if let Some(&cpu) = cpus.get(w) {
             let status = pin_current_thread(cpu);
@@ -713,72 +712,6 @@ pub fn no_pass_reason(outcome: &crate::service::search::SearchOutcome) -> String
     match lowest {
         Some(t) => format!("{head}; lowest rate tried: {}", t.describe()),
         None => head,
-    }
-}
-
-/// The critical rates of both page modes in one run and their ratio.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CriticalRatio {
-    /// Median `critical_throughput_ops_per_s` of `critical/pages=base` (requests per second).
-    pub base_ops_per_s: f64,
-    /// The same of `critical/pages=thp`.
-    pub thp_ops_per_s: f64,
-    /// thp / base (> 1: THP sustains a higher rate under the bound).
-    pub thp_over_base: f64,
-}
-
-/// Median of a metric: its summary's, else of its finite samples (`None` when none).
-fn metric_median(m: &crate::result::MetricResult) -> Option<f64> {
-    if let Some(s) = &m.summary {
-        return Some(s.median);
-    }
-    let mut v: Vec<f64> = m.samples.iter().copied().filter(|x| x.is_finite()).collect();
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => None,
-        n if n % 2 == 1 => Some(v[n / 2]),
-        n => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
-    }
-}
-
-/// The critical rate of `critical/pages=<mode>` in `tests` (`service.point_select` points of
-/// one result file); Err says why there is none (not run, skipped with its reason, ...).
-pub fn critical_rate(tests: &[crate::result::TestResult], mode: &str) -> Result<f64, String> {
-    let id = format!("critical/pages={mode}");
-    let t = tests
-        .iter()
-        .find(|t| t.point.family == "service.point_select" && t.point.id == id)
-        .ok_or_else(|| format!("{id} not run"))?;
-    if t.outcome != "measured" {
-        return Err(format!(
-            "{id} {}: {}",
-            t.outcome,
-            t.reason.as_deref().unwrap_or("no reason given")
-        ));
-    }
-    t.metrics
-        .iter()
-        .find(|m| m.name == "critical_throughput_ops_per_s")
-        .and_then(metric_median)
-        .ok_or_else(|| format!("{id}: no critical_throughput_ops_per_s sample"))
-}
-
-/// THP-vs-base ratio of the critical rate in `tests`; Err names the page mode without a
-/// critical rate and why.
-pub fn critical_thp_base_ratio(
-    tests: &[crate::result::TestResult],
-) -> Result<CriticalRatio, String> {
-    let base = critical_rate(tests, "base");
-    let thp = critical_rate(tests, "thp");
-    match (base, thp) {
-        (Ok(b), Ok(t)) if b > 0.0 => Ok(CriticalRatio {
-            base_ops_per_s: b,
-            thp_ops_per_s: t,
-            thp_over_base: t / b,
-        }),
-        (Ok(b), Ok(_)) => Err(format!("base critical rate is {b}/s")),
-        (Err(e), Ok(_)) | (Ok(_), Err(e)) => Err(e),
-        (Err(a), Err(b)) => Err(format!("{a}; {b}")),
     }
 }
 

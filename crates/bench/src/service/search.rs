@@ -122,7 +122,10 @@ impl RateTrial {
     pub fn describe(&self) -> String {
         let p = &self.point;
         let lat = p.latency.as_ref().map_or("no latency".to_string(), |l| {
-            format!("p50 {} ns, p99 {} ns, p999 {} ns", l.p50_ns, l.p99_ns, l.p999_ns)
+            format!(
+                "p50 {} ns, p99 {} ns, p999 {} ns",
+                l.p50_ns, l.p99_ns, l.p999_ns
+            )
         });
         let verdict = if self.passed {
             "passed".to_string()

@@ -670,10 +670,11 @@ pub fn render_summary(file: &ResultFile) -> String {
 /// `service.point_select`'s critical rate THP vs base pages (`None` when the run has neither
 /// critical point), or why there is no ratio.
 fn critical_ratio_line(file: &ResultFile) -> Option<String> {
-    use hwsurvey_bench::families::service_point_select::critical_thp_base_ratio;
-    let any = file.tests.iter().any(|t| {
-        t.point.family == "service.point_select" && t.point.id.starts_with("critical/")
-    });
+    use hwsurvey_report::critical::critical_thp_base_ratio;
+    let any = file
+        .tests
+        .iter()
+        .any(|t| t.point.family == "service.point_select" && t.point.id.starts_with("critical/"));
     if !any {
         return None;
     }

@@ -1,0 +1,146 @@
+//! The critical rate of `service.point_select` over repeated runs of the real binary:
+//! `hwsurvey run --only service.point_select` ten times (standard profile), then per page mode
+//! the ten critical rates (highest open-loop rate with p99 <= the bound), how many runs found
+//! one, their median and spread (min..max, relative range), the critical / closed-loop-maximum
+//! ratio (the closed-loop run the search started from) and the THP/base ratio. A run without a
+//! critical rate prints the skip reason (the failing criterion with its numbers).
+//!
+//! `cargo bench -p hwsurvey --bench critical_rate`; `HWSURVEY_BENCH_SMOKE=1` makes it one run
+//! of the quick profile (CI's bench smoke); `HWSURVEY_CRITICAL_RUNS=N` sets the run count.
+//! Prints the load average before and after: on a busy machine the workers lose their CPUs
+//! and the reasons say so.
+
+use std::path::Path;
+use std::process::Command;
+
+use hwsurvey_result::ResultFile;
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|e| format!("unknown (/proc/loadavg: {e})"))
+}
+
+/// (critical rate ops/s or the reason there is none, closed-loop start ops/s).
+fn critical_of(file: &ResultFile, mode: &str) -> (Result<f64, String>, Option<f64>) {
+    let id = format!("critical/pages={mode}");
+    let start = file
+        .tests
+        .iter()
+        .find(|t| t.point.family == "service.point_select" && t.point.id == id)
+        .and_then(|t| t.details.get("start_closed_loop"))
+        .and_then(|s| s.get("throughput_ops_per_s"))
+        .and_then(|v| v.as_f64());
+    (
+        hwsurvey_report::critical::critical_rate(&file.tests, mode),
+        start,
+    )
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn main() {
+    let smoke = std::env::var_os("HWSURVEY_BENCH_SMOKE").is_some_and(|v| v == "1");
+    let runs: usize = std::env::var("HWSURVEY_CRITICAL_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if smoke { 1 } else { 10 });
+    let profile = if smoke { "quick" } else { "standard" };
+    let bin = env!("CARGO_BIN_EXE_hwsurvey");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    println!(
+        "critical rate of service.point_select: {runs} run(s), profile {profile}, load before {}",
+        loadavg()
+    );
+    let modes = ["base", "thp"];
+    let mut rates: Vec<Vec<f64>> = vec![Vec::new(); 2];
+    let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); 2];
+    let mut thp_base: Vec<f64> = Vec::new();
+    for i in 1..=runs {
+        let out = dir.path().join(format!("run-{i}.json"));
+        let status = Command::new(bin)
+            .args([
+                "run",
+                "--profile",
+                profile,
+                "--only",
+                "service.point_select",
+                "-o",
+            ])
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("hwsurvey runs");
+        let file = match hwsurvey_result::load(Path::new(&out)) {
+            Ok(f) => f,
+            Err(e) => {
+                println!("run {i}: exit {status}, no result file: {e}");
+                continue;
+            }
+        };
+        let mut line = format!("run {i} (load {}):", loadavg());
+        for (k, mode) in modes.iter().enumerate() {
+            match critical_of(&file, mode) {
+                (Ok(c), start) => {
+                    rates[k].push(c);
+                    let r = start.map(|s| c / s);
+                    if let Some(r) = r {
+                        ratios[k].push(r);
+                    }
+                    line.push_str(&format!(
+                        " {mode} {:.0}/s (critical/closed-loop max {})",
+                        c,
+                        r.map_or("n/a".into(), |r| format!("{r:.3}"))
+                    ));
+                }
+                (Err(why), _) => line.push_str(&format!(" {mode} none ({why})")),
+            }
+        }
+        if let Ok(r) = hwsurvey_report::critical::critical_thp_base_ratio(&file.tests) {
+            thp_base.push(r.thp_over_base);
+            line.push_str(&format!(" THP/base {:.3}", r.thp_over_base));
+        }
+        println!("{line}");
+    }
+    for (k, mode) in modes.iter().enumerate() {
+        let v = &mut rates[k];
+        if v.is_empty() {
+            println!("{mode}: critical rate found in 0 of {runs} runs");
+            continue;
+        }
+        let list: Vec<String> = v.iter().map(|x| format!("{x:.0}")).collect();
+        let (lo, hi) = (
+            v.iter().copied().fold(f64::INFINITY, f64::min),
+            v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        );
+        let found = v.len();
+        let m = median(v);
+        let rm = if ratios[k].is_empty() {
+            "n/a".to_string()
+        } else {
+            format!("{:.3}", median(&mut ratios[k]))
+        };
+        println!(
+            "{mode}: found in {found} of {runs} runs: [{}] ops/s; median {m:.0}, min..max {lo:.0}..{hi:.0} \
+             (spread {:.1} % of the median); critical/closed-loop max median {rm}",
+            list.join(", "),
+            100.0 * (hi - lo) / m
+        );
+    }
+    if !thp_base.is_empty() {
+        let n = thp_base.len();
+        println!(
+            "THP/base median {:.3} over {n} run(s)",
+            median(&mut thp_base)
+        );
+    }
+    println!("load after {}", loadavg());
+}
