@@ -43,7 +43,7 @@ pub fn critical_rate(tests: &[TestResult], mode: &str) -> Result<f64, String> {
         .iter()
         .find(|t| t.point.family == "service.point_select" && t.point.id == id)
         .ok_or_else(|| format!("{id} not run"))?;
-    if t.outcome != "measured" {
+    if t.outcome != hwsurvey_result::Outcome::Measured {
         return Err(format!(
             "{id} {}: {}",
             t.outcome,
