@@ -5,10 +5,15 @@
 //! ratio (the closed-loop run the search started from) and the THP/base ratio. A run without a
 //! critical rate prints the skip reason (the failing criterion with its numbers).
 //!
-//! `cargo bench -p hwsurvey --bench critical_rate`; `HWSURVEY_BENCH_SMOKE=1` makes it one run
-//! of the quick profile (CI's bench smoke); `HWSURVEY_CRITICAL_RUNS=N` sets the run count.
-//! Prints the load average before and after: on a busy machine the workers lose their CPUs
-//! and the reasons say so.
+//! `cargo bench -p hwsurvey --bench critical_rate`; `HWSURVEY_BENCH_SMOKE=1` is the short form
+//! (CI's scripts/bench-smoke): the quick profile, up to 3 runs, ending at the first run that
+//! found both critical rates; `HWSURVEY_CRITICAL_RUNS=N` sets the run count. Prints the load
+//! average before and after: on a busy machine the workers lose their CPUs and the reasons say
+//! so. The result files are kept (their path is printed): a run without a critical rate keeps
+//! every trial in its `details`.
+//!
+//! Output (scripts/bench-smoke's contract): a section per page mode, "== critical rate,
+//! pages=MODE", whose figure line is "median X ops/s over N runs", then "== THP/base".
 
 use std::path::Path;
 use std::process::Command;
@@ -52,10 +57,12 @@ fn main() {
     let runs: usize = std::env::var("HWSURVEY_CRITICAL_RUNS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(if smoke { 1 } else { 10 });
+        .unwrap_or(if smoke { 3 } else { 10 });
     let profile = if smoke { "quick" } else { "standard" };
     let bin = env!("CARGO_BIN_EXE_hwsurvey");
-    let dir = tempfile::tempdir().expect("a temporary directory");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("critical_rate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a folder for the result files");
     println!(
         "critical rate of service.point_select: {runs} run(s), profile {profile}, load before {}",
         loadavg()
@@ -64,8 +71,9 @@ fn main() {
     let mut rates: Vec<Vec<f64>> = vec![Vec::new(); 2];
     let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); 2];
     let mut thp_base: Vec<f64> = Vec::new();
+    let mut done = 0usize;
     for i in 1..=runs {
-        let out = dir.path().join(format!("run-{i}.json"));
+        let out = dir.join(format!("run-{i}.json"));
         let status = Command::new(bin)
             .args([
                 "run",
@@ -109,36 +117,49 @@ fn main() {
             line.push_str(&format!(" THP/base {:.3}", r.thp_over_base));
         }
         println!("{line}");
+        done += 1;
+        if smoke && rates.iter().all(|r| r.len() == done) {
+            break;
+        }
     }
+    println!("result files: {}", dir.display());
     for (k, mode) in modes.iter().enumerate() {
+        println!("== critical rate, pages={mode}");
         let v = &mut rates[k];
         if v.is_empty() {
-            println!("{mode}: critical rate found in 0 of {runs} runs");
+            println!("{mode}: critical rate found in 0 of {done} runs (reasons above)");
             continue;
         }
-        let list: Vec<String> = v.iter().map(|x| format!("{x:.0}")).collect();
         let (lo, hi) = (
             v.iter().copied().fold(f64::INFINITY, f64::min),
             v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         );
+        let list: Vec<String> = v.iter().map(|x| format!("{x:.0}")).collect();
         let found = v.len();
         let m = median(v);
-        let rm = if ratios[k].is_empty() {
-            "n/a".to_string()
-        } else {
-            format!("{:.3}", median(&mut ratios[k]))
-        };
         println!(
-            "{mode}: found in {found} of {runs} runs: [{}] ops/s; median {m:.0}, min..max {lo:.0}..{hi:.0} \
-             (spread {:.1} % of the median); critical/closed-loop max median {rm}",
-            list.join(", "),
+            "{mode}: found in {found} of {done} runs: [{}] ops/s",
+            list.join(", ")
+        );
+        println!(
+            "{mode}: median {m:.0} ops/s over {found} runs, min..max {lo:.0}..{hi:.0} (spread {:.1} % of the median)",
             100.0 * (hi - lo) / m
         );
+        if !ratios[k].is_empty() {
+            let n = ratios[k].len();
+            println!(
+                "{mode}: critical / closed-loop maximum: median {:.3} over {n} runs",
+                median(&mut ratios[k])
+            );
+        }
     }
-    if !thp_base.is_empty() {
+    println!("== THP/base ratio of the critical rate");
+    if thp_base.is_empty() {
+        println!("THP/base: no run found both critical rates");
+    } else {
         let n = thp_base.len();
         println!(
-            "THP/base median {:.3} over {n} run(s)",
+            "THP/base: median {:.3} over {n} runs",
             median(&mut thp_base)
         );
     }

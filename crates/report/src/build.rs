@@ -767,7 +767,17 @@ fn critical_ratio_row(inputs: &[Input], vs_columns: usize) -> Row {
                 missing: None,
                 x: None,
             },
-            Err(why) => Cell::missing(why),
+            // short: the critical rows just above give each skip's reason in full
+            Err(_) => {
+                let without: Vec<&str> = ["base", "thp"]
+                    .into_iter()
+                    .filter(|m| crate::critical::critical_rate(&i.file.tests, m).is_err())
+                    .collect();
+                Cell::missing(format!(
+                    "no critical rate with {} pages (see critical/pages=…)",
+                    without.join(" or ")
+                ))
+            }
         })
         .collect();
     cells.extend((0..vs_columns).map(|_| Cell::text("")));
