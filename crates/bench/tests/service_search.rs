@@ -143,6 +143,7 @@ fn stalled_trial(rate: f64, stalled: f64) -> OpenLoopPoint {
     let mut p = synthetic(0.0)(rate).unwrap();
     p.stalled_ns = (stalled * 0.5e9 * 2.0) as u64;
     p.stalls = 3;
+    p.max_stall_ns = p.stalled_ns / 3;
     p
 }
 
@@ -164,6 +165,16 @@ fn a_busy_machine_stops_the_search_with_the_stall_as_reason() {
     // 1/2.25 each time to 1.95k/s (the next, 867/s, is below 1/1000 of the maximum).
     let out =
         search_critical_rate(1_000_000.0, &p, |r| Ok::<_, ()>(stalled_trial(r, 0.0))).unwrap();
+    assert_eq!(out.stop, SearchStop::NoPassFound);
+    assert_eq!(out.trials.len(), 14);
+    // Stalled as much, but in stalls shorter than the 1 ms bound (0.5 ms each): they cannot
+    // make p99 fail at every rate, so the search goes on down as without stalls.
+    let out = search_critical_rate(1_000_000.0, &p, |r| {
+        let mut t = stalled_trial(r, 0.05);
+        t.max_stall_ns = 500_000;
+        Ok::<_, ()>(t)
+    })
+    .unwrap();
     assert_eq!(out.stop, SearchStop::NoPassFound);
     assert_eq!(out.trials.len(), 14);
 }

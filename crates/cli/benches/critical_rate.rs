@@ -6,8 +6,12 @@
 //! critical rate prints the skip reason (the failing criterion with its numbers).
 //!
 //! `cargo bench -p hwsurvey --bench critical_rate`; `HWSURVEY_BENCH_SMOKE=1` is the short form
-//! (CI's scripts/bench-smoke): the quick profile, up to 3 runs, ending at the first run that
-//! found both critical rates; `HWSURVEY_CRITICAL_RUNS=N` sets the run count. Prints the load
+//! (CI's scripts/bench-smoke): the quick profile with a p99 bound of 50 ms instead of 1 ms
+//! and trials of 0.2 s instead of 0.04 s in a family budget of 10 s instead of 2 s (written beside the result files as
+//! `quick-50ms.toml`), up to 3 runs, ending at the first run
+//! that found both critical rates. The loose bound keeps the short form about the benchmark's
+//! machinery (search, result file, ratios), not about whether the CI machine is idle: on a
+//! busy 2-CPU machine the workers lose their CPUs for 10-20 ms at a time, far above 1 ms; `HWSURVEY_CRITICAL_RUNS=N` sets the run count. Prints the load
 //! average before and after: on a busy machine the workers lose their CPUs and the reasons say
 //! so. The result files are kept (their path is printed): a run without a critical rate keeps
 //! every trial in its `details`.
@@ -58,11 +62,32 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(if smoke { 3 } else { 10 });
-    let profile = if smoke { "quick" } else { "standard" };
     let bin = env!("CARGO_BIN_EXE_hwsurvey");
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("critical_rate-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a folder for the result files");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let profile = if smoke {
+        let quick =
+            std::fs::read_to_string(repo.join("profiles/quick.toml")).expect("profiles/quick.toml");
+        let loose = quick
+            .replace("p99_bound_ns = 1000000\n", "p99_bound_ns = 50000000\n")
+            .replace("search_window_s = 0.04\n", "search_window_s = 0.2\n")
+            .replace(
+                "[families.\"service.point_select\"]\nbudget_s = 2\n",
+                "[families.\"service.point_select\"]\nbudget_s = 10\n",
+            );
+        assert!(loose.contains("search_window_s = 0.2\n") && loose.contains("budget_s = 10\n"));
+        assert_ne!(
+            loose, quick,
+            "profiles/quick.toml has no 'p99_bound_ns = 1000000' line"
+        );
+        let path = dir.join("quick-50ms.toml");
+        std::fs::write(&path, loose).expect("the short form's profile");
+        path.display().to_string()
+    } else {
+        "standard".to_string()
+    };
     println!(
         "critical rate of service.point_select: {runs} run(s), profile {profile}, load before {}",
         loadavg()
@@ -78,13 +103,18 @@ fn main() {
             .args([
                 "run",
                 "--profile",
-                profile,
+                &profile,
                 "--only",
                 "service.point_select",
                 "-o",
             ])
             .arg(&out)
+            .current_dir(&repo)
             .stdout(std::process::Stdio::null())
+            .stderr(
+                std::fs::File::create(dir.join(format!("run-{i}.log")))
+                    .expect("a log file for the run's progress"),
+            )
             .status()
             .expect("hwsurvey runs");
         let file = match hwsurvey_result::load(Path::new(&out)) {

@@ -13,8 +13,10 @@
 //! when stalls cover 1 % of the window, p99 exceeds any bound shorter than them at *every*
 //! rate. So a failing rate is tried `retry_failed` more times before it counts as failing
 //! (stalls come and go), and when two failing trials in a row without any pass had their
-//! workers stalled for at least [`STALLED_FRACTION_HOPELESS`] of the window the search stops
-//! ([`SearchStop::Stalled`]) instead of trying ever lower rates.
+//! workers stalled for at least [`STALLED_FRACTION_HOPELESS`] of the window, with a stall at
+//! least as long as the bound, the search stops ([`SearchStop::Stalled`]) instead of trying
+//! ever lower rates. Stalls all shorter than the bound do not stop it (a 16 ms stall defeats a
+//! 1 ms bound at every rate, not a 50 ms one).
 
 use serde::{Deserialize, Serialize};
 
@@ -262,7 +264,10 @@ pub fn search_critical_rate<E>(
         let passed = loop {
             let t = RateTrial::judged(trial(rate)?, params);
             let passed = t.passed;
-            let stalled = t.point.stalled_fraction() >= STALLED_FRACTION_HOPELESS;
+            // Hopeless only when the stalls are also longer than the bound: shorter ones
+            // cannot by themselves push p99 over it, and a lower rate may still pass.
+            let stalled = t.point.stalled_fraction() >= STALLED_FRACTION_HOPELESS
+                && t.point.max_stall_ns >= params.p99_bound_ns;
             out.trials.push(t);
             if passed {
                 stalled_failures = 0;
