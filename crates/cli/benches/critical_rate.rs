@@ -46,14 +46,9 @@ fn critical_of(file: &ResultFile, mode: &str) -> (Result<f64, String>, Option<f6
     )
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
+/// Median of per-run figures (never empty where it is called).
+fn median(v: &[f64]) -> f64 {
+    hwsurvey_stats::median(v).unwrap_or(f64::NAN)
 }
 
 fn main() {
@@ -155,7 +150,7 @@ fn main() {
     println!("result files: {}", dir.display());
     for (k, mode) in modes.iter().enumerate() {
         println!("== critical rate, pages={mode}");
-        let v = &mut rates[k];
+        let v = &rates[k];
         if v.is_empty() {
             println!("{mode}: critical rate found in 0 of {done} runs (reasons above)");
             continue;
@@ -179,7 +174,7 @@ fn main() {
             let n = ratios[k].len();
             println!(
                 "{mode}: critical / closed-loop maximum: median {:.3} over {n} runs",
-                median(&mut ratios[k])
+                median(&ratios[k])
             );
         }
     }
@@ -188,10 +183,7 @@ fn main() {
         println!("THP/base: no run found both critical rates");
     } else {
         let n = thp_base.len();
-        println!(
-            "THP/base: median {:.3} over {n} runs",
-            median(&mut thp_base)
-        );
+        println!("THP/base: median {:.3} over {n} runs", median(&thp_base));
     }
     println!("load after {}", loadavg());
 }

@@ -767,17 +767,7 @@ fn critical_ratio_row(inputs: &[Input], vs_columns: usize) -> Row {
                 missing: None,
                 x: None,
             },
-            // short: the critical rows just above give each skip's reason in full
-            Err(_) => {
-                let without: Vec<&str> = ["base", "thp"]
-                    .into_iter()
-                    .filter(|m| crate::critical::critical_rate(&i.file.tests, m).is_err())
-                    .collect();
-                Cell::missing(format!(
-                    "no critical rate with {} pages (see critical/pages=…)",
-                    without.join(" or ")
-                ))
-            }
+            Err(_) => Cell::missing(crate::critical::short_reason_without_ratio(&i.file.tests)),
         })
         .collect();
     cells.extend((0..vs_columns).map(|_| Cell::text("")));

@@ -18,20 +18,9 @@ pub struct CriticalRatio {
 
 /// Median of a metric: its summary's, else of its finite samples (`None` when none).
 fn metric_median(m: &MetricResult) -> Option<f64> {
-    if let Some(s) = &m.summary {
-        return Some(s.median);
-    }
-    let mut v: Vec<f64> = m
-        .samples
-        .iter()
-        .copied()
-        .filter(|x| x.is_finite())
-        .collect();
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => None,
-        n if n % 2 == 1 => Some(v[n / 2]),
-        n => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
+    match &m.summary {
+        Some(s) => Some(s.median),
+        None => hwsurvey_stats::median(&m.samples),
     }
 }
 
@@ -72,6 +61,26 @@ pub fn critical_thp_base_ratio(tests: &[TestResult]) -> Result<CriticalRatio, St
         (Err(e), Ok(_)) | (Ok(_), Err(e)) => Err(e),
         (Err(a), Err(b)) => Err(format!("{a}; {b}")),
     }
+}
+
+/// Why `tests` have no THP/base ratio, short, for a table cell under the critical rows (which
+/// give each skip's reason in full): the page modes without a critical rate, or, when both
+/// have one, what else stops the ratio (a base rate of 0/s).
+pub fn short_reason_without_ratio(tests: &[TestResult]) -> String {
+    let without: Vec<&str> = ["base", "thp"]
+        .into_iter()
+        .filter(|m| critical_rate(tests, m).is_err())
+        .collect();
+    if without.is_empty() {
+        return match critical_thp_base_ratio(tests) {
+            Ok(r) => format!("THP/base is {:.2}", r.thp_over_base),
+            Err(why) => why,
+        };
+    }
+    format!(
+        "no critical rate with {} pages (see critical/pages=…)",
+        without.join(" or ")
+    )
 }
 
 #[cfg(test)]
@@ -128,6 +137,23 @@ mod tests {
         assert_eq!(
             critical_thp_base_ratio(&tests[..1]).unwrap_err(),
             "critical/pages=thp not run"
+        );
+        assert_eq!(
+            short_reason_without_ratio(&skipped),
+            "no critical rate with thp pages (see critical/pages=…)"
+        );
+        assert_eq!(
+            short_reason_without_ratio(&[]),
+            "no critical rate with base or thp pages (see critical/pages=…)"
+        );
+        // both rates there, but base is 0/s: the cell says so, never names no mode
+        let zero = vec![
+            test("critical/pages=base", measured(vec![0.0, 0.0, 0.0])),
+            tests[1].clone(),
+        ];
+        assert_eq!(
+            short_reason_without_ratio(&zero),
+            "base critical rate is 0/s"
         );
     }
 }

@@ -210,6 +210,18 @@ pub struct Summary {
     pub outlier_indices: Vec<usize>,
 }
 
+/// Median of the finite values of `values` (mean of the two middle ones for an even count);
+/// `None` when there is no finite value. For figures that are not a [`Sample`] (a single run's
+/// value, or a list of per-run results that may hold one).
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some(median_sorted(&v))
+}
+
 fn median_sorted(sorted: &[f64]) -> f64 {
     let n = sorted.len();
     if n == 0 {
@@ -305,6 +317,15 @@ pub fn within_noise(a: &Summary, b: &Summary) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn median_of_finite_values_or_none() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(median(&[f64::NAN, 7.0, f64::INFINITY]), Some(7.0));
+        assert_eq!(median(&[f64::NAN]), None);
+        assert_eq!(median(&[]), None);
+    }
     use proptest::prelude::*;
 
     #[test]
