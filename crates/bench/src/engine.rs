@@ -1,5 +1,7 @@
-//! The run loop: every point of a [`Plan`] in order, each family inside its time budget,
-//! the result file rewritten atomically after every test, SIGINT/SIGTERM/SIGHUP handled.
+//! The run loop: every point of a [`Plan`] in order (none dropped for time: each point takes
+//! at least the profile's minimum samples, and extra samples within its allowance), the result
+//! file rewritten atomically after every test with each family's estimated and actual time,
+//! SIGINT/SIGTERM/SIGHUP handled.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
@@ -13,8 +15,8 @@ use crate::outcome::PointOutcome;
 use crate::plan::{Plan, Point, RunOptions, SkippedPoint};
 use crate::profile::Profile;
 use crate::result::{
-    rfc3339, ProfileRef, ResultError, ResultFile, RunStatus, TestResult, Tool, RESULT_SCHEMA,
-    RESULT_SCHEMA_VERSION,
+    rfc3339, FamilyTime, ProfileRef, ResultError, ResultFile, RunStatus, TestResult, Tool,
+    RESULT_SCHEMA, RESULT_SCHEMA_VERSION,
 };
 use crate::runner::RunContext;
 
@@ -163,6 +165,7 @@ pub fn run_with_cancel(
             .flat_map(|f| f.skipped.iter().cloned())
             .collect(),
         qualification: None,
+        family_times: Vec::new(),
     };
     let write = |file: &mut ResultFile, observer: &mut dyn Observer| {
         observer.before_write(file);
@@ -178,31 +181,24 @@ pub fn run_with_cancel(
             }
             continue;
         };
+        if fplan.points.is_empty() {
+            continue;
+        }
         let family_start = Instant::now();
-        let budget = Duration::from_secs_f64(fplan.budget_s);
-        for (i, point) in fplan.points.iter().enumerate() {
+        file.family_times.push(FamilyTime {
+            family: fplan.family.clone(),
+            points_planned: fplan.points.len(),
+            points_run: 0,
+            estimated_s: 0.0,
+            actual_s: 0.0,
+        });
+        for point in fplan.points.iter() {
             if cancel.load(Ordering::SeqCst) {
                 break 'families;
             }
-            let spent = family_start.elapsed();
-            if spent >= budget {
-                for p in &fplan.points[i..] {
-                    file.skipped.push(skip(
-                        p,
-                        &format!("family time budget of {} s spent", fplan.budget_s),
-                    ));
-                }
-                write(&mut file, observer)?;
-                index += fplan.points.len() - i;
-                continue 'families;
-            }
-            // The point may use its estimate plus an equal share of the slack left after the
-            // estimates of this and the points still to come (adaptive extra samples).
-            let rest: f64 = fplan.points[i..].iter().map(|p| p.estimated_s).sum();
-            let slack = ((budget - spent).as_secs_f64() - rest).max(0.0);
-            let share = slack / (fplan.points.len() - i) as f64;
-            let allowance = point.estimated_s + share;
-            let deadline = Instant::now() + Duration::from_secs_f64(allowance);
+            // The profile's minimum samples are always taken; extra samples stop when the
+            // point's allowance (its estimate x POINT_ALLOWANCE_FACTOR) is spent.
+            let deadline = Instant::now() + Duration::from_secs_f64(point.allowance_s());
             let ctx = RunContext::new(&req.profile.run, req.env, req.options, cancel, deadline);
             observer.point_started(point, index, total);
             let started = SystemTime::now();
@@ -229,6 +225,11 @@ pub fn run_with_cancel(
                 t0.elapsed().as_secs_f64(),
             );
             file.tests.push(result);
+            if let Some(ft) = file.family_times.last_mut() {
+                ft.points_run += 1;
+                ft.estimated_s += point.estimated_s;
+                ft.actual_s = family_start.elapsed().as_secs_f64();
+            }
             write(&mut file, observer)?;
             if let Some(r) = file.tests.last() {
                 observer.point_finished(r);
@@ -287,7 +288,7 @@ mod tests {
     use crate::plan::{FamilyPlan, FamilyPoints, PlanInput};
     use crate::profile::{ProfileError, Section};
 
-    /// A family whose every point takes 60 ms: with a 50 ms budget only the first runs.
+    /// A family whose every point takes 60 ms, far over its 10 ms estimate.
     struct Slow;
 
     impl Family for Slow {
@@ -322,7 +323,7 @@ mod tests {
     }
 
     #[test]
-    fn points_dropped_for_the_family_budget_are_in_the_file_with_the_reason() {
+    fn no_point_is_dropped_for_time_and_the_family_time_is_recorded() {
         let profile = crate::families::load_profile("quick").unwrap();
         let root = SysRoot::live();
         let machine = hwsurvey_probe::probe_machine(&root);
@@ -332,6 +333,7 @@ mod tests {
             profile_version: 1,
             usable_cpus: 1,
             thread_counts: vec![1],
+            landmarks: vec![],
             llc_total_bytes: None,
             memory_working_set_bytes: 1 << 20,
             memory_cap_bytes: None,
@@ -360,22 +362,21 @@ mod tests {
         };
         let file = run_with_cancel(&req, &mut Silent, &AtomicBool::new(false)).unwrap();
         assert_eq!(file.status, RunStatus::Complete);
+        // issue 13: the old 0.05 s budget kept only "a"; every point of the plan runs now
         let ran: Vec<&str> = file.tests.iter().map(|t| t.point.id.as_str()).collect();
-        assert_eq!(ran, ["a"]);
-        let dropped: Vec<(&str, &str)> = file
-            .skipped
-            .iter()
-            .map(|s| (s.id.as_str(), s.reason.as_str()))
-            .collect();
+        assert_eq!(ran, ["a", "b", "c"]);
+        assert!(file.skipped.is_empty(), "{:?}", file.skipped);
+        assert_eq!(file.family_times.len(), 1);
+        let ft = &file.family_times[0];
         assert_eq!(
-            dropped,
-            [
-                ("b", "family time budget of 0.05 s spent"),
-                ("c", "family time budget of 0.05 s spent")
-            ]
+            (ft.family.as_str(), ft.points_planned, ft.points_run),
+            ("test.slow", 3, 3)
         );
+        assert!((ft.estimated_s - 0.03).abs() < 1e-9, "{}", ft.estimated_s);
+        assert!(ft.actual_s >= 0.18 && ft.actual_s < 5.0, "{}", ft.actual_s);
+        assert!(ft.actual_over_estimate().unwrap() >= 6.0);
         // ... and so in the file on disk
         let loaded = crate::result::load(&out).unwrap();
-        assert_eq!(loaded.skipped, file.skipped);
+        assert_eq!(loaded.family_times, file.family_times);
     }
 }

@@ -11,6 +11,7 @@
 pub mod affinity;
 pub mod engine;
 pub mod families;
+pub mod ladder;
 pub mod pages;
 pub mod plan;
 pub mod profile;

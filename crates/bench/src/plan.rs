@@ -3,8 +3,14 @@
 //! Each family turns its profile section into [`Point`]s (and [`SkippedPoint`]s with reasons)
 //! through [`PlanInput`], which applies the shared rules: thread counts 1, 2, 4, ... up to the
 //! usable CPUs plus that count plus oversubscription, working sets >= k x the total
-//! last-level cache, the memory cap, and the time estimate of a point. The engine then keeps
-//! each family inside its time budget.
+//! last-level cache, the memory cap, and the time estimate of a point.
+//!
+//! The profile defines the points: no time budget drops one (issue 13). The run time follows
+//! from the plan, growing with the number of thread counts (about log2 of the CPUs); the
+//! plan's estimate ([`Plan::estimated_s`]) is printed before the run and each family's
+//! estimated and actual time goes into the result file. Only a point that cannot run here (over
+//! the memory cap, a page mode or storage target this machine lacks) is skipped, with its
+//! reason.
 
 use std::collections::BTreeMap;
 
@@ -14,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::affinity::cpu_order;
 use crate::env::RunEnv;
+use crate::ladder::{Landmark, Rung};
 use crate::profile::{Profile, RunSettings, Section};
 
 /// Options from the command line that families read (storage targets).
@@ -25,9 +32,18 @@ pub struct RunOptions {
     pub storage_devices: Vec<std::path::PathBuf>,
     /// `--destructive`: the user allows writing to the raw devices above.
     pub destructive: bool,
+    /// `run --plan-only --root`: planning for a captured machine. Facts a capture may not
+    /// hold do not skip points: without a memory size the plan has no memory cap (it says so)
+    /// instead of assuming 1 GiB, and with the THP state unknown the THP points are planned.
+    #[serde(default)]
+    pub capture: bool,
 }
 
-pub use hwsurvey_result::plan::{FamilyPlan, Plan, Point, SkippedPoint};
+/// Memory cap source stated in a plan of a capture without memory sizes.
+pub const UNCAPPED_SOURCE: &str =
+    "none: the capture holds no memory size (/proc/meminfo, node meminfo), no cap applied";
+
+pub use hwsurvey_result::plan::{FamilyPlan, Plan, Point, SkippedPoint, POINT_ALLOWANCE_FACTOR};
 
 /// What a family's `plan` gets.
 pub struct PlanInput<'a> {
@@ -41,28 +57,51 @@ pub struct PlanInput<'a> {
     pub env: &'a RunEnv,
     /// Command-line options for families.
     pub options: &'a RunOptions,
+    /// The topology landmarks of the usable CPUs ([`crate::ladder::landmarks`]).
+    pub landmarks: &'a [Landmark],
 }
 
 impl PlanInput<'_> {
-    /// Thread counts: 1, 2, 4, ... below the usable CPUs, then the usable count; with
-    /// `oversubscribe`, also `oversubscription_factor` x usable. Every count is at most
-    /// [`crate::profile::MAX_THREADS_PER_POINT`] (4096): a machine with more usable CPUs, or
-    /// an oversubscription beyond it, gets points of 4096 threads.
+    /// The thread ladder ([`crate::ladder::ladder`]): 1, 2, 4, ... below the usable CPUs, the
+    /// usable CPUs and the landmarks' counts; with `oversubscribe`, also
+    /// `oversubscription_factor` x usable. Every count is at most
+    /// [`crate::profile::MAX_THREADS_PER_POINT`] (4096). Build points of a rung with
+    /// [`PlanInput::rung_point`] and ids with [`crate::ladder::Rung::id_part`].
+    pub fn ladder(&self, oversubscribe: bool) -> Vec<Rung> {
+        crate::ladder::ladder(
+            self.env,
+            self.landmarks,
+            self.settings.placement,
+            oversubscribe.then_some(self.settings.oversubscription_factor),
+            crate::profile::MAX_THREADS_PER_POINT,
+        )
+    }
+
+    /// The distinct thread counts of [`PlanInput::ladder`], ascending (rungs of their own,
+    /// such as every core with one thread, share a count with a placement rung or add one).
     pub fn thread_counts(&self, oversubscribe: bool) -> Vec<usize> {
-        let cap = crate::profile::MAX_THREADS_PER_POINT;
-        let mut v = thread_counts(self.env.cpu_count());
-        if oversubscribe {
-            v.push(
-                self.env
-                    .cpu_count()
-                    .saturating_mul(self.settings.oversubscription_factor.max(1)),
-            );
-        }
-        for t in &mut v {
-            *t = (*t).min(cap);
-        }
+        let mut v: Vec<usize> = self
+            .ladder(oversubscribe)
+            .iter()
+            .map(|r| r.threads)
+            .collect();
+        v.sort_unstable();
         v.dedup();
         v
+    }
+
+    /// A point on `rung`: its threads, its CPUs and its landmarks, the standard estimate.
+    pub fn rung_point(
+        &self,
+        id: impl Into<String>,
+        rung: &Rung,
+        params: impl Serialize,
+        memory_bytes: u64,
+    ) -> Point {
+        let mut p = self.point(id, rung.threads, params, memory_bytes);
+        p.cpus = rung.cpus.clone();
+        p.landmarks = rung.landmarks.clone();
+        p
     }
 
     /// Worker CPUs for `threads` workers under the profile's placement.
@@ -79,11 +118,14 @@ impl PlanInput<'_> {
     }
 
     /// The run's memory cap, bytes; when MemAvailable and the cgroup limit are both
-    /// unknown, 1 GiB (stated in the plan).
+    /// unknown, 1 GiB (stated in the plan), or no cap (`u64::MAX`) with
+    /// [`RunOptions::capture`].
     pub fn memory_cap_bytes(&self) -> u64 {
-        self.env
-            .memory_cap_bytes(self.settings.memory_fraction)
-            .unwrap_or(1 << 30)
+        match self.env.memory_cap_bytes(self.settings.memory_fraction) {
+            Some(b) => b,
+            None if self.options.capture => u64::MAX,
+            None => 1 << 30,
+        }
     }
 
     /// Total working set of a "memory" point, bytes: max(k x total LLC, floor), bounded by
@@ -92,12 +134,16 @@ impl PlanInput<'_> {
         memory_working_set_bytes(self.settings, self.env, self.memory_cap_bytes())
     }
 
-    /// Estimated time of a point that takes `samples_min` samples, seconds.
+    /// Expected time of a point whose repetition is short, seconds: warm-up and calibration
+    /// (doubling up to 1/4 of a sample: about half a sample in all), the profile's
+    /// `samples_min` samples plus one (the adaptive rule's usual extra sample, measured on a
+    /// 2-CPU VM: 3.9 samples on average with `samples_min` 3), and 0.05 s of thread start and
+    /// bookkeeping. A point may take [`crate::plan::POINT_ALLOWANCE_FACTOR`] times its
+    /// estimate.
     pub fn estimate_point_s(&self) -> f64 {
-        // calibration doubles up to 1/4 of a sample: about half a sample in all
         self.settings.warmup_s.max(0.5 * self.settings.sample_min_s)
-            + self.settings.samples_min as f64 * self.settings.sample_min_s * 1.05
-            + 0.02
+            + (self.settings.samples_min + 1) as f64 * self.settings.sample_min_s * 1.05
+            + 0.05
     }
 
     /// Builds a point with the profile's placement and the standard estimate.
@@ -117,6 +163,7 @@ impl PlanInput<'_> {
             params: serde_json::to_value(params).unwrap_or(serde_json::Value::Null),
             memory_bytes,
             estimated_s: self.estimate_point_s(),
+            landmarks: vec![],
         }
     }
 
@@ -165,7 +212,7 @@ fn memory_working_set_bytes(settings: &RunSettings, env: &RunEnv, cap: u64) -> u
 /// What a family returns from `plan`.
 #[derive(Debug, Clone, Default)]
 pub struct FamilyPoints {
-    /// Points to measure, most important first (the budget rule drops from the end).
+    /// Points to measure, in run order.
     pub points: Vec<Point>,
     /// Points not measured, with reasons.
     pub skipped: Vec<SkippedPoint>,
@@ -181,9 +228,13 @@ pub fn build_plan(
     options: &RunOptions,
     only: &[String],
 ) -> Result<Plan, crate::profile::ProfileError> {
+    // one source of machine facts: CPU places and the last-level cache from the probe
+    let env = &crate::ladder::with_machine_facts(machine, env.clone());
+    let marks = crate::ladder::landmarks(machine, env);
     let mut out = Vec::new();
     let cap_with_source = env.memory_cap(profile.run.memory_fraction);
     let cap = cap_with_source.as_ref().map(|(b, _)| *b);
+    let uncapped = cap.is_none() && options.capture;
     let cap_source = cap_with_source
         .as_ref()
         .map(|(_, s)| s.clone())
@@ -200,11 +251,10 @@ pub fn build_plan(
         let Some(section) = profile.families.get(id) else {
             continue;
         };
-        let budget_s = section.common.budget_s;
         if !section.common.enabled {
             out.push(FamilyPlan {
                 family: id.into(),
-                budget_s,
+                budget_s: 0.0,
                 estimated_s: 0.0,
                 points: vec![],
                 skipped: vec![SkippedPoint {
@@ -222,12 +272,13 @@ pub fn build_plan(
             machine,
             env,
             options,
+            landmarks: &marks,
         };
         let planned = family.plan(&input)?;
         let mem_cap = input.memory_cap_bytes();
         let mut fp = FamilyPlan {
             family: id.into(),
-            budget_s,
+            budget_s: 0.0,
             estimated_s: 0.0,
             points: vec![],
             skipped: planned.skipped,
@@ -243,18 +294,9 @@ pub fn build_plan(
                         p.memory_bytes, mem_cap, profile.run.memory_fraction
                     ),
                 });
-            } else if fp.estimated_s + p.estimated_s > budget_s {
-                fp.skipped.push(SkippedPoint {
-                    family: id.into(),
-                    id: p.id.clone(),
-                    params: p.params.clone(),
-                    reason: format!(
-                        "over the family's time budget of {budget_s} s (estimated {:.1} s so far)",
-                        fp.estimated_s
-                    ),
-                });
             } else {
                 fp.estimated_s += p.estimated_s;
+                fp.budget_s += p.allowance_s();
                 fp.points.push(p);
             }
         }
@@ -288,11 +330,33 @@ pub fn build_plan(
         profile_id: profile.id.clone(),
         profile_version: profile.version,
         usable_cpus: env.cpu_count(),
-        thread_counts: thread_counts(env.cpu_count()),
+        thread_counts: {
+            let mut v: Vec<usize> = crate::ladder::ladder(
+                env,
+                &marks,
+                settings.placement,
+                None,
+                crate::profile::MAX_THREADS_PER_POINT,
+            )
+            .iter()
+            .map(|r| r.threads)
+            .collect();
+            v.dedup();
+            v
+        },
+        landmarks: marks.clone(),
         llc_total_bytes: env.llc.known().map(|l| l.total_size_bytes),
-        memory_working_set_bytes: memory_working_set_bytes(settings, env, cap.unwrap_or(1 << 30)),
+        memory_working_set_bytes: memory_working_set_bytes(
+            settings,
+            env,
+            cap.unwrap_or(if uncapped { u64::MAX } else { 1 << 30 }),
+        ),
         memory_cap_bytes: cap,
-        memory_cap_source: cap_with_source.map(|(_, s)| s),
+        memory_cap_source: match cap_with_source {
+            Some((_, s)) => Some(s),
+            None if uncapped => Some(UNCAPPED_SOURCE.into()),
+            None => None,
+        },
         families: out,
     })
 }
@@ -370,27 +434,50 @@ mod tests {
         assert_eq!(plan.memory_cap_bytes, Some(50 << 20));
         let f = &plan.families[0];
         let ids: Vec<&str> = f.points.iter().map(|p| p.id.as_str()).collect();
+        // 2 cores x 2 threads: every core with one thread (CPUs 0, 1) is a rung of its own
         assert_eq!(
             ids,
             [
                 "stream.triad/threads=1",
                 "stream.triad/threads=2",
+                "stream.triad/threads=2/cores",
                 "stream.triad/threads=4",
                 "read/block=1KiB/threads=1",
                 "read/block=1KiB/threads=2",
+                "read/block=1KiB/threads=2/cores",
                 "read/block=1KiB/threads=4",
             ]
         );
         // compact placement: SMT siblings (same core) first
         assert_eq!(f.points[1].cpus, vec![0, 2]);
+        assert_eq!(f.points[1].landmarks, ["smt_core"]);
+        assert_eq!(f.points[2].cpus, vec![0, 1]);
+        assert_eq!(f.points[2].landmarks, ["cores"]);
+        assert_eq!(f.points[3].landmarks, ["numa_node", "package", "all"]);
+        assert!(f.points[0].landmarks.is_empty());
+        let names: Vec<(&str, usize)> = plan
+            .landmarks
+            .iter()
+            .map(|m| (m.name.as_str(), m.threads))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("smt_core", 2),
+                ("numa_node", 4),
+                ("package", 4),
+                ("cores", 2),
+                ("all", 4)
+            ]
+        );
         // 64 MiB blocks x threads exceed the 50 MiB cap
-        assert_eq!(f.skipped.len(), 3);
+        assert_eq!(f.skipped.len(), 4);
         assert!(f.skipped.iter().all(|s| s.reason.contains("memory cap")));
         assert!(f.points.iter().all(|p| p.memory_bytes <= 50 << 20));
     }
 
     #[test]
-    fn plan_respects_the_time_budget_and_only() {
+    fn an_obsolete_budget_drops_no_point_and_only_filters() {
         let env = env4();
         let machine = probe_machine(&SysRoot::new("/nonexistent-root"));
         let fams = crate::families::registry();
@@ -404,9 +491,16 @@ mod tests {
         )
         .unwrap();
         let f = &plan.families[0];
-        assert!(f.estimated_s <= 2.0);
-        assert_eq!(f.points.len(), 2, "two points of ~0.8 s fit in 2 s");
-        assert!(f.skipped.iter().any(|s| s.reason.contains("time budget")));
+        // issue 13: a 2 s budget (obsolete) used to keep 2 of these points; all 8 are planned
+        assert_eq!(f.points.len(), 8);
+        assert!(f.skipped.iter().all(|s| s.reason.contains("memory cap")));
+        let sum: f64 = f.points.iter().map(|p| p.estimated_s).sum();
+        assert!((f.estimated_s - sum).abs() < 1e-9 && f.estimated_s > 2.0);
+        assert!(
+            (f.budget_s - 1.25 * sum).abs() < 1e-9,
+            "allowance {}",
+            f.budget_s
+        );
         let only = build_plan(
             &profile(90.0),
             &fams,

@@ -14,7 +14,7 @@
 //! ...
 //!
 //! [families."mem.bandwidth"]   # engine keys of one family (FamilySection)
-//! budget_s = 40
+//! enabled = true
 //! [families."mem.bandwidth".params]   # the family's own typed keys (Section::params)
 //! ...
 //! ```
@@ -70,9 +70,11 @@ pub struct FamilySection {
     /// Whether the family runs at all.
     #[serde(default = "yes")]
     pub enabled: bool,
-    /// Time budget of the family, seconds; the plan drops points that would not fit and the
-    /// runner skips what is left when it runs out; (0, 86400].
-    pub budget_s: f64,
+    /// Obsolete, seconds: profiles before issue 13 gave each family a time budget that
+    /// dropped points. Accepted (range (0, 86400]) so that older profiles load; it changes
+    /// nothing ([`Profile::obsolete_keys`]).
+    #[serde(default)]
+    pub budget_s: Option<f64>,
     /// The family's own keys, parsed by the family with [`Section::params`].
     #[serde(default)]
     pub params: toml::Table,
@@ -109,6 +111,24 @@ pub struct Profile {
     pub run: RunSettings,
     /// Family sections in file order of ids (BTreeMap order).
     pub families: BTreeMap<String, Section>,
+    /// Keys the profile gives that no longer change anything (`run.budget_s`,
+    /// `families."<id>".budget_s`: time budgets that used to drop points), for a note.
+    pub obsolete_keys: Vec<String>,
+}
+
+impl Profile {
+    /// One line about [`Profile::obsolete_keys`], or `None` when there are none.
+    pub fn obsolete_note(&self) -> Option<String> {
+        if self.obsolete_keys.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "{}: {} no longer change anything: the profile defines the points and no budget \
+             drops one (bound a run with --max-time)",
+            self.source,
+            self.obsolete_keys.join(", ")
+        ))
+    }
 }
 
 /// One family's section, with the source text kept so that [`Section::params`] errors can
@@ -171,7 +191,7 @@ impl Section {
         let text = format!("[families.\"{family}\"]\nbudget_s = {budget_s}\n[families.\"{family}\".params]\n{params_toml}\n");
         let common = FamilySection {
             enabled: true,
-            budget_s,
+            budget_s: Some(budget_s),
             params: toml::from_str(params_toml).unwrap_or_default(),
         };
         Section {
@@ -469,8 +489,8 @@ fn toml_error(file: &str, text: &str, e: toml::de::Error) -> ProfileError {
 
 impl Profile {
     /// Parses profile text. `file` names it in errors. Checks the format version, the
-    /// settings, that every family section names a family in `known_families`, and that the
-    /// family budgets fit the run budget. Family params are checked by the caller
+    /// settings and that every family section names a family in `known_families`; obsolete
+    /// budget keys are range-checked and listed in [`Profile::obsolete_keys`]. Family params are checked by the caller
     /// ([`crate::families::check_profile`]) since only families know their keys.
     pub fn parse(file: &str, text: &str, known_families: &[&str]) -> Result<Profile, ProfileError> {
         let doc: ProfileDoc = toml::from_str(text).map_err(|e| toml_error(file, text, e))?;
@@ -511,7 +531,10 @@ impl Profile {
         check_run(&Checker::new(file, text, "run"), &doc.run)?;
         let text: std::sync::Arc<str> = text.into();
         let mut families = BTreeMap::new();
-        let mut total = 0.0;
+        let mut obsolete = Vec::new();
+        if doc.run.budget_s.is_some() {
+            obsolete.push("run.budget_s".to_string());
+        }
         for (id, common) in doc.families {
             let header = format!("[families.\"{id}\"]");
             if !known_families.contains(&id.as_str()) {
@@ -525,16 +548,16 @@ impl Profile {
                     ),
                 });
             }
-            Checker::new(file, &text, format!("families.\"{id}\"")).float(
-                "budget_s",
-                common.budget_s,
-                0.0,
-                true,
-                MAX_BUDGET_S,
-                "seconds",
-            )?;
-            if common.enabled {
-                total += common.budget_s;
+            if let Some(b) = common.budget_s {
+                Checker::new(file, &text, format!("families.\"{id}\"")).float(
+                    "budget_s",
+                    b,
+                    0.0,
+                    true,
+                    MAX_BUDGET_S,
+                    "seconds",
+                )?;
+                obsolete.push(format!("families.\"{id}\".budget_s"));
             }
             families.insert(
                 id.clone(),
@@ -546,17 +569,6 @@ impl Profile {
                 },
             );
         }
-        if total > doc.run.budget_s + 1e-9 {
-            return Err(ProfileError {
-                file: file.into(),
-                line: line_of("budget_s"),
-                key: Some("run.budget_s".into()),
-                message: format!(
-                    "the family budgets add up to {total} s, over the run budget of {} s",
-                    doc.run.budget_s
-                ),
-            });
-        }
         Ok(Profile {
             id: doc.id,
             version: doc.version,
@@ -564,6 +576,7 @@ impl Profile {
             source: file.into(),
             run: doc.run,
             families,
+            obsolete_keys: obsolete,
         })
     }
 
@@ -667,7 +680,9 @@ fn check_run(c: &Checker<'_>, r: &RunSettings) -> Result<(), ProfileError> {
         64,
         "",
     )?;
-    c.float("budget_s", r.budget_s, 0.0, true, MAX_BUDGET_S, "seconds")?;
+    if let Some(b) = r.budget_s {
+        c.float("budget_s", b, 0.0, true, MAX_BUDGET_S, "seconds")?;
+    }
     Ok(())
 }
 
@@ -689,10 +704,11 @@ mod tests {
             let doc: ProfileDoc = toml::from_str(text).unwrap();
             assert_eq!(doc.id, name);
             assert_eq!(doc.format_version, PROFILE_FORMAT_VERSION);
-            let sum: f64 = doc.families.values().map(|f| f.budget_s).sum();
+            // issue 13: no budget in the built-in profiles; the profile defines the points
+            assert_eq!(doc.run.budget_s, None, "{name}");
             assert!(
-                sum <= doc.run.budget_s,
-                "{name}: family budgets {sum} > run budget"
+                doc.families.values().all(|f| f.budget_s.is_none()),
+                "{name}"
             );
         }
         let standard: ProfileDoc = toml::from_str(STANDARD_TOML).unwrap();
@@ -702,10 +718,6 @@ mod tests {
         );
         assert!(standard.run.sample_min_clock_ticks >= 20);
         assert!(standard.run.memory_llc_multiple >= 4.0);
-        assert!(
-            standard.run.budget_s < 300.0,
-            "standard must finish in < 5 minutes"
-        );
     }
 
     #[test]
@@ -719,7 +731,16 @@ mod tests {
         assert_eq!(p.run.placement, crate::affinity::Placement::Spread);
         assert_eq!(p.run.memory_max_working_set_bytes, None);
         let s = &p.families["mem.bandwidth"];
-        assert_eq!(s.common.budget_s, 40.0);
+        assert_eq!(s.common.budget_s, Some(40.0));
+        assert_eq!(
+            p.obsolete_keys,
+            ["run.budget_s", "families.\"mem.bandwidth\".budget_s"]
+        );
+        let note = p.obsolete_note().unwrap();
+        assert!(
+            note.starts_with("t.toml: run.budget_s, families.\"mem.bandwidth\".budget_s no longer change anything"),
+            "{note}"
+        );
         #[derive(Deserialize, Debug)]
         #[serde(deny_unknown_fields)]
         struct P {
@@ -765,9 +786,15 @@ mod tests {
         assert_eq!(e.line, Some(20));
         assert!(e.message.contains("unknown family \"mem.bandwith\""), "{e}");
 
+        // an obsolete budget is still range-checked, and over the run's it is no error
         let text = minimal("", "[families.\"mem.bandwidth\"]\nbudget_s = 101\n");
+        assert!(Profile::parse("t.toml", &text, KNOWN).is_ok());
+        let text = minimal("", "[families.\"mem.bandwidth\"]\nbudget_s = -1\n");
         let e = Profile::parse("t.toml", &text, KNOWN).unwrap_err();
-        assert!(e.message.contains("over the run budget"), "{e}");
+        assert_eq!(
+            e.key.as_deref(),
+            Some("families.\"mem.bandwidth\".budget_s")
+        );
 
         let text = minimal("", "").replace("samples_min = 3", "samples_min = 1");
         let e = Profile::parse("t.toml", &text, KNOWN).unwrap_err();

@@ -53,7 +53,7 @@ fn load(name: &str) -> Profile {
 }
 
 #[test]
-fn standard_plan_has_every_kernel_family_within_budget() {
+fn standard_plan_has_every_kernel_family_and_drops_nothing_for_time() {
     let profile = load("standard");
     let root = SysRoot::live();
     let machine = probe_machine(&root);
@@ -74,14 +74,15 @@ fn standard_plan_has_every_kernel_family_within_budget() {
             fp.family,
             fp.skipped
         );
+        // the profile defines the points: a skip is for what this machine lacks, never time
         assert!(
-            fp.estimated_s <= fp.budget_s,
-            "{}: {} s > {} s",
+            fp.skipped
+                .iter()
+                .all(|s| !s.reason.is_empty() && !s.reason.contains("budget")),
+            "{}: {:?}",
             fp.family,
-            fp.estimated_s,
-            fp.budget_s
+            fp.skipped
         );
-        assert!(fp.skipped.iter().all(|s| !s.reason.is_empty()));
     }
     let lat = plan
         .families

@@ -90,7 +90,6 @@ const BAD: &[(&str, &str, &str, &str)] = &[
         "0",
         "4096..=1099511627776",
     ),
-    (RUN, "budget_s", "1e9", "(0, 86400]"),
     (
         BW,
         "stream_kernels",

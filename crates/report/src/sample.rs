@@ -51,6 +51,7 @@ fn point(family: &str, id: &str, threads: usize, params: serde_json::Value) -> P
         params,
         memory_bytes: 1 << 28,
         estimated_s: 1.0,
+        landmarks: vec![],
     }
 }
 
@@ -248,7 +249,7 @@ pub fn result(s: &Spec) -> ResultFile {
                 memory_min_working_set_bytes: 1 << 26,
                 memory_max_working_set_bytes: None,
                 oversubscription_factor: 2,
-                budget_s: 600.0,
+                budget_s: None,
             },
         },
         started_at: "2026-11-29T20:00:00Z".into(),
@@ -288,6 +289,7 @@ pub fn result(s: &Spec) -> ResultFile {
             profile_version: s.profile_version,
             usable_cpus: s.cpus,
             thread_counts: threads,
+            landmarks: vec![],
             llc_total_bytes: None,
             memory_working_set_bytes: 1 << 28,
             memory_cap_bytes: None,
@@ -297,6 +299,7 @@ pub fn result(s: &Spec) -> ResultFile {
         tests,
         skipped,
         qualification: None,
+        family_times: vec![],
     }
 }
 

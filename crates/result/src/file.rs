@@ -223,6 +223,28 @@ impl TestResult {
     }
 }
 
+/// Estimated vs actual wall time of one family of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FamilyTime {
+    /// Family id.
+    pub family: String,
+    /// Points the plan gave it.
+    pub points_planned: usize,
+    /// Points that ran (measured, skipped after trying or failed).
+    pub points_run: usize,
+    /// The plan's estimate for the points that ran, seconds (sum of their `estimated_s`).
+    pub estimated_s: f64,
+    /// Wall time from the family's first point to the end of its last, seconds.
+    pub actual_s: f64,
+}
+
+impl FamilyTime {
+    /// `actual_s / estimated_s`; `None` when nothing was estimated.
+    pub fn actual_over_estimate(&self) -> Option<f64> {
+        (self.estimated_s > 0.0).then(|| self.actual_s / self.estimated_s)
+    }
+}
+
 /// A whole result file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResultFile {
@@ -252,9 +274,14 @@ pub struct ResultFile {
     pub plan: Plan,
     /// Finished tests, in run order.
     pub tests: Vec<TestResult>,
-    /// Points skipped by the plan (mem cap, budget, unavailable) and at run time by the
-    /// engine (budget spent, interrupted).
+    /// Points skipped by the plan (memory cap, unavailable here) and at run time by the
+    /// engine (interrupted).
     pub skipped: Vec<SkippedPoint>,
+    /// Estimated and actual wall time of each family that ran (or began to run), in run
+    /// order, so that the plan's estimate can be checked. Empty in files written before it
+    /// was kept.
+    #[serde(default)]
+    pub family_times: Vec<FamilyTime>,
     /// Qualification findings evaluated by `hwsurvey run` and updated before every write
     /// (rules file reference, time, findings with evidence and fix): the document of
     /// `hwsurvey_qualify::stored::StoredFindings`, kept as JSON here because the qualify crate

@@ -21,7 +21,7 @@ pub use file::*;
 pub use outcome::{Better, Measurement, Metric, PointOutcome};
 pub use page_mode::PageMode;
 pub use placement::{PinStatus, Placement};
-pub use plan::{FamilyPlan, Plan, Point, SkippedPoint};
+pub use plan::{FamilyPlan, Landmark, Plan, Point, SkippedPoint};
 pub use profile::RunSettings;
 
 /// Git revision of the source at build time (`<12 hex>[-dirty]`), or "unknown" outside a

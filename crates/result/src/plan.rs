@@ -7,6 +7,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::placement::Placement;
 
+/// A point may take this multiple of its estimate ([`Point::estimated_s`]): the profile's
+/// `samples_min` samples are always taken; extra samples (while the CV is over the target) stop
+/// when the allowance is spent.
+pub const POINT_ALLOWANCE_FACTOR: f64 = 1.25;
+
 /// One concrete measurement to make.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Point {
@@ -25,11 +30,25 @@ pub struct Point {
     pub params: serde_json::Value,
     /// Memory this point allocates at most, bytes (checked against the run's memory cap).
     pub memory_bytes: u64,
-    /// Estimated wall time, seconds (warm-up + minimum samples).
+    /// Estimated wall time, seconds (warm-up, calibration, the profile's minimum samples and
+    /// the family's own setup).
     pub estimated_s: f64,
+    /// Topology landmarks whose CPUs this point's workers occupy exactly, one thread each
+    /// (names as in [`Landmark::name`]: `smt_core`, `cluster`, `llc_group`, `numa_node`,
+    /// `package`, `cores`, `all`, `oversubscribed`), so that `compare` can line up "one package"
+    /// of machines of different sizes. Empty for points between landmarks (and in files
+    /// written before landmarks).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub landmarks: Vec<String>,
 }
 
 impl Point {
+    /// The most this point may take, seconds: [`Point::estimated_s`] x
+    /// [`POINT_ALLOWANCE_FACTOR`].
+    pub fn allowance_s(&self) -> f64 {
+        self.estimated_s * POINT_ALLOWANCE_FACTOR
+    }
+
     /// The family's parameters back as its own type.
     pub fn params<T: serde::de::DeserializeOwned>(&self) -> Result<T, String> {
         serde_json::from_value(self.params.clone())
@@ -38,7 +57,7 @@ impl Point {
 }
 
 /// A point that will not be measured, and why (page mode unavailable, no storage dir,
-/// over the memory cap or the time budget).
+/// over the memory cap; at run time: interrupted, or dropped by `--max-time`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SkippedPoint {
     /// Family id.
@@ -56,14 +75,37 @@ pub struct SkippedPoint {
 pub struct FamilyPlan {
     /// Family id.
     pub family: String,
-    /// Budget from the profile, seconds.
+    /// Time allowance of the family, seconds: the sum of its points' allowances (each point
+    /// may take its estimate x [`POINT_ALLOWANCE_FACTOR`] before its adaptive extra samples
+    /// stop). Never a reason to drop a point. (Result files written before issue 13 held the
+    /// profile's family budget here, which dropped points.)
     pub budget_s: f64,
-    /// Sum of the points' estimates, seconds.
+    /// Sum of the points' estimates, seconds: the expected time of the family.
     pub estimated_s: f64,
     /// Points to measure, in order.
     pub points: Vec<Point>,
     /// Points not measured, with reasons.
     pub skipped: Vec<SkippedPoint>,
+}
+
+/// A topology landmark of the thread ladder: a set of CPUs with a meaning, taken from the
+/// probe's `Machine` and limited to the usable CPUs.
+///
+/// Names: `smt_core` (the hardware threads of one core, where a core has more than one),
+/// `cluster` (one cluster, `topology/cluster_id`, where it is more than a core and less than an
+/// LLC group), `llc_group` (the CPUs sharing one last-level cache instance), `numa_node` (one
+/// NUMA node's CPUs), `package` (one package), `cores` (every physical core, one thread each),
+/// `all` (every usable CPU), `oversubscribed` (`oversubscription_factor` x all, for families that
+/// ask). Each is the group of the first usable CPU in compact order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Landmark {
+    /// Landmark name (above).
+    pub name: String,
+    /// Its thread count: the number of CPUs (`oversubscribed`: the threads).
+    pub threads: usize,
+    /// Its CPUs, in the order workers take them (siblings of a core adjacent; for `cores` the
+    /// first thread of each core). Empty for `oversubscribed` (workers wrap around `all`).
+    pub cpus: Vec<CpuId>,
 }
 
 /// The whole plan.
@@ -75,8 +117,12 @@ pub struct Plan {
     pub profile_version: u32,
     /// Usable CPUs the thread rules used.
     pub usable_cpus: usize,
-    /// Thread counts by the rule 1, 2, 4, ..., n, n (without oversubscription).
+    /// The thread ladder without oversubscription: 1, 2, 4, ... below the usable CPUs, the
+    /// usable CPUs, and the thread counts of the topology landmarks, ascending.
     pub thread_counts: Vec<usize>,
+    /// The topology landmarks of the ladder (empty in files written before landmarks).
+    #[serde(default)]
+    pub landmarks: Vec<Landmark>,
     /// Total last-level cache the working-set rule used, bytes, if known.
     pub llc_total_bytes: Option<u64>,
     /// The "memory" working set by the rule, bytes.

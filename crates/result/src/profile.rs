@@ -42,9 +42,13 @@ pub struct RunSettings {
     /// Oversubscription points use this multiple of the usable CPUs; 1..=64, and the point's
     /// threads are cut to `MAX_THREADS_PER_POINT` (4096).
     pub oversubscription_factor: usize,
-    /// Whole-run time budget, seconds: the sum of the family budgets must not exceed it;
-    /// (0, 86400].
-    pub budget_s: f64,
+    /// Obsolete, seconds: profiles before issue 13 gave a whole-run time budget here, and
+    /// family budgets that dropped points. The profile now defines the points; a run is
+    /// bounded only by `hwsurvey run --max-time`. Accepted (range (0, 86400]) so that older
+    /// profiles and result files load; it changes nothing, and `run` prints a note when a
+    /// profile gives it. Absent in new files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_s: Option<f64>,
 }
 
 fn fraction<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {

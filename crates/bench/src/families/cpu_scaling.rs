@@ -288,16 +288,16 @@ impl Family for CpuScaling {
         let p: Params = input.section.checked_params()?;
         let mut out = FamilyPoints::default();
         for &kernel in &p.kernels {
-            for t in input.thread_counts(false) {
+            for rung in input.ladder(false) {
                 let params = PointParams {
                     kernel,
                     iterations_per_rep: p.iterations_per_rep.max(1),
                     ops_per_iter: kernel.ops_per_iter(),
                     seed: KERNEL_SEED,
                 };
-                out.points.push(input.point(
-                    format!("{}/threads={t}", kernel.name()),
-                    t,
+                out.points.push(input.rung_point(
+                    format!("{}/{}", kernel.name(), rung.id_part()),
+                    &rung,
                     &params,
                     0,
                 ));

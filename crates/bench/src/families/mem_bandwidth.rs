@@ -153,10 +153,11 @@ impl Family for MemBandwidth {
     fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
         let params: Params = input.section.checked_params()?;
         let mut out = FamilyPoints::default();
-        let threads = input.thread_counts(false);
+        let rungs = input.ladder(false);
         let ws = input.memory_working_set_bytes();
         for &kernel in &params.stream_kernels {
-            for &t in &threads {
+            for rung in &rungs {
+                let t = rung.threads;
                 // each thread's part of each array: a whole number of 64-byte lines
                 let per_thread = (ws / 3 / 8 / t as u64) / 8 * 8;
                 let elements_total = per_thread * t as u64;
@@ -166,7 +167,7 @@ impl Family for MemBandwidth {
                     working_set_bytes: elements_total * 3 * 8,
                     credited_bytes_per_element: kernel.credited_bytes_per_element(),
                 };
-                let id = format!("stream.{}/threads={t}", kernel.name());
+                let id = format!("stream.{}/{}", kernel.name(), rung.id_part());
                 if per_thread == 0 {
                     out.skipped.push(input.skip(
                         id,
@@ -176,30 +177,33 @@ impl Family for MemBandwidth {
                     continue;
                 }
                 out.points
-                    .push(input.point(id, t, &p, elements_total * 3 * 8));
+                    .push(input.rung_point(id, rung, &p, elements_total * 3 * 8));
             }
         }
         for &op in &params.block_ops {
             for &size in &params.block_sizes_bytes {
-                for &t in &threads {
+                for rung in &rungs {
+                    let t = rung.threads;
                     let p = PointParams::Block {
                         op,
                         block_size_bytes: size,
                     };
                     let id = format!(
-                        "{}/block={}/threads={t}",
+                        "{}/block={}/{}",
                         match op {
                             BlockOp::Read => "read",
                             BlockOp::Write => "write",
                         },
-                        hwsurvey_model::units::format_bytes_binary(size).replace(' ', "")
+                        hwsurvey_model::units::format_bytes_binary(size).replace(' ', ""),
+                        rung.id_part()
                     );
                     if size < 64 {
                         out.skipped
                             .push(input.skip(id, &p, "block smaller than 64 bytes"));
                         continue;
                     }
-                    out.points.push(input.point(id, t, &p, size * t as u64));
+                    out.points
+                        .push(input.rung_point(id, rung, &p, size * t as u64));
                 }
             }
         }
@@ -635,7 +639,7 @@ mod tests {
             memory_min_working_set_bytes: 1 << 20,
             memory_max_working_set_bytes: None,
             oversubscription_factor: 2,
-            budget_s: 10.0,
+            budget_s: None,
         }
     }
 
@@ -653,6 +657,7 @@ mod tests {
             .unwrap(),
             memory_bytes: size,
             estimated_s: 0.1,
+            landmarks: vec![],
         }
     }
 

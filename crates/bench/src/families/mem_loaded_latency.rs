@@ -152,7 +152,8 @@ impl Family for MemLoadedLatency {
             .min(cap.saturating_sub(chase) / max_load as u64)
             / CHUNK_BYTES as u64
             * CHUNK_BYTES as u64;
-        let samples = input.settings.samples_min.max(2) as f64;
+        // the profile's minimum samples plus the usual extra one
+        let samples = (input.settings.samples_min.max(2) + 1) as f64;
         let per_point = layout_estimate_s(chase) + samples * (p.warmup_s + p.window_s) + 0.05;
         let mut idle_done = false;
         for &kind in &p.load_kinds {

@@ -10,8 +10,8 @@
 //!    gives it a section with engine keys and the family's own `params` table:
 //!
 //!    ```toml
-//!    [families."mem.bandwidth"]
-//!    budget_s = 45                 # time budget: the plan drops points that do not fit
+//!    [families."mem.bandwidth"]   # engine keys (`enabled`); no time budget: the profile
+//!                                  # defines the points on every machine
 //!    [families."mem.bandwidth".params]
 //!    stream_kernels = ["copy", "scale", "add", "triad"]
 //!    block_sizes_bytes = [1024, 65536, 67108864]
@@ -23,14 +23,17 @@
 //!    load time. Add the section to `profiles/standard.toml` and `profiles/quick.toml`.
 //!
 //! 2. **Plan** (`plan`, pure). Turn params + [`PlanInput`] into points. Use the shared rules:
-//!    `input.thread_counts(oversubscribe)`, `input.memory_working_set_bytes()` (>= k x LLC),
+//!    `input.ladder(oversubscribe)` (the thread ladder with its topology landmarks: build
+//!    each point with `input.rung_point(id, &rung, params, memory_bytes)` and put
+//!    `rung.id_part()` in its id), `input.memory_working_set_bytes()` (>= k x LLC),
 //!    `input.memory_cap_bytes()`, `input.env` (CPUs, LLC, page sizes, huge page pools, THP),
 //!    `input.machine` (the probe document). Build each point with
 //!    `input.point(id, threads, params, memory_bytes)` (params: any `Serialize` with units in
 //!    its field names; read back with `point.params::<T>()`), and anything that cannot run
-//!    here with `input.skip(id, params, reason)`. Put the most important points first: the
-//!    engine drops points from the end that do not fit the budget or the memory cap and
-//!    records them as skipped with that reason.
+//!    here with `input.skip(id, params, reason)`. Set `point.estimated_s` when the point's
+//!    own setup or repetitions make it longer than the standard estimate: the plan's time
+//!    estimate is the sum, and a point may take 1.25 x its estimate. The engine skips points
+//!    over the memory cap, with that reason; no point is dropped for time.
 //!
 //! 3. **Run** (`run_point`). Measure one point with the [`RunContext`] helpers:
 //!    - `ctx.measure_parallel(point, setup, kernel)`: one pinned worker per `point.cpus`;

@@ -288,14 +288,14 @@ impl Family for SyncContention {
         let p: Params = input.section.checked_params()?;
         let mut out = FamilyPoints::default();
         for &primitive in &p.primitives {
-            for t in input.thread_counts(p.oversubscribe) {
+            for rung in input.ladder(p.oversubscribe) {
                 let params = PointParams {
                     primitive,
-                    threads: t,
+                    threads: rung.threads,
                 };
-                out.points.push(input.point(
-                    format!("{}/threads={t}", primitive.name()),
-                    t,
+                out.points.push(input.rung_point(
+                    format!("{}/{}", primitive.name(), rung.id_part()),
+                    &rung,
                     &params,
                     0,
                 ));

@@ -41,6 +41,11 @@ pub struct Args {
     /// Print the plan and exit without running anything.
     #[arg(long)]
     pub plan_only: bool,
+    /// With --plan-only: plan for a captured machine instead of this one: an extracted
+    /// snapshot folder or a snapshot archive (.tar.gz, .tgz, .tar.bz2, .tar). Its online CPUs
+    /// are the usable CPUs and its MemTotal is the memory.
+    #[arg(long, value_name = "DIR|SNAPSHOT.tar.gz", requires = "plan_only")]
+    pub root: Option<PathBuf>,
     /// Directory on a device to test with storage.iops (repeatable, one per device).
     #[arg(long)]
     pub storage_dir: Vec<PathBuf>,
@@ -58,6 +63,9 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let registry = families::registry();
     let profile = families::load_profile(&args.profile)?;
+    if let Some(capture) = &args.root {
+        return plan_captured(&args, &profile, capture);
+    }
     let root = SysRoot::live();
     let machine = probe_machine(&root);
     let env = RunEnv::read(&root);
@@ -65,6 +73,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         storage_dirs: args.storage_dir.clone(),
         storage_devices: args.storage_device.clone(),
         destructive: args.destructive,
+        capture: false,
     };
     // Every storage directory and device the user named is checked before anything runs (and
     // for --plan-only): a refused one is a one-line error, exit 2, never a skipped point.
@@ -76,7 +85,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         options.destructive,
     )?;
     let plan = build_plan(&profile, &registry, &machine, &env, &options, &args.only)?;
+    if let Some(note) = profile.obsolete_note() {
+        eprintln!("hwsurvey: note: {note}");
+    }
     out!("{}", render_plan(&plan, &profile.description));
+    if let Some(w) = long_run_warning(&plan) {
+        eprintln!("hwsurvey: {w}");
+    }
     #[cfg(feature = "sys")]
     warn_storage(&devices, &options.storage_dirs, args.plan_only);
     if args.plan_only {
@@ -175,6 +190,94 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             None => ExitCode::SUCCESS,
         },
     })
+}
+
+/// `run --plan-only --root DIR|ARCHIVE`: the plan and its time estimate for a captured
+/// machine ([`hwsurvey_bench::ladder::captured_env`]); an archive is unpacked into a temporary
+/// folder first.
+fn plan_captured(
+    args: &Args,
+    profile: &hwsurvey_bench::Profile,
+    capture: &Path,
+) -> anyhow::Result<ExitCode> {
+    let (_tmp, dir) = open_capture(capture)?;
+    let root = super::probe::open_root(&dir)?;
+    let machine = probe_machine(&root);
+    let env = hwsurvey_bench::ladder::captured_env(&machine, RunEnv::read(&root))
+        .map_err(|e| anyhow::anyhow!("--root {}: {e}", capture.display()))?;
+    let options = RunOptions {
+        storage_dirs: args.storage_dir.clone(),
+        storage_devices: args.storage_device.clone(),
+        destructive: args.destructive,
+        capture: true,
+    };
+    let plan = build_plan(
+        profile,
+        &families::registry(),
+        &machine,
+        &env,
+        &options,
+        &args.only,
+    )?;
+    if let Some(note) = profile.obsolete_note() {
+        eprintln!("hwsurvey: note: {note}");
+    }
+    outln!("plan for the captured machine {}", capture.display());
+    out!("{}", render_plan(&plan, &profile.description));
+    if let Some(w) = long_run_warning(&plan) {
+        eprintln!("hwsurvey: {w}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The folder of a capture: `path` itself when it is a folder; an archive (`.tar.gz`, `.tgz`,
+/// `.tar.bz2`, `.tar`) unpacked into a temporary folder (kept alive by the returned guard),
+/// then its single top-level folder when it has one (snapshots hold `hwsurvey-snapshot/`).
+/// Entries that cannot be created (links pointing outside, device nodes) are skipped.
+pub fn open_capture(path: &Path) -> anyhow::Result<(Option<tempfile::TempDir>, PathBuf)> {
+    if path.is_dir() {
+        return Ok((None, path.to_path_buf()));
+    }
+    anyhow::ensure!(
+        path.is_file(),
+        "--root {}: no such folder or archive",
+        path.display()
+    );
+    let name = path.to_string_lossy();
+    let file = std::fs::File::open(path).with_context(|| format!("--root {}", path.display()))?;
+    let reader: Box<dyn std::io::Read> = if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
+        Box::new(flate2::read::GzDecoder::new(file))
+    } else if name.ends_with(".tar.bz2") || name.ends_with(".tbz2") {
+        Box::new(bzip2::read::BzDecoder::new(file))
+    } else if name.ends_with(".tar") {
+        Box::new(file)
+    } else {
+        anyhow::bail!(
+            "--root {}: expected a folder or a .tar.gz, .tgz, .tar.bz2 or .tar archive",
+            path.display()
+        );
+    };
+    let tmp = tempfile::tempdir().context("cannot create a temporary folder")?;
+    let mut archive = tar::Archive::new(reader);
+    let entries = archive
+        .entries()
+        .with_context(|| format!("--root {}: not a tar archive", path.display()))?;
+    for entry in entries {
+        let mut entry =
+            entry.with_context(|| format!("--root {}: damaged archive", path.display()))?;
+        // a link pointing outside or a device node cannot be made: the capture tools skipped
+        // what they could not read too
+        let _ = entry.unpack_in(tmp.path());
+    }
+    let tops: Vec<PathBuf> = std::fs::read_dir(tmp.path())
+        .with_context(|| format!("{}", tmp.path().display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    let dir = match tops.as_slice() {
+        [one] if one.is_dir() => one.clone(),
+        _ => tmp.path().to_path_buf(),
+    };
+    Ok((Some(tmp), dir))
 }
 
 /// Exit status of a run in which at least one test failed (the result file holds each error).
@@ -512,20 +615,29 @@ pub fn render_plan(plan: &Plan, description: &str) -> String {
         match (plan.memory_cap_bytes, &plan.memory_cap_source) {
             (Some(b), Some(src)) => format!("{} (from {src})", format_bytes_binary(b)),
             (Some(b), None) => format_bytes_binary(b),
-            (None, _) => "unknown (1 GiB assumed)".into(),
+            (None, Some(src)) => src.clone(),
+            (None, None) => "unknown (1 GiB assumed)".into(),
         },
     );
+    if !plan.landmarks.is_empty() {
+        let marks: Vec<String> = plan
+            .landmarks
+            .iter()
+            .map(|m| format!("{} {}", m.name, m.threads))
+            .collect();
+        let _ = writeln!(s, "landmarks: {}", marks.join(", "));
+    }
     for f in &plan.families {
         if f.points.is_empty() {
             let _ = writeln!(s, "{}: no points", f.family);
         } else {
             let _ = writeln!(
                 s,
-                "{}: {}, estimated {:.0} s of a {:.0} s budget",
+                "{}: {}, estimated {} (at most {})",
                 f.family,
                 plural(f.points.len(), "point"),
-                f.estimated_s,
-                f.budget_s
+                duration_text(f.estimated_s),
+                duration_text(f.budget_s)
             );
         }
         for p in &f.points {
@@ -544,14 +656,44 @@ pub fn render_plan(plan: &Plan, description: &str) -> String {
     if plan.point_count() == 0 {
         let _ = writeln!(s, "total: no points");
     } else {
+        let most: f64 = plan.families.iter().map(|f| f.budget_s).sum();
         let _ = writeln!(
             s,
-            "total: {}, estimated {:.0} s",
+            "total: {}, estimated {} (at most {})",
             plural(plan.point_count(), "point"),
-            plan.estimated_s()
+            duration_text(plan.estimated_s()),
+            duration_text(most)
         );
     }
     s
+}
+
+/// A run estimated past this is announced with a warning before it starts, seconds.
+pub const LONG_RUN_WARNING_S: f64 = 30.0 * 60.0;
+
+/// The warning for a plan estimated past [`LONG_RUN_WARNING_S`], or `None`.
+pub fn long_run_warning(plan: &Plan) -> Option<String> {
+    let est = plan.estimated_s();
+    (est > LONG_RUN_WARNING_S).then(|| {
+        format!(
+            "warning: this run is estimated at {}, over 30 min ({} thread counts: {:?})",
+            duration_text(est),
+            plan.thread_counts.len(),
+            plan.thread_counts
+        )
+    })
+}
+
+/// Seconds for people: `42 s`, `3 min 30 s`, `1 h 05 min`.
+pub fn duration_text(s: f64) -> String {
+    let s = s.max(0.0).round() as u64;
+    if s < 60 {
+        format!("{s} s")
+    } else if s < 3600 {
+        format!("{} min {:02} s", s / 60, s % 60)
+    } else {
+        format!("{} h {:02} min", s / 3600, (s % 3600) / 60)
+    }
 }
 
 fn cpus_text(cpus: &[u32]) -> String {
@@ -654,6 +796,20 @@ pub fn render_summary(file: &ResultFile) -> String {
             plural(planned, "point")
         ));
     }
+    if !file.family_times.is_empty() {
+        out.push_str("time per family, estimated -> actual:\n");
+        for ft in &file.family_times {
+            out.push_str(&format!(
+                "  {:<22} {} -> {}{}\n",
+                ft.family,
+                duration_text(ft.estimated_s),
+                duration_text(ft.actual_s),
+                ft.actual_over_estimate()
+                    .map(|r| format!(" ({:+.0} %)", (r - 1.0) * 100.0))
+                    .unwrap_or_default()
+            ));
+        }
+    }
     let dropped = dropped_at_run_time(&file.plan, &file.skipped);
     if !dropped.is_empty() {
         out.push_str(&format!(
@@ -690,7 +846,7 @@ fn critical_ratio_line(file: &ResultFile) -> Option<String> {
     })
 }
 
-/// Points the engine skipped while running (family budget spent, interrupted, family not in
+/// Points the engine skipped while running (interrupted, family not in
 /// this build): the file's `skipped` entries that are not planned skips.
 fn dropped_at_run_time<'a>(plan: &Plan, skipped: &'a [SkippedPoint]) -> Vec<&'a SkippedPoint> {
     let planned: std::collections::BTreeSet<(&str, &str)> = plan
@@ -822,6 +978,7 @@ mod tests {
             profile_version: 1,
             usable_cpus: 1,
             thread_counts: vec![1],
+            landmarks: vec![],
             llc_total_bytes: None,
             memory_working_set_bytes: 1 << 20,
             memory_cap_bytes: None,
@@ -874,10 +1031,24 @@ mod tests {
         assert!(text.contains("storage.iops: no points\n"), "{text}");
         assert!(!text.contains("estimated 0 s"), "{text}");
         assert!(
-            text.contains("mem.latency: 1 point, estimated 3 s of a 10 s budget\n"),
+            text.contains("mem.latency: 1 point, estimated 3 s (at most 10 s)\n"),
             "{text}"
         );
-        assert!(text.contains("total: 1 point, estimated 3 s\n"), "{text}");
+        assert!(
+            text.contains("total: 1 point, estimated 3 s (at most 20 s)\n"),
+            "{text}"
+        );
+        assert_eq!(long_run_warning(&p), None);
+        let mut long = p.clone();
+        long.families[1].estimated_s = 1801.0;
+        assert_eq!(
+            long_run_warning(&long).as_deref(),
+            Some(
+                "warning: this run is estimated at 30 min 01 s, over 30 min (1 thread counts: [1])"
+            )
+        );
+        assert_eq!(duration_text(209.6), "3 min 30 s");
+        assert_eq!(duration_text(3725.0), "1 h 02 min");
         assert_eq!(plural(1, "thread"), "1 thread");
         assert_eq!(plural(4, "thread"), "4 threads");
         assert_eq!(plural(0, "point"), "0 points");
@@ -904,13 +1075,13 @@ mod tests {
             skipped(
                 "mem.bandwidth",
                 "stream.triad/threads=2",
-                "family time budget of 2 s spent",
+                "not run: interrupted (SIGTERM)",
             ),
         ];
         let dropped = dropped_at_run_time(&p, &all);
         assert_eq!(dropped.len(), 1);
         assert_eq!(dropped[0].id, "stream.triad/threads=2");
-        assert_eq!(dropped[0].reason, "family time budget of 2 s spent");
+        assert_eq!(dropped[0].reason, "not run: interrupted (SIGTERM)");
     }
 
     #[test]
