@@ -13,7 +13,7 @@
 # new command; keep README.md's set-up text in step.
 HWSURVEY_TOOLS='
 # the shells, the basics, the clone
-bash                        bash                        # scripts/*, crates/testkit/tests/tool_list.rs
+bash                        bash                        # scripts/*, crates/testkit/tests/tool_list.rs, crates/cli/tests/completions.rs
 sh                          dash                        # crates/cli/tests/run.rs (signals), crates/bench/benches/peers.rs
 mkfifo                      coreutils                   # model/probe/cli/elf tests: a FIFO where a file is expected
 kill                        procps                      # crates/cli/tests/run.rs: SIGINT/SIGTERM to a run

@@ -5,7 +5,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// `print!` to stdout, except that a reader that has gone (`hwsurvey probe | head`) ends the
 /// process quietly with status 141 (128 + SIGPIPE), as a Unix tool killed by SIGPIPE does,
@@ -26,10 +26,15 @@ macro_rules! outln {
 /// The writer behind [`out!`]: stdout, flushed, with EPIPE and other errors handled there.
 /// Control characters from probed or loaded strings (ESC, BEL, NUL in a hostname or a CPU
 /// model) are written escaped (`\u{1b}`), never raw to the terminal; newlines and tabs stay.
+/// When stdout is a terminal, every line fits its width ([`fit::fit`]).
 pub(crate) fn write_stdout(args: std::fmt::Arguments<'_>) {
     use std::io::Write;
     let text = args.to_string();
     let text = hwsurvey_model::text::escape_controls(&text, "\n\t");
+    let text = match terminal_width() {
+        Some(width) => std::borrow::Cow::Owned(fit::fit(&text, width)),
+        None => text,
+    };
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = stdout
         .write_all(text.as_bytes())
@@ -43,7 +48,36 @@ pub(crate) fn write_stdout(args: std::fmt::Arguments<'_>) {
     }
 }
 
+/// `eprintln!` for notes and errors: control characters escaped, and every line fitted to the
+/// width of the terminal on stderr when there is one ([`fit::fit`]). A failed write to stderr
+/// is ignored (there is nowhere left to report it).
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        $crate::write_stderr(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// The writer behind [`errln!`].
+pub(crate) fn write_stderr(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    static WIDTH: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    let text = args.to_string();
+    let text = hwsurvey_model::text::escape_controls(&text, "\n\t");
+    let text = match *WIDTH.get_or_init(fit::stderr_width) {
+        Some(width) => std::borrow::Cow::Owned(fit::fit(&text, width)),
+        None => text,
+    };
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
 mod cmd;
+mod fit;
+
+/// Width of the terminal on stdout, read once ([`fit::stdout_width`]); `None` for a pipe or file.
+pub(crate) fn terminal_width() -> Option<usize> {
+    static WIDTH: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    *WIDTH.get_or_init(fit::stdout_width)
+}
 
 /// Longest error line printed, characters: a value quoted in an error is bounded where it is
 /// quoted ([`hwsurvey_model::text::quote`]); this bounds what a library's message still holds
@@ -58,7 +92,20 @@ pub(crate) fn error_line(message: &str) -> std::borrow::Cow<'_, str> {
 
 /// What a Linux server really is and how it really scales.
 #[derive(Parser, Debug)]
-#[command(name = "hwsurvey", version, about, long_about = None)]
+#[command(
+    name = "hwsurvey",
+    version,
+    propagate_version = true,
+    about,
+    long_about = None,
+    after_help = "Examples:
+  hwsurvey probe                     # what this machine is: CPUs, caches, NUMA, DIMMs
+  hwsurvey run                       # standard profile, summary, result file
+  hwsurvey run --profile quick -o q.json          # tiny sizes, seconds
+  hwsurvey compare a.json b.json -o report.html   # side by side
+  hwsurvey qualify                   # pass / warn / fail findings (exit 0/1/2)
+  hwsurvey completions bash > /etc/bash_completion.d/hwsurvey"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -78,6 +125,10 @@ enum Command {
     Qualify(cmd::qualify::Args),
     /// Inspect an ELF file, and check it against a target descriptor.
     Elf(cmd::elf::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(cmd::completions::Args),
+    /// Print the manual page (roff), or write every page into a folder.
+    Man(cmd::completions::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -97,12 +148,70 @@ fn main() -> ExitCode {
         Command::Compare(args) => cmd::compare::run(args),
         Command::Qualify(args) => cmd::qualify::run(args),
         Command::Elf(args) => cmd::elf::run(args),
+        Command::Completions(args) => cmd::completions::run(args, &mut Cli::command()),
+        Command::Man(args) => cmd::completions::man(args, Cli::command()),
     };
     match outcome {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("hwsurvey: error: {}", error_line(&format!("{error:#}")));
+            errln!("hwsurvey: error: {}", error_line(&format!("{error:#}")));
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every "Examples:" line of every `--help` (`  hwsurvey ...`, a `#` comment, a shell
+    /// redirect or pipe after it) with the command's words only.
+    fn examples(cmd: &clap::Command, out: &mut Vec<(String, String)>) {
+        if let Some(help) = cmd.get_after_help() {
+            let help = help.to_string();
+            if let Some((_, tail)) = help.split_once("Examples:") {
+                for line in tail
+                    .lines()
+                    .filter(|l| l.trim_start().starts_with("hwsurvey "))
+                {
+                    let words = line.split(" #").next().unwrap_or_default();
+                    let words = words
+                        .split(['>', '|', '&'])
+                        .next()
+                        .unwrap_or_default()
+                        .trim();
+                    out.push((cmd.get_name().to_string(), words.to_string()));
+                }
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            examples(sub, out);
+        }
+    }
+
+    #[test]
+    fn every_help_example_parses_and_every_subcommand_has_some() {
+        let cli = Cli::command();
+        let mut found = Vec::new();
+        examples(&cli, &mut found);
+        for sub in cli.get_subcommands() {
+            assert!(
+                found.iter().any(|(c, _)| c == sub.get_name()),
+                "`hwsurvey {} --help` shows no example",
+                sub.get_name()
+            );
+        }
+        assert!(found.len() >= 20, "{found:?}");
+        for (cmd, line) in &found {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            if let Err(e) = Cli::try_parse_from(&words) {
+                panic!("example of `{cmd} --help` does not parse: {line}\n{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_clap_definition_is_consistent() {
+        Cli::command().debug_assert();
     }
 }

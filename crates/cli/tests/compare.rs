@@ -547,3 +547,63 @@ fn plots_left_out_of_the_report_are_named_with_where_they_are() {
         "{err}"
     );
 }
+
+/// The README's `compare a.json b.json c.json --baseline a`: the default labels are long
+/// (hostname, arch, kernel), so `--baseline` also takes a file as given or its name stem.
+#[test]
+fn baseline_by_file_name_stem_or_path_as_the_readme_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_three(dir.path());
+    let stems: Vec<PathBuf> = ["a", "b", "c"]
+        .iter()
+        .zip(&files)
+        .map(|(stem, f)| {
+            let p = dir.path().join(format!("{stem}.json"));
+            std::fs::rename(f, &p).unwrap();
+            p
+        })
+        .collect();
+    let baseline_of = |arg: &str| -> String {
+        let out = hwsurvey()
+            .current_dir(dir.path())
+            .args(["compare", "a.json", "b.json", "c.json", "--format", "json"])
+            .args(["--baseline", arg])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "--baseline {arg}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["baseline"].as_str().unwrap().to_string()
+    };
+    let default_labels: Vec<String> = {
+        let out = hwsurvey()
+            .current_dir(dir.path())
+            .args(["compare", "a.json", "b.json", "c.json", "--format", "json"])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["platforms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(default_labels.len(), 3);
+    assert_eq!(baseline_of("b"), default_labels[1]);
+    assert_eq!(baseline_of("c.json"), default_labels[2]);
+    assert_eq!(baseline_of(&default_labels[0]), default_labels[0]);
+    assert!(stems[0].exists());
+    // neither a label nor a file: the error lists the labels
+    hwsurvey()
+        .current_dir(dir.path())
+        .args(["compare", "a.json", "b.json", "--baseline", "zz"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--baseline \"zz\" is not one of the column labels",
+        ));
+}

@@ -45,8 +45,29 @@ fn body(t: &Table) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// Shrinks `table` to at most `width` terminal columns when `width` is given: cells of the
+/// widest column are wrapped first, at word boundaries where a word fits (tabled's
+/// `Width::wrap` with the largest-column priority). `None` (output to a pipe or file) leaves
+/// the table at its natural width. A table whose borders alone exceed `width` stays wider.
+pub fn fit_table(table: &mut tabled::Table, width: Option<usize>) {
+    if let Some(width) = width {
+        if table.total_width() > width {
+            table.with(
+                tabled::settings::Width::wrap(width)
+                    .keep_words(true)
+                    .priority(tabled::settings::peaker::PriorityMax::right()),
+            );
+        }
+    }
+}
+
 /// Terminal: one tabled box table per table, notes under it.
 pub fn terminal(c: &Comparison) -> String {
+    terminal_fitted(c, None)
+}
+
+/// [`terminal`] for a terminal `width` columns wide ([`fit_table`]); `None`: natural widths.
+pub fn terminal_fitted(c: &Comparison, width: Option<usize>) -> String {
     let mut out = String::new();
     for t in &c.tables {
         let mut b = tabled::builder::Builder::default();
@@ -56,6 +77,7 @@ pub fn terminal(c: &Comparison) -> String {
         }
         let mut table = b.build();
         table.with(tabled::settings::Style::sharp());
+        fit_table(&mut table, width);
         out += &format!("{}\n{table}\n", t.title);
         for n in &t.notes {
             out += &format!("note: {n}\n");

@@ -24,11 +24,16 @@ pub enum FormatArg {
 
 /// Options of `hwsurvey compare`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  hwsurvey compare a.json b.json        # box tables on the terminal
+  hwsurvey compare a.json b.json -o report.html --plots plots/
+  hwsurvey compare a.json b.json --label xeon --label altra --baseline altra")]
 pub struct Args {
     /// Result files, one column each, in this order.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
-    /// Column label of the baseline for relative columns (default: the first file's).
+    /// Baseline of the relative columns: a column label, or a file as given or its name without
+    /// the extension (`a` for a.json) (default: the first file).
     #[arg(long)]
     baseline: Option<String>,
     /// Column labels, one per file in order (default: hostname arch kernel, with the file
@@ -52,6 +57,25 @@ pub struct Args {
     /// existing -o and --plots files (never an input).
     #[arg(long)]
     force: bool,
+}
+
+/// The column label that `--baseline b` names: `b` itself when it is a label, else the label of
+/// the one file given as `b` or whose name without the extension is `b` (`--baseline a` for
+/// a.json, as the README shows), else `b` unchanged (the comparison then names the labels).
+fn baseline_label<'a>(b: &'a str, labels: &'a [String], files: &[PathBuf]) -> &'a str {
+    if labels.iter().any(|l| l == b) {
+        return b;
+    }
+    let matches: Vec<usize> = files
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.as_os_str() == b || p.file_stem().is_some_and(|s| s == b))
+        .map(|(i, _)| i)
+        .collect();
+    match matches.as_slice() {
+        [i] => labels[*i].as_str(),
+        _ => b,
+    }
 }
 
 /// Runs `hwsurvey compare`.
@@ -90,14 +114,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         (args.labels.clone(), None)
     };
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(|b| baseline_label(b, &labels, &args.files).to_string());
     let inputs: Vec<Input> = labels
         .into_iter()
         .zip(files)
         .map(|(label, file)| Input { label, file })
         .collect();
-    let mut c = compare(&inputs, args.baseline.as_deref(), args.force)?;
+    let mut c = compare(&inputs, baseline.as_deref(), args.force)?;
     if let Some(note) = label_note {
-        eprintln!("note: {note}");
+        errln!("note: {note}");
         c.add_note(note);
     }
     let left_out = plot::left_out_of_report(&c);
@@ -112,7 +140,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             left_out.len(),
             left_out.join("; ")
         );
-        eprintln!("note: {note}");
+        errln!("note: {note}");
         c.add_note(note);
     }
     let plots = plot::all_plots(&c);
@@ -157,7 +185,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         FormatArg::Json => Format::Json,
         FormatArg::Html => Format::Html,
     };
-    let text = render(&c, format, &plots);
+    let text = match (format, &args.output) {
+        // to the terminal: tables shrunk to its width
+        (Format::Terminal, None) => {
+            hwsurvey_report::render::terminal_fitted(&c, crate::terminal_width())
+        }
+        _ => render(&c, format, &plots),
+    };
     match &args.output {
         Some(p) => write_atomic(p, text.as_bytes(), args.force)?,
         None => out!("{text}"),

@@ -8,6 +8,8 @@ use hwsurvey_elf::{check, inspect_file, TargetDescriptor};
 
 /// Options of `hwsurvey elf`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  hwsurvey elf target/dist/sparc64-unknown-linux-gnu/hwsurvey --target sparc64")]
 pub struct Args {
     /// The ELF file to inspect.
     pub file: PathBuf,
@@ -44,7 +46,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for m in &mismatches {
         outln!("mismatch:     {m}");
     }
-    eprintln!(
+    errln!(
         "hwsurvey: {} does not fit target {}: {}",
         args.file.display(),
         desc.name,

@@ -11,6 +11,10 @@ use hwsurvey_probe::{io, memory, os, probe_machine, summary, Machine, SysRoot};
 
 /// Options of `hwsurvey probe`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  hwsurvey probe                        # lscpu + numactl -H + DIMMs, in one
+  hwsurvey probe --json > machine.json  # the Machine document
+  hwsurvey probe --root extracted-snapshot/")]
 pub struct Args {
     /// Directory standing for `/` (an extracted snapshot); default: the live machine.
     #[arg(long, value_name = "DIR")]

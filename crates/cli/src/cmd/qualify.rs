@@ -23,7 +23,12 @@ const EXIT_CODES: &str = "Exit codes:
   1  warnings (with --strict: unevaluated rules too)
   2  a rule failed (with --strict: warnings too)
   3  input or usage error: bad option, unreadable or invalid rules file, result file or
-     --binary, or nothing could be evaluated under the root";
+     --binary, or nothing could be evaluated under the root
+
+Examples:
+  hwsurvey qualify                       # this machine
+  hwsurvey qualify result.json           # the findings a run stored, with its figures
+  hwsurvey qualify --root extracted-snapshot/ --format markdown";
 
 /// Output formats.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -68,7 +73,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match run_checked(args) {
         Ok(code) => Ok(code),
         Err(error) => {
-            eprintln!(
+            errln!(
                 "hwsurvey: error: {}",
                 crate::error_line(&format!("{error:#}"))
             );

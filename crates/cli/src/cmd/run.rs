@@ -22,7 +22,14 @@ use hwsurvey_stats::scaling::{analyse, ScalingPoint};
 1 a test failed (the result file holds its error); 2 the run did not start (bad option or \
 profile, a refused --storage-dir or --storage-device, an existing -o file) or its result could \
 not be written; 3 nothing was measured (every point asked for was skipped; the reasons are \
-printed); 128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM), the file keeps what finished."
+printed); 128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM), the file keeps what finished.
+
+Examples:
+  hwsurvey run                                  # standard profile
+  hwsurvey run --plan-only                      # the points this machine would run
+  hwsurvey run --profile quick -o quick.json    # tiny sizes, seconds
+  hwsurvey run --only mem.bandwidth --only mem.latency
+  hwsurvey run --storage-dir /mnt/nvme0/tmp --storage-dir /mnt/nvme1/tmp"
 )]
 pub struct Args {
     /// Profile: a built-in name (`standard`, `quick`) or a path to a TOML file.
@@ -105,10 +112,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => default_output(&env)?,
     };
     if let Some(stale) = lock.stale_lock() {
-        eprintln!("hwsurvey: took over the lock file {stale}; it is removed when this run ends");
+        errln!("hwsurvey: took over the lock file {stale}; it is removed when this run ends");
     }
     for leftover in lock.removed_leftovers() {
-        eprintln!(
+        errln!(
             "hwsurvey: removed {}, {} of an earlier run that was killed",
             leftover.display(),
             if leftover.extension().is_some_and(|e| e == "lock") {
@@ -121,7 +128,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Under qemu-user or binfmt the figures measure the emulator: say so before any test
     // (after the usage checks: the error stays the only line of a refused run).
     if let Some(b) = machine.os.binary_vs_kernel.known().filter(|b| !b.native) {
-        eprintln!(
+        errln!(
             "hwsurvey: warning: {}: the figures of this run measure the emulator, not the hardware",
             b.finding
                 .as_deref()
@@ -130,7 +137,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     // A status line, on stderr with the progress: once the file is claimed, a closed stdout
     // (`run | head`) must not end the run before the engine's first write fills the file.
-    eprintln!(
+    errln!(
         "writing {} after every test{}",
         output.display(),
         if handler {
@@ -169,7 +176,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     };
     progress.bar.finish_and_clear();
-    outln!("{}", render_summary(&file));
+    outln!("{}", render_summary(&file, crate::terminal_width()));
     outln!("result file: {}", output.display());
     Ok(match file.status {
         RunStatus::Interrupted => {
@@ -184,7 +191,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         _ => match run_verdict(&file) {
             Some((code, line)) => {
-                eprintln!("hwsurvey: {line}");
+                errln!("hwsurvey: {line}");
                 ExitCode::from(code)
             }
             None => ExitCode::SUCCESS,
@@ -372,7 +379,7 @@ fn warn_storage(
 ) {
     let will = if plan_only { "would be" } else { "will be" };
     for d in devices {
-        eprintln!(
+        errln!(
             "hwsurvey: warning: --storage-device {d} {will} overwritten: everything on it is destroyed \
              (no signature found by {})",
             hwsurvey_bench::storage::blkid::checker()
@@ -381,12 +388,12 @@ fn warn_storage(
     for dir in dirs {
         for (path, pid) in hwsurvey_bench::storage::target::stale_test_files(dir) {
             if plan_only {
-                eprintln!(
+                errln!(
                     "hwsurvey: note: {} was left by a killed hwsurvey run (pid {pid}); `run` removes it",
                     path.display()
                 );
             } else if std::fs::remove_file(&path).is_ok() {
-                eprintln!(
+                errln!(
                     "hwsurvey: removed {}: a test file left by a killed hwsurvey run (pid {pid})",
                     path.display()
                 );
@@ -553,7 +560,7 @@ impl Observer for Progress {
         self.done += 1;
         self.bar.inc(1);
         if !self.tty {
-            eprintln!("{}", progress_line(self.done, self.total, result));
+            errln!("{}", progress_line(self.done, self.total, result));
         } else if result.outcome != hwsurvey_result::Outcome::Measured {
             self.bar.println(format!(
                 "{} {}: {} ({})",
@@ -748,8 +755,9 @@ struct Row {
 }
 
 /// The end-of-run table: one row per measured metric, skipped/failed points with reasons,
-/// and a scaling line per thread-swept series.
-pub fn render_summary(file: &ResultFile) -> String {
+/// and a scaling line per thread-swept series. `width`: the terminal's columns, to which the
+/// table is shrunk (a skip reason of 400 characters wraps in its cell); `None`: natural width.
+pub fn render_summary(file: &ResultFile, width: Option<usize>) -> String {
     let mut rows = Vec::new();
     for t in &file.tests {
         if t.outcome != hwsurvey_result::Outcome::Measured {
@@ -777,9 +785,10 @@ pub fn render_summary(file: &ResultFile) -> String {
             });
         }
     }
-    let mut out = tabled::Table::new(rows)
-        .with(tabled::settings::Style::sharp())
-        .to_string();
+    let mut table = tabled::Table::new(rows);
+    table.with(tabled::settings::Style::sharp());
+    hwsurvey_report::render::fit_table(&mut table, width);
+    let mut out = table.to_string();
     out.push('\n');
     for line in scaling_lines(file) {
         out.push_str(&line);

@@ -22,6 +22,9 @@ use hwsurvey_probe::{probe_machine, SysRoot};
 
 /// Options of `hwsurvey snapshot`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  hwsurvey snapshot -o host.tar.gz      # the files the probe reads
+  hwsurvey probe --root extracted-snapshot/   # after tar -xzf elsewhere")]
 pub struct Args {
     /// Output archive (.tar.gz). An existing file is refused unless --force.
     #[arg(short = 'o', long = "output", value_name = "FILE.tar.gz")]
@@ -185,7 +188,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut file = gz.finish()?;
     file.flush()?;
     file.commit(args.force)?;
-    eprintln!(
+    errln!(
         "hwsurvey: wrote {} ({} paths read; probe with --root <extracted>/{TOP})",
         args.output.display(),
         source.accessed().len()
