@@ -412,7 +412,12 @@ fn stored_findings_are_shown_as_stored_older_files_recomputed() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // shown as stored, each with the kind of its rule (the stored ones predate the field)
+    for f in v["findings"].as_array_mut().unwrap() {
+        let kind = f.as_object_mut().unwrap().remove("kind");
+        assert_eq!(kind, Some(serde_json::json!("machine")), "{f}");
+    }
     assert_eq!(v["findings"], stored["qualification"]["findings"]);
     assert_eq!(
         v["origin"],
@@ -591,4 +596,49 @@ fn edited_result_files_are_refused_with_one_line() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Issue 18: empty hugetlb pools or THP off are preconditions of the profile, not hardware
+/// faults: listed apart, with `kind: precondition`, and the exit status comes from the
+/// findings about the machine only.
+#[test]
+fn preconditions_are_apart_and_do_not_set_the_exit_status() {
+    let out = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = v["findings"].as_array().unwrap();
+    let kind_of = |rule: &str| {
+        findings
+            .iter()
+            .find(|f| f["rule"] == rule)
+            .map(|f| f["kind"].as_str().unwrap().to_string())
+    };
+    assert_eq!(kind_of("pages.hugetlb").as_deref(), Some("precondition"));
+    assert_eq!(kind_of("pages.thp").as_deref(), Some("precondition"));
+    assert_eq!(kind_of("cpu.online").as_deref(), Some("machine"));
+    let expected = findings
+        .iter()
+        .filter(|f| f["kind"] == "machine")
+        .map(|f| match f["verdict"].as_str().unwrap() {
+            "fail" => 2,
+            "warn" => 1,
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0);
+    assert_eq!(out.status.code(), Some(expected));
+    let text = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .arg("qualify")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    let (machine, preconditions) = text
+        .split_once("Preconditions of the profile")
+        .expect("a preconditions part");
+    assert!(preconditions.contains("pages.hugetlb"), "{text}");
+    assert!(!machine.contains("pages.hugetlb"), "{text}");
 }

@@ -51,6 +51,26 @@ impl Verdict {
     }
 }
 
+/// What a rule is about: the machine itself, or a precondition of the profile's measurements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleKind {
+    /// A fact about the hardware or its set-up (a CPU offline, a DIMM missing, a slow link):
+    /// it decides `hwsurvey qualify`'s exit status.
+    #[default]
+    Machine,
+    /// A precondition of the profile (hugetlb pools reserved, THP available, an idle machine at
+    /// the start of a run): a stock machine may miss it without any hardware fault. It is
+    /// reported apart and never changes the exit status, with `--strict` neither.
+    Precondition,
+}
+
+/// The kind of the built-in rule `id` ([`RuleKind::Machine`] for an id no built-in rule has,
+/// e.g. a finding stored by a newer hwsurvey).
+pub fn kind_of(id: &str) -> RuleKind {
+    rule(id).map(|d| d.kind).unwrap_or_default()
+}
+
 /// One thing read to reach a verdict: where, and what it said.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Evidence {
@@ -83,6 +103,10 @@ pub struct Finding {
     pub evidence: Vec<Evidence>,
     /// What a person would do about it (absent for pass and not-evaluated).
     pub fix: Option<String>,
+    /// Whether the rule is about the machine or a precondition of the profile; files written
+    /// before this field have none, and readers take it from the rule id ([`kind_of`]).
+    #[serde(default)]
+    pub kind: RuleKind,
 }
 
 impl Finding {
@@ -94,6 +118,7 @@ impl Finding {
             summary: summary.into(),
             evidence: Vec::new(),
             fix: None,
+            kind: kind_of(rule),
         }
     }
     /// A rule that could not be evaluated, and why.
@@ -214,6 +239,8 @@ pub struct RuleDef {
     pub id: &'static str,
     /// One line: what it checks.
     pub explanation: &'static str,
+    /// About the machine, or a precondition of the profile.
+    pub kind: RuleKind,
     /// Its parameters.
     pub params: &'static [ParamDef],
     /// The check: a pure function.
@@ -249,10 +276,11 @@ impl Report {
 
     /// Process exit code: 0 when nothing is wrong, 1 when there are warnings only, 2 on any
     /// failure. With `strict`, a warning counts as a failure (2) and a rule that could not be
-    /// evaluated as a warning (1).
+    /// evaluated as a warning (1). Only findings about the machine count: an unmet
+    /// precondition of the profile ([`RuleKind::Precondition`]) never changes the code.
     pub fn exit_code(&self, strict: bool) -> u8 {
         let mut code = 0;
-        for f in &self.findings {
+        for f in self.machine_findings() {
             let c = match (f.verdict, strict) {
                 (Verdict::Fail, _) => 2,
                 (Verdict::Warn, true) => 2,
@@ -265,12 +293,33 @@ impl Report {
         code
     }
 
-    /// Number of findings with this verdict.
+    /// Number of findings about the machine with this verdict (preconditions apart:
+    /// [`Report::preconditions`]).
     pub fn count(&self, verdict: Verdict) -> usize {
-        self.findings
-            .iter()
+        self.machine_findings()
             .filter(|f| f.verdict == verdict)
             .count()
+    }
+
+    /// Findings about the machine, in report order.
+    pub fn machine_findings(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| f.kind == RuleKind::Machine)
+    }
+
+    /// Findings about the profile's preconditions, in report order.
+    pub fn preconditions(&self) -> impl Iterator<Item = &Finding> {
+        self.findings
+            .iter()
+            .filter(|f| f.kind == RuleKind::Precondition)
+    }
+
+    /// Sets every finding's kind from its rule id ([`kind_of`]): findings read from a file
+    /// written before findings carried a kind.
+    pub fn kinds_from_rules(mut self) -> Self {
+        for f in &mut self.findings {
+            f.kind = kind_of(&f.rule);
+        }
+        self
     }
 }
 
@@ -314,6 +363,41 @@ mod tests {
         assert_eq!(r.exit_code(true), 2);
         r.findings.push(Finding::new("d", Verdict::Fail, "f"));
         assert_eq!(r.exit_code(false), 2);
+    }
+
+    #[test]
+    fn unmet_preconditions_never_change_the_exit_code() {
+        assert_eq!(kind_of("pages.hugetlb"), RuleKind::Precondition);
+        assert_eq!(kind_of("pages.thp"), RuleKind::Precondition);
+        assert_eq!(kind_of("cpu.online"), RuleKind::Machine);
+        assert_eq!(kind_of("no.such.rule"), RuleKind::Machine);
+        let r = Report {
+            subject: "x".into(),
+            findings: vec![
+                Finding::new("cpu.online", Verdict::Pass, "ok"),
+                Finding::new("pages.hugetlb", Verdict::Warn, "pools empty"),
+                Finding::new("pages.thp", Verdict::Fail, "THP never"),
+            ],
+            origin: None,
+        };
+        assert_eq!(r.exit_code(false), 0);
+        assert_eq!(r.exit_code(true), 0);
+        assert_eq!(r.count(Verdict::Warn), 0);
+        assert_eq!(r.preconditions().count(), 2);
+        // a finding stored without a kind (an older file) takes it from its rule id
+        let old: Finding = serde_json::from_str(
+            r#"{"rule":"pages.hugetlb","verdict":"warn","summary":"s","evidence":[],"fix":null}"#,
+        )
+        .unwrap();
+        assert_eq!(old.kind, RuleKind::Machine);
+        let r = Report {
+            subject: "x".into(),
+            findings: vec![old],
+            origin: None,
+        }
+        .kinds_from_rules();
+        assert_eq!(r.findings[0].kind, RuleKind::Precondition);
+        assert_eq!(r.exit_code(false), 0);
     }
 
     #[test]

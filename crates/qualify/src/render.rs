@@ -1,6 +1,6 @@
 //! Renderers of a [`Report`]: pure functions report -> text.
 
-use crate::{Report, Verdict};
+use crate::{Finding, Report, Verdict};
 
 /// The most characters of one summary, evidence value or fix shown in terminal and Markdown
 /// output; longer ones show their start, end and length.
@@ -47,6 +47,48 @@ fn tally(report: &Report) -> String {
     .map(|v| format!("{} {}", report.count(*v), v.word()))
     .collect::<Vec<_>>()
     .join(", ")
+        + &precondition_tally(report)
+}
+
+/// `; preconditions of the profile: 1 not met, 1 met` (empty when no precondition rule ran).
+fn precondition_tally(report: &Report) -> String {
+    let all: Vec<&Finding> = report.preconditions().collect();
+    if all.is_empty() {
+        return String::new();
+    }
+    let unmet = all
+        .iter()
+        .filter(|f| matches!(f.verdict, Verdict::Warn | Verdict::Fail))
+        .count();
+    format!(
+        "; preconditions of the profile: {unmet} not met, {} met or not evaluated",
+        all.len() - unmet
+    )
+}
+
+/// Heading of the preconditions' part of a report.
+const PRECONDITIONS: &str =
+    "Preconditions of the profile (not hardware faults; they never change the exit status):";
+
+/// Terminal lines of `findings`, the rule column `width` wide.
+fn terminal_block<'a>(findings: impl Iterator<Item = &'a Finding>, width: usize) -> String {
+    let mut out = String::new();
+    for f in findings {
+        out += &format!(
+            "{:<13} {:<width$}  {}\n",
+            f.verdict.word().to_uppercase(),
+            f.rule,
+            shown(&f.summary)
+        );
+        let pad = " ".repeat(14 + width + 2);
+        for e in &f.evidence {
+            out += &format!("{pad}read {}: {}\n", shown(&e.source), shown(&e.value));
+        }
+        if let Some(fix) = &f.fix {
+            out += &format!("{pad}fix: {}\n", shown(fix));
+        }
+    }
+    out
 }
 
 /// Terminal text: one block per finding, worst first within the rule order.
@@ -62,20 +104,10 @@ pub fn terminal(report: &Report) -> String {
         .map(|f| f.rule.len())
         .max()
         .unwrap_or(0);
-    for f in &report.findings {
-        out += &format!(
-            "{:<13} {:<width$}  {}\n",
-            f.verdict.word().to_uppercase(),
-            f.rule,
-            shown(&f.summary)
-        );
-        let pad = " ".repeat(14 + width + 2);
-        for e in &f.evidence {
-            out += &format!("{pad}read {}: {}\n", shown(&e.source), shown(&e.value));
-        }
-        if let Some(fix) = &f.fix {
-            out += &format!("{pad}fix: {}\n", shown(fix));
-        }
+    out += &terminal_block(report.machine_findings(), width);
+    if report.preconditions().next().is_some() {
+        out += &format!("\n{PRECONDITIONS}\n");
+        out += &terminal_block(report.preconditions(), width);
     }
     out
 }
@@ -101,14 +133,18 @@ pub fn markdown(report: &Report) -> String {
         shown(&report.subject).replace('`', "'"),
         tally(report)
     );
-    for f in &report.findings {
+    let rows = report
+        .machine_findings()
+        .map(|f| (f, ""))
+        .chain(report.preconditions().map(|f| (f, " (precondition)")));
+    for (f, kind) in rows {
         let evidence: Vec<String> = f
             .evidence
             .iter()
             .map(|e| format!("{}: {}", md_cell(&e.source), md_cell(&e.value)))
             .collect();
         out += &format!(
-            "| {} | `{}` | {} | {} | {} |\n",
+            "| {}{kind} | `{}` | {} | {} | {} |\n",
             f.verdict.word(),
             f.rule,
             md_cell(&f.summary),

@@ -8,7 +8,7 @@ use hwsurvey_model::{CpuSet, Probed};
 
 use crate::config::parse_version;
 use crate::facts::{DimmFacts, Facts};
-use crate::{Finding, ParamDef, ParamKind, Params, RuleDef, Verdict};
+use crate::{Finding, ParamDef, ParamKind, Params, RuleDef, RuleKind, Verdict};
 
 /// Returns the known value or, from the enclosing rule, a not-evaluated finding.
 macro_rules! need {
@@ -33,18 +33,21 @@ const GOVERNORS: &[&str] = &[
 pub static ALL: &[RuleDef] = &[
     RuleDef {
         id: "cpu.online",
+        kind: RuleKind::Machine,
         explanation: "every possible CPU is present and online",
         params: &[],
         check: cpu_online,
     },
     RuleDef {
         id: "cpu.allowed",
+        kind: RuleKind::Machine,
         explanation: "this process may run on every online CPU (no cpuset limit)",
         params: &[],
         check: cpu_allowed,
     },
     RuleDef {
         id: "cpu.smt",
+        kind: RuleKind::Machine,
         explanation: "SMT state matches the expectation",
         params: &[ParamDef {
             name: "expect",
@@ -56,6 +59,7 @@ pub static ALL: &[RuleDef] = &[
     },
     RuleDef {
         id: "cpu.governor",
+        kind: RuleKind::Machine,
         explanation: "every online CPU runs the expected cpufreq governor",
         params: &[ParamDef {
             name: "expect",
@@ -67,24 +71,28 @@ pub static ALL: &[RuleDef] = &[
     },
     RuleDef {
         id: "cpu.isolation",
+        kind: RuleKind::Machine,
         explanation: "no CPUs are isolated from the scheduler (isolcpus, nohz_full, rcu_nocbs)",
         params: &[],
         check: cpu_isolation,
     },
     RuleDef {
         id: "memory.balance",
+        kind: RuleKind::Machine,
         explanation: "DIMMs are populated alike across sockets and memory arrays",
         params: &[],
         check: memory_balance,
     },
     RuleDef {
         id: "memory.channels",
+        kind: RuleKind::Machine,
         explanation: "every memory channel holds DIMMs, the same number each",
         params: &[],
         check: memory_channels,
     },
     RuleDef {
         id: "memory.mixed",
+        kind: RuleKind::Machine,
         explanation: "all DIMMs have one size, speed, rank count and part number",
         params: &[ParamDef {
             name: "check_part_numbers",
@@ -96,12 +104,14 @@ pub static ALL: &[RuleDef] = &[
     },
     RuleDef {
         id: "memory.speed",
+        kind: RuleKind::Machine,
         explanation: "every DIMM runs at its rated speed",
         params: &[],
         check: memory_speed,
     },
     RuleDef {
         id: "memory.triad_share",
+        kind: RuleKind::Machine,
         explanation: "measured STREAM Triad peak reaches the set share of the theoretical peak",
         params: &[ParamDef {
             name: "min_share",
@@ -113,6 +123,7 @@ pub static ALL: &[RuleDef] = &[
     },
     RuleDef {
         id: "memory.edac",
+        kind: RuleKind::Machine,
         explanation: "EDAC counts no memory errors",
         params: &[ParamDef {
             name: "max_ce",
@@ -127,12 +138,14 @@ pub static ALL: &[RuleDef] = &[
     },
     RuleDef {
         id: "numa.nodes",
+        kind: RuleKind::Machine,
         explanation: "NUMA nodes are numbered without holes and each has CPUs and memory",
         params: &[],
         check: numa_nodes,
     },
     RuleDef {
         id: "pages.thp",
+        kind: RuleKind::Precondition,
         explanation: "transparent huge pages are available when the profile measures them",
         params: &[ParamDef {
             name: "page_modes",
@@ -144,6 +157,7 @@ pub static ALL: &[RuleDef] = &[
     },
     RuleDef {
         id: "pages.hugetlb",
+        kind: RuleKind::Precondition,
         explanation: "a hugetlb pool holds pages when the profile measures hugetlbfs",
         params: &[ParamDef {
             name: "page_modes",
@@ -155,24 +169,28 @@ pub static ALL: &[RuleDef] = &[
     },
     RuleDef {
         id: "pages.sizes",
+        kind: RuleKind::Machine,
         explanation: "at most one huge page size holds pages",
         params: &[],
         check: pages_sizes,
     },
     RuleDef {
         id: "io.pcie_link",
+        kind: RuleKind::Machine,
         explanation: "every PCIe link runs at its maximum speed and width",
         params: &[],
         check: io_pcie_link,
     },
     RuleDef {
         id: "binary.arch",
+        kind: RuleKind::Machine,
         explanation: "the binary is built for the kernel's machine and word size",
         params: &[],
         check: binary_arch,
     },
     RuleDef {
         id: "os.kernel_min",
+        kind: RuleKind::Machine,
         explanation: "the kernel is at least the target's minimum version",
         params: &[ParamDef {
             name: "min_kernel",

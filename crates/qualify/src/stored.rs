@@ -137,7 +137,8 @@ pub fn findings_of_result(
                     subject: label.to_string(),
                     findings: s.findings,
                     origin: Some(origin.note()),
-                });
+                }
+                .kinds_from_rules());
             }
             Err(e) => format!(
                 "the stored findings are not readable by this hwsurvey ({})",

@@ -18,7 +18,8 @@ use hwsurvey_qualify::{binary, from_machine, qualify, Report, RuleSet, Verdict};
 pub const EXIT_INPUT_ERROR: u8 = 3;
 
 /// Text after the options in `hwsurvey qualify --help`.
-const EXIT_CODES: &str = "Exit codes:
+const EXIT_CODES: &str = "Exit codes (findings about the machine only; unmet preconditions of
+the profile, such as empty hugetlb pools, are listed apart and never change them):
   0  every evaluated rule passed (or is informational)
   1  warnings (with --strict: unevaluated rules too)
   2  a rule failed (with --strict: warnings too)
