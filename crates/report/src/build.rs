@@ -708,13 +708,7 @@ fn family_table(inputs: &[Input], base: usize, family: &str, flags: &[String]) -
             .map(|m| match m {
                 Err(why) => Cell::missing(why.clone()),
                 Ok(m) => match &m.summary {
-                    Some(s) => Cell {
-                        text: human(s.median, &unit_of(&m.name)),
-                        value: Some(s.median),
-                        note: s.cv.map(|cv| format!("CV {:.1}%", cv * 100.0)),
-                        missing: None,
-                        x: None,
-                    },
+                    Some(s) => Cell::measured(s, human(s.median, &unit_of(&m.name))),
                     None => Cell::missing(format!(
                         "no statistics: {}",
                         m.summary_error.as_deref().unwrap_or("too few samples")
@@ -766,6 +760,7 @@ fn critical_ratio_row(inputs: &[Input], vs_columns: usize) -> Row {
                 )),
                 missing: None,
                 x: None,
+                stats: None,
             },
             Err(_) => Cell::missing(crate::critical::short_reason_without_ratio(&i.file.tests)),
         })
@@ -798,6 +793,7 @@ fn relative(m: &Result<&MetricResult, String>, b: &Result<&MetricResult, String>
             note: Some("within noise".into()),
             missing: None,
             x: None,
+            stats: None,
         };
     }
     let better = match m.better {
@@ -814,6 +810,7 @@ fn relative(m: &Result<&MetricResult, String>, b: &Result<&MetricResult, String>
         )),
         missing: None,
         x: None,
+        stats: None,
     }
 }
 
@@ -858,6 +855,7 @@ fn qualify_table(inputs: &[Input], flags: &[String]) -> Table {
                                 ),
                                 missing: None,
                                 x: None,
+                                stats: None,
                             },
                         }
                     }
@@ -970,6 +968,7 @@ fn normalised_table(inputs: &[Input], tables: &[Table], flags: &[String]) -> Tab
                             note: None,
                             missing: None,
                             x: None,
+                            stats: None,
                         },
                     })
                     .collect(),

@@ -81,6 +81,45 @@ pub struct Cell {
     /// The cell's own x when it differs per platform (delivered bandwidth of a load level).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub x: Option<f64>,
+    /// The statistics of a measured median cell, as numbers in the row's base unit, for jq
+    /// and spreadsheets (the `note` says the same for people); absent for other cells.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stats: Option<CellStats>,
+}
+
+/// Statistics of one measured cell, from the result file's summary of its samples
+/// (`hwsurvey_stats::Summary`); values in the row's base unit, `cv` a fraction (0.05 = 5 %).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellStats {
+    /// Number of samples.
+    pub n: usize,
+    /// Median of the samples (the cell's `value`).
+    pub median: f64,
+    /// Smallest sample.
+    pub min: f64,
+    /// Largest sample.
+    pub max: f64,
+    /// Coefficient of variation, a fraction; absent when the mean is 0.
+    pub cv: Option<f64>,
+    /// Lower end of the 95 % bootstrap confidence interval of the median.
+    pub ci95_low: f64,
+    /// Upper end of that interval.
+    pub ci95_high: f64,
+}
+
+impl CellStats {
+    /// The numbers of `s`.
+    pub fn of(s: &hwsurvey_stats::Summary) -> CellStats {
+        CellStats {
+            n: s.n,
+            median: s.median,
+            min: s.min,
+            max: s.max,
+            cv: s.cv,
+            ci95_low: s.median_ci95_low,
+            ci95_high: s.median_ci95_high,
+        }
+    }
 }
 
 impl Cell {
@@ -92,6 +131,19 @@ impl Cell {
             note: None,
             missing: None,
             x: None,
+            stats: None,
+        }
+    }
+    /// A measured median: `text` for people (scaled from the row's base unit), the median as
+    /// the value, the CV note and the numbers of the summary.
+    pub fn measured(s: &hwsurvey_stats::Summary, text: String) -> Cell {
+        Cell {
+            text,
+            value: Some(s.median),
+            note: s.cv.map(|cv| format!("CV {:.1}%", cv * 100.0)),
+            missing: None,
+            x: None,
+            stats: Some(CellStats::of(s)),
         }
     }
     /// A missing value and why.
@@ -102,6 +154,7 @@ impl Cell {
             note: None,
             missing: Some(why.into()),
             x: None,
+            stats: None,
         }
     }
     /// What people see in one line: text, note in parentheses, or `— why`.

@@ -14,5 +14,5 @@ pub mod sample;
 pub mod scaling;
 
 pub use build::{compare, default_label, distinct_labels, CompareError, Input};
-pub use layout::{Cell, Comparison, PlotSpec, Row, Table};
+pub use layout::{Cell, CellStats, Comparison, PlotSpec, Row, Table};
 pub use render::{render, Format};

@@ -147,10 +147,15 @@ pub fn csv_field(s: &str) -> String {
     }
 }
 
-/// CSV: `table,row,unit,column,value,text,note,missing`, one line per cell; `value` in the
-/// row's base unit (`bytes_per_s`, `ns`), so machines read numbers, people read `text`.
+/// CSV: `table,row,unit,column,value,text,note,missing,n,min,max,cv,ci95_low,ci95_high`, one
+/// line per cell; `value` in the row's base unit (`bytes_per_s`, `ns`), so machines read
+/// numbers, people read `text`. For a measured median the last six fields are its statistics
+/// ([`crate::CellStats`]: sample count, min, max, CV as a fraction, 95 % interval of the
+/// median, same unit); empty for other cells.
 pub fn csv(c: &Comparison) -> String {
-    let mut out = String::from("table,row,unit,column,value,text,note,missing\n");
+    let mut out = String::from(
+        "table,row,unit,column,value,text,note,missing,n,min,max,cv,ci95_low,ci95_high\n",
+    );
     for t in &c.tables {
         for r in &t.rows {
             for (col, cell) in t.columns.iter().zip(&r.cells) {
@@ -169,11 +174,18 @@ pub fn csv(c: &Comparison) -> String {
                     cell.note.clone().unwrap_or_default(),
                     cell.missing.clone().unwrap_or_default(),
                 ];
-                out += &fields
-                    .iter()
-                    .map(|f| csv_field(f))
-                    .collect::<Vec<_>>()
-                    .join(",");
+                let num = |v: Option<f64>| v.map(|v| format!("{v}")).unwrap_or_default();
+                let st = cell.stats.as_ref();
+                let stats = [
+                    st.map(|s| s.n.to_string()).unwrap_or_default(),
+                    num(st.map(|s| s.min)),
+                    num(st.map(|s| s.max)),
+                    num(st.and_then(|s| s.cv)),
+                    num(st.map(|s| s.ci95_low)),
+                    num(st.map(|s| s.ci95_high)),
+                ];
+                let fields = fields.into_iter().chain(stats);
+                out += &fields.map(|f| csv_field(&f)).collect::<Vec<_>>().join(",");
                 out.push('\n');
             }
         }

@@ -222,13 +222,7 @@ fn measured_cell(t: &TestResult, r: &CurveRule) -> Cell {
         ));
     };
     let unit = crate::build::unit_of(&m.name);
-    let mut cell = Cell {
-        text: human(s.median, &unit),
-        value: Some(s.median),
-        note: s.cv.map(|cv| format!("CV {:.1}%", cv * 100.0)),
-        missing: None,
-        x: None,
-    };
+    let mut cell = Cell::measured(s, human(s.median, &unit));
     if let Some(xm) = r.x_metric {
         // absent (the idle point): the row's x stands
         if let Some(xs) = metric(t, xm).and_then(|m| m.summary.as_ref()) {

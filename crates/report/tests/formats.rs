@@ -247,3 +247,72 @@ fn labels_and(
         .map(|(label, file)| Input { label, file })
         .collect()
 }
+
+/// Issue 18: compare's JSON and CSV carry each measured cell's median, min, max, CV and the
+/// 95 % interval as numbers, the same as the result file's summary of that test.
+#[test]
+fn measured_cells_carry_the_summary_as_numbers_in_json_and_csv() {
+    let files = three();
+    let c = compare(&inputs(files.clone()), None, false).unwrap();
+    let table = c
+        .tables
+        .iter()
+        .find(|t| t.id == "family:mem.bandwidth")
+        .unwrap();
+    let row = table
+        .rows
+        .iter()
+        .find(|r| r.label.starts_with("stream.triad/"))
+        .unwrap();
+    let test = files[0]
+        .tests
+        .iter()
+        .find(|t| t.point.family == "mem.bandwidth" && t.point.id == row.label)
+        .unwrap();
+    let summary = test.metrics[0].summary.as_ref().unwrap();
+    let stats = row.cells[0]
+        .stats
+        .as_ref()
+        .expect("a measured cell has stats");
+    assert_eq!(stats.n, summary.n);
+    assert_eq!(stats.median, summary.median);
+    assert_eq!(stats.min, summary.min);
+    assert_eq!(stats.max, summary.max);
+    assert_eq!(stats.cv, summary.cv);
+    assert_eq!(stats.ci95_low, summary.median_ci95_low);
+    assert_eq!(stats.ci95_high, summary.median_ci95_high);
+    assert!(stats.min <= stats.median && stats.median <= stats.max);
+    // a relative ("vs") cell has none
+    assert!(row.cells.last().unwrap().stats.is_none());
+
+    let json: serde_json::Value = serde_json::from_str(&render(&c, Format::Json, &[])).unwrap();
+    let j = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == "family:mem.bandwidth")
+        .unwrap()["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["label"] == row.label.as_str())
+        .unwrap()["cells"][0]["stats"]
+        .clone();
+    assert_eq!(j["min"].as_f64(), Some(summary.min));
+    assert_eq!(j["n"].as_u64(), Some(summary.n as u64));
+
+    let csv = render(&c, Format::Csv, &[]);
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let line = csv
+        .lines()
+        .find(|l| l.starts_with(&format!("family:mem.bandwidth,{},", row.label)))
+        .unwrap();
+    let fields: Vec<&str> = line.split(',').collect();
+    let field = |name: &str| fields[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(field("n"), summary.n.to_string());
+    assert_eq!(field("max").parse::<f64>().unwrap(), summary.max);
+    assert_eq!(
+        field("ci95_low").parse::<f64>().unwrap(),
+        summary.median_ci95_low
+    );
+}
