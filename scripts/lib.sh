@@ -46,6 +46,7 @@ cc                          gcc                         # crates/bench/benches/p
 likwid-bench                likwid                      # crates/bench/benches/peers.rs: Triad peer
 sysbench                    sysbench                    # crates/bench/benches/peers.rs: block read/write peer
 fio                         fio                         # crates/bench/benches/storage_peers.rs: 4 KiB random read peer
+/usr/include/isa-l/raid.h   libisal-dev                 # crates/bench/benches/raid_peers.rs: ISA-L pq_gen peer (header + libisal.so)
 # the HTML report printed to PDF and one PNG per page (scripts/html-to-pdf-png, crates/cli/tests/compare.rs)
 chromium                    chromium                    # scripts/html-to-pdf-png: print to PDF
 pdftoppm                    poppler-utils               # scripts/html-to-pdf-png: a PNG per page

@@ -5,8 +5,12 @@
 //! first-touched in its own thread; one repetition generates P and Q for all its stripes
 //! (or rebuilds data blocks 0 and 1 of each from P and Q). Before timing, each worker checks
 //! its path against the independent bytewise reference on its first stripe; a mismatch fails
-//! the point. The generation path (`int64x4`, `avx2x4`, `neonx4`) is chosen at run time and
-//! recorded, with the kernel's own boot-time choice and figure where its log is readable
+//! the point. The `best` path is the fastest of the paths this CPU runs (`int64x4`, `neonx4`,
+//! `avx2x4`, `gfni_avx2x4`, `avx512x4`, `gfni_avx512x4`), chosen by timing them all once per
+//! geometry ([`raid6::select_fastest`], as the kernel chooses at boot). Each point records the
+//! path it ran (`algorithm`), the choice (`best`) with every path's selection figure
+//! (`paths_measured`), the paths this CPU could run that the build lacks (`paths_unbuilt`), and
+//! the kernel's own boot-time choice and figure where its log is readable
 //! ([`crate::raid6::kmsg`]).
 
 use serde::{Deserialize, Serialize};
@@ -36,7 +40,7 @@ pub enum Op {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PathChoice {
-    /// The widest path this CPU runs ([`Algorithm::best`]), decided at run time.
+    /// The fastest path this CPU runs ([`raid6::select_fastest`]), timed at run time.
     Best,
     /// The portable 64-bit SWAR path, on every target.
     Int64x4,
@@ -169,8 +173,17 @@ impl Family for RaidParity {
             Ok(p) => p,
             Err(error) => return PointOutcome::Failed { error },
         };
+        // The choice is timed on one thread before the workers start (cached per geometry).
+        let selection = match raid6::select_fastest(p.data_blocks, p.chunk_bytes) {
+            Ok(s) => s,
+            Err(e) => {
+                return PointOutcome::Failed {
+                    error: format!("choosing the RAID-6 path: {e}"),
+                }
+            }
+        };
         let alg = match p.path {
-            PathChoice::Best => Algorithm::best(),
+            PathChoice::Best => selection.best,
             PathChoice::Int64x4 => Algorithm::Int64x4,
         };
         let n = p.data_blocks;
@@ -259,6 +272,19 @@ impl Family for RaidParity {
                 .map(|a| a.name())
                 .collect::<Vec<_>>(),
         )
+        .detail("best", selection.best.name())
+        .detail("paths_measured", &selection.measured)
+        .detail(
+            "path_selection",
+            serde_json::json!({
+                "data_blocks": selection.data_blocks,
+                "chunk_bytes": selection.chunk_bytes,
+                "rounds": selection.rounds,
+                "round_min_s": raid6::SELECTION_ROUND_MIN.as_secs_f64(),
+                "method": "P+Q gen on 1 thread, stripe in cache, rounds interleaved, each timing batches of at least 256 KiB of data; per path the median bytes of data per s over all batches; best = highest",
+            }),
+        )
+        .detail("paths_unbuilt", &selection.unbuilt)
         .detail("data_bytes_per_rep_per_thread", data_bytes_per_rep)
         .detail(
             "bandwidth_counts",

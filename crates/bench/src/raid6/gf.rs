@@ -75,6 +75,58 @@ pub fn mul_slice_in_place(c: u8, buf: &mut [u8]) {
     }
 }
 
+/// The 8x8 bit matrix of "multiply by `c`" in the layout of the x86 GFNI instruction
+/// GF2P8AFFINEQB: output bit i of `affine(x)` is the parity of `x AND byte[7 - i]` of the
+/// returned word, and row i has bit j set when bit i of c·2^j is set. Multiplication by a
+/// constant is GF(2)-linear, so this works for the RAID-6 field (0x11d), which GF2P8MULB
+/// (fixed to the AES polynomial 0x11b) does not serve.
+pub const fn affine_matrix(c: u8) -> u64 {
+    let mut m = 0u64;
+    let mut i = 0;
+    while i < 8 {
+        let mut row = 0u8;
+        let mut j = 0;
+        while j < 8 {
+            if (mul(c, 1 << j) >> i) & 1 != 0 {
+                row |= 1 << j;
+            }
+            j += 1;
+        }
+        m |= (row as u64) << (8 * (7 - i));
+        i += 1;
+    }
+    m
+}
+
+/// The product `c·x` for the low-nibble values x = 0..16 (`[0]`) and the high-nibble values
+/// x = 0x00, 0x10, .., 0xf0 (`[1]`): a byte times c is the XOR of both lookups, the form
+/// the byte-shuffle instructions (PSHUFB, TBL) use, as the kernel's recov_avx2.c does.
+pub const fn nibble_tables(c: u8) -> [[u8; 16]; 2] {
+    let mut t = [[0u8; 16]; 2];
+    let mut x = 0;
+    while x < 16 {
+        t[0][x] = mul(c, x as u8);
+        t[1][x] = mul(c, (x as u8) << 4);
+        x += 1;
+    }
+    t
+}
+
+/// Software model of one byte of GF2P8AFFINEQB with a zero constant (Intel SDM), for the
+/// tests of [`affine_matrix`] on every architecture.
+pub const fn affine_byte(m: u64, x: u8) -> u8 {
+    let mut out = 0u8;
+    let mut i = 0;
+    while i < 8 {
+        let row = (m >> (8 * (7 - i))) as u8;
+        if (row & x).count_ones() % 2 == 1 {
+            out |= 1 << i;
+        }
+        i += 1;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,5 +157,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn affine_matrix_and_nibble_tables_multiply_by_the_constant() {
+        // Every constant and every byte: both encodings give the shift-and-xor product.
+        for c in 0..=255u8 {
+            let m = affine_matrix(c);
+            let t = nibble_tables(c);
+            for x in 0..=255u8 {
+                let want = mul(c, x);
+                assert_eq!(affine_byte(m, x), want, "affine c={c:#04x} x={x:#04x}");
+                assert_eq!(
+                    t[0][(x & 15) as usize] ^ t[1][(x >> 4) as usize],
+                    want,
+                    "nibbles c={c:#04x} x={x:#04x}"
+                );
+            }
+        }
+        // Multiplying by 1 is the identity matrix: rows 0x01 (bit 0) .. 0x80 (bit 7), bit 0's
+        // row in the top byte.
+        assert_eq!(affine_matrix(1), 0x0102_0408_1020_4080);
     }
 }

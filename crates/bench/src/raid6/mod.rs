@@ -7,20 +7,29 @@
 //! blocks of a stripe can be rebuilt ([`recover`]).
 //!
 //! Generation paths ([`Algorithm`]): a portable 64-bit SWAR path that builds on every target and
-//! byte order, AVX2 on x86_64 and NEON on aarch64, chosen at run time ([`Algorithm::best`]) and
-//! recorded by the kernel's names. Every path is checked against [`reference`], an independent
-//! bytewise implementation.
+//! byte order, AVX2, AVX-512BW and GFNI (256- and 512-bit) on x86_64, NEON on aarch64; the
+//! fastest runnable one is chosen at run time by timing them all ([`select_fastest`], as the
+//! kernel's raid6_select_algo does) and recorded by the kernel's names. Two-data recovery
+//! multiplies by constants with the same path's vector unit (byte shuffles of nibble tables, or
+//! GF2P8AFFINEQB). Every path is checked against [`reference`], an independent bytewise
+//! implementation.
 
 pub mod gf;
 pub mod kmsg;
 #[cfg(target_arch = "aarch64")]
 mod neon;
 pub mod reference;
+mod select;
 mod swar;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
 use serde::{Deserialize, Serialize};
+
+pub use select::{
+    select_fastest, time_paths, unbuilt_paths, PathFigure, Selection, UnbuiltPath,
+    SELECTION_MAX_CHUNK_BYTES, SELECTION_ROUNDS, SELECTION_ROUND_MIN,
+};
 
 /// Most data blocks a stripe may have: the coefficients g^0..g^{n-1} must be distinct, and g has
 /// order 255.
@@ -67,29 +76,69 @@ pub enum Raid6Error {
     },
 }
 
-/// A P+Q generation path. Names follow the kernel's (`int64x4`, `avx2x4`, `neonx4`), so a result
-/// can be read beside the kernel's own boot-time choice.
+/// A P+Q generation path. Names follow the kernel's where it has the path (`int64x4`,
+/// `avx2x4`, `avx512x4`, `neonx4`), so a result can be read beside the kernel's own boot-time
+/// choice; the GFNI paths have no kernel counterpart (ISA-L's erasure codes use GFNI).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Algorithm {
     /// Portable: eight byte lanes per 64-bit word, four words per step; every target.
     Int64x4,
-    /// x86_64 AVX2: four 256-bit registers per step.
-    Avx2x4,
     /// aarch64 NEON: four 128-bit registers per step.
     Neonx4,
+    /// x86_64 AVX2: four 256-bit registers per step.
+    Avx2x4,
+    /// x86_64 GFNI + AVX2 (VEX): four 256-bit registers, times 2 by GF2P8AFFINEQB.
+    GfniAvx2x4,
+    /// x86_64 AVX-512F + AVX-512BW: four 512-bit registers per step.
+    Avx512x4,
+    /// x86_64 GFNI + AVX-512F/BW (EVEX): four 512-bit registers, times 2 by GF2P8AFFINEQB.
+    GfniAvx512x4,
 }
 
 impl Algorithm {
-    /// Every path this crate has, runnable or not.
-    pub const ALL: [Algorithm; 3] = [Algorithm::Int64x4, Algorithm::Avx2x4, Algorithm::Neonx4];
+    /// Every path this crate has, runnable or not, portable first, then by register width.
+    pub const ALL: [Algorithm; 6] = [
+        Algorithm::Int64x4,
+        Algorithm::Neonx4,
+        Algorithm::Avx2x4,
+        Algorithm::GfniAvx2x4,
+        Algorithm::Avx512x4,
+        Algorithm::GfniAvx512x4,
+    ];
 
-    /// The kernel-style name.
+    /// The kernel-style name (also the serialized form).
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Int64x4 => "int64x4",
-            Algorithm::Avx2x4 => "avx2x4",
             Algorithm::Neonx4 => "neonx4",
+            Algorithm::Avx2x4 => "avx2x4",
+            Algorithm::GfniAvx2x4 => "gfni_avx2x4",
+            Algorithm::Avx512x4 => "avx512x4",
+            Algorithm::GfniAvx512x4 => "gfni_avx512x4",
+        }
+    }
+
+    /// The CPU features the path needs, as `/proc/cpuinfo` spells them (empty: none).
+    pub fn cpu_features(self) -> &'static [&'static str] {
+        match self {
+            Algorithm::Int64x4 => &[],
+            Algorithm::Neonx4 => &["asimd"],
+            Algorithm::Avx2x4 => &["avx2"],
+            Algorithm::GfniAvx2x4 => &["avx2", "gfni"],
+            Algorithm::Avx512x4 => &["avx512f", "avx512bw"],
+            Algorithm::GfniAvx512x4 => &["avx512f", "avx512bw", "gfni"],
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn isa(self) -> Option<x86::Isa> {
+        match self {
+            Algorithm::Avx2x4 => Some(x86::Isa::Avx2),
+            Algorithm::GfniAvx2x4 => Some(x86::Isa::GfniAvx2),
+            Algorithm::Avx512x4 => Some(x86::Isa::Avx512),
+            Algorithm::GfniAvx512x4 => Some(x86::Isa::GfniAvx512),
+            _ => None,
         }
     }
 
@@ -97,22 +146,23 @@ impl Algorithm {
     pub fn is_available(self) -> bool {
         match self {
             Algorithm::Int64x4 => true,
-            #[cfg(target_arch = "x86_64")]
-            Algorithm::Avx2x4 => x86::avx2_available(),
             #[cfg(target_arch = "aarch64")]
             Algorithm::Neonx4 => neon::neon_available(),
-            #[allow(unreachable_patterns)]
+            #[cfg(target_arch = "x86_64")]
+            a => a.isa().is_some_and(|i| i.available()),
+            #[cfg(not(target_arch = "x86_64"))]
             _ => false,
         }
     }
 
-    /// The runnable paths, portable first.
+    /// The runnable paths, portable first, then by register width.
     pub fn available() -> Vec<Algorithm> {
         Self::ALL.into_iter().filter(|a| a.is_available()).collect()
     }
 
-    /// The widest runnable path (SIMD when detected, otherwise [`Algorithm::Int64x4`]).
-    pub fn best() -> Algorithm {
+    /// The widest runnable path by the fixed order of [`Algorithm::ALL`] (no timing). The
+    /// benchmark's choice is [`select_fastest`], which times them.
+    pub fn widest() -> Algorithm {
         Self::available()
             .last()
             .copied()
@@ -158,15 +208,6 @@ pub fn gen_syndrome(
     }
     let vec_done = match alg {
         Algorithm::Int64x4 => 0,
-        #[cfg(target_arch = "x86_64")]
-        Algorithm::Avx2x4 => {
-            let to = len - len % x86::STEP;
-            if x86::gen_range(data, p, q, to) {
-                to
-            } else {
-                return Err(Raid6Error::Unavailable { name: alg.name() });
-            }
-        }
         #[cfg(target_arch = "aarch64")]
         Algorithm::Neonx4 => {
             let to = len - len % neon::STEP;
@@ -176,7 +217,19 @@ pub fn gen_syndrome(
                 return Err(Raid6Error::Unavailable { name: alg.name() });
             }
         }
-        #[allow(unreachable_patterns)]
+        #[cfg(target_arch = "x86_64")]
+        a => match a.isa() {
+            Some(isa) => {
+                let to = len - len % isa.step();
+                if x86::gen_range(isa, data, p, q, to) {
+                    to
+                } else {
+                    return Err(Raid6Error::Unavailable { name: alg.name() });
+                }
+            }
+            None => return Err(Raid6Error::Unavailable { name: alg.name() }),
+        },
+        #[cfg(not(target_arch = "x86_64"))]
         _ => return Err(Raid6Error::Unavailable { name: alg.name() }),
     };
     let swar_to = vec_done + (len - vec_done) / swar::STEP * swar::STEP;
@@ -273,19 +326,91 @@ pub fn recover(
     }
     // Two data blocks a < b: with px = P ⊕ dp = D_a ⊕ D_b and qx = Q ⊕ dq = g^a·D_a ⊕ g^b·D_b,
     // D_b = px·(g^{b-a} ⊕ 1)^{-1} ⊕ qx·(g^a ⊕ g^b)^{-1}, D_a = D_b ⊕ px.
-    let pbmul = &gf::MUL[gf::inv(gf::pow2(b - a) ^ 1) as usize];
-    let qmul = &gf::MUL[gf::inv(gf::pow2(a) ^ gf::pow2(b)) as usize];
     let (lo, hi) = data.split_at_mut(b);
-    let da = &mut lo[a];
-    let db = &mut hi[0];
-    for k in 0..len {
-        let px = p[k] ^ dp[k];
-        let qx = qmul[(q[k] ^ dq[k]) as usize];
-        let y = pbmul[px as usize] ^ qx;
-        db[k] = y;
-        da[k] = y ^ px;
-    }
+    let mut r = Recov2 {
+        p,
+        dp: &dp,
+        q,
+        dq: &dq,
+        da: &mut *lo[a],
+        db: &mut *hi[0],
+        pb_coef: gf::inv(gf::pow2(b - a) ^ 1),
+        q_coef: gf::inv(gf::pow2(a) ^ gf::pow2(b)),
+    };
+    let vec_done = recov_2data_vector(alg, &mut r, len);
+    r.combine_bytes(vec_done);
     Ok(LostPair::TwoData)
+}
+
+/// The combine step of two-data recovery, on blocks of one length: with px = P ⊕ dp and
+/// qx = Q ⊕ dq, D_b = pb_coef·px ⊕ q_coef·qx and D_a = D_b ⊕ px (kernel lib/raid6/recov.c).
+pub(crate) struct Recov2<'a> {
+    /// The stripe's P.
+    pub(crate) p: &'a [u8],
+    /// P of the survivors (lost blocks zeroed).
+    pub(crate) dp: &'a [u8],
+    /// The stripe's Q.
+    pub(crate) q: &'a [u8],
+    /// Q of the survivors.
+    pub(crate) dq: &'a [u8],
+    /// Output: lost block a (the lower index).
+    pub(crate) da: &'a mut [u8],
+    /// Output: lost block b.
+    pub(crate) db: &'a mut [u8],
+    /// (g^{b-a} ⊕ 1)^{-1}.
+    pub(crate) pb_coef: u8,
+    /// (g^a ⊕ g^b)^{-1}.
+    pub(crate) q_coef: u8,
+}
+
+impl Recov2<'_> {
+    /// Bytes every one of the six blocks holds.
+    pub(crate) fn len(&self) -> usize {
+        [
+            self.p.len(),
+            self.dp.len(),
+            self.q.len(),
+            self.dq.len(),
+            self.da.len(),
+            self.db.len(),
+        ]
+        .into_iter()
+        .min()
+        .unwrap_or(0)
+    }
+
+    /// The combine step bytewise over `[from, len)` with the 64 KiB product table.
+    fn combine_bytes(&mut self, from: usize) {
+        let pbmul = &gf::MUL[self.pb_coef as usize];
+        let qmul = &gf::MUL[self.q_coef as usize];
+        for k in from..self.len() {
+            let px = self.p[k] ^ self.dp[k];
+            let y = pbmul[px as usize] ^ qmul[(self.q[k] ^ self.dq[k]) as usize];
+            self.db[k] = y;
+            self.da[k] = y ^ px;
+        }
+    }
+}
+
+/// Runs the vector combine of `alg` over the largest multiple of its step; returns where it
+/// stopped (0 when the path has no vector combine here).
+#[allow(unused_variables)]
+fn recov_2data_vector(alg: Algorithm, r: &mut Recov2<'_>, len: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(isa) = alg.isa() {
+        let to = len - len % isa.step();
+        if x86::recov_2data_range(isa, r, to) {
+            return to;
+        }
+    }
+    #[cfg(target_arch = "aarch64")]
+    if alg == Algorithm::Neonx4 {
+        let to = len - len % neon::STEP;
+        if neon::recov_2data_range(r, to) {
+            return to;
+        }
+    }
+    0
 }
 
 /// A small deterministic byte generator (xorshift64*) for filling benchmark and test stripes.
