@@ -124,11 +124,21 @@ fn different_profile_versions_need_force() {
     hwsurvey()
         .arg("compare")
         .args(&files)
-        .args(["--force", "--format", "markdown"])
+        .args(["--mixed-profiles", "--format", "markdown"])
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "DIFFERENT PROFILE VERSIONS (--force)",
+            "DIFFERENT PROFILE VERSIONS (--mixed-profiles)",
+        ));
+    // --force means only "replace the -o file", as in run and snapshot (issue 18)
+    hwsurvey()
+        .arg("compare")
+        .args(&files)
+        .arg("--force")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "compare them anyway with --mixed-profiles",
         ));
 }
 
@@ -606,4 +616,39 @@ fn baseline_by_file_name_stem_or_path_as_the_readme_shows() {
         .stderr(predicate::str::contains(
             "--baseline \"zz\" is not one of the column labels",
         ));
+}
+
+/// Issue 18: one spelling for JSON on every command: `--json` (as `probe --json`) is
+/// `--format json` on compare and qualify, and the two together are a usage error.
+#[test]
+fn json_flag_is_format_json_on_compare_and_qualify() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_three(dir.path());
+    let run = |args: &[&str]| {
+        let out = hwsurvey().args(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let f: Vec<&str> = files.iter().map(|p| p.to_str().unwrap()).collect();
+    let (code, json) = run(&["compare", f[0], f[1], "--json"]);
+    assert_eq!(code, Some(0));
+    assert!(json.trim_start().starts_with('{'), "{json:.200}");
+    assert_eq!(
+        run(&["compare", f[0], f[1], "--format", "json"]),
+        (Some(0), json)
+    );
+    assert_eq!(
+        run(&["compare", f[0], f[1], "--json", "--format", "csv"]).0,
+        Some(2)
+    );
+    let (code, json) = run(&["qualify", f[0], "--json"]);
+    assert!(json.contains("\"findings\""), "{json:.300}");
+    assert_eq!(run(&["qualify", f[0], "--format", "json"]), (code, json));
+    // qualify's usage errors exit 3 (2 is "a rule failed")
+    assert_eq!(
+        run(&["qualify", f[0], "--json", "--format", "markdown"]).0,
+        Some(3)
+    );
 }

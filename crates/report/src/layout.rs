@@ -10,7 +10,7 @@ pub struct Comparison {
     pub platforms: Vec<String>,
     /// Label of the baseline platform.
     pub baseline: String,
-    /// Warnings that hold for every table (e.g. mixed profile versions with --force).
+    /// Warnings that hold for every table (e.g. mixed profile versions with --mixed-profiles).
     pub flags: Vec<String>,
     /// Tables.
     pub tables: Vec<Table>,

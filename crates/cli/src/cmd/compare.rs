@@ -53,10 +53,16 @@ pub struct Args {
     /// --force.
     #[arg(long, value_name = "DIR")]
     plots: Option<PathBuf>,
-    /// Compare results of different profile versions (every table is flagged), and replace
-    /// existing -o and --plots files (never an input).
+    /// Replace existing -o and --plots files (never an input), as `run --force` and
+    /// `snapshot --force` replace theirs.
     #[arg(long)]
     force: bool,
+    /// Compare results of different profile versions; every table is flagged.
+    #[arg(long)]
+    mixed_profiles: bool,
+    /// Print the JSON layout model: the same as `--format json`.
+    #[arg(long, conflicts_with = "format")]
+    json: bool,
 }
 
 /// The column label that `--baseline b` names: `b` itself when it is a label, else the label of
@@ -123,7 +129,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .zip(files)
         .map(|(label, file)| Input { label, file })
         .collect();
-    let mut c = compare(&inputs, baseline.as_deref(), args.force)?;
+    let mut c = compare(&inputs, baseline.as_deref(), args.mixed_profiles)?;
     if let Some(note) = label_note {
         errln!("note: {note}");
         c.add_note(note);
@@ -176,6 +182,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let format = match args
         .format
+        .or(args.json.then_some(FormatArg::Json))
         .or_else(by_extension)
         .unwrap_or(FormatArg::Terminal)
     {

@@ -60,6 +60,9 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "terminal")]
     format: FormatArg,
+    /// Print the report as JSON: the same as `--format json` (as `probe --json`).
+    #[arg(long, conflicts_with = "format")]
+    json: bool,
     /// Treat warnings as failures (exit 2) and unevaluated rules as warnings (exit 1).
     #[arg(long)]
     strict: bool,
@@ -86,7 +89,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// Prints the report; its verdict's exit code, or an error when no rule could be evaluated
 /// (an empty or wrong root reads as "nothing wrong" otherwise).
 fn finish(report: &Report, args: &Args, under: &str) -> anyhow::Result<ExitCode> {
-    out!("{}", render(report, format_of(args.format)));
+    let format = if args.json {
+        FormatArg::Json
+    } else {
+        args.format
+    };
+    out!("{}", render(report, format_of(format)));
     let nothing = !report.findings.is_empty()
         && report
             .findings
