@@ -19,6 +19,7 @@ pub mod pages;
 pub mod run_env;
 pub mod summary;
 pub mod sysroot;
+pub mod virt;
 
 use serde::{Deserialize, Serialize};
 

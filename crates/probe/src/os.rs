@@ -43,6 +43,17 @@ pub struct Os {
     pub binary: Probed<BinaryElf>,
     /// The binary against the kernel's machine.
     pub binary_vs_kernel: Probed<BinaryVsKernel>,
+    /// Native, virtual machine, full emulation or firmware partition, with the evidence
+    /// ([`crate::virt`]). Machine documents written before it was probed read as unknown.
+    #[serde(default = "virtualization_not_probed")]
+    pub virtualization: Probed<crate::virt::Virtualization>,
+}
+
+/// [`Os::virtualization`] of a document written before hwsurvey probed it.
+fn virtualization_not_probed() -> Probed<crate::virt::Virtualization> {
+    Probed::Unknown(hwsurvey_model::Unknown::Other {
+        detail: "not probed by the hwsurvey that wrote this document".into(),
+    })
 }
 
 impl Default for Os {
@@ -759,6 +770,7 @@ pub fn probe(root: &SysRoot) -> Os {
         cgroup: cgroup(root),
         binary,
         binary_vs_kernel,
+        virtualization: Probed::Known(crate::virt::probe(root)),
         kernel,
     }
 }
@@ -797,6 +809,19 @@ pub fn summary(os: &Os) -> String {
         show(&os.kernel.machine),
         show(&os.kernel.version)
     );
+    match &os.virtualization {
+        Probed::Known(v) => {
+            let from: Vec<String> = v.evidence.iter().map(|e| e.source.clone()).collect();
+            let _ = if from.is_empty() {
+                writeln!(out, "  platform {}", v.summary())
+            } else {
+                writeln!(out, "  platform {} (from {})", v.summary(), from.join("; "))
+            };
+        }
+        Probed::Unknown(u) => {
+            let _ = writeln!(out, "  platform unknown ({u})");
+        }
+    }
     if let Probed::Known(d) = &os.distro {
         let _ = writeln!(
             out,

@@ -461,6 +461,7 @@ const MACHINE_ROWS: &[MachineRow] = &[
                 )
             })
     }),
+    ("platform", platform),
     ("governor", |f| {
         f.environment.governor.known().cloned().ok_or_else(|| {
             format!(
@@ -481,6 +482,26 @@ const MACHINE_ROWS: &[MachineRow] = &[
         Ok(format!("{} v{}", f.profile.id, f.profile.version))
     }),
 ];
+
+/// Native, virtual machine, full-system emulation or firmware partition, with the hypervisor
+/// where the probe could name it. From the probe's `os.virtualization` (hypervisor CPU flag,
+/// CPUID 0x40000000, DMI strings, /sys/hypervisor, device tree, /proc/sysinfo). Figures of an
+/// emulated machine measure the emulator: the cell says so in capitals, as the binary row does.
+fn platform(f: &ResultFile) -> Result<String, String> {
+    let v = known(f.machine.pointer("/os/virtualization"))?;
+    let words = match v.get("platform").and_then(Value::as_str) {
+        Some("no_hypervisor_seen") => "native (no hypervisor seen)",
+        Some("virtual_machine") => "virtual machine",
+        Some("emulated") => "EMULATED: full-system emulator, figures measure it",
+        Some("partition") => "logical partition",
+        Some(other) => return Err(format!("platform {other:?} not known to this hwsurvey")),
+        None => return Err("not in this result file".into()),
+    };
+    Ok(match v.get("hypervisor").and_then(Value::as_str) {
+        Some(h) => format!("{words} ({h})"),
+        None => words.to_string(),
+    })
+}
 
 /// Whether the measuring binary ran natively on the kernel's machine or under emulation
 /// (qemu-user or binfmt): emulated figures measure the emulator, not the hardware. From the

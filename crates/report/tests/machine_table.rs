@@ -152,3 +152,51 @@ fn emulated_binary_is_named_in_the_machine_table() {
         "{emulated}"
     );
 }
+
+/// The platform row (issue 12/18): the probe's verdict on the POWER7 capture, an emulated
+/// guest (CPUID says TCG), and a file written before the probe read it.
+#[test]
+fn platform_row_names_partitions_emulation_and_absence() {
+    use hwsurvey_probe::virt::{classify, VirtInputs};
+    let with = |v: Option<hwsurvey_probe::virt::Virtualization>| {
+        let mut files = three();
+        let os = files[0].machine.pointer_mut("/os").unwrap();
+        match v {
+            Some(v) => {
+                os["virtualization"] =
+                    serde_json::json!({ "known": serde_json::to_value(v).unwrap() })
+            }
+            None => {
+                os.as_object_mut().unwrap().remove("virtualization");
+            }
+        }
+        let inputs: Vec<Input> = files
+            .into_iter()
+            .map(|file| Input {
+                label: default_label(&file),
+                file,
+            })
+            .collect();
+        machine_cell(&compare(&inputs, None, false).unwrap(), "platform", 0)
+    };
+    let tcg = classify(&VirtInputs {
+        cpuid_signature: Some("TCGTCGTCGTCG".into()),
+        cpuinfo_hypervisor_flag: Some(true),
+        ..Default::default()
+    });
+    assert_eq!(
+        with(Some(tcg)).text,
+        "EMULATED: full-system emulator, figures measure it (QEMU TCG)"
+    );
+    assert_eq!(
+        with(None).missing.as_deref(),
+        Some("not in this result file")
+    );
+    if let Some(shared) = shared() {
+        let archive =
+            shared.join("fixtures/ppc64-power7-64cpu-memoryless-node/ppc64-POWER7-64cpu.tar.gz");
+        let (_dir, root) = hwsurvey_testkit::extract(&archive);
+        let v = hwsurvey_probe::virt::probe(&SysRoot::new(&root));
+        assert_eq!(with(Some(v)).text, "logical partition (pHyp)");
+    }
+}
