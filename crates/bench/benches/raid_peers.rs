@@ -2,7 +2,8 @@
 //!
 //!     cargo bench -p hwsurvey-bench --bench raid_peers
 //!
-//! 8 data + P + Q, 64 KiB chunks, each thread with its own stripe (in cache: 640 KiB), on
+//! 8 data + P + Q, 64 KiB chunks, each thread with its own stripe (in cache: 640 KiB; blocks
+//! 64-byte aligned in both tools, as ISA-L requires 32), on
 //! 1 thread and on every CPU: hwsurvey's fastest path ([`raid6::select_fastest`], as
 //! `hwsurvey run` picks it for `gen.best`) against ISA-L's `pq_gen` (Debian `libisal-dev`,
 //! which picks its own fastest version at run time), driven by `raid_peers_isal.c` (compiled
@@ -25,7 +26,7 @@ use std::process::Command;
 use std::sync::Barrier;
 use std::time::Instant;
 
-use hwsurvey_bench::raid6::{self, Algorithm};
+use hwsurvey_bench::raid6::{self, Algorithm, AlignedBlock};
 
 const DATA_BLOCKS: usize = 8;
 const CHUNK_BYTES: usize = 64 * 1024;
@@ -60,19 +61,19 @@ fn fnv1a(blocks: &[&[u8]]) -> u64 {
 }
 
 /// A stripe as raid_peers_isal.c fills it: block i of thread t from seed t*1000 + i + 1.
-fn stripe(thread: usize) -> Vec<Vec<u8>> {
+fn stripe(thread: usize) -> Vec<AlignedBlock> {
     (0..DATA_BLOCKS + 2)
         .map(|i| {
-            let mut b = vec![0u8; CHUNK_BYTES];
+            let mut b = AlignedBlock::zeroed(CHUNK_BYTES);
             raid6::fill_pseudo_random(&mut b, (thread * 1000 + i + 1) as u64);
             b
         })
         .collect()
 }
 
-fn gen(alg: Algorithm, blocks: &mut [Vec<u8>]) {
+fn gen(alg: Algorithm, blocks: &mut [AlignedBlock]) {
     let (data, pq) = blocks.split_at_mut(DATA_BLOCKS);
-    let view: Vec<&[u8]> = data.iter().map(|d| d.as_slice()).collect();
+    let view: Vec<&[u8]> = data.iter().map(|d| &d[..]).collect();
     let [p, q] = pq else {
         unreachable!("two parity blocks")
     };

@@ -358,3 +358,39 @@ fn bad_shapes_are_typed_errors() {
         }
     }
 }
+
+#[test]
+fn aligned_blocks_start_on_a_cache_line_and_keep_it_when_cloned() {
+    use hwsurvey_bench::raid6::AlignedBlock;
+    for len in [0usize, 1, 63, 64, 65, 4096, 65536] {
+        let mut b = AlignedBlock::zeroed(len);
+        assert_eq!(b.len(), len);
+        assert!(b.iter().all(|&x| x == 0));
+        assert_eq!(b.as_ptr() as usize % AlignedBlock::ALIGN, 0, "len {len}");
+        fill_pseudo_random(&mut b, len as u64);
+        let c = b.clone();
+        assert_eq!(
+            c.as_ptr() as usize % AlignedBlock::ALIGN,
+            0,
+            "clone, len {len}"
+        );
+        assert_eq!(&c[..], &b[..]);
+    }
+    // Every path gives the reference P and Q on aligned blocks too (the other tests use
+    // Vec's alignment).
+    let data: Vec<AlignedBlock> = (0..8)
+        .map(|i| {
+            let mut b = AlignedBlock::zeroed(65536);
+            fill_pseudo_random(&mut b, i + 1);
+            b
+        })
+        .collect();
+    let view: Vec<&[u8]> = data.iter().map(|d| &d[..]).collect();
+    let (rp, rq) = reference::syndromes(&view);
+    for alg in Algorithm::available() {
+        let mut p = AlignedBlock::zeroed(65536);
+        let mut q = AlignedBlock::zeroed(65536);
+        gen_syndrome(alg, &view, &mut p, &mut q).unwrap();
+        assert!(p[..] == rp[..] && q[..] == rq[..], "{}", alg.name());
+    }
+}

@@ -1,8 +1,9 @@
 //! `raid.parity`: RAID-6 P+Q syndrome generation (and two-data-block recovery) vs threads, in
 //! bytes of data processed per second (MB = 10^6 where shown), as Linux lib/raid6 computes it.
 //!
-//! Each worker owns `stripes_per_thread` stripes of N data chunks + P + Q (`chunk_bytes` each),
-//! first-touched in its own thread; one repetition generates P and Q for all its stripes
+//! Each worker owns `stripes_per_thread` stripes of N data chunks + P + Q (`chunk_bytes` each,
+//! 64-byte aligned as the kernel's pages and ISA-L's buffers are), first-touched in its own
+//! thread; one repetition generates P and Q for all its stripes
 //! (or rebuilds data blocks 0 and 1 of each from P and Q). Before timing, each worker checks
 //! its path against the independent bytewise reference on its first stripe; a mismatch fails
 //! the point. The `best` path is the fastest of the paths this CPU runs (`int64x4`, `neonx4`,
@@ -19,7 +20,7 @@ use crate::families::Family;
 use crate::outcome::{Measurement, Metric, PointOutcome};
 use crate::plan::{FamilyPoints, PlanInput, Point};
 use crate::profile::{CheckedParams, Checker, ProfileError, Section};
-use crate::raid6::{self, Algorithm};
+use crate::raid6::{self, Algorithm, AlignedBlock};
 use crate::runner::{consume, RunContext};
 
 /// The family.
@@ -190,12 +191,12 @@ impl Family for RaidParity {
         let chunk = p.chunk_bytes;
         let stripes = p.stripes_per_thread.max(1);
         let check_failed = std::sync::Mutex::new(None::<String>);
-        let setup = |w: &crate::runner::Worker<'_>| -> Vec<Vec<Vec<u8>>> {
+        let setup = |w: &crate::runner::Worker<'_>| -> Vec<Vec<AlignedBlock>> {
             let mut all = Vec::with_capacity(stripes);
             for s in 0..stripes {
-                let mut blocks: Vec<Vec<u8>> = (0..n + 2)
+                let mut blocks: Vec<AlignedBlock> = (0..n + 2)
                     .map(|i| {
-                        let mut b = vec![0u8; chunk];
+                        let mut b = AlignedBlock::zeroed(chunk);
                         raid6::fill_pseudo_random(
                             &mut b,
                             ((w.index * 1000 + s) * 300 + i + 1) as u64,
@@ -207,9 +208,9 @@ impl Family for RaidParity {
                     record(&check_failed, e.to_string());
                 }
                 if s == 0 {
-                    let view: Vec<&[u8]> = blocks[..n].iter().map(|b| b.as_slice()).collect();
+                    let view: Vec<&[u8]> = blocks[..n].iter().map(|b| &b[..]).collect();
                     let (rp, rq) = raid6::reference::syndromes(&view);
-                    if rp != blocks[n] || rq != blocks[n + 1] {
+                    if rp[..] != blocks[n][..] || rq[..] != blocks[n + 1][..] {
                         record(
                             &check_failed,
                             format!("{} P/Q differ from the bytewise reference", alg.name()),
@@ -220,14 +221,14 @@ impl Family for RaidParity {
             }
             all
         };
-        let kernel = |state: &mut Vec<Vec<Vec<u8>>>, reps: u64| {
+        let kernel = |state: &mut Vec<Vec<AlignedBlock>>, reps: u64| {
             for _ in 0..reps {
                 for blocks in state.iter_mut() {
                     let r = match p.op {
                         Op::Gen => gen_in_place(alg, blocks).map(|_| ()),
                         Op::Recov2Data => {
                             let mut refs: Vec<&mut [u8]> =
-                                blocks.iter_mut().map(|b| b.as_mut_slice()).collect();
+                                blocks.iter_mut().map(|b| &mut b[..]).collect();
                             raid6::recover(alg, &mut refs, 0, 1).map(|_| ())
                         }
                     };
@@ -316,10 +317,10 @@ fn record(slot: &std::sync::Mutex<Option<String>>, e: String) {
 }
 
 /// Generates P and Q of a stripe stored as N data blocks followed by P and Q.
-fn gen_in_place(alg: Algorithm, blocks: &mut [Vec<u8>]) -> Result<(), raid6::Raid6Error> {
+fn gen_in_place(alg: Algorithm, blocks: &mut [AlignedBlock]) -> Result<(), raid6::Raid6Error> {
     let n = blocks.len().saturating_sub(2);
     let (data, pq) = blocks.split_at_mut(n);
-    let view: Vec<&[u8]> = data.iter().map(|b| b.as_slice()).collect();
+    let view: Vec<&[u8]> = data.iter().map(|b| &b[..]).collect();
     match pq {
         [p, q] => raid6::gen_syndrome(alg, &view, p, q),
         _ => Err(raid6::Raid6Error::DataBlockCount { data_blocks: n }),

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::{fill_pseudo_random, gen_syndrome, Algorithm, Raid6Error};
+use super::{fill_pseudo_random, gen_syndrome, Algorithm, AlignedBlock, Raid6Error};
 use super::{MAX_DATA_BLOCKS, MIN_DATA_BLOCKS};
 
 /// Interleaved rounds per selection.
@@ -99,7 +99,8 @@ pub fn select_fastest(data_blocks: usize, chunk_bytes: usize) -> Result<Selectio
     Ok(s)
 }
 
-/// Times `paths` (gen, one thread) on a stripe of `data_blocks` x `chunk_bytes` for `rounds`
+/// Times `paths` (gen, one thread) on a stripe of `data_blocks` x `chunk_bytes` (64-byte
+/// aligned blocks, [`AlignedBlock`]) for `rounds`
 /// interleaved rounds and picks the fastest; no caching. Errors: as [`gen_syndrome`].
 pub fn time_paths(
     paths: &[Algorithm],
@@ -107,16 +108,16 @@ pub fn time_paths(
     chunk_bytes: usize,
     rounds: usize,
 ) -> Result<Selection, Raid6Error> {
-    let data: Vec<Vec<u8>> = (0..data_blocks)
+    let data: Vec<AlignedBlock> = (0..data_blocks)
         .map(|i| {
-            let mut b = vec![0u8; chunk_bytes];
+            let mut b = AlignedBlock::zeroed(chunk_bytes);
             fill_pseudo_random(&mut b, 7 + i as u64);
             b
         })
         .collect();
-    let view: Vec<&[u8]> = data.iter().map(|d| d.as_slice()).collect();
-    let mut p = vec![0u8; chunk_bytes];
-    let mut q = vec![0u8; chunk_bytes];
+    let view: Vec<&[u8]> = data.iter().map(|d| &d[..]).collect();
+    let mut p = AlignedBlock::zeroed(chunk_bytes);
+    let mut q = AlignedBlock::zeroed(chunk_bytes);
     let bytes_per_call = (data_blocks * chunk_bytes) as f64;
     let mut rates: Vec<Vec<f64>> = vec![Vec::new(); paths.len()];
     // Warm the stripe and every path's code once.
