@@ -116,7 +116,6 @@ const BAD: &[(&str, &str, &str, &str)] = &[
     (SVC, "page_modes", "[]", "non-empty"),
     (SVC, "max_clients", "0", "1..=4096"),
     (SVC, "max_clients", "200000", "1..=4096"),
-    (SVC, "clients_per_cpu", "0", "1..=64"),
     (SVC, "warmup_s", "-0.5", "[0, 60]"),
     (SVC, "window_s", "0", "(0, 60]"),
     (SVC, "p99_bound_ns", "0", "1..=60000000000"),

@@ -15,7 +15,7 @@ fn hwsurvey() -> Command {
     cmd
 }
 
-/// `total: N points, estimated 9 min 21 s (at most ...)` -> seconds.
+/// `total: N points, estimated 9 min 21 s (allowance ...)` -> seconds.
 fn estimate_s(text: &str) -> f64 {
     let line = text
         .lines()

@@ -624,6 +624,28 @@ impl ResultFile {
                     .map_err(|e| invalid(e.under(&format!("tests[{i}].metrics[{j}]"))))?;
             }
         }
+        for (i, ft) in self.family_times.iter().enumerate() {
+            for (field, v) in [("estimated_s", ft.estimated_s), ("actual_s", ft.actual_s)] {
+                if !v.is_finite() || v < 0.0 || v > 86_400.0 * 365.0 {
+                    return Err(invalid(FieldProblem::new(
+                        format!("family_times[{i}].{field}"),
+                        format!(
+                            "{} is not a time a run takes (expected 0 .. one year, seconds)",
+                            crate::consistency::shown_number(v)
+                        ),
+                    )));
+                }
+            }
+            if ft.points_run > ft.points_planned {
+                return Err(invalid(FieldProblem::new(
+                    format!("family_times[{i}].points_run"),
+                    format!(
+                        "{} points run of {} planned",
+                        ft.points_run, ft.points_planned
+                    ),
+                )));
+            }
+        }
         crate::consistency::check_document(doc).map_err(invalid)?;
         Ok(())
     }
@@ -803,6 +825,37 @@ mod tests {
         }
         let e = serde_json::from_value::<Outcome>("measure".into()).unwrap_err();
         assert!(e.to_string().contains("unknown variant `measure`"), "{e}");
+    }
+
+    #[test]
+    fn family_times_are_read_checked_and_optional() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../reports/examples/x86_64-standard.json"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        // a file written before family_times loads with none
+        let old = parse("r.json", text.as_bytes()).unwrap();
+        assert!(old.family_times.is_empty());
+        let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        doc["family_times"] = serde_json::json!([{"family": "mem.bandwidth",
+            "points_planned": 44, "points_run": 44, "estimated_s": 44.0, "actual_s": 47.5}]);
+        let ok = parse("r.json", doc.to_string().as_bytes()).unwrap();
+        assert_eq!(ok.family_times[0].actual_over_estimate(), Some(47.5 / 44.0));
+        doc["family_times"][0]["actual_s"] = serde_json::json!(-3.0);
+        let e = parse("r.json", doc.to_string().as_bytes())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("family_times[0].actual_s: -3 is not a time a run takes"),
+            "{e}"
+        );
+        doc["family_times"][0]["actual_s"] = serde_json::json!(1.0);
+        doc["family_times"][0]["points_run"] = serde_json::json!(45);
+        let e = parse("r.json", doc.to_string().as_bytes())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("45 points run of 44 planned"), "{e}");
     }
 
     #[test]

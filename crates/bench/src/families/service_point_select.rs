@@ -10,7 +10,8 @@
 //!
 //! Points, per page mode:
 //! - `closed/pages=<mode>/clients=<N>`: N client threads (1, 2, 4, ..., the usable CPU count,
-//!   ..., min(`max_clients`, `clients_per_cpu` x usable CPUs)), unpinned, each sending its
+//!   ..., `max_clients`, on every machine: the same client counts from 2 to 512 CPUs, so
+//!   that "512 clients on a 32-thread machine" is a point of every run), unpinned, each sending its
 //!   next request when the last returns. Samples are windows of `window_s`: metrics
 //!   `throughput_ops_per_s` (headline), `latency_p50_ns`, `latency_p99_ns`, `latency_p999_ns`
 //!   per window (HdrHistogram, 3 significant figures: quantiles within 10^-3 relative, see
@@ -84,10 +85,10 @@ pub struct Params {
     pub rows: u64,
     /// Page backings to run, in order (non-empty, no duplicates).
     pub page_modes: Vec<TablePages>,
-    /// Most client threads (512); 1..=4096 (`MAX_THREADS_PER_POINT`).
+    /// Most client threads (512), on every machine; 1..=4096 (`MAX_THREADS_PER_POINT`).
+    /// (Profiles before version 2 also had `clients_per_cpu`, which stopped the clients at
+    /// that many per usable CPU; the key is gone, and a profile that gives it is an error.)
     pub max_clients: usize,
-    /// Most client threads per usable CPU (8); 1..=64.
-    pub clients_per_cpu: usize,
     /// Unrecorded lead-in of a closed-loop point and of each open-loop trial (s); [0, 60].
     pub warmup_s: f64,
     /// Length of one closed-loop sample window (s); (0, 60].
@@ -120,7 +121,6 @@ impl CheckedParams for Params {
             crate::profile::MAX_THREADS_PER_POINT,
             "threads",
         )?;
-        c.int("clients_per_cpu", self.clients_per_cpu, 1, 64, "")?;
         c.float("warmup_s", self.warmup_s, 0.0, false, 60.0, "seconds")?;
         c.float("window_s", self.window_s, 0.0, true, 60.0, "seconds")?;
         c.int("p99_bound_ns", self.p99_bound_ns, 1, 60_000_000_000, "ns")?;
@@ -317,10 +317,7 @@ impl Family for ServicePointSelect {
         let p: Params = input.section.checked_params()?;
         let mut out = FamilyPoints::default();
         let cpus = input.env.cpu_count().max(1);
-        let cap = p
-            .max_clients
-            .min(p.clients_per_cpu.saturating_mul(cpus))
-            .max(1);
+        let cap = p.max_clients.max(1);
         let mem = memory_bytes(p.rows);
         let build = build_estimate_s(p.rows);
         let samples = input.settings.samples_min.max(2) as f64;

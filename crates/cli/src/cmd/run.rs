@@ -640,7 +640,7 @@ pub fn render_plan(plan: &Plan, description: &str) -> String {
         } else {
             let _ = writeln!(
                 s,
-                "{}: {}, estimated {} (at most {})",
+                "{}: {}, estimated {} (allowance {})",
                 f.family,
                 plural(f.points.len(), "point"),
                 duration_text(f.estimated_s),
@@ -666,7 +666,7 @@ pub fn render_plan(plan: &Plan, description: &str) -> String {
         let most: f64 = plan.families.iter().map(|f| f.budget_s).sum();
         let _ = writeln!(
             s,
-            "total: {}, estimated {} (at most {})",
+            "total: {}, estimated {} (allowance {})",
             plural(plan.point_count(), "point"),
             duration_text(plan.estimated_s()),
             duration_text(most)
@@ -1040,11 +1040,11 @@ mod tests {
         assert!(text.contains("storage.iops: no points\n"), "{text}");
         assert!(!text.contains("estimated 0 s"), "{text}");
         assert!(
-            text.contains("mem.latency: 1 point, estimated 3 s (at most 10 s)\n"),
+            text.contains("mem.latency: 1 point, estimated 3 s (allowance 10 s)\n"),
             "{text}"
         );
         assert!(
-            text.contains("total: 1 point, estimated 3 s (at most 20 s)\n"),
+            text.contains("total: 1 point, estimated 3 s (allowance 20 s)\n"),
             "{text}"
         );
         assert_eq!(long_run_warning(&p), None);
