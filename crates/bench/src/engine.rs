@@ -166,6 +166,7 @@ pub fn run_with_cancel(
             .collect(),
         qualification: None,
         family_times: Vec::new(),
+        time_limit: None,
     };
     let write = |file: &mut ResultFile, observer: &mut dyn Observer| {
         observer.before_write(file);

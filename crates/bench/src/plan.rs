@@ -137,12 +137,15 @@ impl PlanInput<'_> {
     /// Expected time of a point whose repetition is short, seconds: warm-up and calibration
     /// (doubling up to 1/4 of a sample: about half a sample in all), the profile's
     /// `samples_min` samples plus one (the adaptive rule's usual extra sample, measured on a
-    /// 2-CPU VM: 3.9 samples on average with `samples_min` 3), and 0.05 s of thread start and
+    /// 2-CPU VM: 3.9 samples on average with `samples_min` 3; none when `samples_max` is
+    /// `samples_min`), and 0.05 s of thread start and
     /// bookkeeping. A point may take [`crate::plan::POINT_ALLOWANCE_FACTOR`] times its
     /// estimate.
     pub fn estimate_point_s(&self) -> f64 {
         self.settings.warmup_s.max(0.5 * self.settings.sample_min_s)
-            + (self.settings.samples_min + 1) as f64 * self.settings.sample_min_s * 1.05
+            + (self.settings.samples_min + 1).min(self.settings.samples_max) as f64
+                * self.settings.sample_min_s
+                * 1.05
             + 0.05
     }
 
@@ -361,6 +364,113 @@ pub fn build_plan(
     })
 }
 
+/// The plan of `profile` fitted into `max_time_s` seconds (`hwsurvey run --max-time`): the
+/// profile, possibly with shortened engine rules, the plan built from it, and what was changed
+/// (`None`: the full plan fits, nothing changed).
+///
+/// The full plan when its estimate fits. Otherwise samples and repetitions are shortened
+/// first, step by step, until the estimate fits: no adaptive extra samples (`samples_max` =
+/// `samples_min`), then 2 samples per point, then `sample_min_s` and `warmup_s` halved (at
+/// most three times, `sample_min_s` not below 0.05 s). Only when the shortest rules still do
+/// not fit are points dropped, as a last resort: the last point of the family with the largest
+/// estimate, again and again, each recorded as skipped with the reason.
+pub fn fit_plan(
+    profile: &Profile,
+    families: &[&dyn crate::families::Family],
+    machine: &Machine,
+    env: &RunEnv,
+    options: &RunOptions,
+    only: &[String],
+    max_time_s: f64,
+) -> Result<(Profile, Plan, Option<hwsurvey_result::TimeLimit>), crate::profile::ProfileError> {
+    let full = build_plan(profile, families, machine, env, options, only)?;
+    let full_s = full.estimated_s();
+    if full_s <= max_time_s {
+        return Ok((profile.clone(), full, None));
+    }
+    let mut p = profile.clone();
+    let mut shortened = Vec::new();
+    let mut plan = full;
+    let steps: [fn(&mut RunSettings) -> Option<String>; 5] = [
+        |r| {
+            (r.samples_max > r.samples_min).then(|| {
+                let line = format!("samples_max {} -> {}", r.samples_max, r.samples_min);
+                r.samples_max = r.samples_min;
+                line
+            })
+        },
+        |r| {
+            (r.samples_min > 2).then(|| {
+                let line = format!("samples_min {} -> 2", r.samples_min);
+                r.samples_min = 2;
+                r.samples_max = 2;
+                line
+            })
+        },
+        halve_samples,
+        halve_samples,
+        halve_samples,
+    ];
+    for step in steps {
+        if let Some(line) = step(&mut p.run) {
+            shortened.push(line);
+            plan = build_plan(&p, families, machine, env, options, only)?;
+            if plan.estimated_s() <= max_time_s {
+                break;
+            }
+        }
+    }
+    let reason = format!(
+        "dropped by --max-time {max_time_s} s: the plan with the shortest samples was \
+         estimated over it"
+    );
+    let mut dropped = 0;
+    while plan.estimated_s() > max_time_s {
+        let Some(f) = plan
+            .families
+            .iter_mut()
+            .filter(|f| !f.points.is_empty())
+            .max_by(|a, b| a.estimated_s.total_cmp(&b.estimated_s))
+        else {
+            break;
+        };
+        let Some(point) = f.points.pop() else { break };
+        f.estimated_s -= point.estimated_s;
+        f.budget_s -= point.allowance_s();
+        f.skipped.push(SkippedPoint {
+            family: point.family.clone(),
+            id: point.id.clone(),
+            params: point.params.clone(),
+            reason: reason.clone(),
+        });
+        dropped += 1;
+    }
+    let limit = hwsurvey_result::TimeLimit {
+        max_time_s,
+        estimated_full_s: full_s,
+        estimated_s: plan.estimated_s(),
+        shortened,
+        dropped_points: dropped,
+    };
+    Ok((p, plan, Some(limit)))
+}
+
+/// Halves `sample_min_s` (not below 0.05 s) and `warmup_s`; `None` when neither changes.
+fn halve_samples(r: &mut RunSettings) -> Option<String> {
+    let sample = (r.sample_min_s / 2.0).max(0.05);
+    let warmup = r.warmup_s / 2.0;
+    if sample >= r.sample_min_s && r.warmup_s == 0.0 {
+        return None;
+    }
+    let line = format!(
+        "sample_min_s {} -> {sample}, warmup_s {} -> {warmup}",
+        r.sample_min_s, r.warmup_s
+    );
+    r.sample_min_s = sample;
+    r.warmup_s = warmup;
+    Some(line)
+}
+
 /// Groups the plan's points for printing: family -> point ids.
 pub fn outline(plan: &Plan) -> BTreeMap<String, Vec<String>> {
     plan.families
@@ -544,6 +654,65 @@ mod tests {
             .points
             .iter()
             .all(|p| p.cpus.len() <= crate::profile::MAX_THREADS_PER_POINT));
+    }
+
+    #[test]
+    fn max_time_shortens_samples_first_and_drops_points_last() {
+        let env = env4();
+        let machine = probe_machine(&SysRoot::new("/nonexistent-root"));
+        let fams = crate::families::registry();
+        let profile = profile(90.0);
+        let fit = |max: f64| {
+            fit_plan(
+                &profile,
+                &fams,
+                &machine,
+                &env,
+                &RunOptions::default(),
+                &[],
+                max,
+            )
+            .unwrap()
+        };
+        let full = build_plan(&profile, &fams, &machine, &env, &RunOptions::default(), &[])
+            .unwrap()
+            .estimated_s();
+        // fits: nothing changed, not time-limited
+        let (p, plan, limit) = fit(full + 1.0);
+        assert_eq!((p.run.samples_min, limit), (3, None));
+        assert_eq!(plan.point_count(), 8);
+        // a little less: no extra samples first, every point kept
+        let (p, plan, limit) = fit(full - 0.5);
+        let limit = limit.unwrap();
+        assert_eq!(limit.shortened, ["samples_max 5 -> 3"]);
+        assert_eq!((p.run.samples_max, limit.dropped_points), (3, 0));
+        assert_eq!(plan.point_count(), 8);
+        assert!(plan.estimated_s() <= full - 0.5, "{}", plan.estimated_s());
+        // far less: every shortening, then points dropped from the largest family, named
+        let (p, plan, limit) = fit(1.0);
+        let limit = limit.unwrap();
+        assert_eq!(limit.shortened.len(), 5, "{:?}", limit.shortened);
+        assert_eq!((p.run.samples_min, p.run.samples_max), (2, 2));
+        assert_eq!(p.run.sample_min_s, 0.05);
+        assert!(plan.estimated_s() <= 1.0);
+        assert!(limit.dropped_points > 0 && limit.dropped_points < 8);
+        assert_eq!(plan.point_count(), 8 - limit.dropped_points);
+        let dropped: Vec<&str> = plan.families[0]
+            .skipped
+            .iter()
+            .filter(|s| s.reason.starts_with("dropped by --max-time 1 s"))
+            .map(|s| s.id.as_str())
+            .collect();
+        assert_eq!(dropped.len(), limit.dropped_points);
+        assert_eq!(
+            dropped[0], "read/block=1KiB/threads=4",
+            "the last point goes first"
+        );
+        assert!(
+            limit.summary().contains("points dropped"),
+            "{}",
+            limit.summary()
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! `hwsurvey run --plan-only --root DIR|SNAPSHOT` on real captures (`../shared/fixtures`):
 //! the archive is read as it is (.tar.gz and .tar.bz2), the plan names the captured machine's
 //! CPUs and landmarks, skips no point for time or memory, and prints the time estimate;
-//! `--root` without `--plan-only` is a usage error.
+//! `--root` without `--plan-only` is a usage error. `--max-time` shortens the plan to fit and
+//! marks the result file.
 //!
 //! Under qemu-user (cross test suites) the binary runs through the
 //! `CARGO_TARGET_<TRIPLE>_RUNNER` that scripts/cross-test exports.
@@ -110,5 +111,60 @@ fn root_needs_plan_only_and_a_capture() {
     assert!(
         err.contains("x.zip: expected a folder or a .tar.gz, .tgz, .tar.bz2 or .tar archive"),
         "{err}"
+    );
+}
+
+#[test]
+fn max_time_shortens_then_drops_and_marks_the_result_file() {
+    // the plan: shortened to fit, with the warning and the estimate within the limit
+    let out = hwsurvey()
+        .args(["run", "--plan-only", "--max-time", "1m"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("warning: time-limited run, not comparable to full runs: --max-time 60 s"),
+        "{err}"
+    );
+    assert!(estimate_s(&text) <= 60.0, "{text}");
+    // a run: the file says what was changed, and names each dropped point
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("r.json");
+    let out = hwsurvey()
+        .args([
+            "run",
+            "--profile",
+            "quick",
+            "--only",
+            "cpu.scaling",
+            "--max-time",
+            "0.3",
+            "-o",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = hwsurvey_result::load(&file).unwrap();
+    let limit = r.time_limit.expect("time_limit recorded");
+    assert_eq!(limit.max_time_s, 0.3);
+    assert!(limit.estimated_full_s > 0.3, "{limit:?}");
+    assert!(!limit.shortened.is_empty(), "{limit:?}");
+    let dropped = r
+        .skipped
+        .iter()
+        .filter(|s| s.reason.starts_with("dropped by --max-time 0.3 s"))
+        .count();
+    assert_eq!(dropped, limit.dropped_points, "{:?}", r.skipped);
+    assert!(!r.tests.is_empty());
+    assert!(
+        r.tests.iter().all(|t| t.point.family == "cpu.scaling"),
+        "only cpu.scaling"
     );
 }

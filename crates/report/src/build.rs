@@ -169,6 +169,13 @@ pub fn compare(
         ));
     }
     for i in inputs {
+        if let Some(t) = &i.file.time_limit {
+            flags.push(format!(
+                "{}: TIME-LIMITED run, not comparable to full runs ({})",
+                i.label,
+                t.summary()
+            ));
+        }
         if i.file.status != hwsurvey_result::RunStatus::Complete {
             flags.push(format!(
                 "{}: run status {}, not complete",

@@ -148,7 +148,8 @@ pub fn csv_field(s: &str) -> String {
 }
 
 /// CSV: `table,row,unit,column,value,text,note,missing,n,min,max,cv,ci95_low,ci95_high`, one
-/// line per cell; `value` in the row's base unit (`bytes_per_s`, `ns`), so machines read
+/// line per flag of the comparison first (table `flags`, row = its number, the flag in `text`:
+/// time-limited or incomplete runs, --force), then one line per cell; `value` in the row's base unit (`bytes_per_s`, `ns`), so machines read
 /// numbers, people read `text`. For a measured median the last six fields are its statistics
 /// ([`crate::CellStats`]: sample count, min, max, CV as a fraction, 95 % interval of the
 /// median, same unit); empty for other cells.
@@ -156,6 +157,14 @@ pub fn csv(c: &Comparison) -> String {
     let mut out = String::from(
         "table,row,unit,column,value,text,note,missing,n,min,max,cv,ci95_low,ci95_high\n",
     );
+    for (i, f) in c.flags.iter().enumerate() {
+        let mut fields = vec![String::new(); 14];
+        fields[0] = "flags".into();
+        fields[1] = (i + 1).to_string();
+        fields[5] = csv_field(f);
+        out += &fields.join(",");
+        out.push('\n');
+    }
     for t in &c.tables {
         for r in &t.rows {
             for (col, cell) in t.columns.iter().zip(&r.cells) {

@@ -300,6 +300,7 @@ pub fn result(s: &Spec) -> ResultFile {
         skipped,
         qualification: None,
         family_times: vec![],
+        time_limit: None,
     }
 }
 

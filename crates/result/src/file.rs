@@ -223,6 +223,42 @@ impl TestResult {
     }
 }
 
+/// What `hwsurvey run --max-time` changed to fit a run into its time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimeLimit {
+    /// The `--max-time` given, seconds.
+    pub max_time_s: f64,
+    /// The full plan's estimate, seconds.
+    pub estimated_full_s: f64,
+    /// The estimate of the plan that ran, seconds.
+    pub estimated_s: f64,
+    /// The engine rules shortened, one line each (`samples_min 3 -> 2`); `profile.run` holds
+    /// the values used.
+    pub shortened: Vec<String>,
+    /// Points dropped as a last resort (each is also in `skipped`, with the reason).
+    pub dropped_points: usize,
+}
+
+impl TimeLimit {
+    /// One line for reports: `--max-time 10 min: samples_min 3 -> 2, ...; 12 points dropped`.
+    pub fn summary(&self) -> String {
+        let mut parts = self.shortened.clone();
+        if self.dropped_points > 0 {
+            parts.push(format!(
+                "{} point{} dropped",
+                self.dropped_points,
+                if self.dropped_points == 1 { "" } else { "s" }
+            ));
+        }
+        format!(
+            "--max-time {} s (full plan estimated {:.0} s): {}",
+            self.max_time_s,
+            self.estimated_full_s,
+            parts.join(", ")
+        )
+    }
+}
+
 /// Estimated vs actual wall time of one family of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FamilyTime {
@@ -282,6 +318,10 @@ pub struct ResultFile {
     /// was kept.
     #[serde(default)]
     pub family_times: Vec<FamilyTime>,
+    /// Set when `hwsurvey run --max-time` had to shorten the run: what it changed. Such a run
+    /// is not comparable to full runs, and every report says so. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_limit: Option<TimeLimit>,
     /// Qualification findings evaluated by `hwsurvey run` and updated before every write
     /// (rules file reference, time, findings with evidence and fix): the document of
     /// `hwsurvey_qualify::stored::StoredFindings`, kept as JSON here because the qualify crate
@@ -626,7 +666,7 @@ impl ResultFile {
         }
         for (i, ft) in self.family_times.iter().enumerate() {
             for (field, v) in [("estimated_s", ft.estimated_s), ("actual_s", ft.actual_s)] {
-                if !v.is_finite() || v < 0.0 || v > 86_400.0 * 365.0 {
+                if !v.is_finite() || !(0.0..=86_400.0 * 365.0).contains(&v) {
                     return Err(invalid(FieldProblem::new(
                         format!("family_times[{i}].{field}"),
                         format!(

@@ -48,6 +48,12 @@ pub struct Args {
     /// Print the plan and exit without running anything.
     #[arg(long)]
     pub plan_only: bool,
+    /// Bound the run's estimated time (`90s`, `10m`, `1h30m`; plain numbers are seconds). When
+    /// the profile's plan is estimated over it, samples and repetitions are shortened first;
+    /// points are dropped only as a last resort, each named. Such a run is marked
+    /// time-limited in the result file and in every report: not comparable to full runs.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_s)]
+    pub max_time: Option<f64>,
     /// With --plan-only: plan for a captured machine instead of this one: an extracted
     /// snapshot folder or a snapshot archive (.tar.gz, .tgz, .tar.bz2, .tar). Its online CPUs
     /// are the usable CPUs and its MemTotal is the memory.
@@ -91,11 +97,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &options.storage_devices,
         options.destructive,
     )?;
-    let plan = build_plan(&profile, &registry, &machine, &env, &options, &args.only)?;
+    let (profile, plan, time_limit) = fitted_plan(&args, &profile, &machine, &env, &options)?;
     if let Some(note) = profile.obsolete_note() {
         eprintln!("hwsurvey: note: {note}");
     }
     out!("{}", render_plan(&plan, &profile.description));
+    if let Some(t) = &time_limit {
+        eprintln!(
+            "hwsurvey: warning: time-limited run, not comparable to full runs: {}",
+            t.summary()
+        );
+    }
     if let Some(w) = long_run_warning(&plan) {
         eprintln!("hwsurvey: {w}");
     }
@@ -161,6 +173,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut progress = Progress::new(
         plan.point_count(),
         std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        time_limit,
         Qualifier {
             label: output.display().to_string(),
             facts: hwsurvey_qualify::from_machine(&machine),
@@ -199,6 +212,81 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// The plan of `profile` for this machine, fitted into `--max-time` when given
+/// ([`hwsurvey_bench::plan::fit_plan`]): the profile with the engine rules used, the plan, and
+/// what the limit changed.
+fn fitted_plan(
+    args: &Args,
+    profile: &hwsurvey_bench::Profile,
+    machine: &hwsurvey_probe::Machine,
+    env: &RunEnv,
+    options: &RunOptions,
+) -> anyhow::Result<(
+    hwsurvey_bench::Profile,
+    Plan,
+    Option<hwsurvey_result::TimeLimit>,
+)> {
+    let registry = families::registry();
+    Ok(match args.max_time {
+        Some(max) => hwsurvey_bench::plan::fit_plan(
+            profile, &registry, machine, env, options, &args.only, max,
+        )?,
+        None => (
+            profile.clone(),
+            build_plan(profile, &registry, machine, env, options, &args.only)?,
+            None,
+        ),
+    })
+}
+
+/// Parses a duration for `--max-time`: a number of seconds (`90`), or numbers with units
+/// `h`, `m`/`min`, `s` in that order (`90s`, `10m`, `1h30m`, `2h`); more than 0 and at most one
+/// day.
+pub fn parse_duration_s(text: &str) -> Result<f64, String> {
+    let bad = || {
+        format!(
+            "expected a duration such as 90, 90s, 10m, 1h30m (more than 0, at most 24h), got {}",
+            hwsurvey_model::text::quote(text)
+        )
+    };
+    let t = text.trim();
+    if let Ok(v) = t.parse::<f64>() {
+        return (v.is_finite() && v > 0.0 && v <= 86_400.0)
+            .then_some(v)
+            .ok_or_else(bad);
+    }
+    let mut total = 0.0;
+    let mut rest = t;
+    let mut last_unit = 0.0f64;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or_else(bad)?;
+        let v: f64 = rest[..digits].parse().map_err(|_| bad())?;
+        rest = &rest[digits..];
+        let (unit, len) = if rest.starts_with("min") {
+            (60.0, 3)
+        } else if rest.starts_with('h') {
+            (3600.0, 1)
+        } else if rest.starts_with('m') {
+            (60.0, 1)
+        } else if rest.starts_with('s') {
+            (1.0, 1)
+        } else {
+            return Err(bad());
+        };
+        if last_unit != 0.0 && unit >= last_unit {
+            return Err(bad());
+        }
+        last_unit = unit;
+        total += v * unit;
+        rest = &rest[len..];
+    }
+    (total > 0.0 && total <= 86_400.0)
+        .then_some(total)
+        .ok_or_else(bad)
+}
+
 /// `run --plan-only --root DIR|ARCHIVE`: the plan and its time estimate for a captured
 /// machine ([`hwsurvey_bench::ladder::captured_env`]); an archive is unpacked into a temporary
 /// folder first.
@@ -218,19 +306,18 @@ fn plan_captured(
         destructive: args.destructive,
         capture: true,
     };
-    let plan = build_plan(
-        profile,
-        &families::registry(),
-        &machine,
-        &env,
-        &options,
-        &args.only,
-    )?;
+    let (profile, plan, time_limit) = fitted_plan(args, profile, &machine, &env, &options)?;
     if let Some(note) = profile.obsolete_note() {
         eprintln!("hwsurvey: note: {note}");
     }
     outln!("plan for the captured machine {}", capture.display());
     out!("{}", render_plan(&plan, &profile.description));
+    if let Some(t) = &time_limit {
+        eprintln!(
+            "hwsurvey: warning: time-limited plan, not comparable to full runs: {}",
+            t.summary()
+        );
+    }
     if let Some(w) = long_run_warning(&plan) {
         eprintln!("hwsurvey: {w}");
     }
@@ -513,10 +600,17 @@ struct Progress {
     done: usize,
     total: usize,
     qualifier: Qualifier,
+    /// What `--max-time` changed, stored in the file.
+    time_limit: Option<hwsurvey_result::TimeLimit>,
 }
 
 impl Progress {
-    fn new(total: usize, tty: bool, qualifier: Qualifier) -> Self {
+    fn new(
+        total: usize,
+        tty: bool,
+        time_limit: Option<hwsurvey_result::TimeLimit>,
+        qualifier: Qualifier,
+    ) -> Self {
         let bar = if tty {
             indicatif::ProgressBar::new(total as u64)
         } else {
@@ -533,12 +627,14 @@ impl Progress {
             done: 0,
             total,
             qualifier,
+            time_limit,
         }
     }
 }
 
 impl Observer for Progress {
     fn before_write(&mut self, file: &mut ResultFile) {
+        file.time_limit = self.time_limit.clone();
         let q = &self.qualifier;
         let stored = hwsurvey_qualify::stored::evaluate_for_run(
             &q.label,
@@ -1061,6 +1157,18 @@ mod tests {
         assert_eq!(plural(1, "thread"), "1 thread");
         assert_eq!(plural(4, "thread"), "4 threads");
         assert_eq!(plural(0, "point"), "0 points");
+        assert_eq!(parse_duration_s("90"), Ok(90.0));
+        assert_eq!(parse_duration_s("90s"), Ok(90.0));
+        assert_eq!(parse_duration_s("10m"), Ok(600.0));
+        assert_eq!(parse_duration_s("10min"), Ok(600.0));
+        assert_eq!(parse_duration_s("1h30m"), Ok(5400.0));
+        for bad in ["", "0", "-5", "10x", "30m1h", "25h", "m"] {
+            let e = parse_duration_s(bad).unwrap_err();
+            assert!(
+                e.starts_with("expected a duration such as 90"),
+                "{bad}: {e}"
+            );
+        }
     }
 
     #[test]
