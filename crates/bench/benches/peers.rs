@@ -458,7 +458,7 @@ fn main() {
     if have_likwid {
         for (k, kernel) in kernels.iter().enumerate() {
             println!(
-                "hwsurvey peak / likwid {kernel:<15}: {}",
+                "hwsurvey peak / likwid {kernel:<17}: {}",
                 ratio_line(&r_each[k])
             );
         }
