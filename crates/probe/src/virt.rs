@@ -13,6 +13,8 @@
 //!   that hypervisors set: `QEMU`, `VMware, Inc.`, `Microsoft Corporation` + `Virtual
 //!   Machine`, `innotek GmbH` (VirtualBox), `Xen`, `Amazon EC2`, `Google`, `Parallels`);
 //! - `/proc/device-tree/hypervisor/compatible` (arm64 and others: `xen,xen`, `linux,kvm`);
+//! - `/proc/device-tree/compatible` `linux,dummy-virt`: QEMU's `virt` board (arm64, riscv64),
+//!   which exists only as a virtual machine (KVM or emulated: the board does not say which);
 //! - `/proc/device-tree/ibm,partition-name` (POWER: a PowerVM logical partition, pHyp);
 //! - `/proc/sysinfo` (s390: `LPAR` lines for a PR/SM partition, `VM00 Control Program`
 //!   for a guest of z/VM or KVM).
@@ -30,7 +32,8 @@ use crate::SysRoot;
 pub enum Platform {
     /// No source read shows a hypervisor (bare metal, or a hypervisor that hides itself).
     NoHypervisorSeen,
-    /// A virtual machine with hardware-assisted virtualisation (KVM, Xen, VMware, Hyper-V...).
+    /// A virtual machine (KVM, Xen, VMware, Hyper-V...); also QEMU's arm64 `virt` board, whose
+    /// sources cannot tell KVM from emulation.
     VirtualMachine,
     /// Full-system emulation (QEMU's TCG): every figure measures the emulator.
     Emulated,
@@ -39,13 +42,13 @@ pub enum Platform {
 }
 
 impl Platform {
-    /// Words for people: `native (no hypervisor seen)`, `virtual machine`, `emulated`,
+    /// Words for people: `native (no hypervisor seen)`, `virtual machine`, `full-system emulation`,
     /// `logical partition`.
     pub fn words(self) -> &'static str {
         match self {
             Platform::NoHypervisorSeen => "native (no hypervisor seen)",
             Platform::VirtualMachine => "virtual machine",
-            Platform::Emulated => "emulated (full-system emulator)",
+            Platform::Emulated => "full-system emulation",
             Platform::Partition => "logical partition",
         }
     }
@@ -100,6 +103,8 @@ pub struct VirtInputs {
     pub dmi_bios_vendor: Option<String>,
     /// `/proc/device-tree/hypervisor/compatible` (NUL-separated strings).
     pub dt_hypervisor_compatible: Option<String>,
+    /// `/proc/device-tree/compatible` (the root node's, NUL-separated strings).
+    pub dt_compatible: Option<String>,
     /// `/proc/device-tree/ibm,partition-name`.
     pub ppc_partition_name: Option<String>,
     /// `/proc/sysinfo`.
@@ -250,6 +255,17 @@ pub fn classify(inputs: &VirtInputs) -> Virtualization {
             &mut hypervisor,
         );
     }
+    if let Some(c) = &inputs.dt_compatible {
+        if c.split(char::from(0)).any(|s| s.trim() == "linux,dummy-virt") {
+            say("/proc/device-tree/compatible", "linux,dummy-virt");
+            found(
+                Platform::VirtualMachine,
+                Some("QEMU virt board"),
+                &mut platform,
+                &mut hypervisor,
+            );
+        }
+    }
     if inputs.cpuinfo_hypervisor_flag == Some(true) {
         say("/proc/cpuinfo flags", "hypervisor");
         found(
@@ -330,6 +346,7 @@ pub fn probe(root: &SysRoot) -> Virtualization {
         dmi_product_name: text("/sys/class/dmi/id/product_name"),
         dmi_bios_vendor: text("/sys/class/dmi/id/bios_vendor"),
         dt_hypervisor_compatible: text("/proc/device-tree/hypervisor/compatible"),
+        dt_compatible: text("/proc/device-tree/compatible"),
         ppc_partition_name: text("/proc/device-tree/ibm,partition-name"),
         s390_sysinfo: text("/proc/sysinfo"),
     };
@@ -413,6 +430,20 @@ mod tests {
         });
         assert_eq!(guest.platform, Platform::VirtualMachine);
         assert_eq!(guest.hypervisor.as_deref(), Some("z/VM"));
+    }
+
+    #[test]
+    fn qemu_virt_board_by_its_device_tree() {
+        let v = classify(&VirtInputs {
+            dt_compatible: Some("linux,dummy-virt\0".into()),
+            ..Default::default()
+        });
+        assert_eq!(v.summary(), "virtual machine (QEMU virt board)");
+        let board = classify(&VirtInputs {
+            dt_compatible: Some("hisilicon,hi1620\0".into()),
+            ..Default::default()
+        });
+        assert_eq!(board.platform, Platform::NoHypervisorSeen);
     }
 
     #[test]

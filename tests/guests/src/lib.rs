@@ -167,6 +167,9 @@ pub struct Expect {
     pub smt_active: Option<bool>,
     /// THP `enabled` selection.
     pub thp: String,
+    /// The probe's platform line (`Virtualization::summary`): what the guest can tell about
+    /// running under qemu-system TCG.
+    pub platform: String,
     /// cgroup version governing memory.
     pub cgroup_version: u8,
     /// The memory limit in force, bytes.

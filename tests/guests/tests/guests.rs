@@ -93,6 +93,15 @@ fn wrong_facts(guest: &Guest, m: &Machine) -> Vec<(String, String)> {
         check("present", p.clone(), list(m.cpu.present.known()));
     }
     check("online", e.online.clone(), list(m.cpu.online.known()));
+    check(
+        "platform",
+        e.platform.clone(),
+        m.os
+            .virtualization
+            .known()
+            .map(|v| v.summary())
+            .unwrap_or_else(|| "unknown".into()),
+    );
     check("offline", e.offline.clone(), list(m.cpu.offline.known()));
     if let Some(active) = e.smt_active {
         check(
