@@ -256,7 +256,9 @@ pub fn classify(inputs: &VirtInputs) -> Virtualization {
         );
     }
     if let Some(c) = &inputs.dt_compatible {
-        if c.split(char::from(0)).any(|s| s.trim() == "linux,dummy-virt") {
+        if c.split(char::from(0))
+            .any(|s| s.trim() == "linux,dummy-virt")
+        {
             say("/proc/device-tree/compatible", "linux,dummy-virt");
             found(
                 Platform::VirtualMachine,

@@ -96,8 +96,7 @@ fn wrong_facts(guest: &Guest, m: &Machine) -> Vec<(String, String)> {
     check(
         "platform",
         e.platform.clone(),
-        m.os
-            .virtualization
+        m.os.virtualization
             .known()
             .map(|v| v.summary())
             .unwrap_or_else(|| "unknown".into()),
