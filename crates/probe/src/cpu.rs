@@ -289,6 +289,10 @@ pub struct LiveFacts {
     /// older kernels); `None` in snapshots made before it was kept.
     #[serde(default)]
     pub kernel_machine: Option<Probed<String>>,
+    /// CPUID leaf 0x4000_0000's hypervisor signature read live (`KVMKVMKVM`, `TCGTCGTCGTCG`),
+    /// which no file holds ([`crate::virt`]); `None` without one or in older snapshots.
+    #[serde(default)]
+    pub hypervisor_signature: Option<String>,
 }
 
 impl LiveFacts {
@@ -308,6 +312,12 @@ impl LiveFacts {
                     .map(|(m, _)| Probed::Known(m))
                     .unwrap_or_else(|| m.os.kernel.machine.clone()),
             ),
+            hypervisor_signature: m.os.virtualization.known().and_then(|v| {
+                v.evidence
+                    .iter()
+                    .find(|e| e.source == crate::virt::CPUID_SOURCE)
+                    .map(|e| e.value.clone())
+            }),
         }
     }
 }

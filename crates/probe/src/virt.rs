@@ -5,7 +5,8 @@
 //! Sources, each recorded as evidence when it speaks (lscpu reads the same kind of places):
 //! - `/proc/cpuinfo` `flags`: `hypervisor` (x86: CPUID leaf 1 ECX bit 31, set by every x86
 //!   hypervisor that does not hide itself);
-//! - CPUID leaf 0x4000_0000 (x86, live machine only): the hypervisor's signature, e.g.
+//! - CPUID leaf 0x4000_0000 (x86, read live; a snapshot keeps it in its live facts): the
+//!   hypervisor's signature, e.g.
 //!   `KVMKVMKVM`, `TCGTCGTCGTCG` (QEMU without KVM: full emulation), `VMwareVMware`,
 //!   `Microsoft Hv`, `XenVMMXenVMM`;
 //! - `/sys/hypervisor/type` (`xen`);
@@ -25,6 +26,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::SysRoot;
+
+/// The evidence source of the CPUID signature (kept in a snapshot's live facts, so a capture
+/// probes as the live machine did).
+pub const CPUID_SOURCE: &str = "cpuid 0x40000000";
 
 /// What the kernel runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -183,7 +188,7 @@ pub fn classify(inputs: &VirtInputs) -> Virtualization {
     let mut hypervisor: Option<String> = None;
     if let Some(sig) = &inputs.cpuid_signature {
         if let Some((name, p)) = cpuid_hypervisor(sig) {
-            say("cpuid 0x40000000", sig);
+            say(CPUID_SOURCE, sig);
             found(p, Some(name), &mut platform, &mut hypervisor);
         }
     }
@@ -341,7 +346,7 @@ pub fn probe(root: &SysRoot) -> Virtualization {
         cpuid_signature: if root.is_live() {
             live_cpuid_signature()
         } else {
-            None
+            crate::cpu::read_live_facts(root).and_then(|f| f.hypervisor_signature)
         },
         sys_hypervisor_type: text("/sys/hypervisor/type"),
         dmi_sys_vendor: text("/sys/class/dmi/id/sys_vendor"),
