@@ -1,8 +1,10 @@
-//! `guest NAME [--out DIR] [--console] -- COMMAND... [-- COMMAND...]`: boots the guest
+//! `guest NAME [--out DIR] [--console] [--timeout S] -- COMMAND... [-- COMMAND...]`: boots the guest
 //! `tests/guests/machines/NAME.toml` under qemu-system, runs each COMMAND in it (in `/out`,
 //! inside the definition's cgroup; `hwsurvey` is the static dist binary), prints each
 //! command's stdout to stdout and stderr to stderr, and brings back the files they wrote to
-//! `DIR/guest/out` (default DIR: `target/guests/runs/NAME`). Prints the boot and command
+//! `DIR/guest/out` (default DIR: `target/guests/runs/NAME`). `--timeout S` replaces the
+//! definition's `timeout_s` (a standard-profile run takes longer than the tests' commands).
+//! Prints the boot and command
 //! times to stderr. Exit status: the first failing command's, 0 when all succeed, 2 on a bad
 //! invocation, 1 when the guest could not be run (the console log's path is in the message).
 //! Called by `scripts/guest`.
@@ -13,7 +15,7 @@ use std::process::ExitCode;
 use hwsurvey_guests::{run, Guest, RunOptions};
 
 const USAGE: &str =
-    "usage: scripts/guest NAME [--out DIR] [--console] -- COMMAND... [-- COMMAND...]\n\
+    "usage: scripts/guest NAME [--out DIR] [--console] [--timeout SECONDS] -- COMMAND... [-- COMMAND...]\n\
                      NAME: one of tests/guests/machines/*.toml";
 
 fn main() -> ExitCode {
@@ -24,6 +26,7 @@ fn main() -> ExitCode {
     };
     let mut opts = RunOptions::default();
     let mut name = None;
+    let mut timeout_s = None;
     let mut it = args[..sep].iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -35,6 +38,16 @@ fn main() -> ExitCode {
                 }
             },
             "--console" => opts.echo_console = true,
+            "--timeout" => match it.next().map(|s| s.parse::<u64>()) {
+                Some(Ok(s)) if s > 0 => timeout_s = Some(s),
+                other => {
+                    eprintln!(
+                        "guest: --timeout needs a number of seconds > 0, got {:?}\n{USAGE}",
+                        other.map(|r| r.map_err(|e| e.to_string()))
+                    );
+                    return ExitCode::from(2);
+                }
+            },
             _ if name.is_none() && !a.starts_with('-') => name = Some(a.clone()),
             _ => {
                 eprintln!("guest: unexpected argument {a:?}\n{USAGE}");
@@ -54,13 +67,16 @@ fn main() -> ExitCode {
         eprintln!("guest: empty command\n{USAGE}");
         return ExitCode::from(2);
     }
-    let guest = match Guest::load(&name) {
+    let mut guest = match Guest::load(&name) {
         Ok(g) => g,
         Err(e) => {
             eprintln!("guest: error: {e:#}");
             return ExitCode::from(2);
         }
     };
+    if let Some(s) = timeout_s {
+        guest.timeout_s = s;
+    }
     let result = match run(&guest, &commands, &opts) {
         Ok(r) => r,
         Err(e) => {
