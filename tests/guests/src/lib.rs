@@ -548,6 +548,9 @@ pub fn init_script(guest: &Guest, commands: &[Vec<String>]) -> String {
          mount -t tmpfs tmpfs /tmp\n\
          echo 1 > /proc/sys/kernel/printk\n",
     );
+    // the guest's name as its hostname, so that result files and compare's default column
+    // labels tell the guests apart (the kernel's default is "(none)")
+    let _ = writeln!(s, "hostname {}", shell_quote(&guest.name));
     let _ = writeln!(s, "echo {READY_MARKER}");
     match &guest.cgroup {
         Some(CgroupLimit {

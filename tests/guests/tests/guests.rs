@@ -66,7 +66,7 @@ const MEASURED_RUN: &str =
 /// by socket, core by core, thread by thread), for the landmarks the definition fixes:
 /// `smt_core` (the threads of core 0), `cores` (thread 0 of every core), `numa_node` (node 0),
 /// `package` (socket 0) and `all`. `llc_group` and `cluster` depend on the caches qemu
-/// describes, and are checked against the probe instead.
+/// describes: `llc_group` must be planned, its CPUs are not checked here.
 fn expected_landmarks(guest: &Guest) -> BTreeMap<&'static str, CpuSet> {
     let t = &guest.topology;
     let per_package = t.max_cpus() / t.sockets;
@@ -115,6 +115,13 @@ fn check_measured_run(guest: &Guest, r: &GuestRun, index: usize) -> Vec<String> 
         Ok(f) => f,
         Err(e) => return vec![format!("result file of the guest's run: {e}")],
     };
+    // the init names the guest (result files and compare's default labels tell guests apart)
+    if result.environment.hostname.known() != Some(&guest.name) {
+        failures.push(format!(
+            "hostname in the result file: {:?}, the init sets {}",
+            result.environment.hostname, guest.name
+        ));
+    }
     let planned: BTreeMap<&str, CpuSet> = result
         .plan
         .landmarks
