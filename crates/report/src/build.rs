@@ -122,6 +122,23 @@ impl Comparison {
         if let Some(t) = self.tables.iter_mut().find(|t| t.id == "machine") {
             t.notes.push(note.clone());
         }
+        // and as the next footnote of the headline, which writes every flag once
+        let numbered = self
+            .tables
+            .iter()
+            .filter(|t| {
+                t.id == crate::headline::MACHINES_ID || t.id == crate::headline::HEADLINE_ID
+            })
+            .flat_map(|t| &t.notes)
+            .filter(|n| n.starts_with('['))
+            .count();
+        if let Some(t) = self
+            .tables
+            .iter_mut()
+            .find(|t| t.id == crate::headline::HEADLINE_ID)
+        {
+            t.notes.push(format!("[{}] {note}", numbered + 1));
+        }
         self.flags.push(note);
     }
 }
@@ -183,7 +200,13 @@ pub fn compare(
             ));
         }
     }
-    let mut tables = vec![machine_table(inputs, &flags), qualify_table(inputs, &flags)];
+    let [glance, headline] = crate::headline::top_tables(inputs, base, &flags);
+    let mut tables = vec![
+        glance,
+        headline,
+        machine_table(inputs, &flags),
+        qualify_table(inputs, &flags),
+    ];
     for family in families(inputs) {
         tables.push(family_table(inputs, base, &family, &flags));
         tables.extend(crate::scaling::scaling_tables(inputs, &family, &flags));

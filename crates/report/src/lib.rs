@@ -7,6 +7,7 @@
 
 pub mod build;
 pub mod critical;
+pub mod headline;
 pub mod layout;
 pub mod plot;
 pub mod render;

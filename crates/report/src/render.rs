@@ -34,12 +34,109 @@ fn header(t: &Table) -> Vec<String> {
         .collect()
 }
 
-fn body(t: &Table) -> Vec<Vec<String>> {
+/// Longest reason for a missing value written in its cell; a longer one becomes a numbered
+/// footnote, written once in the document ([`Marks`]).
+pub const INLINE_REASON_CHARS: usize = 32;
+
+/// What the people formats (terminal, Markdown, HTML) write once per document: the numbers
+/// of long missing-value reasons, and the notes already printed under an earlier table (the
+/// comparison's flags and the noise rule hold for every table; they are written under the
+/// first one only).
+#[derive(Debug, Default)]
+pub struct Marks {
+    reasons: Vec<String>,
+    printed_notes: Vec<String>,
+    new_reasons: Vec<usize>,
+    /// Footnote numbers already used by the tables on top (machines, headline).
+    offset: usize,
+}
+
+impl Marks {
+    /// Marks for `c`: numbers continue after the footnotes of its tables on top.
+    pub fn of(c: &Comparison) -> Marks {
+        let offset = c
+            .tables
+            .iter()
+            .filter(|t| on_top(t))
+            .flat_map(|t| &t.notes)
+            .filter(|n| n.starts_with('['))
+            .count();
+        // the flags are footnotes of the headline
+        let printed_notes = if c
+            .tables
+            .iter()
+            .any(|t| t.id == crate::headline::HEADLINE_ID)
+        {
+            c.flags.clone()
+        } else {
+            Vec::new()
+        };
+        Marks {
+            offset,
+            printed_notes,
+            ..Marks::default()
+        }
+    }
+    /// What one cell shows: [`crate::Cell::display`], except a long missing reason, which is
+    /// `— [n]` with the reason written under the table ([`Marks::notes_of`]).
+    pub fn cell(&mut self, cell: &crate::Cell) -> String {
+        match &cell.missing {
+            Some(why) if why.chars().count() > INLINE_REASON_CHARS => {
+                let n = match self.reasons.iter().position(|r| r == why) {
+                    Some(i) => i + 1,
+                    None => {
+                        self.reasons.push(why.clone());
+                        self.reasons.len()
+                    }
+                };
+                if !self.new_reasons.contains(&n) && n == self.reasons.len() {
+                    self.new_reasons.push(n);
+                }
+                format!("— [{}]", n + self.offset)
+            }
+            // a rule not evaluated: its long reason (the same in many cells) as a footnote
+            None if cell.text == "not-evaluated" => match &cell.note {
+                Some(why) if why.chars().count() > INLINE_REASON_CHARS => {
+                    let mut missing = cell.clone();
+                    missing.note = None;
+                    missing.missing = Some(why.clone());
+                    format!(
+                        "not-evaluated {}",
+                        self.cell(&missing).trim_start_matches("— ")
+                    )
+                }
+                _ => cell.display(),
+            },
+            _ => cell.display(),
+        }
+    }
+    /// The notes to write under table `t` after its cells went through [`Marks::cell`]: its
+    /// own notes not printed before, then the reasons first used in it (`[n1] reason`).
+    pub fn notes_of(&mut self, t: &Table) -> Vec<String> {
+        let mut out = Vec::new();
+        for n in &t.notes {
+            if !self.printed_notes.contains(n) {
+                self.printed_notes.push(n.clone());
+                out.push(n.clone());
+            }
+        }
+        for n in self.new_reasons.drain(..) {
+            out.push(format!("[{}] {}", n + self.offset, self.reasons[n - 1]));
+        }
+        out
+    }
+    /// Marks `note` as printed (the comparison's flags written at the top).
+    pub fn printed(&mut self, note: &str) {
+        self.printed_notes.push(note.to_string());
+    }
+}
+
+fn body(t: &Table, marks: &mut Marks) -> Vec<Vec<String>> {
     t.rows
         .iter()
         .map(|r| {
             std::iter::once(r.label.clone())
-                .chain(r.cells.iter().map(|c| c.display()))
+                .chain(r.cells.iter().map(|c| marks.cell(c)))
                 .collect()
         })
         .collect()
@@ -61,26 +158,68 @@ pub fn fit_table(table: &mut tabled::Table, width: Option<usize>) {
     }
 }
 
+/// Widest line of the first tables (machines in one line each, the headline), in every
+/// terminal output: they fit a 100-column terminal whatever the width of the detail tables.
+pub const HEADLINE_COLUMNS: usize = 100;
+
+/// Whether `t` is one of the tables on top of every output (machines, headline).
+fn on_top(t: &Table) -> bool {
+    t.id == crate::headline::MACHINES_ID || t.id == crate::headline::HEADLINE_ID
+}
+
 /// Terminal: one tabled box table per table, notes under it.
 pub fn terminal(c: &Comparison) -> String {
     terminal_fitted(c, None)
 }
 
+/// Wraps `text` at spaces to lines of at most `width` characters, later lines indented by
+/// `indent` spaces.
+fn wrap_note(text: &str, width: usize, indent: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let len = line.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            out += &line;
+            out.push('\n');
+            line = " ".repeat(indent);
+        } else if len > 0 && !line.trim().is_empty() {
+            line.push(' ');
+        }
+        line += word;
+    }
+    out + &line
+}
+
 /// [`terminal`] for a terminal `width` columns wide ([`fit_table`]); `None`: natural widths.
+/// The machines and headline tables and their notes always fit [`HEADLINE_COLUMNS`] (or
+/// `width`, when narrower).
 pub fn terminal_fitted(c: &Comparison, width: Option<usize>) -> String {
     let mut out = String::new();
+    let mut marks = Marks::of(c);
     for t in &c.tables {
         let mut b = tabled::builder::Builder::default();
         b.push_record(header(t));
-        for r in body(t) {
+        for r in body(t, &mut marks) {
             b.push_record(r);
         }
         let mut table = b.build();
         table.with(tabled::settings::Style::sharp());
-        fit_table(&mut table, width);
+        let top = on_top(t);
+        let w = if top {
+            Some(width.unwrap_or(HEADLINE_COLUMNS).min(HEADLINE_COLUMNS))
+        } else {
+            width
+        };
+        fit_table(&mut table, w);
         out += &format!("{}\n{table}\n", t.title);
-        for n in &t.notes {
-            out += &format!("note: {n}\n");
+        for n in marks.notes_of(t) {
+            let n = format!("note: {n}");
+            match w {
+                Some(w) => out += &wrap_note(&n, w, 6),
+                None => out += &n,
+            }
+            out.push('\n');
         }
         out.push('\n');
     }
@@ -98,8 +237,17 @@ fn md_escape(s: &str) -> String {
 /// Markdown: a heading and a pipe table per table.
 pub fn markdown(c: &Comparison) -> String {
     let mut out = String::from("# hwsurvey comparison\n\n");
-    for f in &c.flags {
-        out += &format!("> **{}**\n\n", md_escape(f));
+    let mut marks = Marks::of(c);
+    // the flags are footnotes of the headline when there is one, else a quote on top
+    if !c
+        .tables
+        .iter()
+        .any(|t| t.id == crate::headline::HEADLINE_ID)
+    {
+        for f in &c.flags {
+            out += &format!("> **{}**\n\n", md_escape(f));
+            marks.printed(f);
+        }
     }
     for t in &c.tables {
         out += &format!("## {}\n\n", md_escape(&t.title));
@@ -112,7 +260,7 @@ pub fn markdown(c: &Comparison) -> String {
                 .join(" | ")
         );
         out += &format!("|{}\n", "---|".repeat(h.len()));
-        for r in body(t) {
+        for r in body(t, &mut marks) {
             out += &format!(
                 "| {} |\n",
                 r.iter()
@@ -121,8 +269,8 @@ pub fn markdown(c: &Comparison) -> String {
                     .join(" | ")
             );
         }
-        for n in &t.notes {
-            out += &format!("\n_{}_\n", md_escape(n));
+        for n in marks.notes_of(t) {
+            out += &format!("\n_{}_\n", md_escape(&n));
         }
         out.push('\n');
     }
@@ -218,80 +366,140 @@ pub fn html_escape(s: &str) -> String {
     out
 }
 
-const CSS: &str = "body{font-family:sans-serif;font-size:10pt;margin:1.5em;color:#111}\
-h1{font-size:16pt}h2{font-size:13pt;margin-top:1.2em}\
-table{border-collapse:collapse;margin:.5em 0;max-width:100%}th,td{border:1px solid #999;padding:2px 6px;text-align:left;vertical-align:top}td{overflow-wrap:anywhere}\
+const CSS: &str = "body{font-family:sans-serif;font-size:9pt;margin:1.5em;color:#111}\
+h1{font-size:14pt;margin:0 0 .3em}h2{font-size:11pt;margin:.8em 0 .2em}\
+table{border-collapse:collapse;margin:.3em 0;max-width:100%}th,td{border:1px solid #999;padding:1px 4px;text-align:left;vertical-align:top}td{overflow-wrap:anywhere}\
 th{background:#eee}td.missing{color:#888;font-style:italic}td.num{text-align:right}\
-.note{font-size:8.5pt;color:#444}.flag{color:#a00;font-weight:bold}\
-.better{color:#060}.worse{color:#a00}.noise{color:#666}\
-section.family{page-break-before:always;break-before:page}\
-svg{max-width:100%;height:auto}figure,section.scaling{break-inside:avoid;page-break-inside:avoid}h2{break-after:avoid;page-break-after:avoid}\
-@page{size:A4;margin:12mm}\
-@media print{body{margin:0;font-size:9pt}section.family{page-break-before:always}table{page-break-inside:auto;width:calc(100% - 1px)}tr{page-break-inside:avoid}}";
+.note{font-size:7.5pt;color:#444;margin:.1em 0}.flag{color:#a00;font-weight:bold}\
+.better{color:#060}.worse{color:#a00}.noise{color:#666}.nc{color:#777;font-style:italic}\
+td.fail{background:#f8d0d0;color:#800;font-weight:bold}td.warn{background:#fbe9c0;color:#7a4a00;font-weight:bold}td.pass{color:#060}\
+table.headline td{text-align:right;white-space:nowrap}table.headline{font-size:8.5pt}table.glance td{font-size:8pt}\
+section.detail table{font-size:7.5pt}section.detail h2{font-size:9.5pt}\
+div.plots{display:grid;grid-template-columns:repeat(3,1fr);gap:4px 8px}\
+div.plots figure{margin:0;break-inside:avoid;page-break-inside:avoid}figcaption{font-size:7pt;color:#333}\
+svg{max-width:100%;height:auto}h2{break-after:avoid;page-break-after:avoid}\
+section.first{break-after:page;page-break-after:always}\
+@page{size:A4;margin:10mm}\
+@media print{body{margin:0}table{page-break-inside:auto;width:calc(100% - 1px)}tr{page-break-inside:avoid}}";
+
+/// HTML class of a cell of table `t`: missing, number, the verdict of a relative figure, or
+/// the verdict of a finding (`fail`, `warn`: they must not look like passes).
+fn cell_class(t: &Table, cell: &crate::Cell) -> &'static str {
+    if t.id == "qualify" {
+        return match cell.text.as_str() {
+            "fail" => "fail",
+            "warn" => "warn",
+            "pass" => "pass",
+            _ if cell.missing.is_some() => "missing",
+            _ => "",
+        };
+    }
+    if t.id == crate::headline::HEADLINE_ID {
+        return match cell.note.as_deref() {
+            Some(n) if n.ends_with(" +") => "num better",
+            Some(n) if n.ends_with(" -") => "num worse",
+            Some(n) if n.ends_with(" ~") => "num noise",
+            Some(n) if n.ends_with(" !") => "num nc",
+            _ if cell.value.is_none() => "missing",
+            _ => "num",
+        };
+    }
+    match (&cell.missing, cell.note.as_deref()) {
+        (Some(_), _) => "missing",
+        (None, Some(n)) if n.ends_with("better") => "num better",
+        (None, Some(n)) if n.ends_with("worse") => "num worse",
+        (None, Some("within noise")) => "num noise",
+        _ if cell.value.is_some() => "num",
+        _ => "",
+    }
+}
+
+fn html_table(t: &Table, marks: &mut Marks, class: &str) -> String {
+    let mut out = format!(
+        "<h2>{}</h2>\n<table class=\"{class}\"><thead><tr>",
+        html_escape(&t.title)
+    );
+    for h in header(t) {
+        out += &format!("<th>{}</th>", html_escape(&h));
+    }
+    out += "</tr></thead><tbody>\n";
+    for r in &t.rows {
+        out += &format!("<tr><th>{}</th>", html_escape(&r.label));
+        for cell in &r.cells {
+            out += &format!(
+                "<td class=\"{}\">{}</td>",
+                cell_class(t, cell),
+                html_escape(&marks.cell(cell))
+            );
+        }
+        out += "</tr>\n";
+    }
+    out += "</tbody></table>\n";
+    for n in marks.notes_of(t) {
+        out += &format!("<p class=\"note\">{}</p>\n", html_escape(&n));
+    }
+    out
+}
 
 /// HTML: one self-contained file; every string from a result file is escaped; plots are SVG
-/// generated here (plotters), inlined.
+/// generated here (plotters), inlined. Order for print: the machines in one line each and the
+/// headline with its footnotes (page 1), the findings, the machine details, the plots as small
+/// multiples (three per row), then the detail tables of each family.
 pub fn html(c: &Comparison, plots: &[(String, String)]) -> String {
     let mut out = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>hwsurvey comparison</title><style>{CSS}</style></head><body>\n<h1>hwsurvey comparison: {}</h1>\n",
         html_escape(&c.platforms.join(" | "))
     );
-    for f in &c.flags {
-        out += &format!("<p class=\"flag\">{}</p>\n", html_escape(f));
+    let mut marks = Marks::of(c);
+    if !c
+        .tables
+        .iter()
+        .any(|t| t.id == crate::headline::HEADLINE_ID)
+    {
+        for f in &c.flags {
+            out += &format!("<p class=\"flag\">{}</p>\n", html_escape(f));
+            marks.printed(f);
+        }
     }
-    for t in &c.tables {
-        // a family starts a page; its scaling tables follow on the same page
-        let class = if t.id == "machine" {
-            "machine"
-        } else if t.id.starts_with("scaling:") {
-            "scaling"
-        } else {
-            "family"
-        };
-        out += &format!(
-            "<section class=\"{class}\"><h2>{}</h2>\n<table><thead><tr>",
-            html_escape(&t.title)
-        );
-        for h in header(t) {
-            out += &format!("<th>{}</th>", html_escape(&h));
-        }
-        out += "</tr></thead><tbody>\n";
-        for r in &t.rows {
-            out += &format!("<tr><th>{}</th>", html_escape(&r.label));
-            for cell in &r.cells {
-                let class = match (&cell.missing, cell.note.as_deref()) {
-                    (Some(_), _) => "missing",
-                    (None, Some(n)) if n.ends_with("better") => "num better",
-                    (None, Some(n)) if n.ends_with("worse") => "num worse",
-                    (None, Some("within noise")) => "num noise",
-                    _ if cell.value.is_some() => "num",
-                    _ => "",
-                };
-                out += &format!(
-                    "<td class=\"{class}\">{}</td>",
-                    html_escape(&cell.display())
-                );
-            }
-            out += "</tr>\n";
-        }
-        out += "</tbody></table>\n";
-        for n in &t.notes {
-            out += &format!("<p class=\"note\">{}</p>\n", html_escape(n));
-        }
-        let prefix = format!("{}:", t.title);
-        let own = |title: &str| title == t.title || title.starts_with(&prefix);
-        // one heading per plot: the section's own for a table drawn as a plot, else a
-        // figure caption (the SVG carries none)
-        for (title, svg) in plots.iter().filter(|(title, _)| own(title)) {
-            if *title == t.title {
-                out += &format!("<figure>{svg}</figure>\n");
+    let top: Vec<&Table> = c.tables.iter().filter(|t| on_top(t)).collect();
+    if !top.is_empty() {
+        out += "<section class=\"first\">\n";
+        for t in top {
+            let class = if t.id == crate::headline::HEADLINE_ID {
+                "headline"
             } else {
-                out += &format!(
-                    "<figure><figcaption>{}</figcaption>{svg}</figure>\n",
-                    html_escape(title)
-                );
-            }
+                "glance"
+            };
+            out += &html_table(t, &mut marks, class);
         }
+        out += "</section>\n";
+    }
+    for t in c
+        .tables
+        .iter()
+        .filter(|t| t.id == "qualify" || t.id == "machine")
+    {
+        out += &format!("<section class=\"{}\">\n", html_escape(&t.id));
+        out += &html_table(t, &mut marks, "");
+        out += "</section>\n";
+    }
+    if !plots.is_empty() {
+        out += "<section class=\"plots\"><h2>Plots</h2>\n<div class=\"plots\">\n";
+        for (title, svg) in plots {
+            out += &format!(
+                "<figure><figcaption>{}</figcaption>{svg}</figure>\n",
+                html_escape(title)
+            );
+        }
+        out += "</div></section>\n";
+    }
+    for t in c
+        .tables
+        .iter()
+        .filter(|t| !on_top(t) && t.id != "qualify" && t.id != "machine")
+    {
+        out += "<section class=\"detail\">\n";
+        out += &html_table(t, &mut marks, "");
         out += "</section>\n";
     }
     out += "</body></html>\n";

@@ -117,13 +117,25 @@ fn different_profile_versions_refused_unless_forced() {
         "{e}"
     );
     let c = compare(&inputs(files), None, true).unwrap();
-    for t in &c.tables {
+    for t in c.tables.iter().filter(|t| t.id != "glance") {
         assert!(
             t.notes
                 .iter()
-                .any(|n| n.starts_with("DIFFERENT PROFILE VERSIONS")),
+                .any(|n| n.starts_with("DIFFERENT PROFILE VERSIONS")
+                    || (t.id == "headline" && n.contains("] DIFFERENT PROFILE VERSIONS"))),
             "{}",
             t.id
+        );
+    }
+    // people read it once: a footnote of the headline, not under every table
+    for text in [
+        render(&c, Format::Terminal, &[]),
+        render(&c, Format::Markdown, &[]),
+    ] {
+        assert_eq!(
+            text.matches("DIFFERENT PROFILE VERSIONS").count(),
+            1,
+            "{text}"
         );
     }
 }

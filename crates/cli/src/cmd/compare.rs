@@ -141,12 +141,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             None => "are written by --plots DIR".to_string(),
         };
         let note = format!(
-            "the report shows {} thread-scaling plots per family; {} more {where_}: {}",
+            "the report shows {} thread-scaling plots per family; {} more {where_}",
             plot::REPORT_PLOTS_PER_FAMILY,
             left_out.len(),
-            left_out.join("; ")
         );
-        errln!("note: {note}");
+        // the list on stderr; the report says it in one line
+        errln!("note: {note}: {}", left_out.join("; "));
         c.add_note(note);
     }
     let plots = plot::all_plots(&c);

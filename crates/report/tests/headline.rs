@@ -1,0 +1,187 @@
+//! The headline on top of every `compare` output, over the three result files of
+//! reports/examples/: every row filled or footnoted, each reason written once, figures equal
+//! to what the result files hold, runs that are not comparable never shown as wins, and the
+//! machines and headline tables within 100 columns in the terminal.
+
+use std::path::PathBuf;
+
+use hwsurvey_report::headline::{HEADLINE_ID, MACHINES_ID};
+use hwsurvey_report::{compare, default_label, render, Comparison, Format, Input, Table};
+use serde_json::Value;
+
+const FILES: [&str; 3] = [
+    "x86_64-standard.json",
+    "aarch64-qemu-quick.json",
+    "sparc64-qemu-quick.json",
+];
+
+fn examples_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples")
+}
+
+fn inputs() -> Vec<Input> {
+    FILES
+        .iter()
+        .map(|name| {
+            let path = examples_dir().join(name);
+            let file =
+                hwsurvey_result::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            Input {
+                label: default_label(&file),
+                file,
+            }
+        })
+        .collect()
+}
+
+fn raw(name: &str) -> Value {
+    let text = std::fs::read_to_string(examples_dir().join(name)).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn table<'a>(c: &'a Comparison, id: &str) -> &'a Table {
+    c.tables.iter().find(|t| t.id == id).unwrap()
+}
+
+const ROWS: [&str; 9] = [
+    "int 1 thread, ops/s",
+    "fp all threads, ops/s @N",
+    "STREAM Triad peak @N",
+    "Triad / theoretical",
+    "idle latency, thp @WS",
+    "loaded latency @peak BW",
+    "critical rate THP/base",
+    "4k read IOPS, all",
+    "findings",
+];
+
+#[test]
+fn headline_rows_are_filled_or_footnoted_once() {
+    let c = compare(&inputs(), None, true).unwrap();
+    assert_eq!(c.tables[0].id, MACHINES_ID);
+    assert_eq!(c.tables[1].id, HEADLINE_ID);
+    let h = table(&c, HEADLINE_ID);
+    // one numbering for both tables on top: the machines' unknowns, then the headline's
+    let notes: Vec<&String> = c.tables[0].notes.iter().chain(&h.notes).collect();
+    for label in ROWS {
+        assert!(h.rows.iter().any(|r| r.label == label), "{label}");
+    }
+    assert!(h.rows.iter().any(|r| r.label.starts_with("c2c, ")));
+    for r in &h.rows {
+        assert_eq!(r.cells.len(), 3, "{}", r.label);
+        for cell in &r.cells {
+            if cell.value.is_some() {
+                continue;
+            }
+            // a missing figure is a mark whose footnote is under the table
+            let n = cell
+                .text
+                .strip_prefix("— [")
+                .and_then(|t| t.strip_suffix(']'))
+                .unwrap_or_else(|| panic!("{}: {:?}", r.label, cell.text));
+            assert!(
+                notes
+                    .iter()
+                    .any(|note| note.starts_with(&format!("[{n}] "))),
+                "{}: footnote {n} missing",
+                r.label
+            );
+        }
+    }
+    // each footnote text once
+    let texts: Vec<&str> = notes
+        .iter()
+        .map(|n| n.split_once("] ").unwrap().1)
+        .collect();
+    let numbers: Vec<&str> = notes
+        .iter()
+        .map(|n| n.split_once("] ").unwrap().0)
+        .collect();
+    let expected: Vec<String> = (1..=notes.len()).map(|k| format!("[{k}")).collect();
+    assert_eq!(numbers, expected);
+    for t in &texts {
+        assert_eq!(texts.iter().filter(|x| *x == t).count(), 1, "{t}");
+    }
+}
+
+/// The Triad peak is the highest median of the stream triad points of each file, read here
+/// from the raw JSON.
+#[test]
+fn triad_peak_is_the_files_best_triad_median() {
+    let c = compare(&inputs(), None, true).unwrap();
+    let row = table(&c, HEADLINE_ID)
+        .rows
+        .iter()
+        .find(|r| r.label == "STREAM Triad peak @N")
+        .unwrap();
+    for (k, name) in FILES.iter().enumerate() {
+        let f = raw(name);
+        let best = f["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| {
+                t["point"]["family"] == "mem.bandwidth"
+                    && t["point"]["params"]["kernel"] == "triad"
+                    && t["outcome"] == "measured"
+            })
+            .filter_map(|t| t["metrics"][0]["summary"]["median"].as_f64())
+            .fold(f64::NAN, f64::max);
+        assert!(best > 0.0, "{name}");
+        assert_eq!(row.cells[k].value, Some(best), "{name}");
+    }
+}
+
+/// Quick, emulated and busy runs are marked on the column and their ratios carry `!`, never
+/// a `+` or `-`.
+#[test]
+fn runs_not_comparable_are_never_wins() {
+    let c = compare(&inputs(), None, true).unwrap();
+    let h = table(&c, HEADLINE_ID);
+    for (k, name) in FILES.iter().enumerate() {
+        if raw(name)["profile"]["id"] != "quick" {
+            continue;
+        }
+        assert!(h.columns[k].contains('!'), "{}", h.columns[k]);
+        let n = h.columns[k]
+            .rsplit_once('[')
+            .unwrap()
+            .1
+            .trim_end_matches(']');
+        assert!(h
+            .notes
+            .iter()
+            .any(|note| note.starts_with(&format!("[{n}] ")) && note.contains("quick profile")));
+        for r in &h.rows {
+            if let Some(note) = &r.cells[k].note {
+                assert!(note.ends_with(" !"), "{}: {note}", r.label);
+            }
+        }
+    }
+}
+
+/// The first two tables fit 100 columns in terminal output to a file as well as in a TTY.
+#[test]
+fn terminal_headline_fits_100_columns() {
+    let c = compare(&inputs(), None, true).unwrap();
+    let text = render(&c, Format::Terminal, &[]);
+    // machines at a glance and the headline come before the machine details ("Machines")
+    let top = text.split("\nMachines\n").next().unwrap();
+    assert!(top.contains("Headline"), "{top}");
+    for line in top.lines() {
+        assert!(
+            line.chars().count() <= 100,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+    let md = render(&c, Format::Markdown, &[]);
+    assert!(md.contains("## Headline"));
+    // the DMI reason is written once per output, not in every cell of the machine table
+    let dmi = "/sys/firmware/dmi/tables/DMI and /sys/firmware/dmi/entries are missing";
+    assert!(
+        text.matches(dmi).count() <= 2,
+        "{}",
+        text.matches(dmi).count()
+    );
+}
