@@ -74,6 +74,10 @@ pub enum SmbiosSource {
     DmidecodeText {
         /// The `# dmidecode X.Y` header line's version, when present.
         dmidecode_version: Option<String>,
+        /// The file the text was read from, as the user named it
+        /// ([`dmidecode::read_dmidecode_file`]); `None` for text handed over in memory.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        file: Option<String>,
     },
 }
 
@@ -179,6 +183,16 @@ pub struct MemoryDevice {
     pub data_width_bits: Option<u16>,
 }
 
+impl Memory {
+    /// Replaces the SMBIOS records, and the population derived from them, with `smbios`
+    /// (e.g. [`dmidecode::read_dmidecode_file`] for `hwsurvey probe --dmidecode FILE`);
+    /// meminfo and EDAC stay as probed.
+    pub fn set_smbios(&mut self, smbios: SmbiosMemory) {
+        self.population = Probed::Known(population::derive(&smbios));
+        self.smbios = Probed::Known(smbios);
+    }
+}
+
 /// Probes memory under `root`: meminfo, SMBIOS (table, then per-entry blobs), EDAC.
 pub fn probe(root: &SysRoot) -> Memory {
     let smbios = smbios::read(root);
@@ -241,9 +255,15 @@ pub fn summary(m: &Memory) -> String {
             let src = match &s.source {
                 SmbiosSource::DmiTable => "DMI table".to_string(),
                 SmbiosSource::DmiEntries => "DMI entries".to_string(),
-                SmbiosSource::DmidecodeText { dmidecode_version } => format!(
-                    "dmidecode {} text",
-                    dmidecode_version.as_deref().unwrap_or("(version unknown)")
+                SmbiosSource::DmidecodeText {
+                    dmidecode_version,
+                    file,
+                } => format!(
+                    "dmidecode {} text{}",
+                    dmidecode_version.as_deref().unwrap_or("(version unknown)"),
+                    file.as_deref()
+                        .map(|f| format!(" in {f}"))
+                        .unwrap_or_default()
                 ),
             };
             let _ = writeln!(

@@ -35,7 +35,8 @@ fn dell_r640_dmidecode_3_2() {
     assert_eq!(
         m.source,
         SmbiosSource::DmidecodeText {
-            dmidecode_version: Some("3.2".into())
+            dmidecode_version: Some("3.2".into()),
+            file: None,
         }
     );
     assert_eq!(m.smbios_version.as_deref(), Some("3.2"));
@@ -94,7 +95,8 @@ fn oracle_x5_2_dmidecode_2_12() {
     assert_eq!(
         m.source,
         SmbiosSource::DmidecodeText {
-            dmidecode_version: Some("2.12".into())
+            dmidecode_version: Some("2.12".into()),
+            file: None,
         }
     );
     assert_eq!(m.smbios_version.as_deref(), Some("2.8"));

@@ -1,8 +1,10 @@
-//! `hwsurvey probe [--root DIR] [--json]`: what the machine (or a captured snapshot) is.
+//! `hwsurvey probe [--root DIR] [--dmidecode FILE] [--json]`: what the machine (or a captured
+//! snapshot) is.
 //!
 //! Without `--json`: a readable summary (CPUs as lscpu, NUMA as `numactl -H`, pages, then
 //! memory / I/O / OS), ending with what could not be read and why. With `--json`: the
-//! [`hwsurvey_probe::Machine`] document.
+//! [`hwsurvey_probe::Machine`] document. `--dmidecode FILE` takes the memory population
+//! (SMBIOS Type 16/17) from saved `dmidecode` text instead of `/sys/firmware/dmi`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -14,11 +16,17 @@ use hwsurvey_probe::{io, memory, os, probe_machine, summary, Machine, SysRoot};
 #[command(after_help = "Examples:
   hwsurvey probe                        # lscpu + numactl -H + DIMMs, in one
   hwsurvey probe --json > machine.json  # the Machine document
-  hwsurvey probe --root extracted-snapshot/")]
+  hwsurvey probe --root extracted-snapshot/
+  hwsurvey probe --dmidecode dmidecode.txt  # DIMMs from saved `dmidecode -t memory` output")]
 pub struct Args {
     /// Directory standing for `/` (an extracted snapshot); default: the live machine.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
+    /// Saved `dmidecode` (or `dmidecode -t memory`) text: its Memory Device records give the
+    /// DIMM population (slots, sizes, speeds, channels) in place of /sys/firmware/dmi, which
+    /// needs root and is absent on many machines. Meminfo and EDAC are still probed.
+    #[arg(long, value_name = "FILE")]
+    pub dmidecode: Option<PathBuf>,
     /// Print the Machine JSON document instead of the summary.
     #[arg(long)]
     pub json: bool,
@@ -30,13 +38,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(dir) => open_root(dir)?,
         None => SysRoot::live(),
     };
-    let machine = probe_machine(&root);
+    // read before probing: a bad file is an error before anything else is done
+    let dimms = args.dmidecode.as_deref().map(read_dmidecode).transpose()?;
+    let mut machine = probe_machine(&root);
+    if let Some(smbios) = dimms {
+        machine.memory.set_smbios(smbios);
+    }
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&machine)?);
     } else {
         out!("{}", render_summary(&machine));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The SMBIOS memory records of `--dmidecode FILE` (saved `dmidecode` text), to replace the
+/// machine's with [`memory::Memory::set_smbios`]; their source names the file, and so does the
+/// memory section of the summary.
+///
+/// # Errors
+/// One line naming `file` and what is wrong with it: unreadable, not a regular file, binary,
+/// empty, or without `DMI type 17` Memory Device records.
+pub fn read_dmidecode(file: &Path) -> anyhow::Result<memory::SmbiosMemory> {
+    memory::dmidecode::read_dmidecode_file(file).map_err(|e| anyhow::anyhow!("--dmidecode {e}"))
 }
 
 /// The [`SysRoot`] of `--root DIR`, or an error when `DIR` is not a Linux root or an

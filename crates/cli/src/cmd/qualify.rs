@@ -29,7 +29,8 @@ the profile, such as empty hugetlb pools, are listed apart and never change them
 Examples:
   hwsurvey qualify                       # this machine
   hwsurvey qualify result.json           # the findings a run stored, with its figures
-  hwsurvey qualify --root extracted-snapshot/ --format markdown";
+  hwsurvey qualify --root extracted-snapshot/ --format markdown
+  hwsurvey qualify --dmidecode dmidecode.txt   # DIMM rules on saved `dmidecode` text";
 
 /// Output formats.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -54,6 +55,10 @@ pub struct Args {
     /// --rules or --binary), saying which.
     #[arg(value_name = "RESULT.json")]
     result: Option<PathBuf>,
+    /// Saved `dmidecode` (or `dmidecode -t memory`) text: the memory rules read its DIMM
+    /// population (SMBIOS Type 16/17) instead of /sys/firmware/dmi (as `probe --dmidecode`).
+    #[arg(long, value_name = "FILE", conflicts_with = "result")]
+    dmidecode: Option<PathBuf>,
     /// Rules file (default: the built-in set, identical to profiles/qualify.toml).
     #[arg(long, value_name = "FILE")]
     rules: Option<PathBuf>,
@@ -168,7 +173,15 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
         }
         None => SysRoot::live(),
     };
-    let machine = hwsurvey_probe::probe_machine(&root);
+    let dimms = args
+        .dmidecode
+        .as_deref()
+        .map(crate::cmd::probe::read_dmidecode)
+        .transpose()?;
+    let mut machine = hwsurvey_probe::probe_machine(&root);
+    if let Some(smbios) = dimms {
+        machine.memory.set_smbios(smbios);
+    }
     let mut facts = from_machine(&machine);
     facts.binary = match (&args.binary, root.is_live()) {
         (Some(path), _) => Probed::Known(binary::read_elf_header(path)?),
@@ -190,7 +203,13 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
     // os.kernel_min reads the minimum from the target descriptor of the binary just chosen
     facts.target = target_facts(&facts.binary, &facts.os.kernel_machine);
     let subject = root.root().display().to_string();
-    let report = qualify(&subject, &facts, &rules);
+    let mut report = qualify(&subject, &facts, &rules);
+    if let Some(file) = &args.dmidecode {
+        report.origin = Some(format!(
+            "DIMMs (SMBIOS Type 16/17) from the dmidecode text {}; everything else from {subject}",
+            file.display()
+        ));
+    }
     finish(&report, &args, &subject)
 }
 

@@ -7,30 +7,123 @@
 //! configured speed `Configured Clock Speed`; 3.x prints `MT/s` and `Configured Memory Speed`.
 //! dmidecode prints sizes with binary multiples (its `kB`/`MB`/`GB`/`TB` are KiB/MiB/GiB/TiB,
 //! `dmi_print_memory_size` steps by 1024); older versions print `16384 MB`, newer `16 GB`:
-//! both are accepted. Empty slots read `No Module Installed`.
+//! both are accepted. Empty slots read `No Module Installed`. Indentation is read as
+//! written: a record's first indented line sets its field depth (a tab as dmidecode prints it,
+//! or spaces where the text went through an editor or a web page), deeper lines are list items.
+//!
+//! [`read_dmidecode_file`] reads such a text from a file the user named
+//! (`hwsurvey probe --dmidecode FILE`).
+
+use std::path::{Path, PathBuf};
+
+use hwsurvey_model::files::{read_regular, FileError};
 
 use super::{MemoryArray, MemoryDevice, ModuleSize, SmbiosMemory, SmbiosSource};
+
+/// Largest `dmidecode` text read from a file, bytes (16 MiB): a whole `dmidecode` of a large
+/// server is a few hundred KiB.
+pub const MAX_DMIDECODE_TEXT_BYTES: u64 = 16 << 20;
 
 /// Why a `dmidecode` text could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DmidecodeError {
+    /// Nothing but whitespace.
+    #[error(
+        "empty: expected `dmidecode` output with \"Handle 0x..., DMI type 17\" Memory Device records"
+    )]
+    Empty,
     /// No `DMI type 17` (Memory Device) record in the text.
     #[error(
         "expected `dmidecode` output with \"Handle 0x..., DMI type 17\" Memory Device records, \
-         found none in {lines} lines (first line: {})",
+         found none in {lines} lines ({}; first line: {})",
+        types_found(dmi_types),
         hwsurvey_model::text::quote(first_line)
     )]
     NoMemoryDevices {
         /// Lines in the text.
         lines: usize,
+        /// The DMI types of the records the text does hold, ascending, each once.
+        dmi_types: Vec<u8>,
         /// The first non-empty line, to tell what was given instead.
         first_line: String,
     },
 }
 
+/// Why a `dmidecode` text file named by the user could not be used; one line, starting with
+/// the file's path.
+#[derive(Debug, thiserror::Error)]
+pub enum DmidecodeFileError {
+    /// Not readable: missing, a directory or a device, larger than
+    /// [`MAX_DMIDECODE_TEXT_BYTES`], an I/O error.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// Holds a NUL byte: binary data such as a raw DMI table (`dmidecode --dump-bin`,
+    /// `/sys/firmware/dmi/tables/DMI`), not text.
+    #[error(
+        "{}: binary data (a NUL byte at offset {offset}), not the text `dmidecode` prints; \
+         save it with `dmidecode -t memory > FILE` (or the whole `dmidecode` output)",
+        path.display()
+    )]
+    Binary {
+        /// The file as named.
+        path: PathBuf,
+        /// Offset of the first NUL byte.
+        offset: usize,
+    },
+    /// Text, but not `dmidecode` output with Memory Device records.
+    #[error("{}: {source}", path.display())]
+    Text {
+        /// The file as named.
+        path: PathBuf,
+        /// What the parser found.
+        source: DmidecodeError,
+    },
+}
+
+/// Reads and parses the `dmidecode` text saved in `path` (a regular file of at most
+/// [`MAX_DMIDECODE_TEXT_BYTES`]). Bytes that are not UTF-8 (dmidecode passes a firmware
+/// string's bytes through) become U+FFFD. The records' source names the file
+/// ([`SmbiosSource::DmidecodeText::file`], the path as given).
+///
+/// # Errors
+/// [`DmidecodeFileError`], one line naming `path`: unreadable or not a regular file, binary
+/// data, empty, or no `DMI type 17` record.
+pub fn read_dmidecode_file(path: &Path) -> Result<SmbiosMemory, DmidecodeFileError> {
+    let bytes = read_regular(path, "a dmidecode text", MAX_DMIDECODE_TEXT_BYTES)?;
+    if let Some(offset) = bytes.iter().position(|b| *b == 0) {
+        return Err(DmidecodeFileError::Binary {
+            path: path.to_owned(),
+            offset,
+        });
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let mut memory = parse_dmidecode_text(&text).map_err(|source| DmidecodeFileError::Text {
+        path: path.to_owned(),
+        source,
+    })?;
+    if let SmbiosSource::DmidecodeText { file, .. } = &mut memory.source {
+        *file = Some(path.display().to_string());
+    }
+    Ok(memory)
+}
+
+/// What a text without Type 17 records holds instead: the DMI types of its records, or none.
+fn types_found(types: &[u8]) -> String {
+    if types.is_empty() {
+        return "no \"Handle 0x..., DMI type N\" record at all".to_string();
+    }
+    let list: Vec<String> = types.iter().map(u8::to_string).collect();
+    format!(
+        "records of DMI types {} only: save `dmidecode -t memory` or the whole `dmidecode` output",
+        list.join(", ")
+    )
+}
+
 struct Record<'a> {
     dmi_type: Option<u8>,
     handle: Option<u16>,
+    /// Leading whitespace (bytes) of the record's first indented line: its field depth.
+    field_indent: Option<usize>,
     fields: Vec<(&'a str, &'a str)>,
 }
 
@@ -153,6 +246,7 @@ fn split_records(text: &str) -> (Vec<Record<'_>>, Option<String>, Option<String>
             current = Some(Record {
                 dmi_type,
                 handle,
+                field_indent: None,
                 fields: Vec::new(),
             });
             continue;
@@ -160,14 +254,19 @@ fn split_records(text: &str) -> (Vec<Record<'_>>, Option<String>, Option<String>
         let Some(r) = current.as_mut() else {
             continue;
         };
-        // One tab: a field. Two or more: a list item under the previous field.
-        if let Some(field) = line.strip_prefix('\t') {
-            if field.starts_with('\t') {
-                continue;
-            }
-            if let Some((k, v)) = field.split_once(':') {
-                r.fields.push((k.trim(), v.trim()));
-            }
+        // At the record's field depth (one tab as dmidecode prints it): a field. Deeper: a
+        // list item under the previous field. Not indented: the title, or other text.
+        let field = line.trim_start_matches([' ', '\t']);
+        let indent = line.len() - field.len();
+        if indent == 0 || field.is_empty() {
+            continue;
+        }
+        let depth = *r.field_indent.get_or_insert(indent);
+        if indent > depth {
+            continue;
+        }
+        if let Some((k, v)) = field.split_once(':') {
+            r.fields.push((k.trim(), v.trim()));
         }
     }
     if let Some(r) = current.take() {
@@ -179,9 +278,15 @@ fn split_records(text: &str) -> (Vec<Record<'_>>, Option<String>, Option<String>
 /// Parses `dmidecode` text (see the module docs). Pure; never panics. Values a record lacks
 /// or that read `Unknown` are `None`; a text with no Type 17 record is an error.
 pub fn parse_dmidecode_text(text: &str) -> Result<SmbiosMemory, DmidecodeError> {
+    if text.trim().is_empty() {
+        return Err(DmidecodeError::Empty);
+    }
     let (records, dmidecode_version, smbios_version) = split_records(text);
     let mut out = SmbiosMemory {
-        source: SmbiosSource::DmidecodeText { dmidecode_version },
+        source: SmbiosSource::DmidecodeText {
+            dmidecode_version,
+            file: None,
+        },
         smbios_version,
         system_vendor: None,
         processors: Vec::new(),
@@ -247,8 +352,12 @@ pub fn parse_dmidecode_text(text: &str) -> Result<SmbiosMemory, DmidecodeError> 
         }
     }
     if out.devices.is_empty() {
+        let mut dmi_types: Vec<u8> = records.iter().filter_map(|r| r.dmi_type).collect();
+        dmi_types.sort_unstable();
+        dmi_types.dedup();
         return Err(DmidecodeError::NoMemoryDevices {
             lines: text.lines().count(),
+            dmi_types,
             first_line: text
                 .lines()
                 .find(|l| !l.trim().is_empty())
@@ -282,6 +391,78 @@ mod tests {
         assert_eq!(parse_speed(Some("2133 MHz")), Some(2133));
         assert_eq!(parse_speed(Some("3200 MT/s")), Some(3200));
         assert_eq!(parse_speed(Some("Unknown")), None);
+    }
+
+    const TWO_SLOTS: &str = "# dmidecode 3.2\nSMBIOS 3.2 present.\n\n\
+        Handle 0x1100, DMI type 17, 84 bytes\nMemory Device\n\tArray Handle: 0x1000\n\
+        \tSize: 8 GB\n\tLocator: A1\n\tType: DDR4\n\tSpeed: 3200 MT/s\n\tRank: 1\n\
+        \tConfigured Memory Speed: 2400 MT/s\n\n\
+        Handle 0x1101, DMI type 17, 84 bytes\nMemory Device\n\tArray Handle: 0x1000\n\
+        \tSize: No Module Installed\n\tLocator: A2\n\tType: Unknown\n";
+
+    /// The same text with its tabs turned into spaces (an editor, a web page): the fields are
+    /// still fields; before, every slot came out "populated, size unknown".
+    #[test]
+    fn fields_indented_with_spaces() {
+        let tabs = parse_dmidecode_text(TWO_SLOTS).unwrap();
+        assert_eq!(
+            tabs.devices[0].size,
+            ModuleSize::Installed {
+                size_bytes: 8 << 30
+            }
+        );
+        assert_eq!(tabs.devices[1].size, ModuleSize::Empty);
+        for spaces in ["    ", "        ", " "] {
+            let text = TWO_SLOTS.replace('\t', spaces);
+            assert_eq!(parse_dmidecode_text(&text).unwrap(), tabs, "{spaces:?}");
+        }
+        // a list under a field (deeper) is not read as fields
+        let listed = TWO_SLOTS.replace("\tRank: 1\n", "\tRank: 1\n\tFeatures:\n\t\tSize: 1 GB\n");
+        assert_eq!(parse_dmidecode_text(&listed).unwrap(), tabs);
+    }
+
+    #[test]
+    fn files_name_their_path_and_what_is_wrong() {
+        let dir = std::env::temp_dir().join(format!("hwsurvey-dmidecode-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("good.txt");
+        std::fs::write(&good, TWO_SLOTS).unwrap();
+        let m = read_dmidecode_file(&good).unwrap();
+        assert_eq!(
+            m.source,
+            SmbiosSource::DmidecodeText {
+                dmidecode_version: Some("3.2".into()),
+                file: Some(good.display().to_string()),
+            }
+        );
+        let cases: [(&str, &[u8], &str); 3] = [
+            ("empty.txt", b" \n\n", "empty: expected `dmidecode` output"),
+            (
+                "dump.bin",
+                b"_SM3_\x18\x00\x03",
+                "binary data (a NUL byte at offset 6)",
+            ),
+            (
+                "lscpu.txt",
+                b"Architecture: x86_64\n",
+                "found none in 1 lines (no \"Handle 0x..., DMI type N\" record at all",
+            ),
+        ];
+        for (name, bytes, problem) in cases {
+            let p = dir.join(name);
+            std::fs::write(&p, bytes).unwrap();
+            let e = read_dmidecode_file(&p).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("{}: ", p.display())), "{e}");
+            assert!(e.contains(problem), "{e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+        let e = read_dmidecode_file(&dir).unwrap_err().to_string();
+        assert!(e.contains("is a directory, not a regular file"), "{e}");
+        let e = read_dmidecode_file(&dir.join("absent"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot read"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
