@@ -1,0 +1,272 @@
+//! What a fleet compares between hosts, read from a result file: the hardware identity that
+//! groups hosts ([`Identity`]) and the settings and population that explain an outlier
+//! ([`host_facts`]). Sources: the file's `machine` document (the probe's typed `Machine`:
+//! /proc/cpuinfo, /sys/devices/system/cpu, SMBIOS Type 17, /sys/bus/pci, cgroup files) and
+//! its `environment` (the run's live settings: THP, governor, hugetlb pools, kernel).
+
+use hwsurvey_model::units::format_bytes_binary;
+use hwsurvey_model::Probed;
+use hwsurvey_probe::Machine;
+use hwsurvey_result::ResultFile;
+use serde::Serialize;
+
+/// Bytes in a GiB (2^30).
+const GIB: f64 = (1u64 << 30) as f64;
+
+/// The hardware identity of a host: hosts with equal identities form a group.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Identity {
+    /// Architecture the run executed as (`environment.arch`: `x86_64`, `aarch64`): a binary
+    /// emulated under qemu-user measures another machine than a native one.
+    pub arch: String,
+    /// `model name` of /proc/cpuinfo (or the aarch64 core names), "unknown" when absent.
+    pub cpu_model: String,
+    /// Packages (sockets), from /sys/devices/system/cpu/cpuN/topology; `None` when unknown.
+    pub sockets: Option<u32>,
+    /// Physical cores, all packages.
+    pub cores: Option<u32>,
+    /// Hardware threads (logical CPUs) with topology.
+    pub threads: Option<u32>,
+    /// MemTotal of /proc/meminfo rounded to the GiB (2^30 bytes); `None` when unreadable.
+    pub memory_gib: Option<u64>,
+    /// DIMM population (`8 x 32 GiB`) from SMBIOS Type 17, where the firmware gives it.
+    pub dimms: Option<String>,
+    /// System vendor (SMBIOS Type 1 / DMI `sys_vendor`) and processor versions (Type 4),
+    /// where DMI gives them.
+    pub board: Option<String>,
+}
+
+impl std::fmt::Display for Identity {
+    /// `x86_64, AMD EPYC, 1 x 2 x 2 (sockets x cores x threads), 24 GiB, DIMMs not given,
+    /// board not given`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = |v: Option<u32>| v.map(|v| v.to_string()).unwrap_or_else(|| "?".into());
+        write!(
+            f,
+            "{}, {}, {} x {} x {} (sockets x cores x threads), {}, DIMMs {}, board {}",
+            self.arch,
+            self.cpu_model,
+            n(self.sockets),
+            n(self.cores),
+            n(self.threads),
+            self.memory_gib
+                .map(|g| format!("{g} GiB"))
+                .unwrap_or_else(|| "memory size unknown".into()),
+            self.dimms.as_deref().unwrap_or("not given"),
+            self.board.as_deref().unwrap_or("not given")
+        )
+    }
+}
+
+/// The typed probe document of a result file, or why it cannot be read.
+pub fn machine_of(file: &ResultFile) -> Result<Machine, String> {
+    serde_json::from_value(file.machine.clone()).map_err(|e| {
+        format!(
+            "the \"machine\" document is not one this hwsurvey reads: {}",
+            hwsurvey_model::text::one_line(&e.to_string(), 200)
+        )
+    })
+}
+
+/// `8 x 32 GiB` (one entry per distinct size, largest first) of the populated slots; `None`
+/// when SMBIOS is unknown or lists no populated slot.
+fn dimm_population(m: &Machine) -> Option<String> {
+    let s = m.memory.smbios.known()?;
+    let mut sizes: Vec<Option<u64>> = s
+        .devices
+        .iter()
+        .filter(|d| d.size.is_populated())
+        .map(|d| d.size.size_bytes())
+        .collect();
+    if sizes.is_empty() {
+        return None;
+    }
+    sizes.sort_unstable_by(|a, b| b.cmp(a));
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sizes.len() {
+        let j = sizes[i..].iter().take_while(|s| **s == sizes[i]).count();
+        let size = sizes[i]
+            .map(format_bytes_binary)
+            .unwrap_or_else(|| "size unknown".into());
+        parts.push(format!("{j} x {size}"));
+        i += j;
+    }
+    Some(parts.join(" + "))
+}
+
+/// The identity of the host of `file` (machine document `m`).
+pub fn identity(file: &ResultFile, m: &Machine) -> Identity {
+    let topo = &m.cpu.topology;
+    let board = m.memory.smbios.known().and_then(|s| {
+        let mut words: Vec<String> = s.system_vendor.iter().cloned().collect();
+        let mut procs = s.processors.clone();
+        procs.dedup();
+        words.extend(procs);
+        (!words.is_empty()).then(|| words.join(" / "))
+    });
+    Identity {
+        arch: file.environment.arch.clone(),
+        cpu_model: m
+            .cpu
+            .identity
+            .model_name
+            .clone()
+            .unwrap_or_else(|| "CPU model unknown".into()),
+        sockets: topo.packages.known().copied(),
+        cores: topo.cores.known().copied(),
+        threads: topo.threads.known().copied(),
+        memory_gib: m
+            .memory
+            .meminfo
+            .known()
+            .map(|mi| (mi.mem_total_bytes as f64 / GIB).round() as u64),
+        dimms: dimm_population(m),
+        board,
+    }
+}
+
+fn probed<T: std::fmt::Display>(p: &Probed<T>) -> String {
+    match p {
+        Probed::Known(v) => v.to_string(),
+        Probed::Unknown(_) => "unknown".into(),
+    }
+}
+
+/// The settings and population of a host that can explain a figure, `(name, value)` in a
+/// fixed order; a fact the host's files do not give is `"unknown"` (absent is not a
+/// difference worth naming, see [`crate::causes`]).
+///
+/// Names: `DIMMs` (count and sizes), `DIMM speed` (configured MT/s), `memory channels`
+/// (populated), `PCIe links below max` (device, current vs max speed and width), `THP`,
+/// `governor`, `kernel`, `CPUs online` (online vs present), `cgroup CPU quota`,
+/// `cgroup memory limit`, `cgroup cpuset`, `hugetlb pools`, `SMT`, `numa_balancing`.
+/// BIOS version and microcode are not in the probe document, so they are not compared.
+pub fn host_facts(file: &ResultFile, m: &Machine) -> Vec<(&'static str, String)> {
+    let env = &file.environment;
+    let mut out: Vec<(&'static str, String)> = Vec::new();
+    let pop = m.memory.population.known();
+    out.push((
+        "DIMMs",
+        dimm_population(m).unwrap_or_else(|| "unknown".into()),
+    ));
+    out.push((
+        "DIMM speed",
+        pop.filter(|p| !p.configured_speeds_mt_per_s.is_empty())
+            .map(|p| {
+                p.configured_speeds_mt_per_s
+                    .iter()
+                    .map(|s| format!("{s} MT/s"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_else(|| "unknown".into()),
+    ));
+    out.push((
+        "memory channels",
+        pop.and_then(|p| p.peak_bandwidth.known())
+            .map(|b| format!("{} populated", b.populated_channels))
+            .unwrap_or_else(|| "unknown".into()),
+    ));
+    out.push((
+        "PCIe links below max",
+        match m.io.pci.known() {
+            None => "unknown".into(),
+            Some(devs) => {
+                let below: Vec<String> = devs
+                    .iter()
+                    .filter_map(|d| {
+                        let l = d.link.as_ref()?;
+                        if l.below_max_speed != Some(true) && l.below_max_width != Some(true) {
+                            return None;
+                        }
+                        let speed = |s: &Probed<hwsurvey_probe::io::LinkSpeed>| {
+                            s.known()
+                                .map(|s| format!("Gen{}", s.generation))
+                                .unwrap_or_else(|| "Gen?".into())
+                        };
+                        let width = |w: &Probed<u32>| {
+                            w.known()
+                                .map(|w| format!("x{w}"))
+                                .unwrap_or_else(|| "x?".into())
+                        };
+                        Some(format!(
+                            "{} {} {} of {} {}",
+                            d.address,
+                            speed(&l.current_speed),
+                            width(&l.current_width_lanes),
+                            speed(&l.max_speed),
+                            width(&l.max_width_lanes)
+                        ))
+                    })
+                    .collect();
+                if below.is_empty() {
+                    "none".into()
+                } else {
+                    below.join("; ")
+                }
+            }
+        },
+    ));
+    out.push(("THP", probed(&env.thp_enabled)));
+    out.push(("governor", probed(&env.governor)));
+    out.push(("kernel", probed(&env.kernel_release)));
+    out.push((
+        "CPUs online",
+        match (m.cpu.online.known(), m.cpu.present.known()) {
+            (Some(on), Some(pr)) if on == pr => format!("all {} present", pr.len()),
+            (Some(on), Some(pr)) => format!(
+                "{} of {} present (online {on}, present {pr})",
+                on.len(),
+                pr.len()
+            ),
+            _ => "unknown".into(),
+        },
+    ));
+    let cg = m.os.cgroup.known();
+    out.push((
+        "cgroup CPU quota",
+        cg.and_then(|c| c.cpu_max.known())
+            .map(|q| match q.quota_us {
+                None => "none".to_string(),
+                Some(us) => format!("{:.2} CPUs", us as f64 / q.period_us.max(1) as f64),
+            })
+            .unwrap_or_else(|| "unknown".into()),
+    ));
+    out.push((
+        "cgroup memory limit",
+        cg.and_then(|c| c.memory_max_bytes.known())
+            .map(|l| match l {
+                None => "none".to_string(),
+                Some(b) => format_bytes_binary(*b),
+            })
+            .unwrap_or_else(|| "unknown".into()),
+    ));
+    out.push((
+        "cgroup cpuset",
+        cg.and_then(|c| c.cpuset_cpus.known())
+            .map(|s| s.to_string())
+            .unwrap_or_else(|| "unknown".into()),
+    ));
+    out.push((
+        "hugetlb pools",
+        if env.huge_pools.is_empty() {
+            "none".into()
+        } else {
+            env.huge_pools
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{} x {}",
+                        p.total_pages,
+                        format_bytes_binary(p.page_size_bytes)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        },
+    ));
+    out.push(("SMT", probed(&env.smt_control)));
+    out.push(("numa_balancing", probed(&env.numa_balancing)));
+    out
+}

@@ -1,0 +1,353 @@
+//! Renderers of a [`Fleet`]: pure functions fleet -> text (terminal, Markdown, JSON).
+//!
+//! Every format states the outlier rule with its parameters, lists the groups with their
+//! identity and figure medians, then the fleet table (one row per host: group, pass / warn /
+//! fail, outliers with figure and % from the group median, causes), then the details of each
+//! flagged or failed host.
+
+use crate::figures::{self, FigureKind};
+use crate::{Fleet, Host, Outlier};
+
+/// Output format of `hwsurvey fleet`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Box tables for a terminal.
+    Terminal,
+    /// GitHub-flavoured Markdown.
+    Markdown,
+    /// The [`Fleet`] as JSON.
+    Json,
+}
+
+/// Renders `fleet`; `width` fits terminal tables to that many columns (`None`: natural width).
+pub fn render(fleet: &Fleet, format: Format, width: Option<usize>) -> String {
+    match format {
+        Format::Terminal => terminal(fleet, width),
+        Format::Markdown => markdown(fleet),
+        Format::Json => {
+            serde_json::to_string_pretty(fleet)
+                .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+                + "\n"
+        }
+    }
+}
+
+fn kind(key: &str) -> &'static FigureKind {
+    figures::kind(key).unwrap_or(&figures::FIGURES[0])
+}
+
+fn pct(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// The rule in one line: `outlier: outside the group median ± 3 x MAD and more than 5 % from
+/// the median; drift: ...`.
+pub fn rule_line(fleet: &Fleet) -> String {
+    let o = &fleet.options;
+    format!(
+        "outlier rule: a host's figure outside the group median ± k x MAD (k = {}) and more than {} % from the median (--k, --min-diff-pct); drift: a figure moving one way over {} or more successive runs by more than {} % in total",
+        pct(o.k),
+        pct(o.min_diff_pct),
+        crate::DRIFT_MIN_RUNS,
+        pct(o.drift_pct)
+    )
+}
+
+/// `STREAM Triad, all threads -30.0 % (31.1 GB/s vs 44.4 GB/s)`.
+fn outlier_text(o: &Outlier) -> String {
+    let k = kind(o.figure);
+    format!(
+        "{} {:+.1} % ({} vs group median {})",
+        k.label,
+        o.diff_pct,
+        figures::show(k, o.value),
+        figures::show(k, o.group_median)
+    )
+}
+
+fn causes_text(h: &Host) -> String {
+    let mut parts: Vec<String> = h
+        .causes
+        .iter()
+        .map(|c| format!("{} {} (group: {})", c.fact, c.host, c.group))
+        .collect();
+    if h.flagged() && parts.is_empty() {
+        parts.push("no probe difference from the group found".into());
+    }
+    parts.join("; ")
+}
+
+fn outliers_cell(h: &Host) -> String {
+    let mut parts: Vec<String> = h.outliers.iter().map(outlier_text).collect();
+    parts.extend(h.drift.iter().map(|d| format!("drift: {d}")));
+    if parts.is_empty() {
+        "-".into()
+    } else {
+        parts.join("; ")
+    }
+}
+
+fn verdict_cell(h: &Host) -> String {
+    let mut v = h.verdict.word().to_string();
+    if !h.failures.is_empty() {
+        v += &format!(
+            " ({})",
+            hwsurvey_model::units::plural(h.failures.len() as u64, "failure")
+        );
+    }
+    v
+}
+
+fn header_lines(fleet: &Fleet) -> Vec<String> {
+    let flagged = fleet.hosts.iter().filter(|h| h.flagged()).count();
+    let failed = fleet
+        .hosts
+        .iter()
+        .filter(|h| h.verdict == crate::Verdict::Fail)
+        .count();
+    vec![
+        format!(
+            "{} from {} in {}: {} stood out or drifted, {} failed",
+            hwsurvey_model::units::plural(fleet.hosts.len() as u64, "host"),
+            hwsurvey_model::units::plural(fleet.files as u64, "result file"),
+            hwsurvey_model::units::plural(fleet.groups.len() as u64, "group"),
+            flagged,
+            failed
+        ),
+        rule_line(fleet),
+    ]
+}
+
+fn table_rows(fleet: &Fleet) -> Vec<Vec<String>> {
+    let mut rows = vec![vec![
+        "host".to_string(),
+        "group".into(),
+        "verdict".into(),
+        "runs".into(),
+        "outliers".into(),
+        "causes".into(),
+    ]];
+    for h in &fleet.hosts {
+        rows.push(vec![
+            h.name.clone(),
+            h.group
+                .map(|g| format!("G{g}"))
+                .unwrap_or_else(|| "-".into()),
+            verdict_cell(h),
+            h.runs.len().to_string(),
+            outliers_cell(h),
+            {
+                let c = causes_text(h);
+                if c.is_empty() {
+                    "-".into()
+                } else {
+                    c
+                }
+            },
+        ]);
+    }
+    rows
+}
+
+fn group_rows(g: &crate::Group) -> Vec<Vec<String>> {
+    let mut rows = vec![vec![
+        "figure".to_string(),
+        "hosts".into(),
+        "median".into(),
+        "MAD".into(),
+        "MAD % of median".into(),
+    ]];
+    for f in &g.figures {
+        let k = kind(f.figure);
+        rows.push(vec![
+            k.label.to_string(),
+            f.hosts.to_string(),
+            figures::show(k, f.median),
+            figures::show(k, f.mad),
+            format!("{:.2} %", f.mad / f.median * 100.0),
+        ]);
+    }
+    rows
+}
+
+/// Detail lines of a flagged or failed host (indented), empty for a quiet host.
+fn details(h: &Host) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in &h.failures {
+        out.push(format!("  failed: {f}"));
+    }
+    for o in &h.outliers {
+        out.push(format!(
+            "  outlier: {} (the {} way; group MAD {})",
+            outlier_text(o),
+            if o.worse { "worse" } else { "better" },
+            figures::show(kind(o.figure), o.group_mad)
+        ));
+    }
+    for d in &h.drift {
+        out.push(format!("  drift: {d}"));
+    }
+    for c in &h.causes {
+        out.push(format!(
+            "  cause: {} is {} (the group's majority: {})",
+            c.fact, c.host, c.group
+        ));
+    }
+    if h.flagged() && h.causes.is_empty() {
+        out.push("  cause: no probe difference from the group found".into());
+    }
+    if h.flagged() || !h.failures.is_empty() || h.verdict != crate::Verdict::Pass {
+        for f in &h.findings {
+            out.push(format!(
+                "  finding: {} {}: {}{}",
+                f.verdict,
+                f.rule,
+                f.summary,
+                if f.precondition {
+                    " (precondition of the profile, never changes the verdict)"
+                } else {
+                    ""
+                }
+            ));
+        }
+    }
+    if h.runs.len() > 1 {
+        let spreads: Vec<String> = h
+            .figures
+            .iter()
+            .filter_map(|f| {
+                f.spread_pct
+                    .map(|s| format!("{} {:.1} %", kind(f.figure).label, s))
+            })
+            .collect();
+        out.push(format!(
+            "  {} pooled (median per figure); between-run spread: {}",
+            hwsurvey_model::units::plural(h.runs.len() as u64, "run"),
+            spreads.join(", ")
+        ));
+    }
+    if !out.is_empty() {
+        out.insert(0, format!("{}:", h.name));
+    }
+    out
+}
+
+fn boxed(rows: Vec<Vec<String>>, width: Option<usize>) -> String {
+    let mut b = tabled::builder::Builder::default();
+    for r in rows {
+        b.push_record(r);
+    }
+    let mut table = b.build();
+    table.with(tabled::settings::Style::sharp());
+    if let Some(width) = width {
+        if table.total_width() > width {
+            table.with(
+                tabled::settings::Width::wrap(width)
+                    .keep_words(true)
+                    .priority(tabled::settings::peaker::PriorityMax::right()),
+            );
+        }
+    }
+    table.to_string()
+}
+
+/// Terminal: header, groups, the fleet table and details; tables fitted to `width`.
+pub fn terminal(fleet: &Fleet, width: Option<usize>) -> String {
+    let mut out = String::new();
+    for l in header_lines(fleet) {
+        out += &l;
+        out.push('\n');
+    }
+    for g in &fleet.groups {
+        out += &format!(
+            "\nGroup G{} ({}): {}\n",
+            g.id,
+            hwsurvey_model::units::plural(g.hosts.len() as u64, "host"),
+            g.identity_text
+        );
+        if let Some(n) = &g.note {
+            out += &format!("note: {n}\n");
+        }
+        if !g.figures.is_empty() {
+            out += &boxed(group_rows(g), width);
+            out.push('\n');
+        }
+    }
+    out += "\nFleet\n";
+    out += &boxed(table_rows(fleet), width);
+    out.push('\n');
+    let details: Vec<String> = fleet.hosts.iter().flat_map(details).collect();
+    if !details.is_empty() {
+        out += "\nDetails\n";
+        for l in details {
+            out += &l;
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn md_escape(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('\n', " ")
+}
+
+fn md_table(rows: Vec<Vec<String>>) -> String {
+    let mut out = String::new();
+    for (i, r) in rows.iter().enumerate() {
+        out += &format!(
+            "| {} |\n",
+            r.iter()
+                .map(|c| md_escape(c))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
+        if i == 0 {
+            out += &format!("|{}\n", " --- |".repeat(r.len()));
+        }
+    }
+    out
+}
+
+/// Markdown: the same parts as the terminal, as headings and pipe tables.
+pub fn markdown(fleet: &Fleet) -> String {
+    let mut out = String::from("# hwsurvey fleet\n\n");
+    for l in header_lines(fleet) {
+        out += &format!("{}\n\n", md_escape(&l));
+    }
+    for g in &fleet.groups {
+        out += &format!(
+            "## Group G{} ({})\n\n{}\n\n",
+            g.id,
+            hwsurvey_model::units::plural(g.hosts.len() as u64, "host"),
+            md_escape(&g.identity_text)
+        );
+        if let Some(n) = &g.note {
+            out += &format!("> {}\n\n", md_escape(n));
+        }
+        if !g.figures.is_empty() {
+            out += &md_table(group_rows(g));
+            out.push('\n');
+        }
+    }
+    out += "## Fleet\n\n";
+    out += &md_table(table_rows(fleet));
+    let details: Vec<String> = fleet.hosts.iter().flat_map(details).collect();
+    if !details.is_empty() {
+        out += "\n## Details\n\n";
+        for l in details {
+            match l.strip_prefix("  ") {
+                Some(item) => out += &format!("- {}\n", md_escape(item)),
+                None => out += &format!("\n**{}**\n\n", md_escape(&l)),
+            }
+        }
+    }
+    out
+}

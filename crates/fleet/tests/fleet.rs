@@ -1,0 +1,218 @@
+//! Fleets built in a temporary folder from the real result files of reports/examples/: the
+//! defective host is the only one flagged, with its cause; two architectures make two
+//! groups; a corrupt file is one failed entry; runs of one host are pooled.
+
+use std::path::{Path, PathBuf};
+
+use hwsurvey_fleet::sample::{example, scale, set_thp, started_at, with_host};
+use hwsurvey_fleet::{analyse, collect, load_all, Fleet, Options, Verdict};
+use hwsurvey_result::ResultFile;
+
+fn write(dir: &Path, host: &str, name: &str, file: &ResultFile) -> PathBuf {
+    let p = dir.join(host).join(name);
+    file.write_atomic(&p).unwrap();
+    p
+}
+
+fn fleet_of(dir: &Path, opts: &Options) -> Fleet {
+    analyse(load_all(collect(&[dir.to_path_buf()]).unwrap()), opts)
+}
+
+/// Five x86 hosts a few percent apart; `node3` has STREAM and bandwidth samples at 0.7 and
+/// THP never.
+fn five_hosts(dir: &Path) {
+    let base = example("x86_64-standard.json");
+    for (i, f) in [1.0, 1.01, 0.99, 0.7, 1.02].iter().enumerate() {
+        let host = format!("node{}", i + 1);
+        let mut file = with_host(base.clone(), &host);
+        if *f == 0.7 {
+            file = set_thp(scale(file, Some("mem.bandwidth"), 0.7), "never");
+        } else {
+            file = scale(file, None, *f);
+        }
+        write(dir, &host, "result.json", &file);
+    }
+}
+
+#[test]
+fn the_defective_host_is_the_only_one_flagged_with_its_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    five_hosts(dir.path());
+    let fleet = fleet_of(dir.path(), &Options::default());
+    assert_eq!(fleet.groups.len(), 1, "{:#?}", fleet.groups);
+    assert_eq!(fleet.groups[0].hosts.len(), 5);
+    let flagged: Vec<&str> = fleet
+        .hosts
+        .iter()
+        .filter(|h| h.flagged())
+        .map(|h| h.name.as_str())
+        .collect();
+    assert_eq!(flagged, ["node4"]);
+    let bad = fleet.hosts.iter().find(|h| h.name == "node4").unwrap();
+    // only the STREAM figure moved: -30 % from the group median (which is node1's value)
+    assert_eq!(bad.outliers.len(), 1, "{:#?}", bad.outliers);
+    let o = &bad.outliers[0];
+    assert_eq!(o.figure, "stream.triad.all");
+    assert!((o.diff_pct + 30.0).abs() < 0.01, "{}", o.diff_pct);
+    assert!(o.worse);
+    let triad = fleet.groups[0]
+        .figures
+        .iter()
+        .find(|f| f.figure == "stream.triad.all")
+        .unwrap();
+    assert!((triad.median - 44379599921.10216).abs() < 1.0, "{triad:?}");
+    // the cause: THP never where the group runs madvise, and nothing else
+    assert_eq!(bad.causes.len(), 1, "{:#?}", bad.causes);
+    assert_eq!(bad.causes[0].fact, "THP");
+    assert_eq!(bad.causes[0].host, "never");
+    assert_eq!(bad.causes[0].group, "madvise");
+    // pages.hugetlb warns in the example, a precondition only when the caller says so
+    assert_eq!(bad.verdict, Verdict::Warn);
+    assert_eq!(fleet.exit_code(), 1);
+    let text = hwsurvey_fleet::render::terminal(&fleet, None);
+    assert!(text.contains("THP never (group: madvise)"), "{text}");
+    assert!(
+        text.contains("k = 3") && text.contains("more than 5 %"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_wider_rule_flags_nothing_and_a_healthy_fleet_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    five_hosts(dir.path());
+    let opts = Options {
+        min_diff_pct: 35.0,
+        precondition_rules: ["pages.hugetlb".to_string()].into(),
+        ..Options::default()
+    };
+    let fleet = fleet_of(dir.path(), &opts);
+    assert!(fleet.hosts.iter().all(|h| !h.flagged()));
+    assert!(fleet.hosts.iter().all(|h| h.verdict == Verdict::Pass));
+    assert_eq!(fleet.exit_code(), 0);
+}
+
+#[test]
+fn two_architectures_make_two_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    five_hosts(dir.path());
+    let arm = with_host(example("aarch64-qemu-quick.json"), "arm1");
+    write(dir.path(), "arm1", "result.json", &arm);
+    let fleet = fleet_of(dir.path(), &Options::default());
+    assert_eq!(fleet.groups.len(), 2, "{:#?}", fleet.groups);
+    // groups in the order of their first host by name: arm1 before node1
+    assert_eq!(fleet.groups[0].identity.arch, "aarch64");
+    assert_eq!(fleet.groups[0].hosts, ["arm1"]);
+    assert!(fleet.groups[0].note.as_deref().unwrap().contains("too few"));
+    assert_eq!(fleet.groups[1].identity.arch, "x86_64");
+    assert_eq!(
+        fleet.groups[1].hosts,
+        ["node1", "node2", "node3", "node4", "node5"]
+    );
+    // the qemu-user run's binary.arch finding fails: that host fails, the others stay
+    let arm = fleet.hosts.iter().find(|h| h.name == "arm1").unwrap();
+    assert_eq!(arm.verdict, Verdict::Fail);
+    assert!(arm.findings.iter().any(|f| f.rule == "binary.arch"));
+    let flagged: Vec<&str> = fleet
+        .hosts
+        .iter()
+        .filter(|h| h.flagged())
+        .map(|h| h.name.as_str())
+        .collect();
+    assert_eq!(flagged, ["node4"]);
+}
+
+#[test]
+fn a_corrupt_file_is_one_failed_host_and_the_others_stay() {
+    let dir = tempfile::tempdir().unwrap();
+    five_hosts(dir.path());
+    let text = std::fs::read_to_string(dir.path().join("node2/result.json")).unwrap();
+    let cut = dir.path().join("node2/result.json");
+    std::fs::write(&cut, &text.as_bytes()[..text.len() / 2]).unwrap();
+    let fleet = fleet_of(dir.path(), &Options::default());
+    assert_eq!(fleet.hosts.len(), 5);
+    let bad = fleet.hosts.iter().find(|h| h.name == "node2").unwrap();
+    assert_eq!(bad.verdict, Verdict::Fail);
+    assert_eq!(bad.group, None);
+    assert_eq!(bad.failures.len(), 1);
+    assert!(
+        bad.failures[0].starts_with(&cut.display().to_string())
+            && bad.failures[0].contains("truncated JSON"),
+        "{}",
+        bad.failures[0]
+    );
+    assert_eq!(fleet.exit_code(), 2);
+    // the four others are still grouped and node4 still flagged
+    assert_eq!(fleet.groups[0].hosts.len(), 4);
+    assert!(fleet
+        .hosts
+        .iter()
+        .find(|h| h.name == "node4")
+        .unwrap()
+        .flagged());
+}
+
+#[test]
+fn runs_of_one_host_are_pooled_with_their_spread_and_drift() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = with_host(example("x86_64-standard.json"), "solo");
+    write(
+        dir.path(),
+        "solo",
+        "a.json",
+        &started_at(base.clone(), "2026-11-29T10:00:00Z"),
+    );
+    write(
+        dir.path(),
+        "solo",
+        "b.json",
+        &started_at(scale(base.clone(), None, 1.04), "2026-11-29T11:00:00Z"),
+    );
+    let fleet = fleet_of(dir.path(), &Options::default());
+    assert_eq!(fleet.hosts.len(), 1);
+    let h = &fleet.hosts[0];
+    assert_eq!(h.runs.len(), 2);
+    let triad = h
+        .figures
+        .iter()
+        .find(|f| f.figure == "stream.triad.all")
+        .unwrap();
+    assert_eq!(triad.runs, 2);
+    // median of x and 1.04 x is 1.02 x; spread 0.04 / 1.02
+    assert!((triad.value / 44379599921.10216 - 1.02).abs() < 1e-9);
+    assert!((triad.spread_pct.unwrap() - 4.0 / 1.02).abs() < 1e-6);
+    assert!(h.drift.is_empty(), "two runs are no drift: {:?}", h.drift);
+    // a third, lower still: falls 8 % over three runs -> drift
+    write(
+        dir.path(),
+        "solo",
+        "c.json",
+        &started_at(scale(base, None, 0.92), "2026-11-29T09:00:00Z"),
+    );
+    let fleet = fleet_of(dir.path(), &Options::default());
+    let h = &fleet.hosts[0];
+    assert!(
+        h.drift
+            .iter()
+            .any(|d| d.starts_with("STREAM Triad, all threads rises 13.0 % over 3")),
+        "{:?}",
+        h.drift
+    );
+    assert_eq!(fleet.exit_code(), 1);
+}
+
+#[test]
+fn hosts_are_named_by_hostname_when_files_are_given_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.json");
+    with_host(example("x86_64-standard.json"), "alpha")
+        .write_atomic(&a)
+        .unwrap();
+    let fleet = analyse(load_all(collect(&[a]).unwrap()), &Options::default());
+    assert_eq!(fleet.hosts[0].name, "alpha");
+    let missing = collect(&[dir.path().join("nope")]).unwrap_err();
+    assert!(missing.0.contains("nope"), "{missing}");
+    let empty = tempfile::tempdir().unwrap();
+    let e = collect(&[empty.path().to_path_buf()]).unwrap_err();
+    assert!(e.0.contains("no .json result file"), "{e}");
+}
