@@ -20,6 +20,7 @@ kill                        procps                      # crates/cli/tests/run.r
 chattr                      e2fsprogs                   # crates/cli/tests/run.rs: an immutable storage directory
 dmesg                       util-linux                  # crates/bench/src/raid6/kmsg.rs: the kernel raid6 line
 taskset                     util-linux                  # crates/bench/benches/peers.rs: pins the peers
+lscpu                       util-linux                  # crates/probe/benches/probe_time.rs: timed beside the probe
 awk                         mawk                        # scripts/cross-test: test counts
 git                         git                         # crates/bench/build.rs (revision), scripts/fresh-check (clone)
 # scripts/fresh-check: a fresh Debian 12 root, bound host directories

@@ -1,11 +1,14 @@
-//! A run inside a cgroup v1 memory limit: the plan's memory cap follows the limit (and says
-//! so), and a memory run stays inside it (never OOM-killed). Before, the cap came from
+//! A run inside a cgroup v1 or v2 memory limit: the plan's memory cap follows the limit (and
+//! says so), and a memory run stays inside it (never OOM-killed). Before, the cap came from
 //! cgroup v2 and MemAvailable only: under a 512 MiB v1 limit `run --plan-only` said 11.5 GiB,
 //! and `run --only mem.bandwidth` under 200 MiB was killed by the OOM killer (exit 137).
 //!
-//! Needs root and a cgroup v1 memory hierarchy at /sys/fs/cgroup/memory (as on this CI host);
-//! elsewhere it prints SKIPPED. The child joins the cgroup through a `sh` wrapper that writes
-//! its own pid into `cgroup.procs` and then `exec`s hwsurvey.
+//! Needs root and a cgroup v1 memory hierarchy at /sys/fs/cgroup/memory (as on this CI host),
+//! or a cgroup v2 mount whose `cgroup.controllers` offers `memory` (a host booted with the
+//! unified hierarchy; on a hybrid host such as CI's, v2 at /sys/fs/cgroup/unified has no
+//! memory controller, which is bound to v1); otherwise each test prints SKIPPED with the
+//! reason. The child joins the cgroup through a `sh` wrapper that writes its own pid into
+//! `cgroup.procs` and then `exec`s hwsurvey.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -54,6 +57,68 @@ fn v1_cgroup(name: &str) -> Option<Cgroup> {
         let _ = std::fs::write(&memsw, LIMIT_BYTES.to_string());
     }
     Some(Cgroup(dir))
+}
+
+/// The first cgroup2 mount point under /sys/fs/cgroup in /proc/self/mountinfo.
+fn cgroup2_mount() -> Option<PathBuf> {
+    let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    text.lines().find_map(|l| {
+        let (left, right) = l.split_once(" - ")?;
+        let mount_point = left.split_whitespace().nth(4)?;
+        (right.split_whitespace().next() == Some("cgroup2")
+            && mount_point.starts_with("/sys/fs/cgroup"))
+        .then(|| PathBuf::from(mount_point))
+    })
+}
+
+/// A v2 cgroup limited to [`LIMIT_BYTES`] by `memory.max` (swap off, where swap is
+/// accounted), created at the top of the v2 hierarchy, or `None` after saying why not.
+fn v2_cgroup(name: &str) -> Option<Cgroup> {
+    let uid = std::fs::metadata("/proc/self")
+        .map(|m| m.uid())
+        .unwrap_or(1);
+    if uid != 0 {
+        println!("SKIPPED: creating a cgroup needs root");
+        return None;
+    }
+    let Some(mount) = cgroup2_mount() else {
+        println!("SKIPPED: no cgroup v2 mount under /sys/fs/cgroup in /proc/self/mountinfo");
+        return None;
+    };
+    let controllers = std::fs::read_to_string(mount.join("cgroup.controllers")).unwrap_or_default();
+    if !controllers.split_whitespace().any(|c| c == "memory") {
+        println!(
+            "SKIPPED: the cgroup v2 hierarchy at {} offers no memory controller \
+             (cgroup.controllers: {:?}); on this host it is bound to a cgroup v1 hierarchy",
+            mount.display(),
+            controllers.trim()
+        );
+        return None;
+    }
+    if !hwsurvey_testkit::have("sh") {
+        println!("SKIPPED: no sh");
+        return None;
+    }
+    // children of the top cgroup get a memory.max only once the top enables the controller
+    if let Err(e) = std::fs::write(mount.join("cgroup.subtree_control"), "+memory") {
+        println!(
+            "SKIPPED: cannot enable memory in {}: {e}",
+            mount.join("cgroup.subtree_control").display()
+        );
+        return None;
+    }
+    let dir = mount.join(format!("hwsurvey-test-v2-{name}-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir(&dir) {
+        println!("SKIPPED: cannot create {}: {e}", dir.display());
+        return None;
+    }
+    let cg = Cgroup(dir);
+    std::fs::write(cg.0.join("memory.max"), LIMIT_BYTES.to_string()).expect("set memory.max");
+    let swap = cg.0.join("memory.swap.max");
+    if swap.is_file() {
+        let _ = std::fs::write(&swap, "0");
+    }
+    Some(cg)
 }
 
 /// Runs hwsurvey with `args` inside the cgroup (through the target's runner under qemu).
@@ -111,6 +176,81 @@ fn plan_cap_follows_a_v1_memory_limit() {
         .and_then(|n| n.parse::<f64>().ok())
         .unwrap_or_else(|| panic!("cap in MiB: {line}"));
     assert!(cap > 0.0 && cap <= 200.0, "{line}");
+}
+
+/// The same under a cgroup v2 `memory.max`: the cap names that file and stays under the limit.
+#[test]
+fn plan_cap_follows_a_v2_memory_limit() {
+    let Some(cg) = v2_cgroup("plan") else {
+        return;
+    };
+    let out = run_in(&cg, &["run", "--plan-only", "--profile", "quick"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "exit {:?}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("memory cap "))
+        .unwrap_or_else(|| panic!("no memory cap line:\n{stdout}"));
+    let want_file = cg.0.join("memory.max");
+    assert!(
+        line.contains(&format!("cgroup v2 memory.max ({})", want_file.display())),
+        "{line}"
+    );
+    let cap = line
+        .split("memory cap ")
+        .nth(1)
+        .and_then(|r| r.split(" MiB").next())
+        .and_then(|n| n.parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("cap in MiB: {line}"));
+    assert!(cap > 0.0 && cap <= 200.0, "{line}");
+}
+
+/// A memory run under a cgroup v2 `memory.max` of 200 MiB: measured, never OOM-killed
+/// (`memory.events` oom_kill 0).
+#[test]
+fn memory_run_under_a_v2_limit_is_not_oom_killed() {
+    let Some(cg) = v2_cgroup("run") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let result = dir.path().join("r.json");
+    let result_s = result.to_string_lossy().into_owned();
+    let out = run_in(
+        &cg,
+        &[
+            "run",
+            "--profile",
+            "quick",
+            "--only",
+            "mem.bandwidth",
+            "-o",
+            &result_s,
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "exit {:?} (137 = killed)\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events = std::fs::read_to_string(cg.0.join("memory.events")).unwrap_or_default();
+    let kills = events
+        .lines()
+        .find_map(|l| l.strip_prefix("oom_kill "))
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    assert_eq!(kills, Some(0), "memory.events:\n{events}");
+    let file = hwsurvey_result::load(&result).expect("result file");
+    assert!(
+        file.plan.memory_cap_bytes.is_some_and(|b| b <= LIMIT_BYTES),
+        "{:?}",
+        file.plan.memory_cap_bytes
+    );
 }
 
 #[test]
