@@ -210,18 +210,14 @@ fn plan_cap_follows_a_v2_memory_limit() {
     assert!(cap > 0.0 && cap <= 200.0, "{line}");
 }
 
-/// A memory run under a cgroup v2 `memory.max` of 200 MiB: measured, never OOM-killed
-/// (`memory.events` oom_kill 0).
-#[test]
-fn memory_run_under_a_v2_limit_is_not_oom_killed() {
-    let Some(cg) = v2_cgroup("run") else {
-        return;
-    };
+/// Runs the quick profile's `mem.bandwidth` inside `cg` with a result file; asserts a clean
+/// exit (137 would be the OOM killer) and returns the loaded result file.
+fn quick_bandwidth_run(cg: &Cgroup) -> hwsurvey_result::ResultFile {
     let dir = tempfile::tempdir().expect("tempdir");
     let result = dir.path().join("r.json");
     let result_s = result.to_string_lossy().into_owned();
     let out = run_in(
-        &cg,
+        cg,
         &[
             "run",
             "--profile",
@@ -239,13 +235,23 @@ fn memory_run_under_a_v2_limit_is_not_oom_killed() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    hwsurvey_result::load(&result).expect("result file")
+}
+
+/// A memory run under a cgroup v2 `memory.max` of 200 MiB: measured, never OOM-killed
+/// (`memory.events` oom_kill 0).
+#[test]
+fn memory_run_under_a_v2_limit_is_not_oom_killed() {
+    let Some(cg) = v2_cgroup("run") else {
+        return;
+    };
+    let file = quick_bandwidth_run(&cg);
     let events = std::fs::read_to_string(cg.0.join("memory.events")).unwrap_or_default();
     let kills = events
         .lines()
         .find_map(|l| l.strip_prefix("oom_kill "))
         .and_then(|v| v.trim().parse::<u64>().ok());
     assert_eq!(kills, Some(0), "memory.events:\n{events}");
-    let file = hwsurvey_result::load(&result).expect("result file");
     assert!(
         file.plan.memory_cap_bytes.is_some_and(|b| b <= LIMIT_BYTES),
         "{:?}",
@@ -258,37 +264,18 @@ fn memory_run_under_a_v1_limit_is_not_oom_killed() {
     let Some(cg) = v1_cgroup("run") else {
         return;
     };
-    let dir = tempfile::tempdir().expect("tempdir");
-    let result = dir.path().join("r.json");
-    let result_s = result.to_string_lossy().into_owned();
-    let out = run_in(
-        &cg,
-        &[
-            "run",
-            "--profile",
-            "quick",
-            "--only",
-            "mem.bandwidth",
-            "-o",
-            &result_s,
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "exit {:?} (137 = killed)\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let file = quick_bandwidth_run(&cg);
     if let Some(kills) = oom_kills(&cg) {
         assert_eq!(kills, 0, "OOM kills in {}", cg.0.display());
     }
-    let max_usage: u64 = std::fs::read_to_string(cg.0.join("memory.max_usage_in_bytes"))
-        .ok()
-        .and_then(|t| t.trim().parse().ok())
-        .unwrap_or(0);
+    let usage_path = cg.0.join("memory.max_usage_in_bytes");
+    let usage_text = std::fs::read_to_string(&usage_path)
+        .unwrap_or_else(|e| panic!("{}: {e}", usage_path.display()));
+    let max_usage: u64 = usage_text
+        .trim()
+        .parse()
+        .unwrap_or_else(|e| panic!("{}: {usage_text:?}: {e}", usage_path.display()));
     assert!(max_usage <= LIMIT_BYTES, "peak {max_usage} bytes");
-    let file = hwsurvey_result::load(&result).expect("result file");
     assert!(
         file.tests
             .iter()
