@@ -98,11 +98,53 @@ fn budget_and_degenerate_starts_are_reported() {
     let out = search_critical_rate(0.0, &params(), synthetic(1.0)).unwrap();
     assert_eq!(out.stop, SearchStop::NoStartingRate);
     assert!(out.trials.is_empty() && out.critical_throughput_ops_per_s.is_none());
-    let out = search_critical_rate(1_000.0, &params(), synthetic(0.0)).unwrap();
+    let out = search_critical_rate(1_000_000.0, &params(), synthetic(0.0)).unwrap();
     assert_eq!(out.stop, SearchStop::NoPassFound);
     assert_eq!(out.critical_throughput_ops_per_s, None);
     let out = search_critical_rate(1_000.0, &params(), synthetic(f64::INFINITY)).unwrap();
     assert_eq!(out.stop, SearchStop::NoFailureFound);
+}
+
+/// The fault seen in a 16-vCPU guest: every trial failed (stalls shorter than the bound), and
+/// the search went down to 10/s in a 40 ms window, where no request is due, so each trial
+/// "failed" with no request served until the trial budget ran out. It now stops at the first
+/// rate whose window would hold fewer than 100 requests, and says so.
+#[test]
+fn the_search_stops_where_a_window_would_hold_too_few_requests_for_a_p99() {
+    let window_s = 0.04;
+    let trial = |rate: f64| {
+        let mut p = synthetic(0.0)(rate).unwrap();
+        p.window_s = window_s;
+        p.issued_ops = (rate * window_s) as u64;
+        Ok::<_, ()>(p)
+    };
+    // 10 000/s closed loop: 2 500/s (100 requests in 40 ms) fails; the next rate, 1 111/s,
+    // would put 44 requests in the window.
+    let out = search_critical_rate(10_000.0, &params(), trial).unwrap();
+    assert_eq!(out.stop, SearchStop::TooFewRequests);
+    assert_eq!(out.trials.len(), 1);
+    assert_eq!(out.trials[0].point.requested_rate_ops_per_s, 2_500.0);
+    assert_eq!(out.lowest_failing_rate_ops_per_s, Some(2_500.0));
+    let reason = hwsurvey_bench::families::service_point_select::no_pass_reason(&out);
+    assert!(
+        reason.contains("search stopped: the next lower rate would put fewer than 100 requests")
+            && reason.contains("lowest rate tried: 2500/s requested"),
+        "{reason}"
+    );
+    // A longer window lets the same search go further down: 0.5 s holds 100 requests down to
+    // 200/s, so it tries 2 500, 1 111, 494 and 219/s (4 trials) before 98/s would be too few.
+    let out = search_critical_rate(10_000.0, &params(), synthetic(0.0)).unwrap();
+    assert_eq!(out.stop, SearchStop::TooFewRequests);
+    assert_eq!(out.trials.len(), 4);
+}
+
+/// Every trial of a search whose bound a 1 000/s service cannot meet, 0.5 s windows: the
+/// first rate, 250/s, fails, and the next, 111/s, would hold 55 requests.
+#[test]
+fn a_slow_service_stops_before_too_few_requests() {
+    let out = search_critical_rate(1_000.0, &params(), synthetic(0.0)).unwrap();
+    assert_eq!(out.stop, SearchStop::TooFewRequests);
+    assert_eq!(out.trials.len(), 1);
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! latency-bounded throughput, after SPECjbb2015's critical-jOPS): open-loop trials at fixed
 //! rates, stepping up geometrically from a fraction of the closed-loop maximum until a trial
 //! fails, then bisecting between the best pass and the lowest failure until they are within
-//! `resolution` of each other or the trial budget is spent.
+//! `resolution` of each other or the trial budget is spent. Going down (no pass yet), it stops
+//! before a rate whose window would hold fewer than [`MIN_REQUESTS_FOR_P99`] requests.
 //!
 //! A trial passes when it abandoned no request, served at least `min_achieved_fraction` of the
 //! requested rate, and its p99 (measured from intended send times) is at most the bound; a
@@ -41,6 +42,13 @@ pub struct SearchParams {
     #[serde(default)]
     pub retry_failed: usize,
 }
+
+/// Fewest requests a trial's measured window must hold for its p99 to be the latency of a
+/// request that was measured rather than the slowest one: with fewer than 100, the 99th
+/// percentile is the maximum. The search never descends to a rate whose window would hold fewer
+/// ([`SearchStop::TooFewRequests`]): at 10 requests/s a 40 ms window holds no request at all,
+/// and such a trial can only fail with "no request served".
+pub const MIN_REQUESTS_FOR_P99: f64 = 100.0;
 
 /// Share of the workers' time stalled (see [`OpenLoopPoint::stalled_fraction`]) from which a
 /// p99 criterion cannot be met at any rate: 1 %, the tail that p99 leaves out.
@@ -166,6 +174,9 @@ pub enum SearchStop {
     Stalled,
     /// The closed-loop maximum was not a positive finite rate, so there was nowhere to start.
     NoStartingRate,
+    /// No pass yet, and the next lower rate would put fewer than [`MIN_REQUESTS_FOR_P99`]
+    /// requests in a trial's window (rate x window length), too few to judge a p99.
+    TooFewRequests,
 }
 
 impl std::fmt::Display for SearchStop {
@@ -179,6 +190,10 @@ impl std::fmt::Display for SearchStop {
                 "no passing rate found down to 1/1000 of the closed-loop maximum"
             }
             SearchStop::NoStartingRate => "no closed-loop maximum to start from",
+            SearchStop::TooFewRequests => {
+                "the next lower rate would put fewer than 100 requests in a trial's window, \
+                 too few to judge p99 (a longer window or a looser bound is needed)"
+            }
             SearchStop::Stalled => {
                 "the workers were off their CPUs for >= 1 % of two trials in a row \
                  (a busy machine): no lower rate can meet p99"
@@ -312,6 +327,10 @@ pub fn search_critical_rate<E>(
             }
             (None, Some(hi)) => {
                 let next = hi / (step * step);
+                if next * point.window_s < MIN_REQUESTS_FOR_P99 {
+                    out.stop = SearchStop::TooFewRequests;
+                    return Ok(out);
+                }
                 if next < closed_loop_max_ops_per_s * 1e-3 {
                     out.stop = SearchStop::NoPassFound;
                     return Ok(out);
