@@ -79,9 +79,22 @@ fn quick_profile_writes_a_valid_result_file() {
         String::from_utf8_lossy(&output.stderr)
     );
     println!("quick profile: {:.1} s", took.as_secs_f64());
-    // the plan and the summary are printed
-    assert!(stdout.contains("stream.triad/threads=1"), "{stdout}");
-    assert!(stdout.contains("bandwidth_bytes_per_s"), "{stdout}");
+    // the plan, one line per family, and the closing headline (at most 40 lines after the
+    // progress) are printed; the point-by-point plan and the full table are asked for by flags
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("mem.bandwidth: ") && l.contains(" points, estimated ")),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("stream.triad/threads=1"), "{stdout}");
+    assert!(stdout.contains("STREAM Triad peak @N"), "{stdout}");
+    assert!(!stdout.contains("bandwidth_bytes_per_s"), "{stdout}");
+    let closing = stdout
+        .split("\nmachine: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no closing headline:\n{stdout}"));
+    assert!(closing.lines().count() <= 41, "{closing}");
     let file = load(&out).unwrap();
     assert_valid(&file);
     assert_eq!(file.status, RunStatus::Complete);
@@ -691,22 +704,28 @@ fn existing_output_is_refused_unless_force() {
 #[test]
 fn concurrent_runs_get_distinct_default_files() {
     let dir = tempfile::tempdir().unwrap();
-    let spawn = || {
+    let spawn = |extra: &[&str]| {
         hwsurvey()
             .current_dir(dir.path())
             .args(["run", "--profile", "quick", "--only", "mem.bandwidth"])
+            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .unwrap()
     };
-    let (a, b) = (spawn(), spawn());
+    // the second also asks for the plan point by point and the full table at the end
+    let (a, b) = (spawn(&[]), spawn(&["--plan-points", "--full-summary"]));
     let written: Vec<String> = [a, b]
         .into_iter()
-        .map(|c| {
+        .enumerate()
+        .map(|(k, c)| {
             let out = c.wait_with_output().unwrap();
             assert!(out.status.success());
             let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+            let full = stdout.contains("stream.triad/threads=1")
+                && stdout.contains("bandwidth_bytes_per_s");
+            assert_eq!(full, k == 1, "{stdout}");
             stdout
                 .lines()
                 .find_map(|l| l.strip_prefix("result file: "))

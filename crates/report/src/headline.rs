@@ -639,10 +639,13 @@ fn machines_table(inputs: &[Input], base: usize, notes: &mut Footnotes) -> Table
 /// does not have is a footnote mark; reasons, caveats and the flags of the comparison are
 /// the table's notes, each once, numbered.
 fn headline_table(inputs: &[Input], base: usize, flags: &[String], notes: &mut Footnotes) -> Table {
-    notes.mark(&format!(
+    // One machine has no baseline to be compared with: no ratio, no mark to explain.
+    if inputs.len() > 1 {
+        notes.mark(&format!(
         "each figure with its ratio to {} (the baseline): + better, - worse, ~ within noise (overlapping 95% bootstrap intervals of the medians, or a difference below the larger CV), ! not comparable (never a win or a loss); value = median of the samples",
         letter(base)
     ));
+    }
     let mut columns = Vec::new();
     let mut comparable = Vec::new();
     for (k, i) in inputs.iter().enumerate() {

@@ -195,6 +195,17 @@ fn wrap_note(text: &str, width: usize, indent: usize) -> String {
 /// The machines and headline tables and their notes always fit [`HEADLINE_COLUMNS`] (or
 /// `width`, when narrower).
 pub fn terminal_fitted(c: &Comparison, width: Option<usize>) -> String {
+    terminal_with(c, width, false)
+}
+
+/// [`terminal_fitted`] with every note on one line, cut with `…` at `width` (or at
+/// [`HEADLINE_COLUMNS`] in a pipe): for summaries that must stay short (`run`'s closing
+/// headline), the full notes being in `compare`'s output of the same file.
+pub fn terminal_brief(c: &Comparison, width: Option<usize>) -> String {
+    terminal_with(c, width, true)
+}
+
+fn terminal_with(c: &Comparison, width: Option<usize>, one_line_notes: bool) -> String {
     let mut out = String::new();
     let mut marks = Marks::of(c);
     for t in &c.tables {
@@ -216,6 +227,10 @@ pub fn terminal_fitted(c: &Comparison, width: Option<usize>) -> String {
         for n in marks.notes_of(t) {
             let n = format!("note: {n}");
             match w {
+                Some(w) if one_line_notes && n.chars().count() > w => {
+                    out += &n.chars().take(w.saturating_sub(1)).collect::<String>();
+                    out.push('…');
+                }
                 Some(w) => out += &wrap_note(&n, w, 6),
                 None => out += &n,
             }

@@ -45,9 +45,19 @@ pub struct Args {
     /// Run only these families (ids like `mem.bandwidth`, or a prefix like `mem`); repeatable.
     #[arg(long, num_args = 1..)]
     pub only: Vec<String>,
-    /// Print the plan and exit without running anything.
+    /// Print the plan point by point (thread count and CPUs of each, and every planned skip
+    /// with its reason) and exit without running anything.
     #[arg(long)]
     pub plan_only: bool,
+    /// Before a run, print the plan point by point as --plan-only does [default: one line per
+    /// family].
+    #[arg(long)]
+    pub plan_points: bool,
+    /// At the end, print every measured metric (median, min..max, CV, peak), every
+    /// thread-scaling series and the time of each family [default: the headline, at most
+    /// 40 lines; `hwsurvey compare FILE` shows all of it later].
+    #[arg(long)]
+    pub full_summary: bool,
     /// Bound the run's estimated time (`90s`, `10m`, `1h30m`; plain numbers are seconds). When
     /// the profile's plan is estimated over it, samples and repetitions are shortened first;
     /// points are dropped only as a last resort, each named. Such a run is marked
@@ -101,7 +111,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(note) = profile.obsolete_note() {
         eprintln!("hwsurvey: note: {note}");
     }
-    out!("{}", render_plan(&plan, &profile.description));
+    out!(
+        "{}",
+        render_plan(
+            &plan,
+            &profile.description,
+            args.plan_only || args.plan_points
+        )
+    );
     if let Some(t) = &time_limit {
         eprintln!(
             "hwsurvey: warning: time-limited run, not comparable to full runs: {}",
@@ -189,7 +206,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     };
     progress.bar.finish_and_clear();
-    outln!("{}", render_summary(&file, crate::terminal_width()));
+    if args.full_summary {
+        outln!("{}", render_summary(&file, crate::terminal_width()));
+    } else {
+        out!("{}", render_closing(&file, crate::terminal_width()));
+    }
     outln!("result file: {}", output.display());
     Ok(match file.status {
         RunStatus::Interrupted => {
@@ -311,7 +332,7 @@ fn plan_captured(
         eprintln!("hwsurvey: note: {note}");
     }
     outln!("plan for the captured machine {}", capture.display());
-    out!("{}", render_plan(&plan, &profile.description));
+    out!("{}", render_plan(&plan, &profile.description, true));
     if let Some(t) = &time_limit {
         eprintln!(
             "hwsurvey: warning: time-limited plan, not comparable to full runs: {}",
@@ -697,8 +718,11 @@ fn plural(n: usize, word: &str) -> String {
     }
 }
 
-/// The plan for people.
-pub fn render_plan(plan: &Plan, description: &str) -> String {
+/// The plan for people: the profile, the machine's figures the plan was sized by, the thread
+/// landmarks, then one line per family (points, estimated time, planned skips counted) and
+/// the total; with `points`, each family's points (thread count, CPUs) and planned skips
+/// (with their reasons) under its line.
+pub fn render_plan(plan: &Plan, description: &str, points: bool) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let _ = writeln!(
@@ -734,14 +758,25 @@ pub fn render_plan(plan: &Plan, description: &str) -> String {
         if f.points.is_empty() {
             let _ = writeln!(s, "{}: no points", f.family);
         } else {
+            let skipped = if f.skipped.is_empty() || points {
+                String::new()
+            } else {
+                format!(
+                    "; {} skipped by the plan (--plan-points lists them)",
+                    f.skipped.len()
+                )
+            };
             let _ = writeln!(
                 s,
-                "{}: {}, estimated {} (allowance {})",
+                "{}: {}, estimated {} (allowance {}){skipped}",
                 f.family,
                 plural(f.points.len(), "point"),
                 duration_text(f.estimated_s),
                 duration_text(f.budget_s)
             );
+        }
+        if !points {
+            continue;
         }
         for p in &f.points {
             let _ = writeln!(
@@ -835,6 +870,89 @@ fn human(name: &str, v: f64) -> String {
     } else {
         three_significant(v)
     }
+}
+
+/// `run`'s closing summary (without --full-summary): the machine in one line and the
+/// headline of `compare` for this one result (hwsurvey_report::headline: int and fp
+/// scaling, STREAM Triad, idle and loaded latency, c2c, point-select and critical rate,
+/// IOPS, RAID-6, findings), its unknowns as numbered notes; rows of families outside this
+/// run's plan (`--only`) left out. Then the estimated and actual run time and where the full
+/// figures are. At most 40 lines for the standard profile at 80 columns and wider.
+pub fn render_closing(file: &ResultFile, width: Option<usize>) -> String {
+    let label = hwsurvey_report::default_label(file);
+    let inputs = [hwsurvey_report::Input {
+        label: label.clone(),
+        file: file.clone(),
+    }];
+    let [glance, mut headline] = hwsurvey_report::headline::top_tables(&inputs, 0, &[]);
+    headline.rows.retain(|r| {
+        !r.cells.iter().all(|c| {
+            c.missing
+                .as_deref()
+                .is_some_and(|m| m.contains("not in this run's plan"))
+        })
+    });
+    // The machine in one line (wrapped) above the headline, its unknowns in the same notes.
+    let machine = glance
+        .rows
+        .first()
+        .and_then(|r| r.cells.first())
+        .map(|c| c.text.clone())
+        .unwrap_or_default();
+    let mut notes = glance.notes;
+    notes.append(&mut headline.notes);
+    headline.notes = notes;
+    let c = hwsurvey_report::Comparison {
+        platforms: vec![label.clone()],
+        baseline: label,
+        flags: Vec::new(),
+        tables: vec![headline],
+    };
+    let w = width.unwrap_or(hwsurvey_report::render::HEADLINE_COLUMNS);
+    let mut out = String::new();
+    let mut line = String::from("machine:");
+    for word in machine.split(' ') {
+        if line.chars().count() + 1 + word.chars().count() > w {
+            out += &line;
+            out.push('\n');
+            line = String::from("   ");
+        }
+        line.push(' ');
+        line += word;
+    }
+    out += &line;
+    out += "\n\n";
+    out += &hwsurvey_report::render::terminal_brief(&c, Some(w));
+    let estimated: f64 = file.family_times.iter().map(|f| f.estimated_s).sum();
+    let actual: f64 = file.family_times.iter().map(|f| f.actual_s).sum();
+    if !file.family_times.is_empty() {
+        out += &format!(
+            "time: estimated {}, actual {}; every metric, scaling series and family time: \
+             `hwsurvey compare FILE` (or run with --full-summary)\n",
+            duration_text(estimated),
+            duration_text(actual)
+        );
+    }
+    let planned: usize = file.plan.families.iter().map(|f| f.skipped.len()).sum();
+    if planned > 0 {
+        out += &format!(
+            "{} skipped by the plan (reasons in the file's \"skipped\")\n",
+            plural(planned, "point")
+        );
+    }
+    let dropped = dropped_at_run_time(&file.plan, &file.skipped);
+    if !dropped.is_empty() {
+        out += &format!(
+            "{} dropped at run time: {}\n",
+            plural(dropped.len(), "point"),
+            dropped
+                .iter()
+                .map(|d| format!("{} {}", d.family, d.id))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    out
 }
 
 #[derive(tabled::Tabled)]
@@ -1102,6 +1220,45 @@ mod tests {
         assert_eq!(human("iops", 1_800.0), "1.80 kIOPS");
     }
 
+    /// The closing headline of the shipped standard run of this VM: the figures of its
+    /// result file, at most 40 lines at 80 and 100 columns and in a pipe, none wider than the
+    /// terminal.
+    #[test]
+    fn closing_summary_is_the_headline_in_at_most_40_lines() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../reports/examples/x86_64-standard.json");
+        let file = hwsurvey_result::load(&path).expect("the shipped example loads");
+        for width in [Some(80), Some(100), None] {
+            let text = render_closing(&file, width);
+            if width == Some(80) {
+                println!("{text}");
+            }
+            let lines: Vec<&str> = text.lines().collect();
+            assert!(
+                lines.len() <= 40,
+                "{} lines at {width:?}:\n{text}",
+                lines.len()
+            );
+            if let Some(w) = width {
+                let widest = lines.iter().map(|l| l.chars().count()).max().unwrap();
+                assert!(widest <= w, "{widest} columns at {w}:\n{text}");
+            }
+            for figure in [
+                "STREAM Triad peak @N",
+                "44.4 GB/s @2",
+                "241 ns @256MiB",
+                "2.34M @16",
+                "40.6 GB/s (18+2)",
+                "0 fail, 1 warn",
+            ] {
+                assert!(
+                    text.contains(figure),
+                    "{figure} missing at {width:?}:\n{text}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn default_name_has_host_arch_date_and_start_time() {
         assert_eq!(
@@ -1132,7 +1289,7 @@ mod tests {
                 skipped: vec![],
             },
         ]);
-        let text = render_plan(&p, "test");
+        let text = render_plan(&p, "test", true);
         assert!(text.contains("storage.iops: no points\n"), "{text}");
         assert!(!text.contains("estimated 0 s"), "{text}");
         assert!(
