@@ -588,11 +588,27 @@ fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
 /// The two tables on top of every output, numbering their footnotes in one sequence:
 /// [`machines_table`], then [`headline_table`].
 pub fn top_tables(inputs: &[Input], base: usize, flags: &[String]) -> [Table; 2] {
+    tables_on_top(inputs, base, flags, false)
+}
+
+/// [`top_tables`] for the closing summary of one run: the headline leaves out the rows of
+/// families outside the run's plan (a run `--only cpu.scaling` shows the CPU rows and the
+/// findings, not ten rows footnoted "not in this run's plan").
+pub fn run_tables(input: &Input) -> [Table; 2] {
+    tables_on_top(std::slice::from_ref(input), 0, &[], true)
+}
+
+fn tables_on_top(
+    inputs: &[Input],
+    base: usize,
+    flags: &[String],
+    planned_only: bool,
+) -> [Table; 2] {
     let mut notes = Footnotes::default();
     let mut machines = machines_table(inputs, base, &mut notes);
     machines.notes = notes.lines();
     let first = notes.texts.len();
-    let mut headline = headline_table(inputs, base, flags, &mut notes);
+    let mut headline = headline_table(inputs, base, flags, planned_only, &mut notes);
     headline.notes = notes.lines().split_off(first);
     [machines, headline]
 }
@@ -638,7 +654,13 @@ fn machines_table(inputs: &[Input], base: usize, notes: &mut Footnotes) -> Table
 /// quick, time-limited, emulated or started busy: never a win or a loss). A figure a result
 /// does not have is a footnote mark; reasons, caveats and the flags of the comparison are
 /// the table's notes, each once, numbered.
-fn headline_table(inputs: &[Input], base: usize, flags: &[String], notes: &mut Footnotes) -> Table {
+fn headline_table(
+    inputs: &[Input],
+    base: usize,
+    flags: &[String],
+    planned_only: bool,
+    notes: &mut Footnotes,
+) -> Table {
     // One machine has no baseline to be compared with: no ratio, no mark to explain.
     if inputs.len() > 1 {
         notes.mark(&format!(
@@ -749,6 +771,15 @@ fn headline_table(inputs: &[Input], base: usize, flags: &[String], notes: &mut F
         files.iter().map(|f| raid_fig(f)).collect(),
     ));
     rows.push(("findings".into(), inputs.iter().map(findings_fig).collect()));
+    if planned_only {
+        rows.retain(|(label, _)| {
+            row_family(label).is_none_or(|family| {
+                files
+                    .iter()
+                    .any(|f| f.plan.families.iter().any(|p| p.family == family))
+            })
+        });
+    }
     let rows = rows
         .into_iter()
         .map(|(label, figs)| headline_row(label, &figs, base, &comparable, notes))
@@ -762,6 +793,28 @@ fn headline_table(inputs: &[Input], base: usize, flags: &[String], notes: &mut F
         notes: Vec::new(),
         plot: None,
     }
+}
+
+/// The family a headline row's figures come from, by the row's label; `None` for the
+/// findings, which every run has.
+fn row_family(label: &str) -> Option<&'static str> {
+    [
+        ("int ", "cpu.scaling"),
+        ("fp ", "cpu.scaling"),
+        ("STREAM Triad", "mem.bandwidth"),
+        ("Triad /", "mem.bandwidth"),
+        ("idle latency", "mem.latency"),
+        ("loaded latency", "mem.loaded_latency"),
+        ("c2c", "c2c.latency"),
+        ("point-select", "service.point_select"),
+        ("critical rate", "service.point_select"),
+        ("4k read IOPS", "storage.iops"),
+        ("CPU per I/O", "storage.iops"),
+        ("RAID-6", "raid.parity"),
+    ]
+    .iter()
+    .find(|(prefix, _)| label.starts_with(prefix))
+    .map(|(_, family)| *family)
 }
 
 fn headline_row(

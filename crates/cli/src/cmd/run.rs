@@ -188,7 +188,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         tool,
     };
     let mut progress = Progress::new(
-        plan.point_count(),
+        &plan,
         std::io::IsTerminal::is_terminal(&std::io::stderr()),
         time_limit,
         Qualifier {
@@ -620,6 +620,13 @@ struct Progress {
     tty: bool,
     done: usize,
     total: usize,
+    /// Estimated seconds of each planned point ([`point_estimates`]).
+    estimates: BTreeMap<(String, String), f64>,
+    /// Estimated seconds of the points finished so far.
+    estimated_done_s: f64,
+    /// Estimated seconds of the whole plan.
+    estimated_total_s: f64,
+    started: std::time::Instant,
     qualifier: Qualifier,
     /// What `--max-time` changed, stored in the file.
     time_limit: Option<hwsurvey_result::TimeLimit>,
@@ -627,30 +634,64 @@ struct Progress {
 
 impl Progress {
     fn new(
-        total: usize,
+        plan: &Plan,
         tty: bool,
         time_limit: Option<hwsurvey_result::TimeLimit>,
         qualifier: Qualifier,
     ) -> Self {
+        let total = plan.point_count();
         let bar = if tty {
             indicatif::ProgressBar::new(total as u64)
         } else {
             indicatif::ProgressBar::hidden()
         };
+        // `wide_msg` takes the width the rest leaves and cuts the message there: the line never
+        // wraps. Colours go through `console`, which honours NO_COLOR and CLICOLOR.
         if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "[{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
+            "[{elapsed_precise}] {bar:30.cyan/blue} {pos}/{len} {wide_msg}",
         ) {
             bar.set_style(style);
         }
+        let estimates = point_estimates(plan);
         Progress {
             bar,
             tty,
             done: 0,
             total,
+            estimated_total_s: estimates.values().sum(),
+            estimates,
+            estimated_done_s: 0.0,
+            started: std::time::Instant::now(),
             qualifier,
             time_limit,
         }
     }
+}
+
+/// The estimated seconds of every planned point, keyed by (family, point id): its family's
+/// estimate shared evenly among the family's points (the plan estimates families, not points).
+fn point_estimates(plan: &Plan) -> BTreeMap<(String, String), f64> {
+    let mut out = BTreeMap::new();
+    for f in &plan.families {
+        let each = f.estimated_s / f.points.len().max(1) as f64;
+        for p in &f.points {
+            out.insert((f.family.clone(), p.id.clone()), each);
+        }
+    }
+    out
+}
+
+/// Seconds left: the plan's estimate of the points not yet finished (`estimated_left_s`),
+/// scaled by how the finished ones compared with theirs (`elapsed_s / estimated_done_s`, kept
+/// within 0.25..4 so that one slow first point does not swing it). Before any point finished,
+/// the estimate as it is.
+pub fn eta_s(estimated_done_s: f64, estimated_left_s: f64, elapsed_s: f64) -> f64 {
+    let pace = if estimated_done_s > 0.0 {
+        (elapsed_s / estimated_done_s).clamp(0.25, 4.0)
+    } else {
+        1.0
+    };
+    (estimated_left_s * pace).max(0.0)
 }
 
 impl Observer for Progress {
@@ -670,11 +711,25 @@ impl Observer for Progress {
     fn point_started(&mut self, point: &hwsurvey_bench::Point, index: usize, _total: usize) {
         self.done = index;
         self.bar.set_position(index as u64);
-        self.bar
-            .set_message(format!("{} {}", point.family, point.id));
+        let eta = eta_s(
+            self.estimated_done_s,
+            self.estimated_total_s - self.estimated_done_s,
+            self.started.elapsed().as_secs_f64(),
+        );
+        self.bar.set_message(format!(
+            "ETA {} · {} {}",
+            duration_text(eta),
+            point.family,
+            point.id
+        ));
     }
     fn point_finished(&mut self, result: &TestResult) {
         self.done += 1;
+        self.estimated_done_s += self
+            .estimates
+            .get(&(result.point.family.clone(), result.point.id.clone()))
+            .copied()
+            .unwrap_or(0.0);
         self.bar.inc(1);
         if !self.tty {
             errln!("{}", progress_line(self.done, self.total, result));
@@ -875,8 +930,8 @@ fn human(name: &str, v: f64) -> String {
 /// `run`'s closing summary (without --full-summary): the machine in one line and the
 /// headline of `compare` for this one result (hwsurvey_report::headline: int and fp
 /// scaling, STREAM Triad, idle and loaded latency, c2c, point-select and critical rate,
-/// IOPS, RAID-6, findings), its unknowns as numbered notes; rows of families outside this
-/// run's plan (`--only`) left out. Then the estimated and actual run time and where the full
+/// IOPS, RAID-6, findings), its unknowns as numbered notes, one line each; rows of families
+/// outside this run's plan (`--only`) left out ([`hwsurvey_report::headline::run_tables`]). Then the estimated and actual run time and where the full
 /// figures are. At most 40 lines for the standard profile at 80 columns and wider.
 pub fn render_closing(file: &ResultFile, width: Option<usize>) -> String {
     let label = hwsurvey_report::default_label(file);
@@ -884,14 +939,7 @@ pub fn render_closing(file: &ResultFile, width: Option<usize>) -> String {
         label: label.clone(),
         file: file.clone(),
     }];
-    let [glance, mut headline] = hwsurvey_report::headline::top_tables(&inputs, 0, &[]);
-    headline.rows.retain(|r| {
-        !r.cells.iter().all(|c| {
-            c.missing
-                .as_deref()
-                .is_some_and(|m| m.contains("not in this run's plan"))
-        })
-    });
+    let [glance, mut headline] = hwsurvey_report::headline::run_tables(&inputs[0]);
     // The machine in one line (wrapped) above the headline, its unknowns in the same notes.
     let machine = glance
         .rows
@@ -942,8 +990,8 @@ pub fn render_closing(file: &ResultFile, width: Option<usize>) -> String {
     }
     let dropped = dropped_at_run_time(&file.plan, &file.skipped);
     if !dropped.is_empty() {
-        out += &format!(
-            "{} dropped at run time: {}\n",
+        let line = format!(
+            "{} dropped at run time (reasons in the file's \"skipped\"): {}",
             plural(dropped.len(), "point"),
             dropped
                 .iter()
@@ -951,6 +999,13 @@ pub fn render_closing(file: &ResultFile, width: Option<usize>) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
+        if line.chars().count() > w {
+            out += &line.chars().take(w - 1).collect::<String>();
+            out += "…\n";
+        } else {
+            out += &line;
+            out.push('\n');
+        }
     }
     out
 }
@@ -1230,9 +1285,6 @@ mod tests {
         let file = hwsurvey_result::load(&path).expect("the shipped example loads");
         for width in [Some(80), Some(100), None] {
             let text = render_closing(&file, width);
-            if width == Some(80) {
-                println!("{text}");
-            }
             let lines: Vec<&str> = text.lines().collect();
             assert!(
                 lines.len() <= 40,
@@ -1257,6 +1309,55 @@ mod tests {
                 );
             }
         }
+        // a run of cpu.scaling alone: its rows and the findings, no row of a family not run
+        let mut only = file.clone();
+        only.plan.families.retain(|f| f.family == "cpu.scaling");
+        only.tests.retain(|t| t.point.family == "cpu.scaling");
+        only.skipped.retain(|t| t.family == "cpu.scaling");
+        let text = render_closing(&only, Some(80));
+        assert!(
+            text.contains("int 1 thread, ops/s") && text.contains("9.94G"),
+            "{text}"
+        );
+        assert!(text.contains("0 fail, 1 warn"), "{text}");
+        for absent in [
+            "STREAM",
+            "latency",
+            "c2c",
+            "IOPS",
+            "RAID-6",
+            "not in this run",
+        ] {
+            assert!(!text.contains(absent), "{absent} in:\n{text}");
+        }
+    }
+
+    /// The ETA follows the plan's estimate until a point finished, then the pace of the
+    /// finished points, within 0.25x..4x of the estimate.
+    #[test]
+    fn eta_follows_the_pace_of_the_finished_points() {
+        assert_eq!(eta_s(0.0, 300.0, 0.0), 300.0);
+        // 60 s of estimated work took 90 s: the 240 s left take 360 s
+        assert_eq!(eta_s(60.0, 240.0, 90.0), 360.0);
+        // faster than estimated: 60 s took 30 s
+        assert_eq!(eta_s(60.0, 240.0, 30.0), 120.0);
+        // one first point 10x slower than estimated: kept to 4x
+        assert_eq!(eta_s(1.0, 100.0, 10.0), 400.0);
+        assert_eq!(eta_s(100.0, 0.0, 120.0), 0.0);
+        let p = plan(vec![FamilyPlan {
+            family: "mem.latency".into(),
+            budget_s: 10.0,
+            estimated_s: 6.0,
+            points: vec![
+                point("mem.latency", "a", 1),
+                point("mem.latency", "b", 1),
+                point("mem.latency", "c", 2),
+            ],
+            skipped: vec![],
+        }]);
+        let e = point_estimates(&p);
+        assert_eq!(e.len(), 3);
+        assert_eq!(e[&("mem.latency".to_string(), "b".to_string())], 2.0);
     }
 
     #[test]
