@@ -104,6 +104,7 @@ pub(crate) fn error_line(message: &str) -> std::borrow::Cow<'_, str> {
   hwsurvey run --profile quick -o q.json          # tiny sizes, seconds
   hwsurvey compare a.json b.json -o report.html   # side by side
   hwsurvey qualify                   # pass / warn / fail findings (exit 0/1/2)
+  hwsurvey fleet reports/fleet/run-1/             # many hosts: outliers and their causes
   hwsurvey completions bash > /etc/bash_completion.d/hwsurvey"
 )]
 struct Cli {
@@ -123,6 +124,8 @@ enum Command {
     Compare(cmd::compare::Args),
     /// Turn the probe (and a result file) into pass / warn / fail findings.
     Qualify(cmd::qualify::Args),
+    /// Group many hosts' result files by hardware and name the hosts that stand out, and why.
+    Fleet(cmd::fleet::Args),
     /// Inspect an ELF file, and check it against a target descriptor.
     Elf(cmd::elf::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -135,7 +138,12 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // qualify keeps 2 for "a rule failed": its usage errors exit 3
-        Err(e) if e.use_stderr() && std::env::args_os().nth(1).is_some_and(|a| a == "qualify") => {
+        Err(e)
+            if e.use_stderr()
+                && std::env::args_os()
+                    .nth(1)
+                    .is_some_and(|a| a == "qualify" || a == "fleet") =>
+        {
             let _ = e.print();
             return ExitCode::from(cmd::qualify::EXIT_INPUT_ERROR);
         }
@@ -147,6 +155,7 @@ fn main() -> ExitCode {
         Command::Run(args) => cmd::run::run(args),
         Command::Compare(args) => cmd::compare::run(args),
         Command::Qualify(args) => cmd::qualify::run(args),
+        Command::Fleet(args) => cmd::fleet::run(args),
         Command::Elf(args) => cmd::elf::run(args),
         Command::Completions(args) => cmd::completions::run(args, &mut Cli::command()),
         Command::Man(args) => cmd::completions::man(args, Cli::command()),

@@ -17,12 +17,13 @@ fn hwsurvey(args: &[&str]) -> std::process::Output {
     out
 }
 
-const SUBCOMMANDS: [&str; 8] = [
+const SUBCOMMANDS: [&str; 9] = [
     "probe",
     "snapshot",
     "run",
     "compare",
     "qualify",
+    "fleet",
     "elf",
     "completions",
     "man",

@@ -56,7 +56,8 @@ fn on_terminal(args: &[&str], cols: u16) -> String {
     let text = String::from_utf8_lossy(&text).replace("\r\n", "\n");
     // qualify's 1 and 2 are findings (under qemu-user: binary.arch fails, the binary is not
     // the kernel's architecture); every other command here must succeed
-    let worst = if args.first() == Some(&"qualify") {
+    // fleet's 1 and 2 are verdicts too (the qemu-user examples fail binary.arch)
+    let worst = if matches!(args.first(), Some(&"qualify") | Some(&"fleet")) {
         2
     } else {
         0
@@ -146,6 +147,22 @@ fn qualify_fits() {
 }
 
 #[test]
+fn fleet_of_the_examples_fits() {
+    let examples = repo().join("reports/examples");
+    let files: Vec<String> = [
+        "x86_64-standard.json",
+        "aarch64-qemu-quick.json",
+        "sparc64-qemu-quick.json",
+    ]
+    .iter()
+    .map(|f| examples.join(f).to_string_lossy().into_owned())
+    .collect();
+    let mut args = vec!["fleet"];
+    args.extend(files.iter().map(String::as_str));
+    assert_fits(&args);
+}
+
+#[test]
 fn compare_of_the_examples_fits_and_a_pipe_gets_it_whole() {
     let examples = repo().join("reports/examples");
     let files: Vec<String> = ["aarch64-qemu-quick.json", "sparc64-qemu-quick.json"]
@@ -174,6 +191,7 @@ fn help_of_every_command_fits() {
         "run",
         "compare",
         "qualify",
+        "fleet",
         "elf",
         "completions",
         "man",

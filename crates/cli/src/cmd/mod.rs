@@ -3,6 +3,7 @@
 pub mod compare;
 pub mod completions;
 pub mod elf;
+pub mod fleet;
 pub mod probe;
 pub mod qualify;
 pub mod run;

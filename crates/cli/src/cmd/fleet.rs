@@ -1,0 +1,145 @@
+//! `hwsurvey fleet DIR|FILES...`: result files of many hosts -> groups by hardware identity ->
+//! the hosts that stand out, with the probe differences that explain them (crates/fleet).
+//! Exit code 0 (every host passes, none stands out), 1 (a host stood out, drifted or warned),
+//! 2 (a host failed: unreadable file, run not complete, failed finding), 3 (input or usage
+//! error).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use hwsurvey_fleet::render::{render, Format};
+use hwsurvey_fleet::{analyse, collect, load_all, Options};
+
+/// Exit code of an input or usage error (2 means "a host failed").
+pub const EXIT_INPUT_ERROR: u8 = 3;
+
+/// Text after the options in `hwsurvey fleet --help`.
+const AFTER_HELP: &str =
+    "Outlier rule: per group of hosts with the same hardware identity (architecture, CPU
+model, sockets x cores x threads, memory to the GiB, DIMM population and board where DMI gives
+them) and per headline figure (STREAM Triad all threads, cpu.scaling integer and floating point
+at 1 and all threads, mem.latency at the largest working set, service.point_select closed-loop
+max, raid.parity gen), a host stands out when its figure lies outside the group median ± k x MAD
+and more than --min-diff-pct from the median. Several result files of one host are pooled (median
+per figure, between-run spread); a figure moving one way over 3 or more runs by more than
+--drift-pct is a drift.
+
+Exit codes:
+  0  every host passes and none stands out
+  1  a host stood out or drifted, or has a warned finding
+  2  a host failed: unreadable result file, run not complete, or a failed finding
+  3  input or usage error: a path that does not exist, a directory without .json files
+
+Examples:
+  hwsurvey fleet reports/fleet/2026-12-01/           # every host folder of one run
+  hwsurvey fleet a.json b.json c.json --k 4 --min-diff-pct 3
+  hwsurvey fleet /shared/run-id --format markdown -o fleet.md
+  hwsurvey fleet /shared/run-id --json > fleet.json";
+
+/// Output formats.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum FormatArg {
+    /// Box tables fitted to the terminal.
+    Terminal,
+    /// Markdown.
+    Markdown,
+    /// JSON.
+    Json,
+}
+
+/// Options of `hwsurvey fleet`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    /// Result files, or directories searched recursively for *.json (a host's name is its
+    /// folder in DIR/<host>/, else the hostname the run recorded).
+    #[arg(value_name = "DIR|FILE", required = true)]
+    inputs: Vec<PathBuf>,
+    /// k of the outlier rule: outside the group median ± k x MAD.
+    #[arg(long, default_value_t = hwsurvey_fleet::DEFAULT_K, value_name = "K")]
+    k: f64,
+    /// Minimum difference from the group median for an outlier, percent.
+    #[arg(long, default_value_t = hwsurvey_fleet::DEFAULT_MIN_DIFF_PCT, value_name = "PCT")]
+    min_diff_pct: f64,
+    /// Drift threshold over successive runs of one host, percent.
+    #[arg(long, default_value_t = hwsurvey_fleet::DEFAULT_DRIFT_PCT, value_name = "PCT")]
+    drift_pct: f64,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "terminal")]
+    format: FormatArg,
+    /// Print JSON: the same as `--format json`.
+    #[arg(long, conflicts_with = "format")]
+    json: bool,
+    /// Write the report to FILE instead of standard output. An existing file is refused
+    /// unless --force; an input is always refused.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Replace an existing -o file (never an input).
+    #[arg(long)]
+    force: bool,
+}
+
+/// Runs `hwsurvey fleet`; input errors are printed here and exit with [`EXIT_INPUT_ERROR`].
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match run_checked(args) {
+        Ok(code) => Ok(code),
+        Err(error) => {
+            errln!(
+                "hwsurvey: error: {}",
+                crate::error_line(&format!("{error:#}"))
+            );
+            Ok(ExitCode::from(EXIT_INPUT_ERROR))
+        }
+    }
+}
+
+fn check_value(name: &str, v: f64) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        v.is_finite() && v >= 0.0,
+        "{name} {v}: expected a finite number >= 0"
+    );
+    Ok(())
+}
+
+fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
+    check_value("--k", args.k)?;
+    check_value("--min-diff-pct", args.min_diff_pct)?;
+    check_value("--drift-pct", args.drift_pct)?;
+    let sources = collect(&args.inputs)?;
+    // the one output rule, before any work: never an input, never an existing file without
+    // --force
+    if let Some(p) = &args.output {
+        let inputs: Vec<&std::path::Path> = sources.iter().map(|s| s.path.as_path()).collect();
+        hwsurvey_model::files::check_output(p, &inputs, args.force)?;
+    }
+    let opts = Options {
+        k: args.k,
+        min_diff_pct: args.min_diff_pct,
+        drift_pct: args.drift_pct,
+        precondition_rules: hwsurvey_qualify::RULES
+            .iter()
+            .filter(|r| r.kind == hwsurvey_qualify::RuleKind::Precondition)
+            .map(|r| r.id.to_string())
+            .collect(),
+    };
+    let fleet = analyse(load_all(sources), &opts);
+    let format = match (args.json, args.format) {
+        (true, _) | (_, FormatArg::Json) => Format::Json,
+        (_, FormatArg::Terminal) => Format::Terminal,
+        (_, FormatArg::Markdown) => Format::Markdown,
+    };
+    match &args.output {
+        Some(path) => {
+            let text = render(&fleet, format, None);
+            hwsurvey_model::files::write_atomic(path, text.as_bytes(), args.force)?;
+            errln!(
+                "hwsurvey fleet: wrote {} ({} hosts, {} groups)",
+                path.display(),
+                fleet.hosts.len(),
+                fleet.groups.len()
+            );
+        }
+        None => out!("{}", render(&fleet, format, crate::terminal_width())),
+    }
+    Ok(ExitCode::from(fleet.exit_code()))
+}
