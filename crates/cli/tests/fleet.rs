@@ -161,3 +161,100 @@ fn the_terminal_table_fits_a_narrow_terminal() {
         assert!(console::measure_text_width(l) <= 80, "{l}");
     }
 }
+
+#[test]
+fn html_is_one_page_with_the_table_verdicts_and_causes() {
+    let dir = tempfile::tempdir().unwrap();
+    fleet_dir(dir.path());
+    // a host that never ran (the playbook's failure marker), its name needing escaping
+    let marker = dir
+        .path()
+        .join("rack<9>&co")
+        .join(hwsurvey_fleet::FAILURE_MARKER);
+    std::fs::create_dir_all(marker.parent().unwrap()).unwrap();
+    std::fs::write(
+        &marker,
+        "Unreachable host: unreachable: Connection refused\n",
+    )
+    .unwrap();
+    let html = dir.path().join("fleet.html");
+    let out = hwsurvey()
+        .arg("fleet")
+        .arg(dir.path())
+        .args(["--format", "html", "-o"])
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{:?}", out);
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(text.starts_with("<!DOCTYPE html>\n"), "{text}");
+    assert!(text.ends_with("</body></html>\n"), "{text}");
+    // the compare report's style sheet, nothing loaded from elsewhere
+    assert!(text.contains(hwsurvey_report::render::CSS), "{text}");
+    for outside in ["<script", "<link", "src=", "http://", "https://"] {
+        assert!(!text.contains(outside), "{outside}: {text}");
+    }
+    assert!(
+        text.contains(
+            "<h1>hwsurvey fleet</h1>\n<p class=\"flag\">6 hosts from 6 result files in 1 group: 1 stood out or drifted, 1 failed</p>"
+        ),
+        "{text}"
+    );
+    // the fleet table: one row per host, the verdict cell styled by verdict
+    assert_eq!(
+        text.matches("</td><td>G1</td><td class=\"pass\">pass</td>")
+            .count(),
+        5,
+        "{text}"
+    );
+    assert!(
+        text.contains("<tr><td>node1</td><td>G1</td><td class=\"pass\">pass</td><td>1</td><td>-</td><td>-</td></tr>"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "<tr><td>node4</td><td>G1</td><td class=\"pass\">pass</td><td>1</td><td class=\"worse\">STREAM Triad, all threads -30.0 % ("
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("<td class=\"flag\">THP never (group: madvise)</td></tr>"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "<tr><td>rack&lt;9&gt;&amp;co</td><td>-</td><td class=\"fail\">fail (1 failure)</td><td>0</td>"
+        ),
+        "{text}"
+    );
+    // findings and failures, styled by verdict
+    assert!(
+        text.contains(&format!(
+            "<tr><td>rack&lt;9&gt;&amp;co</td><td>run</td><td class=\"fail\">fail</td><td>{}: host failed: Unreachable host: unreachable: Connection refused</td></tr>",
+            marker.display().to_string().replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("<tr><td>node4</td><td>pages.hugetlb</td><td class=\"warn\">warn</td>"),
+        "{text}"
+    );
+    // the details of the flagged host and its group's medians
+    assert!(
+        text.contains(
+            "<h3>node4</h3>\n<ul>\n<li class=\"flag\">outlier: STREAM Triad, all threads -30.0 %"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "<li class=\"flag\">cause: THP is never (the group&#39;s majority: madvise)</li>"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("<h2>Group G1 (5 hosts)</h2>"), "{text}");
+    assert!(
+        text.contains("<td>STREAM Triad, all threads</td><td class=\"num\">5</td>"),
+        "{text}"
+    );
+}

@@ -90,8 +90,20 @@ impl std::fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// Name of a host's failure marker: a text file that the fleet playbook (fleet/) writes into
+/// `<run-id>/<host>/` when the host failed before or during its run (unreachable, no binary
+/// for its architecture, the run refused or killed, disk full), holding the reason in one or a
+/// few lines. [`load_all`] makes it a failed entry of that host with the reason.
+pub const FAILURE_MARKER: &str = "hwsurvey-failed.txt";
+
+/// Whether `path` is a failure marker ([`FAILURE_MARKER`]).
+pub fn is_failure_marker(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == FAILURE_MARKER)
+}
+
 /// The result files of `inputs`: a file is taken as given; a directory is walked recursively
-/// for `*.json` files (sorted by path; symbolic links to directories are not followed).
+/// for `*.json` files and [`FAILURE_MARKER`] files (sorted by path; symbolic links to
+/// directories are not followed).
 ///
 /// Err: a path that does not exist, a directory that cannot be read, or no file at all.
 pub fn collect(inputs: &[PathBuf]) -> Result<Vec<Source>, InputError> {
@@ -104,7 +116,7 @@ pub fn collect(inputs: &[PathBuf]) -> Result<Vec<Source>, InputError> {
             walk(input, &mut files)?;
             if files.is_empty() {
                 return Err(InputError(format!(
-                    "{}: no .json result file in this directory or below",
+                    "{}: no .json result file (nor {FAILURE_MARKER}) in this directory or below",
                     input.display()
                 )));
             }
@@ -141,7 +153,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
             .map_err(|e| InputError(format!("{}: {e}", path.display())))?;
         if kind.is_dir() {
             walk(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "json") {
+        } else if path.extension().is_some_and(|e| e == "json") || is_failure_marker(&path) {
             out.push(path);
         }
     }
@@ -152,7 +164,8 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
 pub type Loaded = (Source, Result<ResultFile, String>);
 
 /// Loads every source ([`hwsurvey_result::load`]: size, JSON, schema and values checked),
-/// on up to `available_parallelism` threads; the order of `sources` is kept.
+/// on up to `available_parallelism` threads; the order of `sources` is kept. A failure marker
+/// ([`FAILURE_MARKER`]) loads as `Err("<path>: host failed: <its text on one line>")`.
 pub fn load_all(sources: Vec<Source>) -> Vec<Loaded> {
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
@@ -166,7 +179,13 @@ pub fn load_all(sources: Vec<Source>) -> Vec<Loaded> {
             .map(|part| {
                 s.spawn(move || {
                     part.iter()
-                        .map(|src| hwsurvey_result::load(&src.path).map_err(|e| e.to_string()))
+                        .map(|src| {
+                            if is_failure_marker(&src.path) {
+                                Err(marker_reason(&src.path))
+                            } else {
+                                hwsurvey_result::load(&src.path).map_err(|e| e.to_string())
+                            }
+                        })
                         .collect::<Vec<_>>()
                 })
             })
@@ -179,6 +198,27 @@ pub fn load_all(sources: Vec<Source>) -> Vec<Loaded> {
         }
     });
     sources.into_iter().zip(results).collect()
+}
+
+/// The failure a marker records: `<path>: host failed: <text>` (text on one line, at most 500
+/// characters; `no reason recorded` when empty), or the error reading it.
+fn marker_reason(path: &Path) -> String {
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(&bytes);
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let text = if text.is_empty() {
+                "no reason recorded".into()
+            } else {
+                hwsurvey_model::text::one_line(&text, 500).into_owned()
+            };
+            format!("{}: host failed: {text}", path.display())
+        }
+        Err(e) => format!(
+            "{}: host failed (its failure marker unreadable: {e})",
+            path.display()
+        ),
+    }
 }
 
 /// Verdict of a host, as `hwsurvey qualify` words them.

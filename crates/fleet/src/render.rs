@@ -1,4 +1,4 @@
-//! Renderers of a [`Fleet`]: pure functions fleet -> text (terminal, Markdown, JSON).
+//! Renderers of a [`Fleet`]: pure functions fleet -> text (terminal, Markdown, JSON, HTML).
 //!
 //! Every format states the outlier rule with its parameters, lists the groups with their
 //! identity and figure medians, then the fleet table (one row per host: group, pass / warn /
@@ -17,6 +17,8 @@ pub enum Format {
     Markdown,
     /// The [`Fleet`] as JSON.
     Json,
+    /// One self-contained HTML page ([`html`]).
+    Html,
 }
 
 /// Renders `fleet`; `width` fits terminal tables to that many columns (`None`: natural width).
@@ -24,6 +26,7 @@ pub fn render(fleet: &Fleet, format: Format, width: Option<usize>) -> String {
     match format {
         Format::Terminal => terminal(fleet, width),
         Format::Markdown => markdown(fleet),
+        Format::Html => html(fleet),
         Format::Json => {
             serde_json::to_string_pretty(fleet)
                 .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
@@ -102,24 +105,26 @@ fn verdict_cell(h: &Host) -> String {
     v
 }
 
-fn header_lines(fleet: &Fleet) -> Vec<String> {
+/// `5 hosts from 5 result files in 1 group: 1 stood out or drifted, 0 failed`.
+fn summary_line(fleet: &Fleet) -> String {
     let flagged = fleet.hosts.iter().filter(|h| h.flagged()).count();
     let failed = fleet
         .hosts
         .iter()
         .filter(|h| h.verdict == crate::Verdict::Fail)
         .count();
-    vec![
-        format!(
-            "{} from {} in {}: {} stood out or drifted, {} failed",
-            hwsurvey_model::units::plural(fleet.hosts.len() as u64, "host"),
-            hwsurvey_model::units::plural(fleet.files as u64, "result file"),
-            hwsurvey_model::units::plural(fleet.groups.len() as u64, "group"),
-            flagged,
-            failed
-        ),
-        rule_line(fleet),
-    ]
+    format!(
+        "{} from {} in {}: {} stood out or drifted, {} failed",
+        hwsurvey_model::units::plural(fleet.hosts.len() as u64, "host"),
+        hwsurvey_model::units::plural(fleet.files as u64, "result file"),
+        hwsurvey_model::units::plural(fleet.groups.len() as u64, "group"),
+        flagged,
+        failed
+    )
+}
+
+fn header_lines(fleet: &Fleet) -> Vec<String> {
+    vec![summary_line(fleet), rule_line(fleet)]
 }
 
 fn table_rows(fleet: &Fleet) -> Vec<Vec<String>> {
@@ -349,5 +354,175 @@ pub fn markdown(fleet: &Fleet) -> String {
             }
         }
     }
+    out
+}
+
+use hwsurvey_report::render::html_escape as esc;
+
+/// One HTML table: `rows[0]` is the header; `class_of(row, column, text)` gives each body
+/// cell's class (the report's `td.fail` / `td.warn` / `td.pass` / `td.num` ...).
+fn html_table(
+    table_class: &str,
+    rows: &[Vec<String>],
+    class_of: impl Fn(usize, usize, &str) -> String,
+) -> String {
+    let mut out = if table_class.is_empty() {
+        "<table><thead><tr>".to_string()
+    } else {
+        format!("<table class=\"{table_class}\"><thead><tr>")
+    };
+    for h in rows.first().into_iter().flatten() {
+        out += &format!("<th>{}</th>", esc(h));
+    }
+    out += "</tr></thead><tbody>\n";
+    for (r, row) in rows.iter().enumerate().skip(1) {
+        out += "<tr>";
+        for (c, cell) in row.iter().enumerate() {
+            let class = class_of(r - 1, c, cell);
+            if class.is_empty() {
+                out += &format!("<td>{}</td>", esc(cell));
+            } else {
+                out += &format!("<td class=\"{class}\">{}</td>", esc(cell));
+            }
+        }
+        out += "</tr>\n";
+    }
+    out += "</tbody></table>\n";
+    out
+}
+
+/// HTML: one self-contained page (the compare report's style sheet, no script, no external
+/// resource; every string from a result file escaped): the summary and the rule, the fleet
+/// table (one row per host; the verdict cell styled `fail` / `warn` / `pass` as in the
+/// compare report's findings, outliers the worse way in red), the findings of the flagged,
+/// warned or failed hosts as a table styled by verdict, the details of each such host, then
+/// each group's identity and figure medians.
+pub fn html(fleet: &Fleet) -> String {
+    let summary = summary_line(fleet);
+    let rule = rule_line(fleet);
+    let mut out = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>hwsurvey fleet</title><style>{}</style></head><body>\n<h1>hwsurvey fleet</h1>\n",
+        hwsurvey_report::render::CSS,
+    );
+    let alarm = fleet.exit_code() != 0;
+    out += &format!(
+        "<p class=\"{}\">{}</p>\n<p class=\"note\">{}</p>\n",
+        if alarm { "flag" } else { "pass" },
+        esc(&summary),
+        esc(&rule)
+    );
+    out += "<section class=\"first\">\n<h2>Fleet</h2>\n";
+    out += &html_table("glance", &table_rows(fleet), |r, c, _| {
+        let h = &fleet.hosts[r];
+        match c {
+            2 => h.verdict.word().to_string(),
+            4 if h.outliers.iter().any(|o| o.worse) => "worse".into(),
+            4 if h.flagged() => "better".into(),
+            5 if h.flagged() => "flag".into(),
+            _ => String::new(),
+        }
+    });
+    out += "</section>\n";
+    // findings of the hosts that are not quiet, styled by verdict
+    let mut findings = vec![vec![
+        "host".to_string(),
+        "rule".into(),
+        "verdict".into(),
+        "finding".into(),
+    ]];
+    let mut verdicts = Vec::new();
+    for h in fleet
+        .hosts
+        .iter()
+        .filter(|h| h.flagged() || !h.failures.is_empty() || h.verdict != crate::Verdict::Pass)
+    {
+        for f in &h.failures {
+            findings.push(vec![h.name.clone(), "run".into(), "fail".into(), f.clone()]);
+            verdicts.push("fail");
+        }
+        for f in &h.findings {
+            let mut summary = f.summary.clone();
+            if f.precondition {
+                summary += " (precondition of the profile, never changes the verdict)";
+            }
+            findings.push(vec![
+                h.name.clone(),
+                f.rule.clone(),
+                f.verdict.clone(),
+                summary,
+            ]);
+            verdicts.push(if f.verdict == "fail" { "fail" } else { "warn" });
+        }
+    }
+    if findings.len() > 1 {
+        out += "<section class=\"qualify\">\n<h2>Findings and failures</h2>\n";
+        out += &html_table("", &findings, |r, c, _| {
+            if c == 2 {
+                verdicts[r].to_string()
+            } else {
+                String::new()
+            }
+        });
+        out += "</section>\n";
+    }
+    // the findings are in the table above
+    let details: Vec<String> = fleet
+        .hosts
+        .iter()
+        .flat_map(details)
+        .filter(|l| !l.starts_with("  finding: "))
+        .collect();
+    if !details.is_empty() {
+        out += "<section class=\"detail\">\n<h2>Details</h2>\n";
+        let mut open = false;
+        for l in details {
+            match l.strip_prefix("  ") {
+                Some(item) => {
+                    let class = if item.starts_with("failed:") || item.starts_with("finding: fail")
+                    {
+                        " class=\"worse\""
+                    } else if item.starts_with("outlier:") || item.starts_with("cause:") {
+                        " class=\"flag\""
+                    } else {
+                        ""
+                    };
+                    out += &format!("<li{class}>{}</li>\n", esc(item));
+                }
+                None => {
+                    if open {
+                        out += "</ul>\n";
+                    }
+                    out += &format!("<h3>{}</h3>\n<ul>\n", esc(l.trim_end_matches(':')));
+                    open = true;
+                }
+            }
+        }
+        if open {
+            out += "</ul>\n";
+        }
+        out += "</section>\n";
+    }
+    for g in &fleet.groups {
+        out += &format!(
+            "<section class=\"group\">\n<h2>Group G{} ({})</h2>\n<p>{}</p>\n",
+            g.id,
+            esc(&hwsurvey_model::units::plural(g.hosts.len() as u64, "host")),
+            esc(&g.identity_text)
+        );
+        if let Some(n) = &g.note {
+            out += &format!("<p class=\"note\">{}</p>\n", esc(n));
+        }
+        if !g.figures.is_empty() {
+            out += &html_table("headline", &group_rows(g), |_, c, _| {
+                if c == 0 {
+                    String::new()
+                } else {
+                    "num".into()
+                }
+            });
+        }
+        out += "</section>\n";
+    }
+    out += "</body></html>\n";
     out
 }

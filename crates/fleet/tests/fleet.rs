@@ -153,6 +153,71 @@ fn a_corrupt_file_is_one_failed_host_and_the_others_stay() {
 }
 
 #[test]
+fn a_failure_marker_is_a_failed_host_with_its_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    five_hosts(dir.path());
+    // node6 never ran (its marker only); node2 was killed after its result was fetched
+    let marker6 = dir
+        .path()
+        .join("node6")
+        .join(hwsurvey_fleet::FAILURE_MARKER);
+    std::fs::create_dir_all(marker6.parent().unwrap()).unwrap();
+    std::fs::write(
+        &marker6,
+        "Unreachable host: unreachable: Failed to connect to the host via ssh:\n  Connection refused\n",
+    )
+    .unwrap();
+    let marker2 = dir
+        .path()
+        .join("node2")
+        .join(hwsurvey_fleet::FAILURE_MARKER);
+    std::fs::write(&marker2, "").unwrap();
+    let fleet = fleet_of(dir.path(), &Options::default());
+    assert_eq!(fleet.hosts.len(), 6);
+    let node6 = fleet.hosts.iter().find(|h| h.name == "node6").unwrap();
+    assert_eq!(node6.verdict, Verdict::Fail);
+    assert_eq!(node6.group, None);
+    assert_eq!(
+        node6.failures,
+        [format!(
+            "{}: host failed: Unreachable host: unreachable: Failed to connect to the host via ssh: Connection refused",
+            marker6.display()
+        )]
+    );
+    let node2 = fleet.hosts.iter().find(|h| h.name == "node2").unwrap();
+    assert_eq!(node2.verdict, Verdict::Fail);
+    assert_eq!(
+        node2.failures,
+        [format!(
+            "{}: host failed: no reason recorded",
+            marker2.display()
+        )]
+    );
+    // its result still counts in the group: five hosts, node4 the only one flagged
+    assert_eq!(node2.group, Some(1));
+    assert_eq!(fleet.groups[0].hosts.len(), 5);
+    let flagged: Vec<&str> = fleet
+        .hosts
+        .iter()
+        .filter(|h| h.flagged())
+        .map(|h| h.name.as_str())
+        .collect();
+    assert_eq!(flagged, ["node4"]);
+    assert_eq!(fleet.exit_code(), 2);
+    // a run folder where every host failed is a fleet of failed hosts, not an input error
+    let all_failed = tempfile::tempdir().unwrap();
+    let m = all_failed
+        .path()
+        .join("n1")
+        .join(hwsurvey_fleet::FAILURE_MARKER);
+    std::fs::create_dir_all(m.parent().unwrap()).unwrap();
+    std::fs::write(&m, "hwsurvey run exited 143 (killed by signal 15)").unwrap();
+    let fleet = fleet_of(all_failed.path(), &Options::default());
+    assert_eq!(fleet.hosts.len(), 1);
+    assert_eq!(fleet.exit_code(), 2);
+}
+
+#[test]
 fn runs_of_one_host_are_pooled_with_their_spread_and_drift() {
     let dir = tempfile::tempdir().unwrap();
     let base = with_host(example("x86_64-standard.json"), "solo");

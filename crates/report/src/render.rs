@@ -381,7 +381,10 @@ pub fn html_escape(s: &str) -> String {
     out
 }
 
-const CSS: &str = "body{font-family:sans-serif;font-size:9pt;margin:1.5em;color:#111}\
+/// The style sheet of the HTML reports (inlined in each page): tables, verdict cells
+/// (`td.fail`, `td.warn`, `td.pass`), better / worse figures, notes and print layout. Shared
+/// with the fleet report (crates/fleet) so both look alike.
+pub const CSS: &str = "body{font-family:sans-serif;font-size:9pt;margin:1.5em;color:#111}\
 h1{font-size:14pt;margin:0 0 .3em}h2{font-size:11pt;margin:.8em 0 .2em}\
 table{border-collapse:collapse;margin:.3em 0;max-width:100%}th,td{border:1px solid #999;padding:1px 4px;text-align:left;vertical-align:top}td{overflow-wrap:anywhere}\
 th{background:#eee}td.missing{color:#888;font-style:italic}td.num{text-align:right}\

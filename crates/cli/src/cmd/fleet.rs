@@ -34,7 +34,8 @@ Examples:
   hwsurvey fleet reports/fleet/2026-12-01/           # every host folder of one run
   hwsurvey fleet a.json b.json c.json --k 4 --min-diff-pct 3
   hwsurvey fleet /shared/run-id --format markdown -o fleet.md
-  hwsurvey fleet /shared/run-id --json > fleet.json";
+  hwsurvey fleet /shared/run-id --json > fleet.json
+  hwsurvey fleet /shared/run-id --format html -o fleet.html   # one self-contained page";
 
 /// Output formats.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -45,6 +46,8 @@ pub enum FormatArg {
     Markdown,
     /// JSON.
     Json,
+    /// One self-contained HTML page (the compare report's style).
+    Html,
 }
 
 /// Options of `hwsurvey fleet`.
@@ -127,6 +130,7 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
         (true, _) | (_, FormatArg::Json) => Format::Json,
         (_, FormatArg::Terminal) => Format::Terminal,
         (_, FormatArg::Markdown) => Format::Markdown,
+        (_, FormatArg::Html) => Format::Html,
     };
     match &args.output {
         Some(path) => {
