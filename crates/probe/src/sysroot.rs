@@ -7,7 +7,7 @@
 //! Every successful read and every directory listing is recorded, with the target path of any
 //! symlink followed, so `hwsurvey snapshot` can capture exactly the files the probes read.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -112,6 +112,60 @@ impl From<ProbeError> for Unknown {
 pub struct SysRoot {
     root: PathBuf,
     accessed: Mutex<BTreeSet<String>>,
+    /// Directories already resolved, keyed by their kernel path as given without the leading
+    /// `/` (`sys/devices/system/cpu/cpu5/cache`), so that the many reads under one directory
+    /// walk its components once (see [`SysRoot::resolve`]).
+    dirs: Mutex<HashMap<String, Walked>>,
+}
+
+/// Where the walk of a directory's components ended (one entry of [`SysRoot`]'s cache).
+/// Resolved paths are kept as components joined by `/`, without the leading `/`.
+#[derive(Debug, Clone)]
+enum Walked {
+    /// Every component exists: the resolved path and the symlinks followed on the way
+    /// (counted against [`MAX_LINK_HOPS`] for the rest of the path).
+    Found { done: String, hops: usize },
+    /// A component is missing: the resolved path so far with the rest appended as given; a path
+    /// below it resolves to this plus its own remaining components.
+    Missing(String),
+}
+
+/// State of one component walk: resolved path so far (as in [`Walked`]) and symlinks followed.
+struct Walk {
+    done: String,
+    hops: usize,
+    /// False when a component was missing (the rest of the path was appended as given).
+    complete: bool,
+    /// The `lstat` of the resolved path when its last step was looking it up (not a symlink),
+    /// so a read needs no second `stat`.
+    last_meta: Option<std::fs::Metadata>,
+}
+
+/// Appends component `name` to resolved path `done`.
+fn push_component(done: &mut String, name: &str) {
+    if !done.is_empty() {
+        done.push('/');
+    }
+    done.push_str(name);
+}
+
+/// Drops the last component of resolved path `done` (nothing at the root).
+fn pop_component(done: &mut String) {
+    match done.rfind('/') {
+        Some(i) => done.truncate(i),
+        None => done.clear(),
+    }
+}
+
+/// `path` without its leading `/` when it is plain: absolute, no empty, `.` or `..`
+/// component and no trailing `/` (then its text is the cache key of its directories).
+fn plain_path(path: &str) -> Option<&str> {
+    let rel = path.strip_prefix('/')?;
+    let plain = !rel.is_empty()
+        && rel
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != "..");
+    plain.then_some(rel)
 }
 
 /// Largest file a probe reads whole (the biggest real ones, /proc/cpuinfo on 8192-CPU
@@ -140,6 +194,7 @@ impl SysRoot {
         SysRoot {
             root: root.into(),
             accessed: Mutex::new(BTreeSet::new()),
+            dirs: Mutex::new(HashMap::new()),
         }
     }
 
@@ -168,33 +223,119 @@ impl SysRoot {
     /// Returns the resolved kernel path (`/usr/lib/os-release` for `/etc/os-release`); a
     /// component that does not exist ends the walk, the rest is appended as given (so opening
     /// it reports it missing).
+    ///
+    /// Each directory on the way is walked once per `SysRoot` and remembered, with the symlinks
+    /// followed in it (they still count against [`MAX_LINK_HOPS`]), so reading the hundreds of
+    /// files under `/sys/devices/system/cpu/cpuN/` costs one lookup per file. Paths with `.`
+    /// or `..` components are walked whole, as are a loop's (its error is not remembered).
     pub fn resolve(&self, path: &str, follow_last: bool) -> Result<String, ProbeError> {
-        let mut done: Vec<String> = Vec::new();
-        let mut todo: Vec<String> = split_components(path).into_iter().rev().collect();
-        let mut hops = 0usize;
+        let walk = self.resolve_walk(path, follow_last)?;
+        Ok(format!("/{}", walk.done))
+    }
+
+    /// [`SysRoot::resolve`], keeping the walk's last `lstat`.
+    fn resolve_walk(&self, path: &str, follow_last: bool) -> Result<Walk, ProbeError> {
+        let Some(rel) = plain_path(path) else {
+            return self.walk(path, String::new(), split_components(path), 0, follow_last);
+        };
+        let (parent, last) = rel.rsplit_once('/').unwrap_or(("", rel));
+        match self.resolve_dir(path, parent)? {
+            Walked::Found { done, hops } => {
+                self.walk(path, done, vec![last.to_string()], hops, follow_last)
+            }
+            Walked::Missing(mut done) => {
+                push_component(&mut done, last);
+                Ok(Walk {
+                    done,
+                    hops: 0,
+                    complete: false,
+                    last_meta: None,
+                })
+            }
+        }
+    }
+
+    /// The walk of directory `dir` (a plain path without its leading `/`, see [`plain_path`];
+    /// empty for the root), from the cache or by walking its last component from its parent's
+    /// (itself resolved the same way). `path` is the path being resolved, for errors.
+    fn resolve_dir(&self, path: &str, dir: &str) -> Result<Walked, ProbeError> {
+        if dir.is_empty() {
+            return Ok(Walked::Found {
+                done: String::new(),
+                hops: 0,
+            });
+        }
+        if let Some(hit) = self.dirs.lock().ok().and_then(|m| m.get(dir).cloned()) {
+            return Ok(hit);
+        }
+        let (parent, last) = dir.rsplit_once('/').unwrap_or(("", dir));
+        let walked = match self.resolve_dir(path, parent)? {
+            Walked::Found { done, hops } => {
+                let w = self.walk(path, done, vec![last.to_string()], hops, true)?;
+                if w.complete {
+                    Walked::Found {
+                        done: w.done,
+                        hops: w.hops,
+                    }
+                } else {
+                    Walked::Missing(w.done)
+                }
+            }
+            Walked::Missing(mut done) => {
+                push_component(&mut done, last);
+                Walked::Missing(done)
+            }
+        };
+        if let Ok(mut m) = self.dirs.lock() {
+            m.insert(dir.to_string(), walked.clone());
+        }
+        Ok(walked)
+    }
+
+    /// Walks components `rest` (in order) from the resolved path `done`, `hops` symlinks
+    /// already followed: the kernel's walk confined to the root (see [`SysRoot::resolve`]).
+    fn walk(
+        &self,
+        path: &str,
+        mut done: String,
+        rest: Vec<String>,
+        mut hops: usize,
+        follow_last: bool,
+    ) -> Result<Walk, ProbeError> {
+        let mut todo: Vec<String> = rest.into_iter().rev().collect();
+        let mut last_meta = None;
         while let Some(name) = todo.pop() {
+            last_meta = None;
             match name.as_str() {
                 "." => continue,
                 ".." => {
-                    done.pop();
+                    pop_component(&mut done);
                     continue;
                 }
                 _ => {}
             }
-            done.push(name);
+            push_component(&mut done, &name);
             if todo.is_empty() && !follow_last {
                 break;
             }
-            let host = self.root.join(done.join("/"));
+            let host = self.root.join(&done);
             let meta = match host.symlink_metadata() {
                 Ok(m) => m,
                 Err(_) => {
                     // Missing (or unreadable): the rest cannot be walked; opening reports it.
-                    done.extend(todo.drain(..).rev());
-                    break;
+                    while let Some(rest) = todo.pop() {
+                        push_component(&mut done, &rest);
+                    }
+                    return Ok(Walk {
+                        done,
+                        hops,
+                        complete: false,
+                        last_meta: None,
+                    });
                 }
             };
             if !meta.file_type().is_symlink() {
+                last_meta = Some(meta);
                 continue;
             }
             hops += 1;
@@ -208,13 +349,18 @@ impl SysRoot {
             }
             let target = std::fs::read_link(&host).map_err(|e| Self::io_error(path, e))?;
             let target = target.to_string_lossy().into_owned();
-            done.pop();
+            pop_component(&mut done);
             if target.starts_with('/') {
                 done.clear();
             }
             todo.extend(split_components(&target).into_iter().rev());
         }
-        Ok(format!("/{}", done.join("/")))
+        Ok(Walk {
+            done,
+            hops,
+            complete: true,
+            last_meta,
+        })
     }
 
     /// The host path read for kernel path `path` after [`SysRoot::resolve`], and that resolved
@@ -265,10 +411,16 @@ impl SysRoot {
     /// Reads a whole file as bytes (at most [`MAX_FILE_BYTES`]).
     pub fn read_bytes(&self, path: &str) -> Result<Vec<u8>, ProbeError> {
         use std::io::Read;
-        let (host, resolved) = self.open_path(path, true)?;
+        let walk = self.resolve_walk(path, true)?;
+        let resolved = format!("/{}", walk.done);
+        let host = self.host_path(&resolved);
         // /proc and /sys files are regular files; a FIFO (which would block the open) or a
-        // device node planted in a snapshot tree is refused before it is opened.
-        let meta = std::fs::metadata(&host).map_err(|e| Self::io_error(path, e))?;
+        // device node planted in a snapshot tree is refused before it is opened. The walk's
+        // lstat of the last component serves when it was not a link.
+        let meta = match walk.last_meta {
+            Some(meta) => meta,
+            None => std::fs::metadata(&host).map_err(|e| Self::io_error(path, e))?,
+        };
         if !meta.is_file() {
             let what = hwsurvey_model::files::kind_of(meta.file_type());
             return Err(ProbeError::Io {
@@ -276,11 +428,24 @@ impl SysRoot {
                 message: format!("is {what}, not a regular file"),
             });
         }
-        let file = std::fs::File::open(&host).map_err(|e| Self::io_error(path, e))?;
-        let mut buf = Vec::new();
-        file.take(MAX_FILE_BYTES + 1)
-            .read_to_end(&mut buf)
-            .map_err(|e| Self::io_error(path, e))?;
+        let mut file = std::fs::File::open(&host).map_err(|e| Self::io_error(path, e))?;
+        let size_bytes = meta.len();
+        let mut buf = Vec::with_capacity(size_bytes.min(MAX_FILE_BYTES) as usize + 1);
+        // In a snapshot the files are plain files whose size is their contents: reading that
+        // many bytes is the whole file, without a second read to see the end. (Live /proc
+        // files say 0 and /sys attributes 4096 whatever they hold: those are read to the end.)
+        if !self.is_live() && size_bytes > 0 && size_bytes <= MAX_FILE_BYTES {
+            (&mut file)
+                .take(size_bytes)
+                .read_to_end(&mut buf)
+                .map_err(|e| Self::io_error(path, e))?;
+        }
+        if buf.len() as u64 != size_bytes || buf.is_empty() {
+            (&mut file)
+                .take(MAX_FILE_BYTES + 1 - buf.len() as u64)
+                .read_to_end(&mut buf)
+                .map_err(|e| Self::io_error(path, e))?;
+        }
         if buf.len() as u64 > MAX_FILE_BYTES {
             return Err(ProbeError::Io {
                 path: path.to_string(),
@@ -462,5 +627,80 @@ mod tests {
         let acc = root.accessed();
         assert!(acc.contains(&"/etc/os-release".to_string()), "{acc:?}");
         assert!(acc.contains(&"/usr/lib/os-release".to_string()), "{acc:?}");
+    }
+
+    /// The directory cache gives the same answers as a fresh walk, keeps links inside the root
+    /// and still counts the links of a remembered directory against the limit.
+    #[cfg(unix)]
+    #[test]
+    fn remembered_directories_resolve_as_a_fresh_walk() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        std::fs::create_dir_all(r.join("sys/devices/system/cpu/cpu0/topology")).unwrap();
+        std::fs::create_dir_all(r.join("sys/bus/cpu/devices")).unwrap();
+        std::fs::write(
+            r.join("sys/devices/system/cpu/cpu0/topology/core_id"),
+            "7\n",
+        )
+        .unwrap();
+        // A relative link climbing out of the root, and an absolute one: both stay inside.
+        symlink(
+            "../../../../../../../sys/devices/system/cpu/cpu0",
+            r.join("sys/bus/cpu/devices/cpu0"),
+        )
+        .unwrap();
+        symlink("/sys/devices/system/cpu", r.join("sys/cpus")).unwrap();
+        // A chain of 39 directory links: a file below it needs 39 hops, a link below it one more.
+        std::fs::create_dir_all(r.join("chain")).unwrap();
+        symlink("/sys/devices/system/cpu/cpu0/topology", r.join("chain/l0")).unwrap();
+        for i in 1..39 {
+            symlink(format!("l{}", i - 1), r.join(format!("chain/l{i}"))).unwrap();
+        }
+        symlink("core_id", r.join("sys/devices/system/cpu/cpu0/topology/id")).unwrap();
+        symlink("id", r.join("sys/devices/system/cpu/cpu0/topology/id2")).unwrap();
+        let root = SysRoot::new(r);
+        let core_id = "/sys/devices/system/cpu/cpu0/topology/core_id";
+        for _ in 0..2 {
+            // twice: the second answers come from the remembered directories
+            assert_eq!(
+                root.resolve("/sys/bus/cpu/devices/cpu0/topology/core_id", true)
+                    .unwrap(),
+                core_id
+            );
+            assert_eq!(
+                root.read_value("/sys/cpus/cpu0/topology/core_id").unwrap(),
+                "7"
+            );
+            assert_eq!(
+                root.resolve("/sys/bus/cpu/devices/cpu0/../cpu1/online", true)
+                    .unwrap(),
+                "/sys/devices/system/cpu/cpu1/online"
+            );
+            assert_eq!(
+                root.resolve("/sys/bus/cpu/devices/cpu0", false).unwrap(),
+                "/sys/bus/cpu/devices/cpu0"
+            );
+            // A missing directory: the rest is appended as given, and reads are "missing".
+            assert_eq!(
+                root.resolve("/sys/cpus/cpu9/cache/index0/size", true)
+                    .unwrap(),
+                "/sys/devices/system/cpu/cpu9/cache/index0/size"
+            );
+            assert!(root
+                .read("/sys/cpus/cpu9/cache/index0/size")
+                .unwrap_err()
+                .is_missing());
+            // 39 + 1 links: fine; 39 + 2: more than 40, a loop, although the chain's directory
+            // was resolved (and remembered) before.
+            assert_eq!(root.read_value("/chain/l38/id").unwrap(), "7");
+            match root.read("/chain/l38/id2") {
+                Err(ProbeError::Io { path, message }) => {
+                    assert_eq!(path, "/chain/l38/id2");
+                    assert!(message.contains("too many levels"), "{message}");
+                }
+                other => panic!("expected a loop error, got {other:?}"),
+            }
+        }
     }
 }
