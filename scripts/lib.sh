@@ -81,6 +81,11 @@ mksquashfs                  squashfs-tools              # crates/testkit/src/blo
 mkfs.erofs                  erofs-utils                 # crates/testkit/src/blockdev.rs
 pvcreate                    lvm2                        # crates/testkit/src/blockdev.rs: an LVM PV
 mdadm                       mdadm                       # crates/testkit/src/blockdev.rs: an MD member (--create with the md driver; --examine checks the hand-built superblock)
+# the fleet playbook (fleet/site.yml): scripts/fleet-setup installs ansible-core from PyPI into
+# target/fleet-venv; crates/cli/tests/fleet_ansible.rs runs the playbook on this machine
+/usr/bin/python3            python3                     # scripts/fleet-setup: the interpreter of the virtual environment
+/usr/lib/python3.11/ensurepip/__init__.py python3-venv  # scripts/fleet-setup: python3 -m venv with pip (python3-venv pulls python3.11-venv)
+mkdir                       coreutils                   # fleet/roles/hwsurvey: the chassis lock on the controller
 '
 
 # Prints the list's rows as "COMMAND PACKAGE", one a line (comments and blank lines dropped).

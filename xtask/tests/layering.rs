@@ -1,5 +1,5 @@
 //! The crate layering of the workspace, read from `cargo metadata`: the readers of result
-//! files (report, qualify) and the result crate itself never depend, directly or through
+//! files (report, qualify, fleet) and the result crate itself never depend, directly or through
 //! another crate, on the crates that run workloads. Dev-dependencies do not count (a test may
 //! run a workload); normal and build dependencies do.
 
@@ -61,7 +61,12 @@ fn closure(deps: &BTreeMap<String, BTreeSet<String>>, name: &str) -> BTreeSet<St
 #[test]
 fn readers_do_not_depend_on_the_run_side() {
     let deps = workspace_deps();
-    for reader in ["hwsurvey-report", "hwsurvey-qualify", "hwsurvey-result"] {
+    for reader in [
+        "hwsurvey-report",
+        "hwsurvey-qualify",
+        "hwsurvey-fleet",
+        "hwsurvey-result",
+    ] {
         assert!(deps.contains_key(reader), "{reader} is a workspace crate");
         let all = closure(&deps, reader);
         let bad: Vec<_> = RUN_SIDE.iter().filter(|c| all.contains(**c)).collect();
