@@ -35,6 +35,14 @@ pub struct Io {
     pub pci: Probed<Vec<PciDevice>>,
     /// Block devices in name order, or why none could be listed.
     pub block: Probed<Vec<BlockDevice>>,
+    /// The path of every endpoint below a root port: the links on it, the narrowest, the
+    /// endpoints sharing it and its oversubscription ([`crate::pcie::paths`]). Empty when no
+    /// function sits below a root port (or in result files written before it existed).
+    #[serde(default)]
+    pub pcie_paths: Vec<crate::pcie::PciePath>,
+    /// Lanes in use per root complex ([`crate::pcie::paths`]).
+    #[serde(default)]
+    pub root_complexes: Vec<crate::pcie::RootComplexLanes>,
 }
 
 impl Default for Io {
@@ -45,6 +53,8 @@ impl Default for Io {
         Io {
             pci: Probed::Unknown(none()),
             block: Probed::Unknown(none()),
+            pcie_paths: Vec::new(),
+            root_complexes: Vec::new(),
         }
     }
 }
@@ -155,6 +165,16 @@ pub struct PciDevice {
     /// The PCIe link, when the function has link files (`None`: conventional PCI or an
     /// older kernel).
     pub link: Option<PcieLink>,
+    /// The upstream bridge's address, from the device tree (`None`: on a root bus).
+    #[serde(default)]
+    pub parent: Option<String>,
+    /// The root complex (`pci0000:00`) the function sits below, from the device tree.
+    #[serde(default)]
+    pub root_complex: Option<String>,
+    /// Its place in the PCIe hierarchy ([`crate::pcie::roles`]); `None` in result files
+    /// written before it existed.
+    #[serde(default)]
+    pub role: Option<crate::pcie::PcieRole>,
 }
 
 /// Class code -> words, for the classes a survey cares about.
@@ -308,8 +328,29 @@ fn pci_device(root: &SysRoot, address: &str) -> PciDevice {
             below_max_width,
         }
     });
+    // The device tree: /sys/bus/pci/devices/<addr> -> /sys/devices/pci0000:00/<port>/<addr>.
+    let (parent, root_complex) = match resolve_link(root, &dir) {
+        Some(t) => {
+            let parts: Vec<&str> = t.split('/').collect();
+            let me = parts.iter().rposition(|p| *p == address);
+            let parent = me
+                .and_then(|k| k.checked_sub(1))
+                .map(|k| parts[k])
+                .filter(|p| is_pci_address(p))
+                .map(str::to_string);
+            let rc = parts
+                .iter()
+                .find(|p| p.starts_with("pci") && p.contains(':'))
+                .map(|p| p.to_string());
+            (parent, rc)
+        }
+        None => (None, None),
+    };
     PciDevice {
         address: address.to_string(),
+        parent,
+        root_complex,
+        role: None,
         class_name: class_code
             .known()
             .and_then(|c| class_name(*c))
@@ -357,6 +398,50 @@ pub struct BlockDevice {
     pub model: Option<String>,
     /// NUMA node of the nearest ancestor device with `numa_node`; `None` inside when -1.
     pub numa_node: Probed<Option<u32>>,
+}
+
+/// One line for an endpoint's PCIe path: the bridges up to the root port, the narrowest link
+/// and the most oversubscribed shared link: `path 0000:03:00.0 > 0000:02:00.0 > 0000:01:00.0 >
+/// 0000:00:01.0: ceiling 3.94 GB/s/dir (Gen3 x4 its own link); 0000:01:00.0 Gen3 x8
+/// 7.88 GB/s/dir shared by 4 endpoints, 2.00:1 oversubscribed`.
+pub fn path_line(p: &crate::pcie::PciePath) -> String {
+    let mut line = format!("path {} > {}: ", p.endpoint, p.via.join(" > "));
+    match &p.narrowest {
+        None => line += "ceiling unknown (no link speed and width on the path)",
+        Some(n) => {
+            let whose = if n.device == p.endpoint {
+                "its own link".to_string()
+            } else {
+                format!("at {}", n.device)
+            };
+            line += &format!(
+                "ceiling {}/dir (Gen{} x{} {whose}{})",
+                format_rate_decimal(n.bandwidth_bytes_per_s as f64),
+                n.generation,
+                n.width_lanes,
+                if n.below_max { ", below its max" } else { "" }
+            );
+        }
+    }
+    if let Some(sh) = &p.shared {
+        line += &format!(
+            "; {} Gen{} x{} {}/dir shared by {}",
+            sh.link.device,
+            sh.link.generation,
+            sh.link.width_lanes,
+            format_rate_decimal(sh.link.bandwidth_bytes_per_s as f64),
+            plural(sh.endpoints.len() as u64, "endpoint")
+        );
+        match sh.oversubscription {
+            Some(o) if o > 1.0 => line += &format!(", {o:.2}:1 oversubscribed"),
+            Some(o) => line += &format!(", their maxima {o:.2}:1 of it"),
+            None => {}
+        }
+    }
+    if !p.unknown_links.is_empty() {
+        line += &format!("; link unknown at {}", p.unknown_links.join(", "));
+    }
+    line
 }
 
 /// Kernel path of a `/sys/block/<name>` link's target, resolved lexically (`..` removed).
@@ -462,17 +547,69 @@ fn block_device(root: &SysRoot, name: &str) -> BlockDevice {
     }
 }
 
-/// Probes PCI and block devices under `root`.
+/// Whether `s` is a PCI address `dddd:bb:dd.f` (hex digits; the domain may be longer).
+pub fn is_pci_address(s: &str) -> bool {
+    let hex = |t: &str, n: usize| t.len() == n && t.chars().all(|c| c.is_ascii_hexdigit());
+    let parts: Vec<&str> = s.split(':').collect();
+    match parts.as_slice() {
+        [domain, bus, devfn] => {
+            domain.len() >= 4
+                && domain.chars().all(|c| c.is_ascii_hexdigit())
+                && hex(bus, 2)
+                && devfn
+                    .split_once('.')
+                    .is_some_and(|(dev, func)| hex(dev, 2) && hex(func, 1))
+        }
+        _ => false,
+    }
+}
+
+/// Probes PCI and block devices under `root`, and the PCIe tree of the PCI functions
+/// ([`crate::pcie`]): the role of each bridge from its `config` capability where readable
+/// (root), else from the tree.
 pub fn probe(root: &SysRoot) -> Io {
     let pci = match root.list_dir(PCI_DEVICES) {
-        Ok(names) => Probed::Known(names.iter().map(|a| pci_device(root, a)).collect()),
+        Ok(names) => Probed::Known(
+            names
+                .iter()
+                .map(|a| pci_device(root, a))
+                .collect::<Vec<_>>(),
+        ),
         Err(e) => Probed::Unknown(e.into()),
+    };
+    let (pci, pcie_paths, root_complexes) = match pci {
+        Probed::Known(mut devs) => {
+            let config: Vec<Option<crate::pcie::PcieRole>> = devs
+                .iter()
+                .map(|d| {
+                    crate::pcie::is_pci_bridge(d.class_code.known().copied())
+                        .then(|| {
+                            root.read_bytes(&format!("{PCI_DEVICES}/{}/config", d.address))
+                                .ok()
+                                .and_then(|b| crate::pcie::port_type_from_config(&b))
+                        })
+                        .flatten()
+                })
+                .collect();
+            let roles = crate::pcie::roles(&devs, &config);
+            for (d, r) in devs.iter_mut().zip(&roles) {
+                d.role = Some(*r);
+            }
+            let (paths, rcs) = crate::pcie::paths(&devs, &roles);
+            (Probed::Known(devs), paths, rcs)
+        }
+        unknown => (unknown, Vec::new(), Vec::new()),
     };
     let block = match root.list_dir(BLOCK) {
         Ok(names) => Probed::Known(names.iter().map(|n| block_device(root, n)).collect()),
         Err(e) => Probed::Unknown(e.into()),
     };
-    Io { pci, block }
+    Io {
+        pci,
+        block,
+        pcie_paths,
+        root_complexes,
+    }
 }
 
 /// A readable section in the spirit of `lspci` (links) + `lsblk`, concise: PCIe functions
@@ -482,25 +619,21 @@ pub fn summary(io: &Io) -> String {
     let _ = writeln!(out, "I/O");
     match &io.pci {
         Probed::Known(devs) => {
-            let bridges = devs
-                .iter()
-                .filter(|d| d.class_code.known().is_some_and(|c| (c >> 16) == 0x06))
-                .count();
-            let _ = writeln!(
-                out,
-                "  PCI: {}{}",
-                plural(devs.len() as u64, "function"),
-                if bridges > 0 {
-                    format!(" ({}, not listed)", plural(bridges as u64, "bridge"))
-                } else {
-                    String::new()
-                }
-            );
+            let _ = writeln!(out, "  PCI: {}", plural(devs.len() as u64, "function"));
+            for rc in &io.root_complexes {
+                let _ = writeln!(
+                    out,
+                    "    root complex {}{}: {}, {} linked, {} in use",
+                    rc.root_complex,
+                    rc.numa_node
+                        .map(|n| format!(" (node {n})"))
+                        .unwrap_or_default(),
+                    plural(rc.root_ports as u64, "root port"),
+                    rc.root_ports_linked,
+                    plural(u64::from(rc.lanes_in_use), "lane"),
+                );
+            }
             for d in devs {
-                let bridge = d.class_code.known().is_some_and(|c| (c >> 16) == 0x06);
-                if bridge {
-                    continue;
-                }
                 let ids = match (d.vendor_id.known(), d.device_id.known()) {
                     (Some(v), Some(dv)) => format!("[{v:04x}:{dv:04x}]"),
                     _ => "[?]".into(),
@@ -547,16 +680,16 @@ pub fn summary(io: &Io) -> String {
                         )
                     }
                 };
-                let _ = writeln!(
-                    out,
-                    "    {} {} {ids}, {node}{link}",
-                    d.address,
-                    match (&d.class_name, d.class_code.known()) {
-                        (Some(n), _) => n.clone(),
-                        (None, Some(c)) => format!("class {c:#08x}"),
-                        (None, None) => "class ?".to_string(),
-                    },
-                );
+                let what = match (d.role, &d.class_name, d.class_code.known()) {
+                    (Some(r), _, _) if r != crate::pcie::PcieRole::Endpoint => r.words().into(),
+                    (_, Some(n), _) => n.clone(),
+                    (_, None, Some(c)) => format!("class {c:#08x}"),
+                    (_, None, None) => "class ?".to_string(),
+                };
+                let _ = writeln!(out, "    {} {what} {ids}, {node}{link}", d.address);
+            }
+            for p in &io.pcie_paths {
+                let _ = writeln!(out, "    {}", path_line(p));
             }
         }
         Probed::Unknown(u) => {

@@ -16,6 +16,7 @@ pub mod memory;
 pub mod numa;
 pub mod os;
 pub mod pages;
+pub mod pcie;
 pub mod run_env;
 pub mod summary;
 pub mod sysroot;

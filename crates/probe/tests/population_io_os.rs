@@ -376,3 +376,230 @@ fn live_machine() {
     );
     assert!(text.contains("MemTotal"), "{text}");
 }
+
+/// The PCIe tree of the 2-socket Intel capture (a 2013 kernel: no link files, config space
+/// cut at 64 bytes, so roles come from the tree): root ports on both root complexes, the
+/// Ethernet functions behind 0000:00:01.1, the coprocessor behind 0000:80:03.0 on the second
+/// socket, a PCIe-to-PCI bridge (ASPEED 1a03:1150) with the VGA function behind it.
+#[test]
+fn intel_2s_capture_pcie_tree_roles_and_paths() {
+    use hwsurvey_probe::pcie::PcieRole;
+    let Some(shared) = shared() else {
+        return;
+    };
+    let archive = shared.join(
+        "fixtures/x86_64-intel-2s-2numa-dmi-type17-raw/32em64t-2n8c+dax+nvme+mic+dimms.tar.bz2",
+    );
+    let (_dir, root) = hwsurvey_testkit::extract(&archive);
+    let io = io::probe(&SysRoot::new(&root));
+    let pci = io.pci.known().unwrap();
+    let dev = |a: &str| pci.iter().find(|d| d.address == a).unwrap();
+    let roots: Vec<&str> = pci
+        .iter()
+        .filter(|d| d.role == Some(PcieRole::RootPort))
+        .map(|d| d.address.as_str())
+        .collect();
+    assert_eq!(
+        roots,
+        [
+            "0000:00:01.0",
+            "0000:00:01.1",
+            "0000:00:11.0",
+            "0000:00:1c.0",
+            "0000:00:1e.0",
+            "0000:80:02.0",
+            "0000:80:02.2",
+            "0000:80:03.0"
+        ]
+    );
+    assert_eq!(dev("0000:04:00.0").role, Some(PcieRole::Bridge));
+    assert_eq!(dev("0000:04:00.0").parent.as_deref(), Some("0000:00:1c.0"));
+    assert_eq!(dev("0000:05:00.0").parent.as_deref(), Some("0000:04:00.0"));
+    assert_eq!(dev("0000:05:00.0").role, Some(PcieRole::Endpoint));
+    assert_eq!(dev("0000:02:00.3").parent.as_deref(), Some("0000:00:01.1"));
+    assert_eq!(dev("0000:00:02.0").parent, None);
+    assert_eq!(
+        dev("0000:83:00.0").root_complex.as_deref(),
+        Some("pci0000:80")
+    );
+    let paths: Vec<(&str, Vec<&str>)> = io
+        .pcie_paths
+        .iter()
+        .map(|p| {
+            (
+                p.endpoint.as_str(),
+                p.via.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            ("0000:02:00.0", vec!["0000:00:01.1"]),
+            ("0000:02:00.3", vec!["0000:00:01.1"]),
+            ("0000:05:00.0", vec!["0000:04:00.0", "0000:00:1c.0"]),
+            ("0000:82:00.0", vec!["0000:80:02.2"]),
+            ("0000:83:00.0", vec!["0000:80:03.0"]),
+        ]
+    );
+    // no link files: every ceiling unknown, named so; no lanes counted
+    let mic = io
+        .pcie_paths
+        .iter()
+        .find(|p| p.endpoint == "0000:83:00.0")
+        .unwrap();
+    assert_eq!(mic.narrowest, None);
+    assert_eq!(mic.unknown_links, ["0000:83:00.0"]);
+    let rcs: Vec<(&str, Option<u32>, usize, usize, u32)> = io
+        .root_complexes
+        .iter()
+        .map(|r| {
+            (
+                r.root_complex.as_str(),
+                r.numa_node,
+                r.root_ports,
+                r.root_ports_linked,
+                r.lanes_in_use,
+            )
+        })
+        .collect();
+    assert_eq!(
+        rcs,
+        [
+            ("pci0000:00", Some(0), 5, 0, 0),
+            ("pci0000:80", Some(1), 3, 0, 0)
+        ]
+    );
+    let text = io::summary(&io);
+    assert!(
+        text.contains("root complex pci0000:80 (node 1): 3 root ports, 0 linked, 0 lanes in use"),
+        "{text}"
+    );
+    assert!(
+        text.contains("path 0000:05:00.0 > 0000:04:00.0 > 0000:00:1c.0: ceiling unknown"),
+        "{text}"
+    );
+    assert!(!text.contains("not listed"), "{text}");
+}
+
+/// A PCIe function under `/sys/devices/<chain>` with its bus link and link files.
+fn pcie_fn(r: &Path, chain: &str, class: &str, link: Option<(&str, u32, &str, u32)>, node: &str) {
+    let dev = format!("/sys/devices/{chain}");
+    let addr = chain.rsplit('/').next().unwrap();
+    write(r, &format!("{dev}/class"), class);
+    write(r, &format!("{dev}/vendor"), "0x8086");
+    write(r, &format!("{dev}/device"), "0x1234");
+    write(r, &format!("{dev}/numa_node"), node);
+    if let Some((cs, cw, ms, mw)) = link {
+        write(r, &format!("{dev}/current_link_speed"), cs);
+        write(r, &format!("{dev}/current_link_width"), &cw.to_string());
+        write(r, &format!("{dev}/max_link_speed"), ms);
+        write(r, &format!("{dev}/max_link_width"), &mw.to_string());
+    }
+    symlink(
+        r,
+        &format!("/sys/bus/pci/devices/{addr}"),
+        &format!("../../../devices/{chain}"),
+    );
+}
+
+/// The seed story's platform: four x4 Gen3 NVMe drives behind one switch whose x8 Gen3
+/// uplink caps them at 7.88 GB/s together (2:1), and a fifth drive on its own root port,
+/// trained at Gen2: its own link is its ceiling, below its maximum.
+#[test]
+fn switch_uplink_shared_by_four_drives_is_their_ceiling() {
+    use hwsurvey_probe::pcie::PcieRole;
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    let g3 = "8.0 GT/s PCIe";
+    let rp = "pci0000:00/0000:00:01.0";
+    let up = format!("{rp}/0000:01:00.0");
+    pcie_fn(r, rp, "0x060400", Some((g3, 8, g3, 16)), "0");
+    pcie_fn(r, &up, "0x060400", Some((g3, 8, g3, 8)), "0");
+    for k in 0..4 {
+        let down = format!("{up}/0000:02:0{k}.0");
+        pcie_fn(r, &down, "0x060400", Some((g3, 4, g3, 4)), "0");
+        pcie_fn(
+            r,
+            &format!("{down}/0000:0{}:00.0", 3 + k),
+            "0x010802",
+            Some((g3, 4, g3, 4)),
+            "0",
+        );
+    }
+    let rp2 = "pci0000:00/0000:00:02.0";
+    pcie_fn(r, rp2, "0x060400", Some(("5.0 GT/s PCIe", 4, g3, 4)), "0");
+    // the drive's own files are missing: the root port's view of the link stands in
+    pcie_fn(r, &format!("{rp2}/0000:07:00.0"), "0x010802", None, "0");
+
+    let io = io::probe(&SysRoot::new(r));
+    let pci = io.pci.known().unwrap();
+    let role = |a: &str| pci.iter().find(|d| d.address == a).unwrap().role;
+    assert_eq!(role("0000:00:01.0"), Some(PcieRole::RootPort));
+    assert_eq!(role("0000:01:00.0"), Some(PcieRole::SwitchUpstream));
+    assert_eq!(role("0000:02:02.0"), Some(PcieRole::SwitchDownstream));
+    assert_eq!(role("0000:05:00.0"), Some(PcieRole::Endpoint));
+    assert_eq!(io.pcie_paths.len(), 5);
+    let p = &io.pcie_paths[0];
+    assert_eq!(p.endpoint, "0000:03:00.0");
+    assert_eq!(p.via, ["0000:02:00.0", "0000:01:00.0", "0000:00:01.0"]);
+    // alone, a drive is held by its own x4 Gen3 link (3.94 GB/s) ...
+    let n = p.narrowest.as_ref().unwrap();
+    assert_eq!(
+        (n.device.as_str(), n.width_lanes, n.generation, n.below_max),
+        ("0000:03:00.0", 4, 3, false)
+    );
+    assert_eq!(n.bandwidth_bytes_per_s, 3_938_461_538);
+    // ... together, by the switch's x8 Gen3 uplink they share: 4 x 3.94 GB/s over 7.88 GB/s
+    let sh = p.shared.as_ref().unwrap();
+    assert_eq!(sh.link.device, "0000:01:00.0");
+    assert_eq!(sh.link.bandwidth_bytes_per_s, 7_876_923_076);
+    assert_eq!(
+        sh.endpoints,
+        [
+            "0000:03:00.0",
+            "0000:04:00.0",
+            "0000:05:00.0",
+            "0000:06:00.0"
+        ]
+    );
+    assert!((sh.oversubscription.unwrap() - 2.0).abs() < 1e-9);
+    assert!(io.pcie_paths[..4].iter().all(|q| q.shared == p.shared));
+    let lone = &io.pcie_paths[4];
+    assert_eq!(lone.endpoint, "0000:07:00.0");
+    let n = lone.narrowest.as_ref().unwrap();
+    assert_eq!(
+        (n.device.as_str(), n.generation, n.width_lanes, n.below_max),
+        ("0000:07:00.0", 2, 4, true)
+    );
+    assert_eq!(n.bandwidth_bytes_per_s, 2_000_000_000);
+    assert_eq!(lone.shared, None);
+    assert_eq!(io.root_complexes.len(), 1);
+    let rc = &io.root_complexes[0];
+    assert_eq!(
+        (
+            rc.root_ports,
+            rc.root_ports_linked,
+            rc.lanes_in_use,
+            rc.numa_node
+        ),
+        (2, 2, 12, Some(0))
+    );
+    let text = io::summary(&io);
+    assert!(
+        text.contains(
+            "path 0000:03:00.0 > 0000:02:00.0 > 0000:01:00.0 > 0000:00:01.0: ceiling 3.94 GB/s/dir \
+             (Gen3 x4 its own link); 0000:01:00.0 Gen3 x8 7.88 GB/s/dir shared by 4 endpoints, \
+             2.00:1 oversubscribed"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("0000:01:00.0 switch upstream port [8086:1234], node 0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ceiling 2.00 GB/s/dir (Gen2 x4 its own link, below its max)"),
+        "{text}"
+    );
+}

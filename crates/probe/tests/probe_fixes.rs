@@ -156,20 +156,21 @@ fn symlink_loop_at_a_cpu_never_prints_a_kind_with_0_cores() {
     assert!(text.contains("topology known for 1"), "{text}");
 }
 
+/// Every function is listed, bridges by their role (they were counted apart as "not
+/// listed"), and the listed lines add up to the count.
 #[test]
-fn pci_count_says_how_many_bridges_are_not_listed() {
+fn pci_lists_every_function_bridges_by_their_role() {
     let Some(cap) = extract("x86_64-intel-2s-2numa-dmi-type17-raw") else {
         return;
     };
     let m = probe(&cap.root);
     let text = hwsurvey_probe::io::summary(&m.io);
-    assert!(
-        text.contains("  PCI: 137 functions (11 bridges, not listed)\n"),
-        "{text}"
-    );
-    // The listed functions and the hidden bridges add up to the count.
+    assert!(text.contains("  PCI: 137 functions\n"), "{text}");
     let listed = text.lines().filter(|l| l.starts_with("    0000:")).count();
-    assert_eq!(listed + 11, 137, "{text}");
+    assert_eq!(listed, 137, "{text}");
+    // 8 root ports and the PCIe-to-PCI bridge by role; host bridges and the rest by class
+    assert_eq!(text.matches(" root port [").count(), 8, "{text}");
+    assert!(text.contains("    0000:04:00.0 bridge [1a03:1150]"), "{text}");
 }
 
 /// Under qemu-user the kernel says x86_64 (/proc/sys/kernel/arch) while uname says aarch64; a
