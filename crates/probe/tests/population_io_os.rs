@@ -482,27 +482,6 @@ fn intel_2s_capture_pcie_tree_roles_and_paths() {
     assert!(!text.contains("not listed"), "{text}");
 }
 
-/// A PCIe function under `/sys/devices/<chain>` with its bus link and link files.
-fn pcie_fn(r: &Path, chain: &str, class: &str, link: Option<(&str, u32, &str, u32)>, node: &str) {
-    let dev = format!("/sys/devices/{chain}");
-    let addr = chain.rsplit('/').next().unwrap();
-    write(r, &format!("{dev}/class"), class);
-    write(r, &format!("{dev}/vendor"), "0x8086");
-    write(r, &format!("{dev}/device"), "0x1234");
-    write(r, &format!("{dev}/numa_node"), node);
-    if let Some((cs, cw, ms, mw)) = link {
-        write(r, &format!("{dev}/current_link_speed"), cs);
-        write(r, &format!("{dev}/current_link_width"), &cw.to_string());
-        write(r, &format!("{dev}/max_link_speed"), ms);
-        write(r, &format!("{dev}/max_link_width"), &mw.to_string());
-    }
-    symlink(
-        r,
-        &format!("/sys/bus/pci/devices/{addr}"),
-        &format!("../../../devices/{chain}"),
-    );
-}
-
 /// The seed story's platform: four x4 Gen3 NVMe drives behind one switch whose x8 Gen3
 /// uplink caps them at 7.88 GB/s together (2:1), and a fifth drive on its own root port,
 /// trained at Gen2: its own link is its ceiling, below its maximum.
@@ -511,26 +490,7 @@ fn switch_uplink_shared_by_four_drives_is_their_ceiling() {
     use hwsurvey_probe::pcie::PcieRole;
     let dir = tempfile::tempdir().unwrap();
     let r = dir.path();
-    let g3 = "8.0 GT/s PCIe";
-    let rp = "pci0000:00/0000:00:01.0";
-    let up = format!("{rp}/0000:01:00.0");
-    pcie_fn(r, rp, "0x060400", Some((g3, 8, g3, 16)), "0");
-    pcie_fn(r, &up, "0x060400", Some((g3, 8, g3, 8)), "0");
-    for k in 0..4 {
-        let down = format!("{up}/0000:02:0{k}.0");
-        pcie_fn(r, &down, "0x060400", Some((g3, 4, g3, 4)), "0");
-        pcie_fn(
-            r,
-            &format!("{down}/0000:0{}:00.0", 3 + k),
-            "0x010802",
-            Some((g3, 4, g3, 4)),
-            "0",
-        );
-    }
-    let rp2 = "pci0000:00/0000:00:02.0";
-    pcie_fn(r, rp2, "0x060400", Some(("5.0 GT/s PCIe", 4, g3, 4)), "0");
-    // the drive's own files are missing: the root port's view of the link stands in
-    pcie_fn(r, &format!("{rp2}/0000:07:00.0"), "0x010802", None, "0");
+    hwsurvey_testkit::pcie_switch_tree(r);
 
     let io = io::probe(&SysRoot::new(r));
     let pci = io.pci.known().unwrap();

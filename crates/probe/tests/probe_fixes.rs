@@ -170,7 +170,10 @@ fn pci_lists_every_function_bridges_by_their_role() {
     assert_eq!(listed, 137, "{text}");
     // 8 root ports and the PCIe-to-PCI bridge by role; host bridges and the rest by class
     assert_eq!(text.matches(" root port [").count(), 8, "{text}");
-    assert!(text.contains("    0000:04:00.0 bridge [1a03:1150]"), "{text}");
+    assert!(
+        text.contains("    0000:04:00.0 bridge [1a03:1150]"),
+        "{text}"
+    );
 }
 
 /// Under qemu-user the kernel says x86_64 (/proc/sys/kernel/arch) while uname says aarch64; a

@@ -222,11 +222,16 @@ pub struct HugePool {
 pub struct IoFacts {
     /// PCIe links (`/sys/bus/pci/devices/*/{current,max}_link_{speed,width}`).
     pub pcie: Probed<Vec<PcieLinkFacts>>,
+    /// Every endpoint's path to its root port (`hwsurvey_probe::pcie::paths`); `None` when
+    /// not given (facts built by hand, or a result file written before the probe had it).
+    #[serde(default)]
+    pub pcie_paths: Option<Vec<hwsurvey_probe::pcie::PciePath>>,
 }
 
 impl Default for IoFacts {
     fn default() -> Self {
         IoFacts {
+            pcie_paths: None,
             pcie: not_given("PCIe links"),
         }
     }

@@ -153,6 +153,7 @@ fn fill_os_io(f: &mut Facts, m: &Machine) {
         machine: b.e_machine,
         little_endian: b.endianness.to_ascii_lowercase().starts_with("little"),
     });
+    f.io.pcie_paths = m.io.pci.known().is_some().then(|| m.io.pcie_paths.clone());
     f.io.pcie = m.io.pci.clone().map(|devs| {
         devs.iter()
             .filter_map(|d| {

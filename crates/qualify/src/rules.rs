@@ -182,6 +182,13 @@ pub static ALL: &[RuleDef] = &[
         check: io_pcie_link,
     },
     RuleDef {
+        id: "io.pcie_uplink",
+        kind: RuleKind::Machine,
+        explanation: "no PCIe endpoint is capped by an upstream link that is oversubscribed or below its maximum",
+        params: &[],
+        check: io_pcie_uplink,
+    },
+    RuleDef {
         id: "binary.arch",
         kind: RuleKind::Machine,
         explanation: "the binary is built for the kernel's machine and word size",
@@ -1276,6 +1283,100 @@ pub fn pcie_gen(gt_per_s: f64) -> u32 {
         g if g <= 32.0 => 5,
         _ => 6,
     }
+}
+
+/// `io.pcie_uplink`: endpoints whose ceiling is set above them: a link they share with other
+/// endpoints whose maxima add up to more than it carries (a switch's uplink, 2:1 for four x4
+/// drives on an x8), or a narrowest link that is not their own and runs below its maximum.
+/// One finding per such link, naming the endpoints behind it.
+pub fn io_pcie_uplink(f: &Facts, _: &Params) -> Vec<Finding> {
+    const ID: &str = "io.pcie_uplink";
+    let Some(paths) = &f.io.pcie_paths else {
+        return vec![Finding::not_evaluated(
+            ID,
+            "no PCIe tree in these facts (a result file written before the probe read it)",
+        )];
+    };
+    if paths.iter().all(|p| p.links.is_empty()) {
+        return vec![Finding::not_evaluated(
+            ID,
+            if paths.is_empty() {
+                "no endpoint below a PCIe root port (a VM's devices on the root bus, or no PCIe)"
+                    .to_string()
+            } else {
+                format!(
+                    "none of the {} endpoints below a root port has a link with known speed and width",
+                    paths.len()
+                )
+            },
+        )];
+    }
+    let mut out = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    for p in paths {
+        if let Some(sh) = p
+            .shared
+            .as_ref()
+            .filter(|s| s.oversubscription.is_some_and(|o| o > 1.0))
+        {
+            if seen.contains(&sh.link.device) {
+                continue;
+            }
+            seen.push(sh.link.device.clone());
+            let o = sh.oversubscription.unwrap_or(0.0);
+            out.push(
+                Finding::new(
+                    ID,
+                    Verdict::Warn,
+                    format!(
+                        "{} endpoints ({}) share the Gen{} x{} link at {} = {}: {o:.2}:1 oversubscribed, so together they get at most {} each",
+                        sh.endpoints.len(),
+                        sh.endpoints.join(", "),
+                        sh.link.generation,
+                        sh.link.width_lanes,
+                        sh.link.device,
+                        format_rate_decimal(sh.link.bandwidth_bytes_per_s as f64),
+                        format_rate_decimal(sh.link.bandwidth_bytes_per_s as f64 / sh.endpoints.len() as f64),
+                    ),
+                )
+                .with(
+                    format!("/sys/bus/pci/devices/{}/current_link_speed,_width", sh.link.device),
+                    format!("Gen{} x{}", sh.link.generation, sh.link.width_lanes),
+                )
+                .fix("spread the devices over root ports (or switches) whose uplinks carry their sum, or accept the shared ceiling in the storage results"),
+            );
+        }
+        if let Some(n) = p
+            .narrowest
+            .as_ref()
+            .filter(|n| n.device != p.endpoint && n.below_max)
+        {
+            if seen.contains(&n.device) {
+                continue;
+            }
+            seen.push(n.device.clone());
+            out.push(
+                Finding::new(
+                    ID,
+                    Verdict::Warn,
+                    format!(
+                        "{} is capped at {} by the link at {} above it, which runs Gen{} x{} below its maximum",
+                        p.endpoint,
+                        format_rate_decimal(n.bandwidth_bytes_per_s as f64),
+                        n.device,
+                        n.generation,
+                        n.width_lanes
+                    ),
+                )
+                .with(
+                    format!("/sys/bus/pci/devices/{}/current_link_speed,_width", n.device),
+                    format!("Gen{} x{}", n.generation, n.width_lanes),
+                )
+                .fix("reseat the switch or riser, check the slot's wiring and the firmware's link speed setting"),
+            );
+        }
+    }
+    out
 }
 
 /// `io.pcie_link`: links running below their maximum speed or width, with the ceiling lost.

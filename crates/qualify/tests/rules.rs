@@ -739,3 +739,40 @@ fn balance_and_numa_without_data_are_not_evaluated() {
         vec![Verdict::NotEvaluated]
     );
 }
+
+/// The seed story's PCIe platform probed from a /sys tree: the switch's x8 uplink carries four
+/// x4 drives (2:1), one warning naming the four; the fifth drive's own link is below its
+/// maximum, which is io.pcie_link's business, not an upstream cap. A machine whose devices sit
+/// on the root bus (this VM) is not evaluated.
+#[test]
+fn pcie_uplink_shared_by_four_drives_warns_once_naming_them() {
+    let dir = tempfile::tempdir().unwrap();
+    hwsurvey_testkit::pcie_switch_tree(dir.path());
+    let machine = hwsurvey_probe::probe_machine(&hwsurvey_probe::SysRoot::new(dir.path()));
+    let f = hwsurvey_qualify::from_machine(&machine);
+    let out = rules::io_pcie_uplink(&f, &Params::default());
+    assert_eq!(verdicts(&out), vec![Verdict::Warn], "{out:#?}");
+    assert_eq!(
+        out[0].summary,
+        "4 endpoints (0000:03:00.0, 0000:04:00.0, 0000:05:00.0, 0000:06:00.0) share the Gen3 x8 \
+         link at 0000:01:00.0 = 7.88 GB/s: 2.00:1 oversubscribed, so together they get at most \
+         1.97 GB/s each"
+    );
+    // the same drives behind a x16 uplink: 15.75 GB/s of 15.75 GB/s, no finding
+    let dir = tempfile::tempdir().unwrap();
+    hwsurvey_testkit::pcie_switch_tree(dir.path());
+    let up = dir
+        .path()
+        .join("sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/current_link_width");
+    std::fs::write(&up, "16\n").unwrap();
+    std::fs::write(up.with_file_name("max_link_width"), "16\n").unwrap();
+    let machine = hwsurvey_probe::probe_machine(&hwsurvey_probe::SysRoot::new(dir.path()));
+    let f = hwsurvey_qualify::from_machine(&machine);
+    assert!(rules::io_pcie_uplink(&f, &Params::default()).is_empty());
+    // no endpoint below a root port
+    let mut f = Facts::default();
+    f.io.pcie_paths = Some(vec![]);
+    let out = rules::io_pcie_uplink(&f, &Params::default());
+    assert_eq!(verdicts(&out), vec![Verdict::NotEvaluated]);
+    assert!(out[0].summary.contains("no endpoint below a PCIe root port"));
+}

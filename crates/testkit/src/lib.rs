@@ -82,6 +82,68 @@ pub fn write(root: &Path, path: &str, value: &str) {
         .unwrap_or_else(|e| panic!("{}: {e}", host.display()));
 }
 
+/// Writes a PCI function into the /sys tree under `root`: `/sys/devices/<chain>` (e.g.
+/// `pci0000:00/0000:00:01.0/0000:01:00.0`) with `class`, vendor 0x8086, device 0x1234,
+/// `numa_node`, and when `link` is `(current speed, current width, max speed, max width)` the
+/// four link files; and its `/sys/bus/pci/devices/<address>` link.
+pub fn pci_function(
+    root: &Path,
+    chain: &str,
+    class: &str,
+    link: Option<(&str, u32, &str, u32)>,
+    numa_node: &str,
+) {
+    let dev = format!("/sys/devices/{chain}");
+    let address = chain.rsplit('/').next().unwrap_or(chain);
+    write(root, &format!("{dev}/class"), class);
+    write(root, &format!("{dev}/vendor"), "0x8086");
+    write(root, &format!("{dev}/device"), "0x1234");
+    write(root, &format!("{dev}/numa_node"), numa_node);
+    if let Some((cs, cw, ms, mw)) = link {
+        write(root, &format!("{dev}/current_link_speed"), cs);
+        write(root, &format!("{dev}/current_link_width"), &cw.to_string());
+        write(root, &format!("{dev}/max_link_speed"), ms);
+        write(root, &format!("{dev}/max_link_width"), &mw.to_string());
+    }
+    let link_path = root.join(format!("sys/bus/pci/devices/{address}"));
+    std::fs::create_dir_all(link_path.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(format!("../../../devices/{chain}"), &link_path)
+        .unwrap_or_else(|e| panic!("{}: {e}", link_path.display()));
+}
+
+/// The seed story's PCIe platform as a /sys tree under `root` ([`pci_function`]): root port
+/// 0000:00:01.0 (Gen3 x8 of x16) to a switch (upstream port 0000:01:00.0, Gen3 x8) with four
+/// downstream ports 0000:02:0k.0, each with an x4 Gen3 NVMe drive 0000:0{3+k}:00.0 (four x4
+/// on one x8: 2:1); root port 0000:00:02.0 trained at Gen2 x4 (of Gen3 x4) with drive
+/// 0000:07:00.0 whose own link files are missing. All on NUMA node 0.
+pub fn pcie_switch_tree(root: &Path) {
+    let g3 = "8.0 GT/s PCIe";
+    let rp = "pci0000:00/0000:00:01.0";
+    let up = format!("{rp}/0000:01:00.0");
+    pci_function(root, rp, "0x060400", Some((g3, 8, g3, 16)), "0");
+    pci_function(root, &up, "0x060400", Some((g3, 8, g3, 8)), "0");
+    for k in 0..4 {
+        let down = format!("{up}/0000:02:0{k}.0");
+        pci_function(root, &down, "0x060400", Some((g3, 4, g3, 4)), "0");
+        pci_function(
+            root,
+            &format!("{down}/0000:0{}:00.0", 3 + k),
+            "0x010802",
+            Some((g3, 4, g3, 4)),
+            "0",
+        );
+    }
+    let rp2 = "pci0000:00/0000:00:02.0";
+    pci_function(
+        root,
+        rp2,
+        "0x060400",
+        Some(("5.0 GT/s PCIe", 4, g3, 4)),
+        "0",
+    );
+    pci_function(root, &format!("{rp2}/0000:07:00.0"), "0x010802", None, "0");
+}
+
 /// Whether the command `tool` is an executable file on PATH (a name; a shell builtin of the same
 /// name does not count) or exists (an absolute path).
 pub fn have(tool: &str) -> bool {
