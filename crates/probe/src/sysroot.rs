@@ -162,9 +162,10 @@ fn pop_component(done: &mut String) {
 fn plain_path(path: &str) -> Option<&str> {
     let rel = path.strip_prefix('/')?;
     let plain = !rel.is_empty()
-        && rel
-            .split('/')
-            .all(|c| !c.is_empty() && c != "." && c != "..");
+        && !rel.ends_with('/')
+        && !rel.contains("//")
+        // most kernel paths hold no dot at all; those that do are checked component-wise
+        && (!rel.contains('.') || rel.split('/').all(|c| c != "." && c != ".."));
     plain.then_some(rel)
 }
 
@@ -236,13 +237,11 @@ impl SysRoot {
     /// [`SysRoot::resolve`], keeping the walk's last `lstat`.
     fn resolve_walk(&self, path: &str, follow_last: bool) -> Result<Walk, ProbeError> {
         let Some(rel) = plain_path(path) else {
-            return self.walk(path, String::new(), split_components(path), 0, follow_last);
+            return self.walk(path, String::new(), path, 0, follow_last);
         };
         let (parent, last) = rel.rsplit_once('/').unwrap_or(("", rel));
         match self.resolve_dir(path, parent)? {
-            Walked::Found { done, hops } => {
-                self.walk(path, done, vec![last.to_string()], hops, follow_last)
-            }
+            Walked::Found { done, hops } => self.walk(path, done, last, hops, follow_last),
             Walked::Missing(mut done) => {
                 push_component(&mut done, last);
                 Ok(Walk {
@@ -271,7 +270,7 @@ impl SysRoot {
         let (parent, last) = dir.rsplit_once('/').unwrap_or(("", dir));
         let walked = match self.resolve_dir(path, parent)? {
             Walked::Found { done, hops } => {
-                let w = self.walk(path, done, vec![last.to_string()], hops, true)?;
+                let w = self.walk(path, done, last, hops, true)?;
                 if w.complete {
                     Walked::Found {
                         done: w.done,
@@ -292,17 +291,18 @@ impl SysRoot {
         Ok(walked)
     }
 
-    /// Walks components `rest` (in order) from the resolved path `done`, `hops` symlinks
+    /// Walks the components of `rest` (in order) from the resolved path `done`, `hops` symlinks
     /// already followed: the kernel's walk confined to the root (see [`SysRoot::resolve`]).
     fn walk(
         &self,
         path: &str,
         mut done: String,
-        rest: Vec<String>,
+        rest: &str,
         mut hops: usize,
         follow_last: bool,
     ) -> Result<Walk, ProbeError> {
-        let mut todo: Vec<String> = rest.into_iter().rev().collect();
+        let mut todo: Vec<String> = split_components(rest);
+        todo.reverse();
         let mut last_meta = None;
         while let Some(name) = todo.pop() {
             last_meta = None;
@@ -671,6 +671,12 @@ mod tests {
             assert_eq!(
                 root.read_value("/sys/cpus/cpu0/topology/core_id").unwrap(),
                 "7"
+            );
+            // empty and `.` components, a trailing `/`: walked whole, the same answer
+            assert_eq!(
+                root.resolve("/sys//cpus/cpu0/./topology/core_id/", true)
+                    .unwrap(),
+                core_id
             );
             assert_eq!(
                 root.resolve("/sys/bus/cpu/devices/cpu0/../cpu1/online", true)
