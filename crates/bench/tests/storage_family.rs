@@ -156,6 +156,78 @@ fn standard_plan_with_two_dirs_drops_nothing_for_time() {
     );
 }
 
+/// Six directories: each alone, then the device-count ladder 2, 4 and all 6 at once, every
+/// pattern x threads x queue depth of the standard profile, with 1 thread per target per device
+/// (the ladder's points use threads x devices CPUs).
+#[test]
+fn six_dirs_plan_each_then_a_device_count_ladder() {
+    use hwsurvey_bench::families::storage_iops::device_ladder;
+    assert_eq!(device_ladder(1), Vec::<usize>::new());
+    assert_eq!(device_ladder(2), [2]);
+    assert_eq!(device_ladder(4), [2, 4]);
+    assert_eq!(device_ladder(6), [2, 4, 6]);
+    assert_eq!(device_ladder(16), [2, 4, 8, 16]);
+    let profile = load("standard");
+    let root = SysRoot::live();
+    let opts = RunOptions {
+        storage_dirs: (0..6).map(|i| PathBuf::from(format!("/d{i}"))).collect(),
+        ..Default::default()
+    };
+    let plan = build_plan(
+        &profile,
+        &fams(),
+        &probe_machine(&root),
+        &RunEnv::read(&root),
+        &opts,
+        &[],
+    )
+    .unwrap();
+    let fp = plan
+        .families
+        .iter()
+        .find(|f| f.family == "storage.iops")
+        .unwrap();
+    let targets: Vec<&str> = fp
+        .points
+        .iter()
+        .filter(|p| p.id.starts_with("randread_4k/") && p.id.ends_with("/threads=1/qd=16"))
+        .map(|p| p.id.split('/').nth(1).unwrap())
+        .collect();
+    assert_eq!(
+        targets,
+        [
+            "target=dir0",
+            "target=dir1",
+            "target=dir2",
+            "target=dir3",
+            "target=dir4",
+            "target=dir5",
+            "target=first2",
+            "target=first4",
+            "target=all"
+        ]
+    );
+    let four = fp
+        .points
+        .iter()
+        .find(|p| p.id == "randread_4k/target=first4/threads=2/qd=16")
+        .unwrap();
+    assert_eq!(four.threads, 8);
+    let params: hwsurvey_bench::families::storage_iops::PointParams = four.params().unwrap();
+    assert_eq!(
+        params.targets,
+        (0..4)
+            .map(
+                |i| hwsurvey_bench::families::storage_iops::TargetSpec::Dir {
+                    path: PathBuf::from(format!("/d{i}"))
+                }
+            )
+            .collect::<Vec<_>>()
+    );
+    // 4 patterns x 2 thread counts x 2 queue depths x (6 + 3) groups
+    assert_eq!(fp.points.len(), 4 * 2 * 2 * 9);
+}
+
 #[test]
 fn refused_device_is_skipped_and_never_written() {
     use hwsurvey_testkit::blockdev::{blank_image, find_tool, make, Kind};

@@ -317,3 +317,111 @@ fn leftover_of_a_killed_run_is_named_when_removed() {
     );
     assert!(!left.exists());
 }
+
+/// Four blank loop devices, `--destructive`: storage.iops measures each alone and the
+/// device-count ladder (the first 2, then all 4 at once), and `compare` of the result shows
+/// IOPS and CPU time per I/O against the number of devices, with the efficiency against
+/// N x one device, the knee and the limit in the IOPS table's notes. The four loops share one
+/// disk (/var/tmp), so they need not scale; the test holds the ladder's shape and arithmetic.
+#[test]
+fn four_loop_devices_give_an_iops_ladder_that_compare_shows() {
+    if let Some(why) = loop_unavailable() {
+        println!("SKIPPED: loop devices: {why}");
+        return;
+    }
+    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    let out = dir.path().join("ladder.json");
+    let loops: Vec<LoopDevice> = (0..4)
+        .map(|k| {
+            let img = dir.path().join(format!("d{k}.img"));
+            blank_image(&img).unwrap();
+            LoopDevice::attach(&img).unwrap()
+        })
+        .collect();
+    let mut cmd = hwsurvey();
+    cmd.args([
+        "run",
+        "--profile",
+        "quick",
+        "--only",
+        "storage",
+        "--destructive",
+    ]);
+    for lo in &loops {
+        cmd.arg("--storage-device").arg(&lo.path);
+    }
+    let o = cmd.arg("-o").arg(&out).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let tests = file["tests"].as_array().unwrap();
+    let ladder: Vec<(String, usize)> = tests
+        .iter()
+        .filter(|t| {
+            t["point"]["id"]
+                .as_str()
+                .is_some_and(|id| id.starts_with("randread_4k/") && id.ends_with("/qd=4"))
+        })
+        .map(|t| {
+            (
+                t["point"]["id"]
+                    .as_str()
+                    .unwrap()
+                    .split('/')
+                    .nth(1)
+                    .unwrap()
+                    .to_string(),
+                t["point"]["params"]["targets"].as_array().unwrap().len(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, usize)> = [
+        ("target=dev0", 1),
+        ("target=dev1", 1),
+        ("target=dev2", 1),
+        ("target=dev3", 1),
+        ("target=first2", 2),
+        ("target=all", 4),
+    ]
+    .iter()
+    .map(|(k, n)| (k.to_string(), *n))
+    .collect();
+    assert_eq!(ladder, want);
+    let iops = |id: &str| -> f64 {
+        let t = tests.iter().find(|t| t["point"]["id"] == id).unwrap();
+        assert_eq!(t["outcome"], "measured", "{t}");
+        t["metrics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == "iops")
+            .unwrap()["summary"]["median"]
+            .as_f64()
+            .unwrap()
+    };
+    let one = iops("randread_4k/target=dev0/threads=1/qd=4");
+    let all = iops("randread_4k/target=all/threads=1/qd=4");
+    let shown = hwsurvey().arg("compare").arg(&out).output().unwrap();
+    let table = text(&shown.stdout);
+    assert_eq!(shown.status.code(), Some(0), "{}", text(&shown.stderr));
+    let head = "storage.iops IOPS vs devices (randread_4k, threads=1, qd=4)";
+    let at = table
+        .find(head)
+        .unwrap_or_else(|| panic!("no {head:?} in:\n{table}"));
+    let section = &table[at..];
+    let section = &section[..section.find("\n\n").unwrap_or(section.len())];
+    for row in ["1 device", "2 devices", "4 devices"] {
+        assert!(section.contains(row), "{row} missing:\n{section}");
+    }
+    let efficiency = (100.0 * all / (4.0 * one)).round();
+    assert!(
+        table.contains(&format!("= {efficiency:.0} % of 4 x 1 device")),
+        "no efficiency {efficiency} % (4 devices {all}, 1 device {one}):\n{table}"
+    );
+    assert!(table.contains("; knee at "), "{table}");
+    assert!(table.contains("; limit: the "), "{table}");
+    assert!(
+        table.contains("storage.iops CPU time per I/O vs devices (randread_4k, threads=1, qd=4)"),
+        "{table}"
+    );
+}

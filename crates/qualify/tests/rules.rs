@@ -774,5 +774,7 @@ fn pcie_uplink_shared_by_four_drives_warns_once_naming_them() {
     f.io.pcie_paths = Some(vec![]);
     let out = rules::io_pcie_uplink(&f, &Params::default());
     assert_eq!(verdicts(&out), vec![Verdict::NotEvaluated]);
-    assert!(out[0].summary.contains("no endpoint below a PCIe root port"));
+    assert!(out[0]
+        .summary
+        .contains("no endpoint below a PCIe root port"));
 }

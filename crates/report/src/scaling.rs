@@ -12,7 +12,12 @@
 //!   of the `closed/pages=<mode>/clients=N` points, one table each per page mode;
 //! - `mem.loaded_latency`: `latency_ns` (y) vs the `bandwidth_bytes_per_s` the load threads
 //!   delivered (x, per cell), one table per `params.load_kind`; the idle point (no load
-//!   threads, no bandwidth metric) starts every kind's curve at x = 0.
+//!   threads, no bandwidth metric) starts every kind's curve at x = 0;
+//! - `storage.iops`: `iops` and `cpu_ns_per_io` vs the number of devices driven at once
+//!   (`params.targets`), one table per `<pattern>/threads=T/qd=Q`, over the first target alone
+//!   (`target=dir0`/`dev0`) and the device-count ladder (`target=first<N>`, `target=all`); the
+//!   IOPS table's notes give each platform's scaling efficiency against N x one device, the
+//!   knee, and what limits the top of the ladder ([`ladder_notes`]).
 
 use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal};
 use hwsurvey_result::{MetricResult, ResultFile, TestResult};
@@ -124,6 +129,147 @@ fn loaded_place(id: &str, p: &Value) -> Vec<Place> {
     }]
 }
 
+fn devices_place(id: &str, p: &Value) -> Vec<Place> {
+    let parts: Vec<&str> = id.split('/').collect();
+    let [pattern, target, threads, qd] = parts.as_slice() else {
+        return Vec::new();
+    };
+    let Some(key) = target.strip_prefix("target=") else {
+        return Vec::new();
+    };
+    if !(key == "dir0" || key == "dev0" || key == "all" || key.starts_with("first")) {
+        return Vec::new();
+    }
+    let Some(n) = p.get("targets").and_then(Value::as_array).map(Vec::len) else {
+        return Vec::new();
+    };
+    vec![Place {
+        curve: format!("{pattern}/{threads}/{qd}"),
+        row_key: n as f64,
+        label: format!("{n} device{}", if n == 1 { "" } else { "s" }),
+        x: Some(n as f64),
+    }]
+}
+
+fn devices_spec(y_label: &str) -> PlotSpec {
+    PlotSpec {
+        x_label: "devices driven at once".into(),
+        x_unit: "devices".into(),
+        x_log: true,
+        y_label: y_label.into(),
+        y_log: false,
+    }
+}
+
+/// One point of a platform's device-count ladder.
+struct LadderPoint {
+    devices: usize,
+    iops: f64,
+    busy_cpus: Option<f64>,
+    bytes_per_s: Option<f64>,
+    link_ceiling_bytes_per_s: Option<f64>,
+}
+
+/// The notes of a `storage.iops` IOPS-vs-devices table (`curve`: `<pattern>/threads=T/qd=Q`),
+/// one per platform with two or more ladder points: the top of the ladder against N x one
+/// device (scaling efficiency), the knee (the most devices still at >= 90 % efficiency), and
+/// the limit there: the CPU when the busy CPUs (`details.cpu_busy_cpus`) reach 80 % of the run's
+/// usable CPUs, the links when the bytes moved reach 80 % of the sum of the devices' current
+/// PCIe ceilings (`details.targets[].pcie_current_ceiling_bytes_per_s`), else the devices.
+pub fn ladder_notes(inputs: &[Input], curve: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for i in inputs {
+        let mut pts: Vec<LadderPoint> = Vec::new();
+        for t in &i.file.tests {
+            if t.point.family != "storage.iops" || t.outcome != hwsurvey_result::Outcome::Measured {
+                continue;
+            }
+            let Some(place) = devices_place(&t.point.id, &t.point.params).pop() else {
+                continue;
+            };
+            let Some(iops) = metric(t, "iops").and_then(|m| m.summary.as_ref()) else {
+                continue;
+            };
+            if place.curve != curve || pts.iter().any(|p| p.devices == place.row_key as usize) {
+                continue;
+            }
+            let d = &t.details;
+            let ceilings: Option<Vec<f64>> = d
+                .get("targets")
+                .and_then(Value::as_array)
+                .map(|ts| {
+                    ts.iter()
+                        .map(|c| {
+                            c.get("pcie_current_ceiling_bytes_per_s")
+                                .and_then(Value::as_f64)
+                        })
+                        .collect::<Option<Vec<f64>>>()
+                })
+                .unwrap_or(None);
+            pts.push(LadderPoint {
+                devices: place.row_key as usize,
+                iops: iops.median,
+                busy_cpus: d.get("cpu_busy_cpus").and_then(Value::as_f64),
+                bytes_per_s: d
+                    .get("block_size_bytes")
+                    .and_then(Value::as_f64)
+                    .map(|b| b * iops.median),
+                link_ceiling_bytes_per_s: ceilings.map(|c| c.iter().sum()),
+            });
+        }
+        pts.sort_by_key(|p| p.devices);
+        let (Some(one), Some(top)) = (pts.first(), pts.last()) else {
+            continue;
+        };
+        if pts.len() < 2 || one.devices != 1 || one.iops <= 0.0 {
+            continue;
+        }
+        let eff = |p: &LadderPoint| p.iops / (p.devices as f64 * one.iops);
+        let knee = pts
+            .iter()
+            .filter(|p| eff(p) >= 0.9)
+            .map(|p| p.devices)
+            .max()
+            .unwrap_or(1);
+        let cpus = i.file.environment.cpus.len();
+        let limit = match (top.busy_cpus, top.bytes_per_s, top.link_ceiling_bytes_per_s) {
+            (Some(b), _, _) if cpus > 0 && b >= 0.8 * cpus as f64 => {
+                format!("the CPU ({b:.1} of {cpus} usable CPUs busy)")
+            }
+            (_, Some(moved), Some(ceiling)) if ceiling > 0.0 && moved >= 0.8 * ceiling => format!(
+                "the PCIe links ({} of {} together)",
+                format_rate_decimal(moved),
+                format_rate_decimal(ceiling)
+            ),
+            (b, _, c) => format!(
+                "the devices (CPU {}, links {})",
+                b.map(|b| format!("{b:.1} of {cpus} CPUs busy"))
+                    .unwrap_or_else(|| "busy time unknown".into()),
+                if c.is_some() {
+                    "below 80 % of their ceilings"
+                } else {
+                    "unknown"
+                }
+            ),
+        };
+        out.push(format!(
+            "{}: {} devices {} = {:.0} % of {} x 1 device ({}); knee at {}; limit: {limit}",
+            i.label,
+            top.devices,
+            human(top.iops, "IOPS"),
+            100.0 * eff(top),
+            top.devices,
+            human(one.iops, "IOPS"),
+            if knee == 1 {
+                "1 device".to_string()
+            } else {
+                format!("{knee} devices")
+            },
+        ));
+    }
+    out
+}
+
 fn rule(family: &str) -> Vec<CurveRule> {
     match family {
         "mem.latency" => vec![CurveRule {
@@ -196,6 +342,22 @@ fn rule(family: &str) -> Vec<CurveRule> {
                 y_log: false,
             },
         }],
+        "storage.iops" => vec![
+            CurveRule {
+                place: devices_place,
+                metric: "iops",
+                x_metric: None,
+                title: |c| format!("IOPS vs devices ({})", c.replace('/', ", ")),
+                spec: || devices_spec("IOPS"),
+            },
+            CurveRule {
+                place: devices_place,
+                metric: "cpu_ns_per_io",
+                x_metric: None,
+                title: |c| format!("CPU time per I/O vs devices ({})", c.replace('/', ", ")),
+                spec: || devices_spec("CPU time per I/O"),
+            },
+        ],
         _ => Vec::new(),
     }
 }
@@ -353,12 +515,19 @@ pub fn scaling_tables(inputs: &[Input], family: &str, flags: &[String]) -> Vec<T
             {
                 continue;
             }
+            // one storage target: no ladder, the family table already has its figures
+            if family == "storage.iops" && rows.len() < 2 {
+                continue;
+            }
             let spec = (r.spec)();
             let mut notes = flags.to_vec();
             notes.push(format!(
                 "rows: {}; value = median {} of the samples (CV = coefficient of variation); one line per platform in the plot",
                 spec.x_label, r.metric
             ));
+            if family == "storage.iops" && r.metric == "iops" {
+                notes.extend(ladder_notes(inputs, &g.key));
+            }
             out.push(Table {
                 id: format!("scaling:{family}:{}:{}", r.metric, g.key),
                 title: format!("{family} {}", (r.title)(&g.key)),

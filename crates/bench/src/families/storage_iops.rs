@@ -46,7 +46,9 @@ pub struct Params {
     pub file_size_bytes: u64,
     /// One timed sample, seconds; (0, 60].
     pub window_s: f64,
-    /// Also run every point on all targets at once (when there are two or more).
+    /// Also run every point on several targets at once, over a device-count ladder
+    /// ([`device_ladder`]: the first 2, 4, 8, ... targets, then all), when there are two or
+    /// more.
     pub all_targets_together: bool,
 }
 
@@ -134,6 +136,22 @@ pub struct PointParams {
     pub window_s: f64,
 }
 
+/// The device counts driven at once, after each target alone: 2, 4, 8, ... below `targets`,
+/// then all of them (`[2, 4, 6]` for 6 targets; none for one target). The points are named
+/// `target=first<N>` (the first N targets in the order given) and `target=all`.
+pub fn device_ladder(targets: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut n = 2;
+    while n < targets {
+        out.push(n);
+        n *= 2;
+    }
+    if targets > 1 {
+        out.push(targets);
+    }
+    out
+}
+
 /// The reason the family is skipped without targets.
 pub const NO_TARGET_REASON: &str = "no --storage-dir given: storage.iops creates its test files only in directories \
      you name (one per device), or writes a raw device only with --storage-device /dev/X --destructive";
@@ -180,8 +198,15 @@ impl Family for StorageIops {
             .iter()
             .map(|(k, t)| (k.clone(), vec![t.clone()]))
             .collect();
-        if params.all_targets_together && targets.len() > 1 {
-            groups.push(("all".into(), targets.iter().map(|t| t.1.clone()).collect()));
+        if params.all_targets_together {
+            for n in device_ladder(targets.len()) {
+                let key = if n == targets.len() {
+                    "all".to_string()
+                } else {
+                    format!("first{n}")
+                };
+                groups.push((key, targets[..n].iter().map(|t| t.1.clone()).collect()));
+            }
         }
         let windows = input.settings.samples_min.max(1) as f64;
         for pattern in &params.patterns {
