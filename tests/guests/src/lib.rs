@@ -75,6 +75,10 @@ pub struct Guest {
     /// Distance matrix between the nodes (`-numa dist`), 10 = local.
     #[serde(default)]
     pub distances: Vec<Vec<u32>>,
+    /// Extra qemu devices, each the value of one `-device` (PCIe root ports, switch ports,
+    /// NVMe controllers: `pcie-root-port,id=rp1,bus=pcie.0,chassis=1,x-speed=8,x-width=4`).
+    #[serde(default)]
+    pub devices: Vec<String>,
     /// Kernel command line additions.
     pub kernel: KernelArgs,
     /// The cgroup the guest's init puts the commands in.
@@ -181,6 +185,24 @@ pub struct Expect {
     /// out right fails the test, so the list is emptied as the bugs are fixed.
     #[serde(default)]
     pub known_probe_bugs: BTreeMap<String, String>,
+    /// A PCIe link several endpoints share, when the guest has one ([`Guest::devices`]).
+    pub pcie_shared: Option<ExpectSharedLink>,
+}
+
+/// A shared PCIe link the probe must find (`io.pcie_paths[].shared`) and qualify's
+/// `io.pcie_uplink` must warn about.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectSharedLink {
+    /// The function whose link it is (a switch's upstream port), e.g. `0000:01:00.0`.
+    pub device: String,
+    /// The endpoints behind it, in address order.
+    pub endpoints: Vec<String>,
+    /// The link: `Gen1 x1`.
+    pub link: String,
+    /// Sum of the endpoints' maximum bandwidths over the link's: 4.0 for four x1 drives on an
+    /// x1 uplink.
+    pub oversubscription: f64,
 }
 
 /// Facts of one NUMA node.
@@ -340,6 +362,10 @@ impl Guest {
                     args.push(format!("dist,src={i},dst={j},val={d}"));
                 }
             }
+        }
+        for d in &self.devices {
+            args.push("-device".into());
+            args.push(d.clone());
         }
         args
     }

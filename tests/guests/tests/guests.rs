@@ -363,6 +363,32 @@ fn wrong_facts(guest: &Guest, m: &Machine) -> Vec<(String, String)> {
             );
         }
     }
+    if let Some(want) = &e.pcie_shared {
+        let shared: Vec<String> =
+            m.io.pcie_paths
+                .iter()
+                .filter_map(|p| p.shared.as_ref())
+                .map(|sh| {
+                    format!(
+                        "{} Gen{} x{} shared by {:?}, {:.2}:1",
+                        sh.link.device,
+                        sh.link.generation,
+                        sh.link.width_lanes,
+                        sh.endpoints,
+                        sh.oversubscription.unwrap_or(f64::NAN)
+                    )
+                })
+                .collect();
+        let expected = format!(
+            "{} {} shared by {:?}, {:.2}:1",
+            want.device, want.link, want.endpoints, want.oversubscription
+        );
+        check(
+            "pcie shared link",
+            format!("{:?}", vec![expected; want.endpoints.len()]),
+            format!("{shared:?}"),
+        );
+    }
     if !guest.distances.is_empty() {
         check(
             "numa distances",
@@ -529,6 +555,29 @@ fn check_guest(name: &str, measure: bool) {
             qualify.stdout
         ));
     }
+    // qualify's io.pcie_uplink names the shared link, the endpoints' count and the ratio
+    if let Some(want) = &guest.expect.pcie_shared {
+        let needles = [
+            "\"io.pcie_uplink\"".to_string(),
+            format!(
+                "{} endpoints ({}) share the {} link at {}",
+                want.endpoints.len(),
+                want.endpoints.join(", "),
+                want.link,
+                want.device
+            ),
+            format!("{:.2}:1 oversubscribed", want.oversubscription),
+        ];
+        if let Some(n) = needles
+            .iter()
+            .find(|n| !qualify.stdout.contains(n.as_str()))
+        {
+            failures.push(format!(
+                "qualify: no {n} (io.pcie_uplink):\n{}",
+                qualify.stdout
+            ));
+        }
+    }
     if guest.expect.thp == "never" && !qualify.stdout.contains("never") {
         failures.push(format!(
             "qualify: does not name THP never:\n{}",
@@ -584,13 +633,17 @@ fn qemu_arguments_follow_the_definition() {
     );
     assert!(args.contains("-numa dist,src=0,dst=2,val=32"), "{args}");
     let off = Guest::load("x86-offline-cgroup1").unwrap();
+    let args = off.qemu_args().join(" ");
     assert!(
-        off.qemu_args()
-            .join(" ")
-            .contains("-smp cpus=4,maxcpus=8,sockets=2,cores=4,threads=1"),
-        "{:?}",
-        off.qemu_args()
+        args.contains("-smp cpus=4,maxcpus=8,sockets=2,cores=4,threads=1"),
+        "{args}"
     );
+    // its PCIe switch: the root port's link, the upstream port, four drives
+    assert!(
+        args.contains("-device pcie-root-port,id=rp1,bus=pcie.0,chassis=1,slot=1,x-speed=8,x-width=8 -device x3130-upstream,id=up1,bus=rp1"),
+        "{args}"
+    );
+    assert_eq!(args.matches("-device nvme,").count(), 4, "{args}");
     let arm = Guest::load("arm64-2n-clusters").unwrap();
     assert!(arm
         .qemu_args()
