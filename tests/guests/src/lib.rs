@@ -79,12 +79,32 @@ pub struct Guest {
     /// NVMe controllers: `pcie-root-port,id=rp1,bus=pcie.0,chassis=1,x-speed=8,x-width=4`).
     #[serde(default)]
     pub devices: Vec<String>,
+    /// Raw disk images for the devices (`-drive file=<run folder>/drives/<id>.img,if=none,
+    /// id=<id>,format=raw`), sparse files made for each run; a device names one with
+    /// `drive=<id>`.
+    #[serde(default)]
+    pub drives: Vec<Drive>,
+    /// Kernel modules loaded with `insmod` before the commands, in this order, by file stem
+    /// (`nvme-core` is `kernel/.../nvme-core.ko` of the guest's Debian kernel package; the
+    /// Debian kernels build most drivers as modules).
+    #[serde(default)]
+    pub modules: Vec<String>,
     /// Kernel command line additions.
     pub kernel: KernelArgs,
     /// The cgroup the guest's init puts the commands in.
     pub cgroup: Option<CgroupLimit>,
     /// What a correct probe derives inside this guest.
     pub expect: Expect,
+}
+
+/// A raw disk image of a guest.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Drive {
+    /// qemu's drive id.
+    pub id: String,
+    /// Size, MiB.
+    pub size_mib: u64,
 }
 
 /// `-smp` of a guest.
@@ -516,6 +536,26 @@ pub fn kernel_image(arch: &str) -> Result<PathBuf> {
         .with_context(|| format!("{package} holds no {}/vmlinuz-*", dir.display()))
 }
 
+/// The module file `<name>.ko` of the Debian kernel package of `arch`
+/// (`lib/modules/<version>/kernel/...`).
+pub fn kernel_module(arch: &str, name: &str) -> Result<PathBuf> {
+    let package = kernel_package(arch)?;
+    let modules = fetch_package(arch, &package)?.join("lib/modules");
+    let file = format!("{name}.ko");
+    let mut stack = vec![modules.clone()];
+    while let Some(dir) = stack.pop() {
+        for e in fs::read_dir(&dir).with_context(|| format!("cannot read {}", dir.display()))? {
+            let p = e?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().and_then(|n| n.to_str()) == Some(file.as_str()) {
+                return Ok(p);
+            }
+        }
+    }
+    bail!("{package} holds no {file} under {}", modules.display())
+}
+
 /// busybox of `arch`, from Debian's busybox-static.
 pub fn busybox(arch: &str) -> Result<PathBuf> {
     let path = fetch_package(arch, "busybox-static")?.join("bin/busybox");
@@ -574,6 +614,12 @@ pub fn init_script(guest: &Guest, commands: &[Vec<String>]) -> String {
          mount -t tmpfs tmpfs /tmp\n\
          echo 1 > /proc/sys/kernel/printk\n",
     );
+    for m in &guest.modules {
+        let _ = writeln!(
+            s,
+            "insmod /lib/modules/{m}.ko || echo 'insmod {m} failed' >&2"
+        );
+    }
     // the guest's name as its hostname, so that result files and compare's default column
     // labels tell the guests apart (the kernel's default is "(none)")
     let _ = writeln!(s, "hostname {}", shell_quote(&guest.name));
@@ -645,6 +691,15 @@ pub fn build_initramfs(guest: &Guest, commands: &[Vec<String>], path: &Path) -> 
     }
     fs::copy(busybox(guest.debian_arch())?, root.join("bin/busybox"))?;
     fs::copy(dist_binary(guest)?, root.join("bin/hwsurvey"))?;
+    if !guest.modules.is_empty() {
+        fs::create_dir_all(root.join("lib/modules"))?;
+        for m in &guest.modules {
+            fs::copy(
+                kernel_module(guest.debian_arch(), m)?,
+                root.join(format!("lib/modules/{m}.ko")),
+            )?;
+        }
+    }
     let init = root.join("init");
     fs::write(&init, init_script(guest, commands))?;
     set_executable(&init)?;
@@ -739,6 +794,20 @@ pub fn run(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Result
     let console_log = out_dir.join("console.log");
 
     let mut cmd = Command::new(&guest.qemu);
+    if !guest.drives.is_empty() {
+        fs::create_dir_all(out_dir.join("drives"))?;
+    }
+    for d in &guest.drives {
+        let img = out_dir.join(format!("drives/{}.img", d.id));
+        fs::File::create(&img)
+            .and_then(|f| f.set_len(d.size_mib << 20))
+            .with_context(|| format!("cannot create {}", img.display()))?;
+        cmd.arg("-drive").arg(format!(
+            "file={},if=none,id={},format=raw",
+            img.display(),
+            d.id
+        ));
+    }
     cmd.args(guest.qemu_args())
         .arg("-kernel")
         .arg(&kernel)

@@ -57,6 +57,77 @@ fn boot(guest: &Guest, extra: &[&str]) -> GuestRun {
     r
 }
 
+/// For a guest with drives: a quick storage.iops run on every NVMe namespace its drives
+/// give (`/dev/nvme<k>n1`, blank, so `--destructive`), writing `storage.json`.
+fn storage_run(guest: &Guest) -> Option<String> {
+    if guest.drives.is_empty() {
+        return None;
+    }
+    let mut cmd = "hwsurvey run --profile quick --only storage --destructive".to_string();
+    for k in 0..guest.drives.len() {
+        cmd += &format!(" --storage-device /dev/nvme{k}n1");
+    }
+    Some(cmd + " -o storage.json")
+}
+
+/// The guest's storage run: every drive alone and the device-count ladder (2, then all 4)
+/// measured for 4 KiB random reads; the result marked as full-system emulation (never compared
+/// as hardware); and the report's ladder note: the efficiency against N x one device computed
+/// from the file's own medians, the knee and the limit.
+fn check_storage_ladder(r: &GuestRun, index: usize) -> Vec<String> {
+    let out = &r.outputs[index];
+    if out.status != 0 {
+        return vec![format!(
+            "`{}` exited {}:\n{}",
+            out.argv.join(" "),
+            out.status,
+            out.stderr
+        )];
+    }
+    let file = match hwsurvey_result::load(&r.files_dir.join("storage.json")) {
+        Ok(f) => f,
+        Err(e) => return vec![format!("result file of the guest's storage run: {e}")],
+    };
+    let mut failures = Vec::new();
+    let iops = |target: &str| {
+        file.tests
+            .iter()
+            .find(|t| t.point.id == format!("randread_4k/target={target}/threads=1/qd=4"))
+            .filter(|t| t.outcome == hwsurvey_result::Outcome::Measured)
+            .and_then(|t| t.metrics.iter().find(|m| m.name == "iops"))
+            .and_then(|m| m.summary.as_ref())
+            .map(|s| s.median)
+    };
+    for target in ["dev0", "dev1", "dev2", "dev3", "first2", "all"] {
+        if iops(target).is_none() {
+            failures.push(format!("storage: randread_4k/target={target} not measured"));
+        }
+    }
+    let why = hwsurvey_report::headline::not_comparable(&file);
+    if !why.iter().any(|w| w.contains("full-system emulation")) {
+        failures.push(format!("storage: not marked as emulated: {why:?}"));
+    }
+    if let (Some(one), Some(all)) = (iops("dev0"), iops("all")) {
+        let input = hwsurvey_report::Input {
+            label: "guest".into(),
+            file: file.clone(),
+        };
+        let notes = hwsurvey_report::scaling::ladder_notes(&[input], "randread_4k/threads=1/qd=4");
+        let want = format!(
+            "guest: 4 devices {} = {:.0} % of 4 x 1 device",
+            hwsurvey_report::build::human(all, "IOPS"),
+            100.0 * all / (4.0 * one)
+        );
+        if !(notes.len() == 1 && notes[0].starts_with(&want) && notes[0].contains("; limit: the "))
+        {
+            failures.push(format!(
+                "storage ladder note: expected {want:?}..., got {notes:?}"
+            ));
+        }
+    }
+    failures
+}
+
 /// The measured run of the multi-socket guest: the families whose points sit on the topology
 /// landmarks (`cpu.scaling`) and the critical-rate search (`service.point_select`).
 const MEASURED_RUN: &str =
@@ -472,11 +543,21 @@ fn check_guest(name: &str, measure: bool) {
         return;
     }
     let guest = Guest::load(name).unwrap_or_else(|e| panic!("{e:#}"));
-    let extra: &[&str] = if measure { &[MEASURED_RUN] } else { &[] };
-    let r = boot(&guest, extra);
+    let storage = storage_run(&guest);
+    let mut extra: Vec<&str> = Vec::new();
+    if measure {
+        extra.push(MEASURED_RUN);
+    }
+    if let Some(cmd) = &storage {
+        extra.push(cmd);
+    }
+    let r = boot(&guest, &extra);
     let mut failures = Vec::new();
     if measure {
         failures.extend(check_measured_run(&guest, &r, 4));
+    }
+    if storage.is_some() {
+        failures.extend(check_storage_ladder(&r, 4 + usize::from(measure)));
     }
     let probe = &r.outputs[0];
     assert_eq!(
