@@ -210,6 +210,9 @@ pub fn compare(
     for family in families(inputs) {
         tables.push(family_table(inputs, base, &family, &flags));
         tables.extend(crate::scaling::scaling_tables(inputs, &family, &flags));
+        if family == "storage.iops" {
+            tables.extend(crate::scaling::storage_ceilings_table(inputs, &flags));
+        }
     }
     tables.push(normalised_table(inputs, &tables, &flags));
     let mut c = Comparison {

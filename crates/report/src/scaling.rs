@@ -270,6 +270,106 @@ pub fn ladder_notes(inputs: &[Input], curve: &str) -> Vec<String> {
     out
 }
 
+/// Id of the storage ceilings table ([`storage_ceilings_table`]).
+pub const CEILINGS_ID: &str = "storage:ceilings";
+
+/// Each storage device's PCIe ceiling against the most it moved alone: one row per device
+/// (its block device and PCI address, from the points' `details.targets`), one column per
+/// platform, each cell the best median `bandwidth_bytes_per_s` of the device's single-target
+/// points with its share of the device's current link ceiling (`pcie_current_ceiling_bytes_per_s`)
+/// in the note. `None` when no device of any platform has a known ceiling (a VM's virtio disk,
+/// loop devices).
+pub fn storage_ceilings_table(inputs: &[Input], flags: &[String]) -> Option<Table> {
+    // per device label, per platform: (best bandwidth, its link ceiling)
+    type Best = Option<(f64, Option<f64>)>;
+    let mut rows: Vec<(String, Vec<Best>)> = Vec::new();
+    for (k, i) in inputs.iter().enumerate() {
+        for t in &i.file.tests {
+            if t.point.family != "storage.iops" || t.outcome != hwsurvey_result::Outcome::Measured {
+                continue;
+            }
+            let targets = t.details.get("targets").and_then(Value::as_array);
+            let [target] = targets.map(Vec::as_slice).unwrap_or(&[]) else {
+                continue; // several devices at once: not one device's figure
+            };
+            let Some(bw) = metric(t, "bandwidth_bytes_per_s").and_then(|m| m.summary.as_ref())
+            else {
+                continue;
+            };
+            let name = target
+                .get("block_device")
+                .and_then(Value::as_str)
+                .unwrap_or("?");
+            let label = match target.get("pci_address").and_then(Value::as_str) {
+                Some(a) => format!("{name} ({a})"),
+                None => name.to_string(),
+            };
+            let ceiling = target
+                .get("pcie_current_ceiling_bytes_per_s")
+                .and_then(Value::as_f64);
+            let at = match rows.iter().position(|(l, _)| *l == label) {
+                Some(at) => at,
+                None => {
+                    rows.push((label, vec![None; inputs.len()]));
+                    rows.len() - 1
+                }
+            };
+            let cell = &mut rows[at].1[k];
+            if cell.is_none_or(|(best, _)| bw.median > best) {
+                *cell = Some((bw.median, ceiling));
+            }
+        }
+    }
+    let known = rows
+        .iter()
+        .any(|(_, cells)| cells.iter().flatten().any(|(_, c)| c.is_some()));
+    if !known {
+        return None;
+    }
+    let mut notes = flags.to_vec();
+    notes.push(
+        "rows: each storage device alone; value = the best median bandwidth of its points \
+         (any pattern, threads, queue depth), with its share of the device's current PCIe link \
+         ceiling (per direction)"
+            .into(),
+    );
+    Some(Table {
+        id: CEILINGS_ID.into(),
+        title: "storage.iops: each device's bandwidth against its PCIe ceiling".into(),
+        row_header: "device".into(),
+        columns: inputs.iter().map(|i| i.label.clone()).collect(),
+        rows: rows
+            .into_iter()
+            .map(|(label, cells)| Row {
+                label,
+                unit: Some("bytes_per_s".into()),
+                x: None,
+                cells: cells
+                    .into_iter()
+                    .map(|c| match c {
+                        None => Cell::missing("this device was not measured alone here"),
+                        Some((bw, ceiling)) => {
+                            let mut cell = Cell::text(format_rate_decimal(bw));
+                            cell.value = Some(bw);
+                            cell.note = Some(match ceiling {
+                                Some(c) if c > 0.0 => format!(
+                                    "{:.0} % of its {} link ceiling",
+                                    100.0 * bw / c,
+                                    format_rate_decimal(c)
+                                ),
+                                _ => "link ceiling unknown".into(),
+                            });
+                            cell
+                        }
+                    })
+                    .collect(),
+            })
+            .collect(),
+        notes,
+        plot: None,
+    })
+}
+
 fn rule(family: &str) -> Vec<CurveRule> {
     match family {
         "mem.latency" => vec![CurveRule {

@@ -125,6 +125,43 @@ fn check_storage_ladder(r: &GuestRun, index: usize) -> Vec<String> {
             ));
         }
     }
+    // each namespace against the Gen1 x1 link of its controller (250 MB/s)
+    let input = hwsurvey_report::Input {
+        label: "guest".into(),
+        file: file.clone(),
+    };
+    match hwsurvey_report::scaling::storage_ceilings_table(&[input], &[]) {
+        None => failures.push("storage: no ceilings table".into()),
+        Some(t) => {
+            let rows: Vec<(String, Option<String>)> = t
+                .rows
+                .iter()
+                .map(|r| (r.label.clone(), r.cells[0].note.clone()))
+                .collect();
+            // which controller becomes nvme<k> follows the driver's probe order
+            let mut addresses: Vec<&str> = rows
+                .iter()
+                .filter_map(|(label, _)| label.split_once(" (").map(|(_, a)| a))
+                .collect();
+            addresses.sort();
+            let good = addresses
+                == [
+                    "0000:03:00.0)",
+                    "0000:04:00.0)",
+                    "0000:05:00.0)",
+                    "0000:06:00.0)",
+                ]
+                && rows.iter().all(|(label, note)| {
+                    label.starts_with("nvme")
+                        && note
+                            .as_deref()
+                            .is_some_and(|n| n.ends_with("of its 250 MB/s link ceiling"))
+                });
+            if !good {
+                failures.push(format!("storage ceilings: {rows:?}"));
+            }
+        }
+    }
     failures
 }
 
