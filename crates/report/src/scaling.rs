@@ -170,12 +170,49 @@ struct LadderPoint {
     link_ceiling_bytes_per_s: Option<f64>,
 }
 
+/// The tightest link the targets of a point (`details.targets[].pci_address`) share, from the
+/// probed PCIe tree of the result's machine (`/io/pcie_paths[].shared`): the bandwidth of the
+/// shared link counted once per group of targets behind it, plus the own ceilings of the
+/// targets behind no shared link. `None` when no target is behind a shared link.
+fn shared_ceiling(file: &ResultFile, details: &serde_json::Map<String, Value>) -> Option<f64> {
+    let paths = file.machine.pointer("/io/pcie_paths")?.as_array()?;
+    let targets = details.get("targets")?.as_array()?;
+    let mut links: Vec<(String, f64)> = Vec::new();
+    let mut own = 0.0;
+    let mut any_shared = false;
+    for t in targets {
+        let addr = t.get("pci_address").and_then(Value::as_str)?;
+        let shared = paths
+            .iter()
+            .find(|p| p.get("endpoint").and_then(Value::as_str) == Some(addr))
+            .and_then(|p| p.get("shared"))
+            .filter(|s| !s.is_null());
+        match shared.and_then(|s| {
+            let link = s.get("link")?;
+            Some((
+                link.get("device")?.as_str()?.to_string(),
+                link.get("bandwidth_bytes_per_s")?.as_f64()?,
+            ))
+        }) {
+            Some((device, bw)) => {
+                any_shared = true;
+                if !links.iter().any(|(d, _)| *d == device) {
+                    links.push((device, bw));
+                }
+            }
+            None => own += t.get("pcie_current_ceiling_bytes_per_s")?.as_f64()?,
+        }
+    }
+    any_shared.then(|| own + links.iter().map(|(_, bw)| bw).sum::<f64>())
+}
+
 /// The notes of a `storage.iops` IOPS-vs-devices table (`curve`: `<pattern>/threads=T/qd=Q`),
 /// one per platform with two or more ladder points: the top of the ladder against N x one
 /// device (scaling efficiency), the knee (the most devices still at >= 90 % efficiency), and
 /// the limit there: the CPU when the busy CPUs (`details.cpu_busy_cpus`) reach 80 % of the run's
 /// usable CPUs, the links when the bytes moved reach 80 % of the sum of the devices' current
-/// PCIe ceilings (`details.targets[].pcie_current_ceiling_bytes_per_s`), else the devices.
+/// PCIe ceilings (`details.targets[].pcie_current_ceiling_bytes_per_s`), or of the link they
+/// share where the probe found one (a switch's uplink, [`shared_ceiling`]), else the devices.
 pub fn ladder_notes(inputs: &[Input], curve: &str) -> Vec<String> {
     let mut out = Vec::new();
     for i in inputs {
@@ -214,7 +251,9 @@ pub fn ladder_notes(inputs: &[Input], curve: &str) -> Vec<String> {
                     .get("block_size_bytes")
                     .and_then(Value::as_f64)
                     .map(|b| b * iops.median),
-                link_ceiling_bytes_per_s: ceilings.map(|c| c.iter().sum()),
+                link_ceiling_bytes_per_s: ceilings
+                    .map(|c| c.iter().sum::<f64>())
+                    .map(|own| own.min(shared_ceiling(&i.file, d).unwrap_or(f64::INFINITY))),
             });
         }
         pts.sort_by_key(|p| p.devices);
@@ -232,25 +271,27 @@ pub fn ladder_notes(inputs: &[Input], curve: &str) -> Vec<String> {
             .max()
             .unwrap_or(1);
         let cpus = i.file.environment.cpus.len();
+        // both figures in every case, the limiting one first
+        let cpu = top
+            .busy_cpus
+            .map(|b| format!("{b:.1} of {cpus} usable CPUs busy"))
+            .unwrap_or_else(|| "CPU busy time unknown".into());
+        let links = match (top.bytes_per_s, top.link_ceiling_bytes_per_s) {
+            (Some(m), Some(c)) => format!(
+                "links {} of {} together",
+                format_rate_decimal(m),
+                format_rate_decimal(c)
+            ),
+            _ => "link ceilings unknown".into(),
+        };
         let limit = match (top.busy_cpus, top.bytes_per_s, top.link_ceiling_bytes_per_s) {
             (Some(b), _, _) if cpus > 0 && b >= 0.8 * cpus as f64 => {
-                format!("the CPU ({b:.1} of {cpus} usable CPUs busy)")
+                format!("the CPU ({cpu}; {links})")
             }
-            (_, Some(moved), Some(ceiling)) if ceiling > 0.0 && moved >= 0.8 * ceiling => format!(
-                "the PCIe links ({} of {} together)",
-                format_rate_decimal(moved),
-                format_rate_decimal(ceiling)
-            ),
-            (b, _, c) => format!(
-                "the devices (CPU {}, links {})",
-                b.map(|b| format!("{b:.1} of {cpus} CPUs busy"))
-                    .unwrap_or_else(|| "busy time unknown".into()),
-                if c.is_some() {
-                    "below 80 % of their ceilings"
-                } else {
-                    "unknown"
-                }
-            ),
+            (_, Some(moved), Some(ceiling)) if ceiling > 0.0 && moved >= 0.8 * ceiling => {
+                format!("the PCIe links ({links}; {cpu})")
+            }
+            _ => format!("the devices ({cpu}; {links})"),
         };
         out.push(format!(
             "{}: {} devices {} = {:.0} % of {} x 1 device ({}); knee at {}; limit: {limit}",
