@@ -296,6 +296,34 @@ fn no_space_while_preconditioning() {
     precondition(&w, Path::new("/data/t.tmp"), 8192, &pattern, &stop).unwrap();
 }
 
+/// Seen in a guest: an 8 MiB test file refused on a 64 MiB file system with 61.6 MB free read
+/// "no space left ... (available: 61616128 bytes)", which looked wrong; the space kept free is
+/// named when it is the reason.
+#[test]
+fn no_space_names_the_space_kept_free_when_that_is_the_reason() {
+    use hwsurvey_bench::storage::target::FREE_RESERVE_BYTES;
+    let e = StorageError::NoSpace {
+        path: "/mnt/d0".into(),
+        needed_bytes: 8_388_608,
+        available_bytes: Some(61_616_128),
+    };
+    assert_eq!(FREE_RESERVE_BYTES, 67_108_864);
+    assert_eq!(
+        e.to_string(),
+        "/mnt/d0: no space left for a 8388608-byte test file (available: 61616128 bytes, of \
+         which 67108864 bytes are kept free)"
+    );
+    let full = StorageError::NoSpace {
+        path: "/mnt/d0".into(),
+        needed_bytes: 8_388_608,
+        available_bytes: Some(4096),
+    };
+    assert_eq!(
+        full.to_string(),
+        "/mnt/d0: no space left for a 8388608-byte test file (available: 4096 bytes)"
+    );
+}
+
 #[cfg(feature = "sys")]
 #[test]
 fn no_space_before_writing_when_statvfs_says_so() {

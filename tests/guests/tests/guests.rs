@@ -32,6 +32,10 @@ fn enabled(name: &str) -> bool {
 }
 
 fn words(s: &str) -> Vec<String> {
+    // `sh -c SCRIPT`: the script is one word
+    if let Some(script) = s.strip_prefix("sh -c ") {
+        return vec!["sh".into(), "-c".into(), script.into()];
+    }
     s.split_whitespace().map(str::to_owned).collect()
 }
 
@@ -57,21 +61,30 @@ fn boot(guest: &Guest, extra: &[&str]) -> GuestRun {
     r
 }
 
-/// For a guest with drives: a quick storage.iops run on every NVMe namespace its drives
-/// give (`/dev/nvme<k>n1`, blank, so `--destructive`), writing `storage.json`.
-fn storage_run(guest: &Guest) -> Option<String> {
+/// For a guest with drives: an ext2 file system on every NVMe namespace its drives give
+/// (`/dev/nvme<k>n1`, made by busybox's mke2fs, mounted through the ext4 module at `/mnt/d<k>`),
+/// then a quick storage.iops run with one `--storage-dir` per drive, writing `storage.json`.
+/// Returns the two commands.
+fn storage_run(guest: &Guest) -> Option<[String; 2]> {
     if guest.drives.is_empty() {
         return None;
     }
-    let mut cmd = "hwsurvey run --profile quick --only storage --destructive".to_string();
-    for k in 0..guest.drives.len() {
-        cmd += &format!(" --storage-device /dev/nvme{k}n1");
+    let n = guest.drives.len();
+    let ks: Vec<String> = (0..n).map(|k| k.to_string()).collect();
+    let setup = format!(
+        "sh -c for k in {}; do mke2fs -q /dev/nvme${{k}}n1 && mkdir -p /mnt/d$k && \
+         mount -t ext2 /dev/nvme${{k}}n1 /mnt/d$k || exit 1; done",
+        ks.join(" ")
+    );
+    let mut run = "hwsurvey run --profile quick --only storage".to_string();
+    for k in 0..n {
+        run += &format!(" --storage-dir /mnt/d{k}");
     }
-    Some(cmd + " -o storage.json")
+    Some([setup, run + " -o storage.json"])
 }
 
-/// The guest's storage run: every drive alone and the device-count ladder (2, then all 4)
-/// measured for 4 KiB random reads; the result marked as full-system emulation (never compared
+/// The guest's storage run (one `--storage-dir` per namespace): every drive alone and the
+/// device-count ladder (2, then all 4) measured for 4 KiB random reads; the result marked as full-system emulation (never compared
 /// as hardware); and the report's ladder note: the efficiency against N x one device computed
 /// from the file's own medians, the knee and the limit.
 fn check_storage_ladder(r: &GuestRun, index: usize) -> Vec<String> {
@@ -98,7 +111,7 @@ fn check_storage_ladder(r: &GuestRun, index: usize) -> Vec<String> {
             .and_then(|m| m.summary.as_ref())
             .map(|s| s.median)
     };
-    for target in ["dev0", "dev1", "dev2", "dev3", "first2", "all"] {
+    for target in ["dir0", "dir1", "dir2", "dir3", "first2", "all"] {
         if iops(target).is_none() {
             failures.push(format!("storage: randread_4k/target={target} not measured"));
         }
@@ -107,7 +120,7 @@ fn check_storage_ladder(r: &GuestRun, index: usize) -> Vec<String> {
     if !why.iter().any(|w| w.contains("full-system emulation")) {
         failures.push(format!("storage: not marked as emulated: {why:?}"));
     }
-    if let (Some(one), Some(all)) = (iops("dev0"), iops("all")) {
+    if let (Some(one), Some(all)) = (iops("dir0"), iops("all")) {
         let input = hwsurvey_report::Input {
             label: "guest".into(),
             file: file.clone(),
@@ -590,8 +603,9 @@ fn check_guest(name: &str, measure: bool) {
     if measure {
         extra.push(MEASURED_RUN);
     }
-    if let Some(cmd) = &storage {
-        extra.push(cmd);
+    if let Some([setup, run]) = &storage {
+        extra.push(setup);
+        extra.push(run);
     }
     let r = boot(&guest, &extra);
     let mut failures = Vec::new();
@@ -599,7 +613,16 @@ fn check_guest(name: &str, measure: bool) {
         failures.extend(check_measured_run(&guest, &r, 4));
     }
     if storage.is_some() {
-        failures.extend(check_storage_ladder(&r, 4 + usize::from(measure)));
+        let setup = &r.outputs[4 + usize::from(measure)];
+        if setup.status != 0 {
+            failures.push(format!(
+                "storage set-up `{}` exited {}:\n{}",
+                setup.argv.join(" "),
+                setup.status,
+                setup.stderr
+            ));
+        }
+        failures.extend(check_storage_ladder(&r, 5 + usize::from(measure)));
     }
     let probe = &r.outputs[0];
     assert_eq!(

@@ -55,7 +55,7 @@ pub enum StorageError {
         detail: String,
     },
     /// Not enough space for the test file.
-    #[error("{path}: no space left for a {needed_bytes}-byte test file (available: {})", available_bytes.map_or("unknown".to_string(), |b| format!("{b} bytes")))]
+    #[error("{path}: no space left for a {needed_bytes}-byte test file (available: {}{})", available_bytes.map_or("unknown".to_string(), |b| format!("{b} bytes")), if available_bytes.is_some_and(|b| b >= *needed_bytes) { format!(", of which {} bytes are kept free", target::FREE_RESERVE_BYTES) } else { String::new() })]
     NoSpace {
         /// Directory or file.
         path: String,

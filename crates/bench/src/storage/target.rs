@@ -358,6 +358,10 @@ fn open_direct(path: &Path, facts: &DirFacts) -> Result<File, StorageError> {
         })
 }
 
+/// Space a test file leaves free on its file system, bytes (64 MiB): a run never fills the
+/// file system it was pointed at.
+pub const FREE_RESERVE_BYTES: u64 = 64 << 20;
+
 /// Creates, opens with O_DIRECT and preconditions a test file of `size_bytes` in `dir`.
 ///
 /// Errors: as [`check_dir`] and [`precondition`]; [`StorageError::NoSpace`] before writing when
@@ -371,7 +375,7 @@ pub fn create_test_file(
 ) -> Result<TestFile, StorageError> {
     let facts = check_dir(dir)?;
     if let Some(avail) = facts.available_bytes {
-        if avail < size_bytes.saturating_add(64 << 20) {
+        if avail < size_bytes.saturating_add(FREE_RESERVE_BYTES) {
             return Err(StorageError::NoSpace {
                 path: facts.dir,
                 needed_bytes: size_bytes,
