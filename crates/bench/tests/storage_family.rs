@@ -29,6 +29,24 @@ fn fams() -> Vec<&'static dyn Family> {
     vec![&StorageIops]
 }
 
+/// The storage.iops part of `profile`'s plan for this machine with `opts`.
+fn storage_plan(profile: &Profile, opts: &RunOptions) -> hwsurvey_bench::plan::FamilyPlan {
+    let root = SysRoot::live();
+    build_plan(
+        profile,
+        &fams(),
+        &probe_machine(&root),
+        &RunEnv::read(&root),
+        opts,
+        &[],
+    )
+    .unwrap()
+    .families
+    .into_iter()
+    .find(|f| f.family == "storage.iops")
+    .unwrap()
+}
+
 fn load(name: &str) -> Profile {
     let profile = Profile::load(name, &ALL_FAMILIES).unwrap();
     StorageIops
@@ -67,21 +85,7 @@ fn run(profile: &Profile, options: &RunOptions, cancel: bool) -> ResultFile {
 #[test]
 fn skipped_with_reason_without_storage_dir() {
     let profile = load("standard");
-    let root = SysRoot::live();
-    let plan = build_plan(
-        &profile,
-        &fams(),
-        &probe_machine(&root),
-        &RunEnv::read(&root),
-        &RunOptions::default(),
-        &[],
-    )
-    .unwrap();
-    let fp = plan
-        .families
-        .iter()
-        .find(|f| f.family == "storage.iops")
-        .unwrap();
+    let fp = storage_plan(&profile, &RunOptions::default());
     assert!(fp.points.is_empty());
     assert_eq!(fp.skipped.len(), 1);
     assert_eq!(fp.skipped[0].reason, NO_TARGET_REASON);
@@ -91,20 +95,7 @@ fn skipped_with_reason_without_storage_dir() {
         storage_devices: vec![PathBuf::from("/dev/sdz")],
         ..Default::default()
     };
-    let plan = build_plan(
-        &profile,
-        &fams(),
-        &probe_machine(&root),
-        &RunEnv::read(&root),
-        &opts,
-        &[],
-    )
-    .unwrap();
-    let fp = plan
-        .families
-        .iter()
-        .find(|f| f.family == "storage.iops")
-        .unwrap();
+    let fp = storage_plan(&profile, &opts);
     assert!(fp.points.is_empty());
     assert!(
         fp.skipped[0].reason.contains("--destructive"),
@@ -116,25 +107,11 @@ fn skipped_with_reason_without_storage_dir() {
 #[test]
 fn standard_plan_with_two_dirs_drops_nothing_for_time() {
     let profile = load("standard");
-    let root = SysRoot::live();
     let opts = RunOptions {
         storage_dirs: vec![PathBuf::from("/a"), PathBuf::from("/b")],
         ..Default::default()
     };
-    let plan = build_plan(
-        &profile,
-        &fams(),
-        &probe_machine(&root),
-        &RunEnv::read(&root),
-        &opts,
-        &[],
-    )
-    .unwrap();
-    let fp = plan
-        .families
-        .iter()
-        .find(|f| f.family == "storage.iops")
-        .unwrap();
+    let fp = storage_plan(&profile, &opts);
     assert!(
         fp.skipped.iter().all(|s| !s.reason.contains("budget")),
         "{:?}",
@@ -168,25 +145,11 @@ fn six_dirs_plan_each_then_a_device_count_ladder() {
     assert_eq!(device_ladder(6), [2, 4, 6]);
     assert_eq!(device_ladder(16), [2, 4, 8, 16]);
     let profile = load("standard");
-    let root = SysRoot::live();
     let opts = RunOptions {
         storage_dirs: (0..6).map(|i| PathBuf::from(format!("/d{i}"))).collect(),
         ..Default::default()
     };
-    let plan = build_plan(
-        &profile,
-        &fams(),
-        &probe_machine(&root),
-        &RunEnv::read(&root),
-        &opts,
-        &[],
-    )
-    .unwrap();
-    let fp = plan
-        .families
-        .iter()
-        .find(|f| f.family == "storage.iops")
-        .unwrap();
+    let fp = storage_plan(&profile, &opts);
     let targets: Vec<&str> = fp
         .points
         .iter()

@@ -623,14 +623,17 @@ pub fn summary(io: &Io) -> String {
             for rc in &io.root_complexes {
                 let _ = writeln!(
                     out,
-                    "    root complex {}{}: {}, {} linked, {} in use",
+                    "    root complex {}{}: {}, {} linked, {}",
                     rc.root_complex,
                     rc.numa_node
                         .map(|n| format!(" (node {n})"))
                         .unwrap_or_default(),
                     plural(rc.root_ports as u64, "root port"),
                     rc.root_ports_linked,
-                    plural(u64::from(rc.lanes_in_use), "lane"),
+                    match rc.lanes_in_use {
+                        Some(l) => format!("{} in use", plural(u64::from(l), "lane")),
+                        None => "lanes in use unknown (no link width known)".into(),
+                    },
                 );
             }
             for d in devs {

@@ -89,20 +89,24 @@ pub fn is_pci_bridge(class_code: Option<u32>) -> bool {
     class_code.is_some_and(|c| (c >> 8) == 0x0604)
 }
 
-/// The roles of `devs` (same order): `config_roles[i]` where the capability was read
-/// ([`port_type_from_config`]), else from the tree (see the module doc), parents first.
-pub fn roles(devs: &[PciDevice], config_roles: &[Option<PcieRole>]) -> Vec<PcieRole> {
+/// The index in `devs` of each function's parent bridge (`None` on a root bus, or when the
+/// parent is not among `devs`).
+fn parent_indexes(devs: &[PciDevice]) -> Vec<Option<usize>> {
     let index: BTreeMap<&str, usize> = devs
         .iter()
         .enumerate()
         .map(|(i, d)| (d.address.as_str(), i))
         .collect();
-    let parent_of = |i: usize| {
-        devs[i]
-            .parent
-            .as_deref()
-            .and_then(|p| index.get(p).copied())
-    };
+    devs.iter()
+        .map(|d| d.parent.as_deref().and_then(|p| index.get(p).copied()))
+        .collect()
+}
+
+/// The roles of `devs` (same order): `config_roles[i]` where the capability was read
+/// ([`port_type_from_config`]), else from the tree (see the module doc), parents first.
+pub fn roles(devs: &[PciDevice], config_roles: &[Option<PcieRole>]) -> Vec<PcieRole> {
+    let parents = parent_indexes(devs);
+    let parent_of = |i: usize| parents[i];
     let bridge = |i: usize| is_pci_bridge(devs[i].class_code.known().copied());
     let depth = |i: usize| {
         let (mut at, mut n) = (i, 0usize);
@@ -204,8 +208,9 @@ pub struct RootComplexLanes {
     pub root_ports: usize,
     /// Root ports with a trained link (known current width).
     pub root_ports_linked: usize,
-    /// Sum of the current widths of its root ports' links, lanes.
-    pub lanes_in_use: u32,
+    /// Sum of the current widths of its root ports' links, lanes; `None` when no root port's
+    /// width is known (no link files), never 0 for unknown.
+    pub lanes_in_use: Option<u32>,
 }
 
 /// The link `d` describes, when its current speed and width are known.
@@ -225,17 +230,8 @@ fn own_link(d: &PciDevice) -> Option<PathLink> {
 /// The paths of every endpoint below a root port, and the lanes per root complex. `roles`:
 /// from [`roles`], same order as `devs`.
 pub fn paths(devs: &[PciDevice], roles: &[PcieRole]) -> (Vec<PciePath>, Vec<RootComplexLanes>) {
-    let index: BTreeMap<&str, usize> = devs
-        .iter()
-        .enumerate()
-        .map(|(i, d)| (d.address.as_str(), i))
-        .collect();
-    let parent_of = |i: usize| {
-        devs[i]
-            .parent
-            .as_deref()
-            .and_then(|p| index.get(p).copied())
-    };
+    let parents = parent_indexes(devs);
+    let parent_of = |i: usize| parents[i];
     // The link above `i` (i is an endpoint, switch upstream port or bridge): its own files,
     // or its parent port's view of the same link.
     let link_above = |i: usize| -> Option<PathLink> {
@@ -302,10 +298,11 @@ pub fn paths(devs: &[PciDevice], roles: &[PcieRole]) -> (Vec<PciePath>, Vec<Root
         .map(|(o, _)| o.iter().map(|&k| devs[k].address.clone()).collect())
         .collect();
     let endpoints: Vec<String> = out.iter().map(|(_, p)| p.endpoint.clone()).collect();
-    let max_bw: Vec<Option<u64>> = endpoints
+    // the endpoint itself is the first owner of its path
+    let max_bw: Vec<Option<u64>> = out
         .iter()
-        .map(|e| {
-            devs[index[e.as_str()]]
+        .map(|(owners, _)| {
+            devs[owners[0]]
                 .link
                 .as_ref()
                 .and_then(|l| l.max_bandwidth_bytes_per_s.known().copied())
@@ -354,7 +351,7 @@ pub fn paths(devs: &[PciDevice], roles: &[PcieRole]) -> (Vec<PciePath>, Vec<Root
             numa_node: None,
             root_ports: 0,
             root_ports_linked: 0,
-            lanes_in_use: 0,
+            lanes_in_use: None,
         });
         e.root_ports += 1;
         // the root port's view of the link below, else a child's view of it
@@ -366,7 +363,7 @@ pub fn paths(devs: &[PciDevice], roles: &[PcieRole]) -> (Vec<PciePath>, Vec<Root
         });
         if let Some(w) = width {
             e.root_ports_linked += 1;
-            e.lanes_in_use += w;
+            e.lanes_in_use = Some(e.lanes_in_use.unwrap_or(0) + w);
         }
         nodes
             .entry(rc.clone())

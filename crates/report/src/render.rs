@@ -174,7 +174,7 @@ pub fn terminal(c: &Comparison) -> String {
 
 /// Wraps `text` at spaces to lines of at most `width` characters, later lines indented by
 /// `indent` spaces.
-fn wrap_note(text: &str, width: usize, indent: usize) -> String {
+pub fn wrap_note(text: &str, width: usize, indent: usize) -> String {
     let mut out = String::new();
     let mut line = String::new();
     for word in text.split(' ') {
@@ -205,6 +205,16 @@ pub fn terminal_brief(c: &Comparison, width: Option<usize>) -> String {
     terminal_with(c, width, true)
 }
 
+/// `line` cut to `width` characters, the last one `…` when anything was cut.
+pub fn cut_line(line: &str, width: usize) -> String {
+    if line.chars().count() <= width {
+        return line.to_string();
+    }
+    let mut out: String = line.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
 fn terminal_with(c: &Comparison, width: Option<usize>, one_line_notes: bool) -> String {
     let mut out = String::new();
     let mut marks = Marks::of(c);
@@ -227,10 +237,7 @@ fn terminal_with(c: &Comparison, width: Option<usize>, one_line_notes: bool) -> 
         for n in marks.notes_of(t) {
             let n = format!("note: {n}");
             match w {
-                Some(w) if one_line_notes && n.chars().count() > w => {
-                    out += &n.chars().take(w.saturating_sub(1)).collect::<String>();
-                    out.push('…');
-                }
+                Some(w) if one_line_notes => out += &cut_line(&n, w),
                 Some(w) => out += &wrap_note(&n, w, 6),
                 None => out += &n,
             }

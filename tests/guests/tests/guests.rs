@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use hwsurvey_guests::{run, Guest, GuestRun, RunOptions};
+use hwsurvey_guests::{run, CommandOutput, Guest, GuestRun, RunOptions};
 use hwsurvey_model::units::format_bytes_binary;
 use hwsurvey_model::CpuSet;
 use hwsurvey_probe::{probe_machine, Machine, SysRoot};
@@ -29,6 +29,16 @@ fn enabled(name: &str) -> bool {
         return false;
     }
     true
+}
+
+/// A guest command that failed: its words, exit status and stderr.
+fn exited(out: &CommandOutput) -> String {
+    format!(
+        "`{}` exited {}:\n{}",
+        out.argv.join(" "),
+        out.status,
+        out.stderr
+    )
 }
 
 fn words(s: &str) -> Vec<String> {
@@ -90,12 +100,7 @@ fn storage_run(guest: &Guest) -> Option<[String; 2]> {
 fn check_storage_ladder(r: &GuestRun, index: usize) -> Vec<String> {
     let out = &r.outputs[index];
     if out.status != 0 {
-        return vec![format!(
-            "`{}` exited {}:\n{}",
-            out.argv.join(" "),
-            out.status,
-            out.stderr
-        )];
+        return vec![exited(out)];
     }
     let file = match hwsurvey_result::load(&r.files_dir.join("storage.json")) {
         Ok(f) => f,
@@ -229,12 +234,7 @@ fn check_measured_run(guest: &Guest, r: &GuestRun, index: usize) -> Vec<String> 
     let mut failures = Vec::new();
     let out = &r.outputs[index];
     if out.status != 0 {
-        return vec![format!(
-            "`{}` exited {}:\n{}",
-            out.argv.join(" "),
-            out.status,
-            out.stderr
-        )];
+        return vec![exited(out)];
     }
     let path = r.files_dir.join("run.json");
     let result = match hwsurvey_result::load(&path) {
@@ -615,12 +615,7 @@ fn check_guest(name: &str, measure: bool) {
     if storage.is_some() {
         let setup = &r.outputs[4 + usize::from(measure)];
         if setup.status != 0 {
-            failures.push(format!(
-                "storage set-up `{}` exited {}:\n{}",
-                setup.argv.join(" "),
-                setup.status,
-                setup.stderr
-            ));
+            failures.push(format!("storage set-up {}", exited(setup)));
         }
         failures.extend(check_storage_ladder(&r, 5 + usize::from(measure)));
     }

@@ -35,17 +35,7 @@ pub struct DeviceContext {
     pub unknown: Vec<String>,
 }
 
-/// Whether `s` looks like a PCI function address `DDDD:BB:DD.F`.
-pub fn is_pci_address(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 12
-        && b[4] == b':'
-        && b[7] == b':'
-        && b[10] == b'.'
-        && b.iter()
-            .enumerate()
-            .all(|(i, c)| matches!(i, 4 | 7 | 10) || c.is_ascii_hexdigit())
-}
+pub use hwsurvey_probe::io::is_pci_address;
 
 /// The last PCI function address among the components of a sysfs device path.
 pub fn last_pci_address(sys_path: &str) -> Option<String> {

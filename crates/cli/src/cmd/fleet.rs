@@ -84,16 +84,7 @@ pub struct Args {
 
 /// Runs `hwsurvey fleet`; input errors are printed here and exit with [`EXIT_INPUT_ERROR`].
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    match run_checked(args) {
-        Ok(code) => Ok(code),
-        Err(error) => {
-            errln!(
-                "hwsurvey: error: {}",
-                crate::error_line(&format!("{error:#}"))
-            );
-            Ok(ExitCode::from(EXIT_INPUT_ERROR))
-        }
-    }
+    super::exit_on_input_error(args, run_checked, EXIT_INPUT_ERROR)
 }
 
 fn check_value(name: &str, v: f64) -> anyhow::Result<()> {

@@ -79,16 +79,7 @@ pub struct Args {
 /// Runs `hwsurvey qualify`. Input errors are printed here and exit with
 /// [`EXIT_INPUT_ERROR`], so that exit code 2 always means "a rule failed".
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    match run_checked(args) {
-        Ok(code) => Ok(code),
-        Err(error) => {
-            errln!(
-                "hwsurvey: error: {}",
-                crate::error_line(&format!("{error:#}"))
-            );
-            Ok(ExitCode::from(EXIT_INPUT_ERROR))
-        }
-    }
+    super::exit_on_input_error(args, run_checked, EXIT_INPUT_ERROR)
 }
 
 /// Prints the report; its verdict's exit code, or an error when no rule could be evaluated

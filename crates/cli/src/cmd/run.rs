@@ -957,18 +957,7 @@ pub fn render_closing(file: &ResultFile, width: Option<usize>) -> String {
         tables: vec![headline],
     };
     let w = width.unwrap_or(hwsurvey_report::render::HEADLINE_COLUMNS);
-    let mut out = String::new();
-    let mut line = String::from("machine:");
-    for word in machine.split(' ') {
-        if line.chars().count() + 1 + word.chars().count() > w {
-            out += &line;
-            out.push('\n');
-            line = String::from("   ");
-        }
-        line.push(' ');
-        line += word;
-    }
-    out += &line;
+    let mut out = hwsurvey_report::render::wrap_note(&format!("machine: {machine}"), w, 4);
     out += "\n\n";
     out += &hwsurvey_report::render::terminal_brief(&c, Some(w));
     let estimated: f64 = file.family_times.iter().map(|f| f.estimated_s).sum();
@@ -999,13 +988,8 @@ pub fn render_closing(file: &ResultFile, width: Option<usize>) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        if line.chars().count() > w {
-            out += &line.chars().take(w - 1).collect::<String>();
-            out += "…\n";
-        } else {
-            out += &line;
-            out.push('\n');
-        }
+        out += &hwsurvey_report::render::cut_line(&line, w);
+        out.push('\n');
     }
     out
 }
