@@ -10,6 +10,8 @@
 use std::collections::{BTreeSet, HashMap};
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
+#[cfg(feature = "sys")]
+use std::sync::Arc;
 use std::sync::Mutex;
 
 use hwsurvey_model::Unknown;
@@ -116,6 +118,44 @@ pub struct SysRoot {
     /// `/` (`sys/devices/system/cpu/cpu5/cache`), so that the many reads under one directory
     /// walk its components once (see [`SysRoot::resolve`]).
     dirs: Mutex<HashMap<String, Walked>>,
+    /// Handles (`O_PATH`) of the resolved directories used last, most recent last, at most
+    /// [`DIR_HANDLES`]: a file is looked up and opened relative to its directory's handle, so
+    /// the kernel walks one component instead of the whole host path twice (lstat, open).
+    #[cfg(feature = "sys")]
+    dir_fds: Mutex<Vec<(String, Arc<std::os::fd::OwnedFd>)>>,
+}
+
+/// Most directory handles a [`SysRoot`] keeps open (probes read a directory's files together,
+/// so a few suffice; the bound keeps a probe of thousands of CPUs far from the fd limit).
+#[cfg(feature = "sys")]
+pub const DIR_HANDLES: usize = 8;
+
+/// What a walk learned of a file with `lstat`: its `st_mode` and `st_size`.
+#[derive(Debug, Clone, Copy)]
+struct Meta {
+    mode: u32,
+    len: u64,
+}
+
+/// `S_IFMT`, `S_IFLNK` and `S_IFREG` of `st_mode` (POSIX, `<sys/stat.h>`).
+const S_IFMT: u32 = 0o170000;
+const S_IFLNK: u32 = 0o120000;
+const S_IFREG: u32 = 0o100000;
+
+impl Meta {
+    fn of(meta: &std::fs::Metadata) -> Meta {
+        use std::os::unix::fs::MetadataExt;
+        Meta {
+            mode: meta.mode(),
+            len: meta.len(),
+        }
+    }
+    fn is_symlink(self) -> bool {
+        self.mode & S_IFMT == S_IFLNK
+    }
+    fn is_file(self) -> bool {
+        self.mode & S_IFMT == S_IFREG
+    }
 }
 
 /// Where the walk of a directory's components ended (one entry of [`SysRoot`]'s cache).
@@ -138,7 +178,7 @@ struct Walk {
     complete: bool,
     /// The `lstat` of the resolved path when its last step was looking it up (not a symlink),
     /// so a read needs no second `stat`.
-    last_meta: Option<std::fs::Metadata>,
+    last_meta: Option<Meta>,
 }
 
 /// Appends component `name` to resolved path `done`.
@@ -196,6 +236,8 @@ impl SysRoot {
             root: root.into(),
             accessed: Mutex::new(BTreeSet::new()),
             dirs: Mutex::new(HashMap::new()),
+            #[cfg(feature = "sys")]
+            dir_fds: Mutex::new(Vec::new()),
         }
     }
 
@@ -314,12 +356,12 @@ impl SysRoot {
                 }
                 _ => {}
             }
+            let parent_len = done.len();
             push_component(&mut done, &name);
             if todo.is_empty() && !follow_last {
                 break;
             }
-            let host = self.root.join(&done);
-            let meta = match host.symlink_metadata() {
+            let meta = match self.lstat_in(&done[..parent_len], &name) {
                 Ok(m) => m,
                 Err(_) => {
                     // Missing (or unreadable): the rest cannot be walked; opening reports it.
@@ -334,7 +376,7 @@ impl SysRoot {
                     });
                 }
             };
-            if !meta.file_type().is_symlink() {
+            if !meta.is_symlink() {
                 last_meta = Some(meta);
                 continue;
             }
@@ -347,7 +389,8 @@ impl SysRoot {
                     ),
                 });
             }
-            let target = std::fs::read_link(&host).map_err(|e| Self::io_error(path, e))?;
+            let target =
+                std::fs::read_link(self.root.join(&done)).map_err(|e| Self::io_error(path, e))?;
             let target = target.to_string_lossy().into_owned();
             pop_component(&mut done);
             if target.starts_with('/') {
@@ -361,6 +404,67 @@ impl SysRoot {
             complete: true,
             last_meta,
         })
+    }
+
+    /// `lstat` of `name` in the resolved directory `parent` (as in [`Walked`]): relative to the
+    /// directory's handle where one can be had, else by the whole host path.
+    fn lstat_in(&self, parent: &str, name: &str) -> std::io::Result<Meta> {
+        #[cfg(feature = "sys")]
+        if let Some(fd) = self.dir_fd(parent) {
+            use nix::fcntl::AtFlags;
+            return nix::sys::stat::fstatat(&*fd, name, AtFlags::AT_SYMLINK_NOFOLLOW)
+                .map(|st| Meta {
+                    mode: st.st_mode,
+                    len: st.st_size as u64,
+                })
+                .map_err(std::io::Error::from);
+        }
+        let mut host = self.root.join(parent);
+        host.push(name);
+        host.symlink_metadata().map(|m| Meta::of(&m))
+    }
+
+    /// Opens regular file `name` of the resolved directory `parent` for reading: relative to the
+    /// directory's handle where one can be had (never following a final symlink: the walk found
+    /// none), else by the whole host path.
+    fn open_in(&self, parent: &str, name: &str) -> std::io::Result<std::fs::File> {
+        #[cfg(feature = "sys")]
+        if let Some(fd) = self.dir_fd(parent) {
+            use nix::fcntl::OFlag;
+            let flags = OFlag::O_RDONLY | OFlag::O_CLOEXEC | OFlag::O_NOFOLLOW | OFlag::O_NOCTTY;
+            return nix::fcntl::openat(&*fd, name, flags, nix::sys::stat::Mode::empty())
+                .map(std::fs::File::from)
+                .map_err(std::io::Error::from);
+        }
+        let mut host = self.root.join(parent);
+        host.push(name);
+        std::fs::File::open(host)
+    }
+
+    /// The handle of resolved directory `dir` (the `dir_fds` field of [`SysRoot`]), opened `O_PATH` on a
+    /// miss; `None` when it cannot be opened (the callers then use the whole path, which
+    /// reports the error).
+    #[cfg(feature = "sys")]
+    fn dir_fd(&self, dir: &str) -> Option<Arc<std::os::fd::OwnedFd>> {
+        use nix::fcntl::OFlag;
+        let mut fds = self.dir_fds.lock().ok()?;
+        if let Some(i) = fds.iter().position(|(d, _)| d == dir) {
+            let entry = fds.remove(i);
+            let fd = entry.1.clone();
+            fds.push(entry);
+            return Some(fd);
+        }
+        // `dir` was resolved: none of its components is a symlink, so O_NOFOLLOW only guards
+        // against a tree changed under us.
+        let flags = OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC | OFlag::O_NOFOLLOW;
+        let fd =
+            nix::fcntl::open(&self.root.join(dir), flags, nix::sys::stat::Mode::empty()).ok()?;
+        let fd = Arc::new(fd);
+        if fds.len() >= DIR_HANDLES {
+            fds.remove(0);
+        }
+        fds.push((dir.to_string(), fd.clone()));
+        Some(fd)
     }
 
     /// The host path read for kernel path `path` after [`SysRoot::resolve`], and that resolved
@@ -413,23 +517,29 @@ impl SysRoot {
         use std::io::Read;
         let walk = self.resolve_walk(path, true)?;
         let resolved = format!("/{}", walk.done);
-        let host = self.host_path(&resolved);
         // /proc and /sys files are regular files; a FIFO (which would block the open) or a
         // device node planted in a snapshot tree is refused before it is opened. The walk's
         // lstat of the last component serves when it was not a link.
         let meta = match walk.last_meta {
             Some(meta) => meta,
-            None => std::fs::metadata(&host).map_err(|e| Self::io_error(path, e))?,
+            None => std::fs::metadata(self.host_path(&resolved))
+                .map(|m| Meta::of(&m))
+                .map_err(|e| Self::io_error(path, e))?,
         };
         if !meta.is_file() {
-            let what = hwsurvey_model::files::kind_of(meta.file_type());
+            let what = std::fs::metadata(self.host_path(&resolved))
+                .map(|m| hwsurvey_model::files::kind_of(m.file_type()))
+                .unwrap_or("not a regular file");
             return Err(ProbeError::Io {
                 path: path.to_string(),
                 message: format!("is {what}, not a regular file"),
             });
         }
-        let mut file = std::fs::File::open(&host).map_err(|e| Self::io_error(path, e))?;
-        let size_bytes = meta.len();
+        let (parent, name) = walk.done.rsplit_once('/').unwrap_or(("", &walk.done));
+        let mut file = self
+            .open_in(parent, name)
+            .map_err(|e| Self::io_error(path, e))?;
+        let size_bytes = meta.len;
         let mut buf = Vec::with_capacity(size_bytes.min(MAX_FILE_BYTES) as usize + 1);
         // In a snapshot the files are plain files whose size is their contents: reading that
         // many bytes is the whole file, without a second read to see the end. (Live /proc
@@ -542,6 +652,44 @@ mod tests {
         std::os::unix::fs::symlink("/dev/zero", proc_dir.join("meminfo")).unwrap_or(());
         // a link out of the root is resolved inside it (no /dev/zero there): missing, not read
         assert!(root.read("/proc/meminfo").is_err());
+    }
+
+    /// Reads across more directories than [`DIR_HANDLES`] (and back to the first) read every
+    /// file's own text through relative opens, and the handles kept stay bounded.
+    #[cfg(feature = "sys")]
+    #[test]
+    fn directory_handles_read_the_right_files_and_stay_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let dirs = 3 * DIR_HANDLES;
+        for i in 0..dirs {
+            let d = dir
+                .path()
+                .join(format!("sys/devices/system/cpu/cpu{i}/topology"));
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("core_id"), format!("{}\n", 100 + i)).unwrap();
+            std::fs::write(d.join("physical_package_id"), format!("{}\n", i % 2)).unwrap();
+        }
+        let root = SysRoot::new(dir.path());
+        for pass in 0..2 {
+            for i in 0..dirs {
+                let base = format!("/sys/devices/system/cpu/cpu{i}/topology");
+                assert_eq!(
+                    root.read_value(&format!("{base}/core_id")).unwrap(),
+                    (100 + i).to_string(),
+                    "pass {pass}, cpu{i}"
+                );
+                assert_eq!(
+                    root.read_value(&format!("{base}/physical_package_id"))
+                        .unwrap(),
+                    (i % 2).to_string()
+                );
+                assert!(root
+                    .read(&format!("{base}/missing"))
+                    .unwrap_err()
+                    .is_missing());
+            }
+        }
+        assert_eq!(root.dir_fds.lock().unwrap().len(), DIR_HANDLES);
     }
 
     #[test]
