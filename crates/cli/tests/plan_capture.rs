@@ -109,7 +109,7 @@ fn root_needs_plan_only_and_a_capture() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("x.zip: expected a folder or a .tar.gz, .tgz, .tar.bz2 or .tar archive"),
+        err.contains("x.zip: is a file, not a folder or a .tar.gz, .tgz, .tar.bz2 or .tar archive"),
         "{err}"
     );
 }

@@ -291,14 +291,14 @@ fn input_and_usage_errors_exit_3_verdicts_keep_0_1_2() {
         .assert()
         .code(3)
         .stderr(predicate::str::contains("invalid value 'yaml'"));
-    // --root that is not a directory
+    // --root that is a file but no archive
     Command::cargo_bin("hwsurvey")
         .unwrap()
         .args(["qualify", "--root"])
         .arg(&unknown)
         .assert()
         .code(3)
-        .stderr(predicate::str::contains("not a directory"));
+        .stderr(predicate::str::contains("is a file, not a folder"));
     // the failing verdict itself is still 2, and --help documents 3
     Command::cargo_bin("hwsurvey")
         .unwrap()
@@ -341,7 +341,8 @@ fn binary_not_elf_is_a_clear_one_line_input_error() {
     assert!(!err.contains("Invalid magic"), "{err}");
 }
 
-/// An empty root is not a machine that passes: nothing could be evaluated, exit 3.
+/// An empty root is not a machine that passes: it is no root (the one `--root` check of every
+/// command), exit 3.
 #[test]
 fn empty_root_nothing_evaluated_exits_3() {
     let dir = tempfile::tempdir().unwrap();
@@ -352,7 +353,7 @@ fn empty_root_nothing_evaluated_exits_3() {
         .assert()
         .code(3)
         .stderr(predicate::str::contains(format!(
-            "nothing could be evaluated under {}",
+            "{} does not look like a Linux root or snapshot",
             dir.path().display()
         )));
     // one readable fact is enough to give a verdict again

@@ -112,7 +112,10 @@ fn qualify_rules_must_be_a_regular_file() {
 #[test]
 fn qualify_binary_must_be_a_regular_file() {
     let dir = tempfile::tempdir().unwrap();
+    // a (poor) root: --root refuses a folder without /proc/cpuinfo or /sys/devices/system/cpu
     let root = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(root.path().join("proc")).unwrap();
+    std::fs::write(root.path().join("proc/cpuinfo"), "processor\t: 0\n").unwrap();
     let root = root.path().display().to_string();
     for (path, kind) in not_regular(dir.path()) {
         refused(

@@ -1,5 +1,6 @@
 //! One module per subcommand: typed options (clap) and a `run` that calls the libraries.
 
+pub mod capture;
 pub mod compare;
 pub mod completions;
 pub mod elf;

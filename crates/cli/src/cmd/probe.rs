@@ -19,8 +19,10 @@ use hwsurvey_probe::{io, memory, os, probe_machine, summary, Machine, SysRoot};
   hwsurvey probe --root extracted-snapshot/
   hwsurvey probe --dmidecode dmidecode.txt  # DIMMs from saved `dmidecode -t memory` output")]
 pub struct Args {
-    /// Directory standing for `/` (an extracted snapshot); default: the live machine.
-    #[arg(long, value_name = "DIR")]
+    /// A captured machine standing for `/`: a copy of / with proc/ and sys/, an extracted
+    /// snapshot (or the folder it was extracted into), or a snapshot archive (.tar.gz, .tgz,
+    /// .tar.bz2, .tar); default: the live machine.
+    #[arg(long, value_name = "DIR|SNAPSHOT.tar.gz")]
     pub root: Option<PathBuf>,
     /// Saved `dmidecode` (or `dmidecode -t memory`) text: its Memory Device records give the
     /// DIMM population (slots, sizes, speeds, channels) in place of /sys/firmware/dmi, which
@@ -34,13 +36,18 @@ pub struct Args {
 
 /// Runs `hwsurvey probe`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let root = match &args.root {
-        Some(dir) => open_root(dir)?,
-        None => SysRoot::live(),
+    let capture = args.root.as_deref().map(super::capture::open).transpose()?;
+    let live;
+    let root = match &capture {
+        Some(c) => &c.root,
+        None => {
+            live = SysRoot::live();
+            &live
+        }
     };
     // read before probing: a bad file is an error before anything else is done
     let dimms = args.dmidecode.as_deref().map(read_dmidecode).transpose()?;
-    let mut machine = probe_machine(&root);
+    let mut machine = probe_machine(root);
     if let Some(smbios) = dimms {
         machine.memory.set_smbios(smbios);
     }
@@ -61,36 +68,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// empty, or without `DMI type 17` Memory Device records.
 pub fn read_dmidecode(file: &Path) -> anyhow::Result<memory::SmbiosMemory> {
     memory::dmidecode::read_dmidecode_file(file).map_err(|e| anyhow::anyhow!("--dmidecode {e}"))
-}
-
-/// The [`SysRoot`] of `--root DIR`, or an error when `DIR` is not a Linux root or an
-/// extracted snapshot: a file (e.g. the snapshot archive itself: extract it first), or a folder
-/// with neither `/proc/cpuinfo` nor `/sys/devices/system/cpu` (symlinks resolved inside it).
-pub fn open_root(dir: &Path) -> anyhow::Result<SysRoot> {
-    if dir.is_file() {
-        let name = dir.to_string_lossy();
-        if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
-            anyhow::bail!(
-                "--root {}: is a file, not a folder; extract the archive first \
-                 (tar xzf {} -C OUT) and pass OUT/hwsurvey-snapshot",
-                dir.display(),
-                dir.display()
-            );
-        }
-        anyhow::bail!(
-            "--root {}: is a file, not a folder (a --root is an extracted snapshot or a \
-             copy of / with proc/ and sys/)",
-            dir.display()
-        );
-    }
-    anyhow::ensure!(dir.is_dir(), "--root {}: not a directory", dir.display());
-    let root = SysRoot::new(dir);
-    anyhow::ensure!(
-        root.exists("/proc/cpuinfo") || root.exists("/sys/devices/system/cpu"),
-        "{} does not look like a Linux root or snapshot (no /proc/cpuinfo, no /sys/devices/system/cpu)",
-        dir.display()
-    );
-    Ok(root)
 }
 
 /// The whole human summary: CPU, NUMA, pages, memory, I/O, OS, then what could not be read.

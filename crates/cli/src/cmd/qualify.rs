@@ -47,8 +47,10 @@ pub enum FormatArg {
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXIT_CODES)]
 pub struct Args {
-    /// Qualify a captured snapshot extracted in DIR instead of this machine.
-    #[arg(long, value_name = "DIR", conflicts_with = "result")]
+    /// Qualify a captured machine instead of this one: a copy of / with proc/ and sys/, an
+    /// extracted snapshot (or the folder it was extracted into), or a snapshot archive
+    /// (.tar.gz, .tgz, .tar.bz2, .tar).
+    #[arg(long, value_name = "DIR|SNAPSHOT.tar.gz", conflicts_with = "result")]
     root: Option<PathBuf>,
     /// Qualify the machine recorded in a result file (and check its measured figures): shows
     /// the findings `hwsurvey run` stored in it, or recomputes them for older files (and with
@@ -157,19 +159,21 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
         );
         return finish(&report, &args, &shown);
     }
-    let root = match &args.root {
-        Some(dir) => {
-            anyhow::ensure!(dir.is_dir(), "--root {}: not a directory", dir.display());
-            SysRoot::new(dir)
+    let capture = args.root.as_deref().map(super::capture::open).transpose()?;
+    let live;
+    let root = match &capture {
+        Some(c) => &c.root,
+        None => {
+            live = SysRoot::live();
+            &live
         }
-        None => SysRoot::live(),
     };
     let dimms = args
         .dmidecode
         .as_deref()
         .map(crate::cmd::probe::read_dmidecode)
         .transpose()?;
-    let mut machine = hwsurvey_probe::probe_machine(&root);
+    let mut machine = hwsurvey_probe::probe_machine(root);
     if let Some(smbios) = dimms {
         machine.memory.set_smbios(smbios);
     }

@@ -316,10 +316,10 @@ fn plan_captured(
     profile: &hwsurvey_bench::Profile,
     capture: &Path,
 ) -> anyhow::Result<ExitCode> {
-    let (_tmp, dir) = open_capture(capture)?;
-    let root = super::probe::open_root(&dir)?;
-    let machine = probe_machine(&root);
-    let env = hwsurvey_bench::ladder::captured_env(&machine, RunEnv::read(&root))
+    let capture_dir = super::capture::open(capture)?;
+    let root = &capture_dir.root;
+    let machine = probe_machine(root);
+    let env = hwsurvey_bench::ladder::captured_env(&machine, RunEnv::read(root))
         .map_err(|e| anyhow::anyhow!("--root {}: {e}", capture.display()))?;
     let options = RunOptions {
         storage_dirs: args.storage_dir.clone(),
@@ -343,56 +343,6 @@ fn plan_captured(
         eprintln!("hwsurvey: {w}");
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The folder of a capture: `path` itself when it is a folder; an archive (`.tar.gz`, `.tgz`,
-/// `.tar.bz2`, `.tar`) unpacked into a temporary folder (kept alive by the returned guard),
-/// then its single top-level folder when it has one (snapshots hold `hwsurvey-snapshot/`).
-/// Entries that cannot be created (links pointing outside, device nodes) are skipped.
-pub fn open_capture(path: &Path) -> anyhow::Result<(Option<tempfile::TempDir>, PathBuf)> {
-    if path.is_dir() {
-        return Ok((None, path.to_path_buf()));
-    }
-    anyhow::ensure!(
-        path.is_file(),
-        "--root {}: no such folder or archive",
-        path.display()
-    );
-    let name = path.to_string_lossy();
-    let file = std::fs::File::open(path).with_context(|| format!("--root {}", path.display()))?;
-    let reader: Box<dyn std::io::Read> = if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
-        Box::new(flate2::read::GzDecoder::new(file))
-    } else if name.ends_with(".tar.bz2") || name.ends_with(".tbz2") {
-        Box::new(bzip2::read::BzDecoder::new(file))
-    } else if name.ends_with(".tar") {
-        Box::new(file)
-    } else {
-        anyhow::bail!(
-            "--root {}: expected a folder or a .tar.gz, .tgz, .tar.bz2 or .tar archive",
-            path.display()
-        );
-    };
-    let tmp = tempfile::tempdir().context("cannot create a temporary folder")?;
-    let mut archive = tar::Archive::new(reader);
-    let entries = archive
-        .entries()
-        .with_context(|| format!("--root {}: not a tar archive", path.display()))?;
-    for entry in entries {
-        let mut entry =
-            entry.with_context(|| format!("--root {}: damaged archive", path.display()))?;
-        // a link pointing outside or a device node cannot be made: the capture tools skipped
-        // what they could not read too
-        let _ = entry.unpack_in(tmp.path());
-    }
-    let tops: Vec<PathBuf> = std::fs::read_dir(tmp.path())
-        .with_context(|| format!("{}", tmp.path().display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    let dir = match tops.as_slice() {
-        [one] if one.is_dir() => one.clone(),
-        _ => tmp.path().to_path_buf(),
-    };
-    Ok((Some(tmp), dir))
 }
 
 /// Exit status of a run in which at least one test failed (the result file holds each error).

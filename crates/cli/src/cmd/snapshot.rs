@@ -32,8 +32,10 @@ pub struct Args {
     /// Replace the -o file when it exists (a regular file only).
     #[arg(long)]
     pub force: bool,
-    /// Directory standing for `/` (re-snapshot a capture); default: the live machine.
-    #[arg(long, value_name = "DIR")]
+    /// A captured machine standing for `/`: a copy of / with proc/ and sys/, an extracted
+    /// snapshot (or the folder it was extracted into), or a snapshot archive (.tar.gz, .tgz,
+    /// .tar.bz2, .tar); default: the live machine.
+    #[arg(long, value_name = "DIR|SNAPSHOT.tar.gz")]
     pub root: Option<PathBuf>,
 }
 
@@ -137,15 +139,20 @@ fn append_tree(
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // the one output rule, before the probe: never an existing file without --force
     hwsurvey_model::files::check_output(&args.output, &[], args.force)?;
-    let source = match &args.root {
-        Some(dir) => super::probe::open_root(dir)?,
-        None => SysRoot::live(),
+    let capture = args.root.as_deref().map(super::capture::open).transpose()?;
+    let live;
+    let source = match &capture {
+        Some(c) => &c.root,
+        None => {
+            live = SysRoot::live();
+            &live
+        }
     };
-    let first = probe_machine(&source);
+    let first = probe_machine(source);
     let tmp = tempfile::tempdir().context("staging folder")?;
     let staging = tmp.path();
     for path in source.accessed() {
-        stage(&source, staging, &path)?;
+        stage(source, staging, &path)?;
     }
     let facts_path = staging.join(LIVE_FACTS_PATH.trim_start_matches('/'));
     if let Some(parent) = facts_path.parent() {
@@ -153,7 +160,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     std::fs::write(
         &facts_path,
-        serde_json::to_vec_pretty(&LiveFacts::from_machine(&first, &source))?,
+        serde_json::to_vec_pretty(&LiveFacts::from_machine(&first, source))?,
     )?;
     let mut machine = first;
     for _ in 0..3 {
@@ -168,7 +175,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             break;
         }
         for p in &missing {
-            stage(&source, staging, p)?;
+            stage(source, staging, p)?;
         }
     }
     let machine_json = staging.join(MACHINE_JSON.trim_start_matches('/'));

@@ -1,0 +1,315 @@
+//! Every `hwsurvey ...` example line of README.md's "Everyday use" runs, in README order after
+//! the snapshot that later lines read, in a scratch directory holding the files the lines name:
+//!
+//! - `host.tar.gz` and `extracted-snapshot/`: made by the README's own `snapshot` line;
+//! - `quick.json`: made by the README's own `run --profile quick -o quick.json` line; `a.json`,
+//!   `b.json`, `c.json` and `result.json` are copies of it (one profile, so `compare` runs as
+//!   written) and `reports/fleet/RUN-ID/` holds three hosts' copies;
+//! - `dmidecode.txt`: the Dell R640 capture's saved `dmidecode -t memory` text
+//!   (`../shared/fixtures`; without `../shared` those two lines print SKIPPED).
+//!
+//! What is run differs from the line only where running it as written is not a test:
+//! - `run` lines that would measure for minutes (`--max-time 10m`, the standard families, the
+//!   storage directories) get `--plan-only`: the same flags parsed and planned against this
+//!   machine; `/mnt/nvme0/tmp` becomes a directory of the scratch directory, and the second
+//!   `--storage-dir` (another device in the README) is left out: a second directory on the
+//!   scratch directory's device would be refused, by design, as on the same device;
+//! - `hwsurvey probe [--root DIR] [--json]` runs as `probe`, `probe --json` and
+//!   `probe --root extracted-snapshot/ --json`;
+//! - the shell around a command (`> /etc/bash_completion.d/...`, `&& mandb -q`, `| man -l -`)
+//!   is not run; the hwsurvey part is, with `man --dir` writing into the scratch directory;
+//! - `hwsurvey COMMAND --help` runs for every command the README shows.
+//!
+//! `hwsurvey elf target/dist/...` runs from the checkout when `cargo xtask dist` has made that
+//! file (else SKIPPED: in scripts/test the native tests come before the dist stage, which checks
+//! every dist binary with `hwsurvey elf`). The lines that are not `hwsurvey` commands are run
+//! elsewhere: `cargo xtask dist` by scripts/test's dist stage, the fleet playbook line by
+//! tests/fleet_ansible.rs. Natively only: under qemu-user the quick run would take minutes. A README example line
+//! this test does not know fails it, so a new example gets run too.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn hwsurvey() -> Command {
+    hwsurvey_testkit::target_command(&assert_cmd::cargo::cargo_bin("hwsurvey"))
+}
+
+fn readme() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The example lines of the "Everyday use" section: indented lines starting with `hwsurvey `,
+/// without their `# comment`.
+fn example_lines(readme: &str) -> Vec<String> {
+    let section = readme
+        .split("\n## ")
+        .find(|s| s.starts_with("Everyday use"))
+        .expect("README.md has a section \"## Everyday use\"");
+    section
+        .lines()
+        .filter_map(|l| l.strip_prefix("    "))
+        .map(str::trim_start)
+        .filter(|l| l.starts_with("hwsurvey "))
+        .map(|l| match l.find(" #") {
+            Some(i) => l[..i].trim_end().to_string(),
+            None => l.trim_end().to_string(),
+        })
+        .collect()
+}
+
+/// How one README line is run: argument lists (after `hwsurvey`), and the exit codes that
+/// mean it worked (`qualify` and `fleet` report findings with 1 and 2).
+struct Plan {
+    runs: Vec<Vec<String>>,
+    ok: &'static [i32],
+    needs_shared: bool,
+}
+
+fn words(s: &str) -> Vec<String> {
+    s.split_whitespace().map(str::to_string).collect()
+}
+
+/// The plan of README line `line` (without `hwsurvey `), or `None` for a line this test does
+/// not know.
+fn plan_for(line: &str, scratch: &Path) -> Option<Plan> {
+    let args = line.strip_prefix("hwsurvey ")?;
+    let plain = |runs: Vec<Vec<String>>| Plan {
+        runs,
+        ok: &[0],
+        needs_shared: false,
+    };
+    // the shell around the command is not run (see the module docs)
+    let command = args
+        .split(['>', '|'])
+        .next()
+        .unwrap_or(args)
+        .split("&&")
+        .next()
+        .unwrap_or(args)
+        .trim();
+    let mut w = words(command);
+    let plan = match w.first().map(String::as_str)? {
+        "probe" if command.contains('[') => plain(vec![
+            words("probe"),
+            words("probe --json"),
+            words("probe --root extracted-snapshot/ --json"),
+        ]),
+        "probe" | "snapshot" | "compare" | "completions" => Plan {
+            needs_shared: command.contains("dmidecode.txt"),
+            ..plain(vec![w])
+        },
+        "run" => {
+            let measures_long =
+                !command.contains("--plan-only") && !command.contains("--profile quick");
+            // One disk-backed device holds the scratch directory: the README's second
+            // directory (another device there) would be refused here as on the same device.
+            if let Some(second) = w.iter().rposition(|a| a.starts_with("/mnt/nvme1")) {
+                w.drain(second - 1..=second);
+            }
+            for a in &mut w {
+                if let Some(rest) = a.strip_prefix("/mnt/") {
+                    *a = scratch.join("mnt").join(rest).display().to_string();
+                }
+            }
+            if measures_long {
+                w.push("--plan-only".into());
+            }
+            plain(vec![w])
+        }
+        "qualify" | "fleet" => Plan {
+            runs: vec![w],
+            ok: &[0, 1, 2],
+            needs_shared: command.contains("dmidecode.txt"),
+        },
+        "man" => {
+            if let Some(i) = w.iter().position(|a| a == "--dir") {
+                w[i + 1] = scratch.join("man1").display().to_string();
+            }
+            plain(vec![w])
+        }
+        // the file `cargo xtask dist` makes, read from the checkout as the README runs it
+        "elf" => plain(vec![w]),
+        "COMMAND" => plain(
+            [
+                "probe",
+                "snapshot",
+                "run",
+                "compare",
+                "qualify",
+                "fleet",
+                "elf",
+                "completions",
+                "man",
+            ]
+            .iter()
+            .map(|c| vec![c.to_string(), "--help".into()])
+            .collect(),
+        ),
+        _ => return None,
+    };
+    Some(plan)
+}
+
+/// Every argument of a plan's runs, joined (to look for a path in them).
+fn args_of(plan: &Plan) -> String {
+    plan.runs
+        .iter()
+        .flatten()
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Copies `quick.json` to the names later lines read.
+fn copy_quick(scratch: &Path) {
+    let quick = scratch.join("quick.json");
+    for name in ["a.json", "b.json", "c.json", "result.json"] {
+        std::fs::copy(&quick, scratch.join(name)).unwrap();
+    }
+    for host in ["node1", "node2", "node3"] {
+        let dir = scratch.join("reports/fleet/RUN-ID").join(host);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(&quick, dir.join("result.json")).unwrap();
+    }
+}
+
+#[test]
+fn every_readme_example_runs() {
+    // The lines are the same on every architecture; under qemu-user the quick run alone would
+    // take minutes of emulation (their parsing is covered there by the --help examples test).
+    if !hwsurvey_testkit::target_runner().is_empty() {
+        println!(
+            "SKIPPED: README examples run natively only, not under a target runner (qemu-user)"
+        );
+        return;
+    }
+    let readme = readme();
+    let lines = example_lines(&readme);
+    assert!(
+        lines.len() >= 15,
+        "expected the README's example lines, found {}: {lines:?}",
+        lines.len()
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let scratch = tmp.path();
+    for d in ["mnt/nvme0/tmp", "mnt/nvme1/tmp", "man1"] {
+        std::fs::create_dir_all(scratch.join(d)).unwrap();
+    }
+    let fixtures: Option<PathBuf> = hwsurvey_testkit::fixtures();
+    if let Some(f) = &fixtures {
+        std::os::unix::fs::symlink(
+            f.join("x86_64-dell-r640-2s-dmidecode-24slots/dmidecode.txt"),
+            scratch.join("dmidecode.txt"),
+        )
+        .unwrap();
+    }
+    // the snapshot line first: the probe, run and qualify lines read what it writes
+    let mut ordered: Vec<&String> = lines.iter().filter(|l| l.contains(" snapshot ")).collect();
+    assert_eq!(ordered.len(), 1, "one snapshot example line: {lines:?}");
+    ordered.extend(lines.iter().filter(|l| !l.contains(" snapshot ")));
+    let mut unknown = Vec::new();
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for line in ordered {
+        let Some(plan) = plan_for(line, scratch) else {
+            unknown.push(line.clone());
+            continue;
+        };
+        if plan.needs_shared && fixtures.is_none() {
+            println!("SKIPPED: ../shared not found: {line}");
+            continue;
+        }
+        // `hwsurvey elf target/dist/...` reads the dist binary from the checkout
+        let cwd = if args_of(&plan).contains("target/dist/") {
+            let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+            let file = plan.runs[0]
+                .iter()
+                .find(|a| a.starts_with("target/dist/"))
+                .unwrap();
+            if !root.join(file).is_file() {
+                println!(
+                    "SKIPPED: {file} not built yet (`cargo xtask dist`; scripts/test's dist stage, after \
+                     the native tests, checks each dist binary with `hwsurvey elf`): {line}"
+                );
+                continue;
+            }
+            root
+        } else {
+            scratch.to_path_buf()
+        };
+        for args in &plan.runs {
+            let out = hwsurvey()
+                .args(args)
+                .current_dir(&cwd)
+                .env("COLUMNS", "100")
+                .output()
+                .unwrap();
+            ran += 1;
+            let code = out.status.code().unwrap_or(-1);
+            println!(
+                "README: {line}\n  ran: hwsurvey {} -> exit {code}",
+                args.join(" ")
+            );
+            if !plan.ok.contains(&code) {
+                failures.push(format!(
+                    "{line}\n  ran: hwsurvey {}\n  exit {code} (expected one of {:?})\n  stderr: {}",
+                    args.join(" "),
+                    plan.ok,
+                    String::from_utf8_lossy(&out.stderr).trim_end()
+                ));
+            } else if out.stdout.is_empty() && !args.contains(&"-o".to_string()) && args[0] != "man"
+            {
+                failures.push(format!(
+                    "{line}\n  ran: hwsurvey {}: printed nothing",
+                    args.join(" ")
+                ));
+            }
+        }
+        if line.contains(" snapshot ") {
+            hwsurvey_testkit::unpack(
+                &scratch.join("host.tar.gz"),
+                &scratch.join("extracted-snapshot"),
+            );
+        }
+        if line.contains("-o quick.json") {
+            copy_quick(scratch);
+        }
+    }
+    assert!(
+        unknown.is_empty(),
+        "README example lines this test does not run: {unknown:#?}"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} runs failed:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    // what the lines wrote
+    for f in [
+        "host.tar.gz",
+        "quick.json",
+        "report.html",
+        "man1/hwsurvey.1",
+    ] {
+        assert!(
+            scratch.join(f).is_file(),
+            "{f} missing after the README's examples"
+        );
+    }
+    assert!(
+        std::fs::read_dir(scratch.join("plots")).unwrap().count() > 0,
+        "compare --plots plots/ wrote no plot"
+    );
+}
+
+/// The test's own reading of the README: the section's lines, comments cut.
+#[test]
+fn example_lines_are_read_from_the_everyday_use_section() {
+    let text = "# x\n\n## Everyday use\n\n    hwsurvey probe [--json]   # one\n    cargo xtask dist\n    hwsurvey run --plan-only\n\n## Next\n\n    hwsurvey qualify\n";
+    assert_eq!(
+        example_lines(text),
+        ["hwsurvey probe [--json]", "hwsurvey run --plan-only"]
+    );
+}
