@@ -16,6 +16,11 @@
 //! so. The result files are kept (their path is printed): a run without a critical rate keeps
 //! every trial in its `details`.
 //!
+//! `HWSURVEY_CRITICAL_HOG=N` runs N busy loops (threads of this benchmark spinning for the
+//! whole measurement) beside every run: the issue's "CPU hog" case, `HWSURVEY_CRITICAL_HOG=2`
+//! (one per CPU here). The rate is then still found, or each run's reason names the failing
+//! criterion with its numbers.
+//!
 //! Output (scripts/bench-smoke's contract): a section per page mode, "== critical rate,
 //! pages=MODE", whose figure line is "median X ops/s over N runs", then "== THP/base".
 
@@ -83,8 +88,24 @@ fn main() {
     } else {
         "standard".to_string()
     };
+    let hog: usize = std::env::var("HWSURVEY_CRITICAL_HOG")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let hogs: Vec<std::thread::JoinHandle<()>> = (0..hog)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut x = 1u64;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+                }
+            })
+        })
+        .collect();
     println!(
-        "critical rate of service.point_select: {runs} run(s), profile {profile}, load before {}",
+        "critical rate of service.point_select: {runs} run(s), profile {profile}, {hog} busy loop(s) beside it, load before {}",
         loadavg()
     );
     let modes = ["base", "thp"];
@@ -186,4 +207,8 @@ fn main() {
         println!("THP/base: median {:.3} over {n} runs", median(&thp_base));
     }
     println!("load after {}", loadavg());
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for h in hogs {
+        let _ = h.join();
+    }
 }

@@ -524,16 +524,12 @@ fn example_report_prints_to_12_pages_with_the_headline_on_page_1() {
         .unwrap();
     let text = String::from_utf8(first.stdout).unwrap();
     // the row labels of the headline, as the report builds them from these files
-    let inputs: Vec<hwsurvey_report::Input> = files
-        .iter()
-        .map(|p| {
-            let file = hwsurvey_result::load(p).unwrap();
-            hwsurvey_report::Input {
-                label: hwsurvey_report::default_label(&file),
-                file,
-            }
-        })
-        .collect();
+    let inputs = hwsurvey_report::inputs_with_default_labels(
+        files
+            .iter()
+            .map(|p| hwsurvey_result::load(p).unwrap())
+            .collect(),
+    );
     let c = hwsurvey_report::compare(&inputs, None, true).unwrap();
     let headline = c.tables.iter().find(|t| t.id == "headline").unwrap();
     assert!(headline.rows.len() >= 20, "{} rows", headline.rows.len());

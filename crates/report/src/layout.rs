@@ -168,7 +168,8 @@ impl Cell {
     }
 }
 
-/// Longest column label shown, characters (a default label has hostname and kernel at most 48 each, plus their lengths when cut).
+/// Longest column label shown, characters (a default label has hostname, arch and kernel at
+/// most 48 each, plus their lengths when cut).
 pub const MAX_LABEL_CHARS: usize = 160;
 /// Longest title, row label or cell text shown, characters.
 pub const MAX_CELL_CHARS: usize = 200;

@@ -14,6 +14,9 @@ pub mod render;
 pub mod sample;
 pub mod scaling;
 
-pub use build::{compare, default_label, distinct_labels, CompareError, Input};
+pub use build::{
+    compare, default_label, distinct_labels, inputs_with_default_labels, label_candidates,
+    CompareError, Input,
+};
 pub use layout::{Cell, CellStats, Comparison, PlotSpec, Row, Table};
 pub use render::{render, Format};

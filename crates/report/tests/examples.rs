@@ -13,7 +13,9 @@
 
 use std::path::PathBuf;
 
-use hwsurvey_report::{compare, default_label, plot, render, Comparison, Format, Input};
+use hwsurvey_report::{
+    compare, inputs_with_default_labels, plot, render, Comparison, Format, Input,
+};
 
 const FILES: [&str; 3] = [
     "x86_64-standard.json",
@@ -26,18 +28,14 @@ fn examples_dir() -> PathBuf {
 }
 
 fn inputs() -> Vec<Input> {
-    FILES
+    let files = FILES
         .iter()
         .map(|name| {
             let path = examples_dir().join(name);
-            let file =
-                hwsurvey_result::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            Input {
-                label: default_label(&file),
-                file,
-            }
+            hwsurvey_result::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         })
-        .collect()
+        .collect();
+    inputs_with_default_labels(files)
 }
 
 fn comparison() -> Comparison {

@@ -6,7 +6,9 @@
 use std::path::PathBuf;
 
 use hwsurvey_report::headline::{HEADLINE_ID, MACHINES_ID};
-use hwsurvey_report::{compare, default_label, render, Comparison, Format, Input, Table};
+use hwsurvey_report::{
+    compare, inputs_with_default_labels, render, Comparison, Format, Input, Table,
+};
 use serde_json::Value;
 
 const FILES: [&str; 3] = [
@@ -20,18 +22,14 @@ fn examples_dir() -> PathBuf {
 }
 
 fn inputs() -> Vec<Input> {
-    FILES
+    let files = FILES
         .iter()
         .map(|name| {
             let path = examples_dir().join(name);
-            let file =
-                hwsurvey_result::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            Input {
-                label: default_label(&file),
-                file,
-            }
+            hwsurvey_result::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         })
-        .collect()
+        .collect();
+    inputs_with_default_labels(files)
 }
 
 fn raw(name: &str) -> Value {

@@ -5,7 +5,7 @@
 
 use hwsurvey_model::Probed;
 use hwsurvey_report::sample::three;
-use hwsurvey_report::{compare, default_label, plot, render, Format, Input};
+use hwsurvey_report::{compare, label_candidates, plot, render, Format, Input};
 use hwsurvey_result::ResultFile;
 
 /// 1 MiB of hostname: terminal control sequences, BEL, NUL, newlines, XML specials.
@@ -33,7 +33,8 @@ fn inputs(files: Vec<ResultFile>, labels: &[&str]) -> Vec<Input> {
             label: labels
                 .get(k)
                 .map(|l| l.to_string())
-                .unwrap_or_else(|| default_label(&file)),
+                // the longest default label: every part (hostname, arch, kernel) escaped
+                .unwrap_or_else(|| label_candidates(&file).pop().unwrap()),
             file,
         })
         .collect()

@@ -5,7 +5,9 @@
 
 use hwsurvey_probe::{io, SysRoot};
 use hwsurvey_report::sample::three;
-use hwsurvey_report::{compare, default_label, Cell, Comparison, Input};
+use hwsurvey_report::{
+    compare, default_label, inputs_with_default_labels, Cell, Comparison, Input,
+};
 use hwsurvey_testkit::shared;
 use hwsurvey_testkit::write;
 
@@ -13,14 +15,7 @@ use hwsurvey_testkit::write;
 fn comparison_with_io(io: &io::Io) -> Comparison {
     let mut files = three();
     *files[0].machine.pointer_mut("/io").unwrap() = serde_json::to_value(io).unwrap();
-    let inputs: Vec<Input> = files
-        .into_iter()
-        .map(|file| Input {
-            label: default_label(&file),
-            file,
-        })
-        .collect();
-    compare(&inputs, None, false).unwrap()
+    compare(&inputs_with_default_labels(files), None, false).unwrap()
 }
 
 fn machine_cell(c: &Comparison, row: &str, col: usize) -> Cell {

@@ -5,24 +5,20 @@
 use std::path::PathBuf;
 
 use hwsurvey_report::plot::{self, colour, count_ticks, file_name, log2_ticks, plot_files};
-use hwsurvey_report::{compare, default_label, render, Comparison, Format, Input};
+use hwsurvey_report::{compare, inputs_with_default_labels, render, Comparison, Format, Input};
 
 fn examples() -> Comparison {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples");
-    let inputs: Vec<Input> = [
-        "x86_64-standard.json",
-        "aarch64-qemu-quick.json",
-        "sparc64-qemu-quick.json",
-    ]
-    .iter()
-    .map(|n| {
-        let file = hwsurvey_result::load(&dir.join(n)).unwrap();
-        Input {
-            label: default_label(&file),
-            file,
-        }
-    })
-    .collect();
+    let inputs: Vec<Input> = inputs_with_default_labels(
+        [
+            "x86_64-standard.json",
+            "aarch64-qemu-quick.json",
+            "sparc64-qemu-quick.json",
+        ]
+        .iter()
+        .map(|n| hwsurvey_result::load(&dir.join(n)).unwrap())
+        .collect(),
+    );
     compare(&inputs, None, true).unwrap()
 }
 

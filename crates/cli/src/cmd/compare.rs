@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use hwsurvey_model::files::{check_output, write_atomic};
-use hwsurvey_report::{compare, default_label, distinct_labels, plot, render, Format, Input};
+use hwsurvey_report::{compare, distinct_labels, label_candidates, plot, render, Format, Input};
 
 /// Output formats.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -36,8 +36,8 @@ pub struct Args {
     /// the extension (`a` for a.json) (default: the first file).
     #[arg(long)]
     baseline: Option<String>,
-    /// Column labels, one per file in order (default: hostname arch kernel, with the file
-    /// name stem appended where two files share that).
+    /// Column labels, one per file in order (default: the hostname; where two files share it,
+    /// hostname and arch, then hostname, arch and kernel, then the file name stem appended).
     #[arg(long = "label", value_name = "LABEL")]
     labels: Vec<String>,
     /// Output format [default: from the -o file's extension (.md, .csv, .json, .html/.htm),
@@ -102,9 +102,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for path in &args.files {
         files.push(hwsurvey_result::load(path)?);
     }
-    // --label overrides; default labels that two files share get the file name appended
+    // --label overrides; by default each file is its hostname, with its arch and kernel added
+    // where two files share one, then the file name (report::distinct_labels)
     let (labels, label_note) = if args.labels.is_empty() {
-        let defaults: Vec<String> = files.iter().map(default_label).collect();
+        let candidates: Vec<Vec<String>> = files.iter().map(label_candidates).collect();
         let names: Vec<(String, String)> = args
             .files
             .iter()
@@ -116,7 +117,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 (stem, p.display().to_string())
             })
             .collect();
-        distinct_labels(&defaults, &names)
+        distinct_labels(&candidates, &names)
     } else {
         (args.labels.clone(), None)
     };
