@@ -139,6 +139,22 @@ fn round_trip(root: Option<&Path>) {
         "--root",
         &snap_root.display().to_string(),
     ]);
+    // One --root for every form of the capture: the archive itself (named by its path, not
+    // by the temporary folder it is unpacked into) and the folder it was extracted into.
+    let of_archive = json_of(&["probe", "--json", "--root", &archive.display().to_string()]);
+    assert_eq!(of_archive["root"], archive.display().to_string());
+    let of_folder = json_of(&["probe", "--json", "--root", &out.display().to_string()]);
+    assert_eq!(of_folder["root"], snap_root.display().to_string());
+    for (doc, what) in [
+        (of_archive, "--root ARCHIVE"),
+        (of_folder, "--root EXTRACTED"),
+    ] {
+        assert_same(
+            &without_root(doc),
+            &without_root(after.clone()),
+            &format!("{what} differs from --root EXTRACTED/hwsurvey-snapshot"),
+        );
+    }
     // Exactly the document the snapshot's own probe produced (apart from `root`).
     let stored: serde_json::Value =
         serde_json::from_slice(&std::fs::read(snap_root.join("hwsurvey/machine.json")).unwrap())

@@ -13,6 +13,9 @@ use hwsurvey_probe::SysRoot;
 /// and the temporary folder an archive was unpacked into (removed when this is dropped).
 pub struct Capture {
     _unpacked: Option<tempfile::TempDir>,
+    /// What to call it: the folder probed, or for an archive the archive as given (its
+    /// temporary folder means nothing to the user).
+    pub shown: String,
     /// The folder standing for `/` ([`SysRoot::root`]).
     pub root: SysRoot,
 }
@@ -96,8 +99,13 @@ pub fn open(path: &Path) -> anyhow::Result<Capture> {
             path.display()
         );
     };
+    let shown = match &unpacked {
+        Some(_) => path.display().to_string(),
+        None => dir.display().to_string(),
+    };
     Ok(Capture {
         _unpacked: unpacked,
+        shown,
         root: SysRoot::new(dir),
     })
 }

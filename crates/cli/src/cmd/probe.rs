@@ -48,6 +48,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // read before probing: a bad file is an error before anything else is done
     let dimms = args.dmidecode.as_deref().map(read_dmidecode).transpose()?;
     let mut machine = probe_machine(root);
+    if let Some(c) = &capture {
+        machine.root = c.shown.clone();
+    }
     if let Some(smbios) = dimms {
         machine.memory.set_smbios(smbios);
     }
