@@ -18,7 +18,7 @@
 //!   `probe --root extracted-snapshot/ --json`;
 //! - the shell around a command (`> /etc/bash_completion.d/...`, `&& mandb -q`, `| man -l -`)
 //!   is not run; the hwsurvey part is, with `man --dir` writing into the scratch directory;
-//! - `hwsurvey COMMAND --help` runs for every command the README shows.
+//! - `hwsurvey COMMAND --help` runs for every command `hwsurvey --help` lists.
 //!
 //! `hwsurvey elf target/dist/...` runs from the checkout when `cargo xtask dist` has made that
 //! file (else SKIPPED: in scripts/test the native tests come before the dist stage, which checks
@@ -131,20 +131,10 @@ fn plan_for(line: &str, scratch: &Path) -> Option<Plan> {
         // the file `cargo xtask dist` makes, read from the checkout as the README runs it
         "elf" => plain(vec![w]),
         "COMMAND" => plain(
-            [
-                "probe",
-                "snapshot",
-                "run",
-                "compare",
-                "qualify",
-                "fleet",
-                "elf",
-                "completions",
-                "man",
-            ]
-            .iter()
-            .map(|c| vec![c.to_string(), "--help".into()])
-            .collect(),
+            subcommands()
+                .into_iter()
+                .map(|c| vec![c, "--help".into()])
+                .collect(),
         ),
         _ => return None,
     };
@@ -159,6 +149,26 @@ fn args_of(plan: &Plan) -> String {
         .cloned()
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The subcommands `hwsurvey --help` lists (but `help`).
+fn subcommands() -> Vec<String> {
+    let out = hwsurvey().arg("--help").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let list: Vec<String> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(str::to_string)
+        .collect();
+    assert!(
+        list.len() >= 8,
+        "hwsurvey --help lists its commands:\n{text}"
+    );
+    list
 }
 
 /// Copies `quick.json` to the names later lines read.
@@ -191,7 +201,8 @@ fn every_readme_example_runs() {
         "expected the README's example lines, found {}: {lines:?}",
         lines.len()
     );
-    let tmp = tempfile::tempdir().unwrap();
+    // under the target folder, on a disk: a tmpfs TMPDIR would refuse the --storage-dir line
+    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let scratch = tmp.path();
     for d in ["mnt/nvme0/tmp", "mnt/nvme1/tmp", "man1"] {
         std::fs::create_dir_all(scratch.join(d)).unwrap();

@@ -341,3 +341,40 @@ fn probe_of_an_empty_folder_or_an_archive_is_an_error() {
         .assert()
         .success();
 }
+
+/// An archive whose only entry is a symlink to `/` is no capture: `--root` never follows it
+/// out to the machine running the command (which would then be reported under the archive's
+/// name).
+#[test]
+fn an_archive_holding_only_a_link_to_slash_is_no_root() {
+    let tmp = tempfile::tempdir().unwrap();
+    let archive = tmp.path().join("evil.tar.gz");
+    let gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&archive).unwrap(),
+        flate2::Compression::fast(),
+    );
+    let mut tar = tar::Builder::new(gz);
+    let mut h = tar::Header::new_gnu();
+    h.set_entry_type(tar::EntryType::Symlink);
+    h.set_size(0);
+    h.set_mode(0o777);
+    tar.append_link(&mut h, "x", "/").unwrap();
+    tar.into_inner().unwrap().finish().unwrap();
+    for cmd in ["probe", "qualify"] {
+        let out = Command::cargo_bin("hwsurvey")
+            .unwrap()
+            .args([cmd, "--root", &archive.display().to_string()])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{cmd}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{} does not look like a Linux root or snapshot",
+                archive.display()
+            )),
+            "{cmd}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{cmd}");
+    }
+}

@@ -527,12 +527,17 @@ impl SysRoot {
                 .map_err(|e| Self::io_error(path, e))?,
         };
         if !meta.is_file() {
-            let what = std::fs::metadata(self.host_path(&resolved))
-                .map(|m| hwsurvey_model::files::kind_of(m.file_type()))
-                .unwrap_or("not a regular file");
+            // the walk's lstat (or the stat of a link's target) said so; its kind by name
+            let message = match std::fs::metadata(self.host_path(&resolved)) {
+                Ok(m) => format!(
+                    "is {}, not a regular file",
+                    hwsurvey_model::files::kind_of(m.file_type())
+                ),
+                Err(_) => "is not a regular file".to_string(),
+            };
             return Err(ProbeError::Io {
                 path: path.to_string(),
-                message: format!("is {what}, not a regular file"),
+                message,
             });
         }
         let (parent, name) = walk.done.rsplit_once('/').unwrap_or(("", &walk.done));

@@ -37,15 +37,20 @@ fn root_folder(dir: &Path) -> Option<PathBuf> {
         .ok()?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .collect();
+    // a real folder: a symlink (an archive may hold `x -> /`) would lead out of the capture
+    let is_folder = |p: &Path| p.symlink_metadata().is_ok_and(|m| m.is_dir());
     match entries.as_slice() {
-        [one] if one.is_dir() && looks_like_root(one) => Some(one.clone()),
+        [one] if is_folder(one) && looks_like_root(one) => Some(one.clone()),
         _ => None,
     }
 }
 
-/// Unpacks archive `path` into a temporary folder. Entries that cannot be created (links
-/// pointing outside, device nodes) are skipped, as the capture tools skipped what they could
-/// not read.
+/// Unpacks archive `path` into a temporary folder. Folders are made writable by us whatever
+/// mode the archive gives them (a copy of `/` holds read-only folders under /proc and /sys:
+/// unpacked with their mode, nothing could be written into them, and the temporary folder
+/// could not be removed). Links and special files that cannot be made (a hard link to a file
+/// outside, a device node without privileges) are skipped, as the capture tools skipped what
+/// they could not read; any other entry that cannot be written is an error.
 fn unpack(path: &Path) -> anyhow::Result<tempfile::TempDir> {
     let name = path.to_string_lossy();
     let file = std::fs::File::open(path).with_context(|| format!("--root {}", path.display()))?;
@@ -69,7 +74,45 @@ fn unpack(path: &Path) -> anyhow::Result<tempfile::TempDir> {
     for entry in entries {
         let mut entry =
             entry.with_context(|| format!("--root {}: damaged archive", path.display()))?;
-        let _ = entry.unpack_in(tmp.path());
+        let kind = entry.header().entry_type();
+        if kind.is_dir() {
+            // only plain relative paths (unpack_in refuses the others the same way)
+            let name = entry
+                .path()
+                .with_context(|| format!("--root {}: damaged archive", path.display()))?;
+            let plain = name.components().all(|c| {
+                matches!(
+                    c,
+                    std::path::Component::Normal(_) | std::path::Component::CurDir
+                )
+            });
+            if plain {
+                let dir = tmp.path().join(&name);
+                std::fs::create_dir_all(&dir).with_context(|| {
+                    format!(
+                        "--root {}: cannot unpack {}",
+                        path.display(),
+                        name.display()
+                    )
+                })?;
+            }
+            continue;
+        }
+        let unpacked = entry.unpack_in(tmp.path());
+        let optional = kind.is_symlink()
+            || kind.is_hard_link()
+            || kind.is_character_special()
+            || kind.is_block_special()
+            || kind.is_fifo();
+        if let Err(e) = unpacked {
+            if !optional {
+                let name = entry
+                    .path()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default();
+                anyhow::bail!("--root {}: cannot unpack {name}: {e}", path.display());
+            }
+        }
     }
     Ok(tmp)
 }

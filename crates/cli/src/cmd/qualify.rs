@@ -197,7 +197,11 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
     };
     // os.kernel_min reads the minimum from the target descriptor of the binary just chosen
     facts.target = target_facts(&facts.binary, &facts.os.kernel_machine);
-    let subject = root.root().display().to_string();
+    // the archive as given, not the temporary folder it was unpacked into
+    let subject = match &capture {
+        Some(c) => c.shown.clone(),
+        None => root.root().display().to_string(),
+    };
     let mut report = qualify(&subject, &facts, &rules);
     if let Some(file) = &args.dmidecode {
         report.origin = Some(format!(
