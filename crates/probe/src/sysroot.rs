@@ -119,8 +119,9 @@ pub struct SysRoot {
     /// walk its components once (see [`SysRoot::resolve`]).
     dirs: Mutex<HashMap<String, Walked>>,
     /// Handles (`O_PATH`) of the resolved directories used last, most recent last, at most
-    /// [`DIR_HANDLES`]: a file is looked up and opened relative to its directory's handle, so
-    /// the kernel walks one component instead of the whole host path twice (lstat, open).
+    /// [`DIR_HANDLES`]: a file of a capture is looked up and opened relative to its directory's
+    /// handle, so the kernel walks one component instead of the whole host path twice (lstat,
+    /// open). Not for the live machine (see `dir_fd`).
     #[cfg(feature = "sys")]
     dir_fds: Mutex<Vec<(String, Arc<std::os::fd::OwnedFd>)>>,
 }
@@ -444,9 +445,18 @@ impl SysRoot {
     /// The handle of resolved directory `dir` (the `dir_fds` field of [`SysRoot`]), opened `O_PATH` on a
     /// miss; `None` when it cannot be opened (the callers then use the whole path, which
     /// reports the error).
+    ///
+    /// Never for the live machine: it is read by whole paths, as every other program reads it,
+    /// so that what the kernel (or an emulator) makes of each path holds. qemu-user with `-L`
+    /// resolves `/` itself to its library prefix, and its emulated /proc files exist only for
+    /// whole paths: read through handles, a live probe under qemu-aarch64 found
+    /// `/etc/os-release` "too many levels of symbolic links" (seen in a fresh Debian root).
     #[cfg(feature = "sys")]
     fn dir_fd(&self, dir: &str) -> Option<Arc<std::os::fd::OwnedFd>> {
         use nix::fcntl::OFlag;
+        if self.is_live() {
+            return None;
+        }
         let mut fds = self.dir_fds.lock().ok()?;
         if let Some(i) = fds.iter().position(|(d, _)| d == dir) {
             let entry = fds.remove(i);
