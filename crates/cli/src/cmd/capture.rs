@@ -117,6 +117,22 @@ fn unpack(path: &Path) -> anyhow::Result<tempfile::TempDir> {
     Ok(tmp)
 }
 
+/// The machine a command reads: `--root PATH` opened with [`open`], or the live machine
+/// (`/`, shown as `/`) without one.
+///
+/// # Errors
+/// Those of [`open`].
+pub fn open_or_live(path: Option<&Path>) -> anyhow::Result<Capture> {
+    match path {
+        Some(p) => open(p),
+        None => Ok(Capture {
+            _unpacked: None,
+            shown: "/".to_string(),
+            root: SysRoot::live(),
+        }),
+    }
+}
+
 /// Opens `--root PATH` (see the module docs).
 ///
 /// # Errors

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use hwsurvey_probe::{io, memory, os, probe_machine, summary, Machine, SysRoot};
+use hwsurvey_probe::{io, memory, os, probe_machine, summary, Machine};
 
 /// Options of `hwsurvey probe`.
 #[derive(clap::Args, Debug)]
@@ -36,21 +36,12 @@ pub struct Args {
 
 /// Runs `hwsurvey probe`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let capture = args.root.as_deref().map(super::capture::open).transpose()?;
-    let live;
-    let root = match &capture {
-        Some(c) => &c.root,
-        None => {
-            live = SysRoot::live();
-            &live
-        }
-    };
+    let capture = super::capture::open_or_live(args.root.as_deref())?;
+    let root = &capture.root;
     // read before probing: a bad file is an error before anything else is done
     let dimms = args.dmidecode.as_deref().map(read_dmidecode).transpose()?;
     let mut machine = probe_machine(root);
-    if let Some(c) = &capture {
-        machine.root = c.shown.clone();
-    }
+    machine.root = capture.shown.clone();
     if let Some(smbios) = dimms {
         machine.memory.set_smbios(smbios);
     }

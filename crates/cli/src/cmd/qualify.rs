@@ -8,7 +8,6 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use hwsurvey_model::{Probed, Unknown};
-use hwsurvey_probe::SysRoot;
 use hwsurvey_qualify::machine::target_facts;
 use hwsurvey_qualify::render::{render, Format};
 use hwsurvey_qualify::stored::{self, Origin, RulesRef};
@@ -159,15 +158,8 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
         );
         return finish(&report, &args, &shown);
     }
-    let capture = args.root.as_deref().map(super::capture::open).transpose()?;
-    let live;
-    let root = match &capture {
-        Some(c) => &c.root,
-        None => {
-            live = SysRoot::live();
-            &live
-        }
-    };
+    let capture = super::capture::open_or_live(args.root.as_deref())?;
+    let root = &capture.root;
     let dimms = args
         .dmidecode
         .as_deref()
@@ -198,10 +190,7 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
     // os.kernel_min reads the minimum from the target descriptor of the binary just chosen
     facts.target = target_facts(&facts.binary, &facts.os.kernel_machine);
     // the archive as given, not the temporary folder it was unpacked into
-    let subject = match &capture {
-        Some(c) => c.shown.clone(),
-        None => root.root().display().to_string(),
-    };
+    let subject = capture.shown.clone();
     let mut report = qualify(&subject, &facts, &rules);
     if let Some(file) = &args.dmidecode {
         report.origin = Some(format!(

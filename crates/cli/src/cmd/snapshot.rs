@@ -139,15 +139,8 @@ fn append_tree(
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // the one output rule, before the probe: never an existing file without --force
     hwsurvey_model::files::check_output(&args.output, &[], args.force)?;
-    let capture = args.root.as_deref().map(super::capture::open).transpose()?;
-    let live;
-    let source = match &capture {
-        Some(c) => &c.root,
-        None => {
-            live = SysRoot::live();
-            &live
-        }
-    };
+    let capture = super::capture::open_or_live(args.root.as_deref())?;
+    let source = &capture.root;
     let first = probe_machine(source);
     let tmp = tempfile::tempdir().context("staging folder")?;
     let staging = tmp.path();
