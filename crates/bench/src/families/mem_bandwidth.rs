@@ -252,6 +252,7 @@ fn run_stream(
     let threads = point.cpus.len().max(1);
     let per_thread = (elements_total / threads as u64) as usize;
     let store = store_kind(per_thread * 8);
+    let path = NtPath::best();
     let setup_error = Mutex::new(None);
     let timed = ctx.measure_parallel(
         point,
@@ -274,7 +275,7 @@ fn run_stream(
         |state, reps| {
             let Ok(s) = state else { return };
             for _ in 0..reps {
-                stream_once(kernel, s, store);
+                stream_once(kernel, s, store, path);
             }
             consume(s.a.as_f64_mut().first().copied());
         },
@@ -303,20 +304,66 @@ fn run_stream(
     .detail("reps_per_sample", timed.reps_per_sample)
     .detail("sample_s", &timed.sample_s)
     .detail("cut_short", &timed.cut_short);
+    // the width of the streaming stores, where they were used
+    let m = match store {
+        StoreKind::NonTemporal => m.detail("store_path", path),
+        StoreKind::Regular => m,
+    };
     PointOutcome::Measured(m)
 }
 
-/// How the STREAM kernels store: non-temporal stores (x86_64 SSE2 `movntpd`, as STREAM
-/// compiled with streaming stores and likwid-bench's `stream_mem` kernels do: no
-/// write-allocate read of the destination) for arrays that cannot be cache-resident, plain
-/// stores otherwise and on other architectures.
+/// How the STREAM kernels store: non-temporal stores (x86_64 `movntpd`, as STREAM compiled
+/// with streaming stores and likwid-bench's `stream_mem` kernels do: no write-allocate read of
+/// the destination) for arrays that cannot be cache-resident, plain stores otherwise and on
+/// other architectures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StoreKind {
     /// Ordinary stores (the compiler vectorises the loop).
     Regular,
-    /// x86_64 SSE2 `movntpd` non-temporal stores, `sfence` after each pass.
+    /// x86_64 non-temporal stores of the widest vector the CPU has ([`NtPath`]), `sfence`
+    /// after each pass.
     NonTemporal,
+}
+
+/// The vector width of the non-temporal STREAM stores (x86_64): the widest the CPU runs,
+/// read at run time (`is_x86_feature_detected!`, i.e. CPUID and the OS's XSAVE state).
+/// AVX-512 stores a whole 64-byte line per instruction, which the write-combining buffers
+/// take as one full-line write; likwid-bench's fastest Triad on AVX-512 machines is its
+/// `stream_mem_avx512` for this reason. Recorded in each STREAM point as `store_path`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NtPath {
+    /// SSE2 `_mm_stream_pd`, 16 bytes (part of the x86_64 baseline).
+    Sse2,
+    /// AVX `_mm256_stream_pd`, 32 bytes.
+    Avx,
+    /// AVX-512F `_mm512_stream_pd`, 64 bytes.
+    Avx512,
+}
+
+impl NtPath {
+    /// The widest path this CPU runs; `Sse2` off x86_64 (where no path is used).
+    pub fn best() -> NtPath {
+        Self::supported().last().copied().unwrap_or(NtPath::Sse2)
+    }
+
+    /// Every path this CPU runs, narrowest first.
+    pub fn supported() -> Vec<NtPath> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let mut v = vec![NtPath::Sse2];
+            if is_x86_feature_detected!("avx") {
+                v.push(NtPath::Avx);
+            }
+            if is_x86_feature_detected!("avx512f") {
+                v.push(NtPath::Avx512);
+            }
+            v
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        Vec::new()
+    }
 }
 
 /// Arrays of at least this many bytes use non-temporal stores where available.
@@ -330,25 +377,21 @@ fn store_kind(array_bytes: usize) -> StoreKind {
     }
 }
 
-/// One pass of a STREAM kernel over one thread's arrays.
-fn stream_once(kernel: StreamKernel, s: &mut StreamArrays, store: StoreKind) {
-    let (a, b, c) = (&mut s.a, &mut s.b, &mut s.c);
+/// One pass of a STREAM kernel over one thread's arrays; `path` is the non-temporal store
+/// width, used only with [`StoreKind::NonTemporal`] and only where the CPU runs it (else the
+/// plain kernel runs).
+fn stream_once(kernel: StreamKernel, s: &mut StreamArrays, store: StoreKind, path: NtPath) {
+    let (a, b, c) = (s.a.as_f64_mut(), s.b.as_f64_mut(), s.c.as_f64_mut());
     #[cfg(target_arch = "x86_64")]
-    if store == StoreKind::NonTemporal {
-        match kernel {
-            StreamKernel::Copy => nt::copy(a.as_f64_mut(), c.as_f64_mut()),
-            StreamKernel::Scale => nt::scale(c.as_f64_mut(), b.as_f64_mut()),
-            StreamKernel::Add => nt::add(a.as_f64_mut(), b.as_f64_mut(), c.as_f64_mut()),
-            StreamKernel::Triad => nt::triad(b.as_f64_mut(), c.as_f64_mut(), a.as_f64_mut()),
-        }
+    if store == StoreKind::NonTemporal && nt::pass(path, kernel, a, b, c) {
         return;
     }
-    let _ = store;
+    let _ = (store, path);
     match kernel {
-        StreamKernel::Copy => copy(a.as_f64_mut(), c.as_f64_mut()),
-        StreamKernel::Scale => scale(c.as_f64_mut(), b.as_f64_mut()),
-        StreamKernel::Add => add(a.as_f64_mut(), b.as_f64_mut(), c.as_f64_mut()),
-        StreamKernel::Triad => triad(b.as_f64_mut(), c.as_f64_mut(), a.as_f64_mut()),
+        StreamKernel::Copy => copy(a, c),
+        StreamKernel::Scale => scale(c, b),
+        StreamKernel::Add => add(a, b, c),
+        StreamKernel::Triad => triad(b, c, a),
     }
 }
 
@@ -382,115 +425,166 @@ fn triad(b: &[f64], c: &[f64], a: &mut [f64]) {
     }
 }
 
-/// Non-temporal-store STREAM kernels (x86_64 only; SSE2 is part of the x86_64 baseline).
-/// Each stores 16-byte pairs with `_mm_stream_pd` from a 16-byte aligned start (the
-/// buffers are page-aligned; a misaligned slice falls back to the plain kernel), unrolled
-/// to 8 elements (one 64-byte line) per iteration, scalar tail, `sfence` at the end.
+/// Non-temporal-store STREAM kernels (x86_64 only), one module per vector width
+/// ([`NtPath`]), made by one macro so the four kernels are written once. Each pass walks the
+/// arrays one 64-byte line (8 elements) per iteration with unaligned loads and streaming
+/// stores from a 64-byte aligned destination (the buffers are page-aligned), does the
+/// scalar tail with plain stores, and ends with `sfence`.
 #[cfg(target_arch = "x86_64")]
 mod nt {
-    use std::arch::x86_64::{
-        __m128d, _mm_add_pd, _mm_loadu_pd, _mm_mul_pd, _mm_set1_pd, _mm_sfence, _mm_stream_pd,
-    };
+    use super::{NtPath, StreamKernel};
 
-    use super::SCALAR;
-
-    /// Runs `f(i)` producing the pair for elements i, i+1 into `dst` with streaming stores.
-    #[inline(always)]
-    fn stream_into(
-        dst: &mut [f64],
-        n: usize,
-        f: impl Fn(usize) -> __m128d,
-        tail: impl Fn(usize) -> f64,
-    ) {
-        let n = n.min(dst.len());
-        let p = dst.as_mut_ptr();
-        let mut i = 0;
-        // SAFETY: i + 8 <= n <= dst.len(); p is 16-byte aligned (checked by callers), so
-        // p.add(i + k) with even i + k is too.
+    /// Runs one pass on `path` and returns true, or returns false (nothing done) when the CPU
+    /// lacks `path` or a destination is not 64-byte aligned.
+    pub fn pass(
+        path: NtPath,
+        kernel: StreamKernel,
+        a: &mut [f64],
+        b: &mut [f64],
+        c: &mut [f64],
+    ) -> bool {
+        let aligned = [a.as_ptr(), b.as_ptr(), c.as_ptr()]
+            .iter()
+            .all(|p| (*p as usize).is_multiple_of(64));
+        let n = a.len().min(b.len()).min(c.len());
+        if !aligned {
+            return false;
+        }
+        // SAFETY: each path runs only where the CPU has its feature (checked here); all
+        // three slices hold at least n elements and are 64-byte aligned.
         unsafe {
-            while i + 8 <= n {
-                _mm_stream_pd(p.add(i), f(i));
-                _mm_stream_pd(p.add(i + 2), f(i + 2));
-                _mm_stream_pd(p.add(i + 4), f(i + 4));
-                _mm_stream_pd(p.add(i + 6), f(i + 6));
-                i += 8;
+            match path {
+                NtPath::Sse2 => sse2::pass(kernel, n, a, b, c),
+                NtPath::Avx if is_x86_feature_detected!("avx") => avx::pass(kernel, n, a, b, c),
+                NtPath::Avx512 if is_x86_feature_detected!("avx512f") => {
+                    avx512::pass(kernel, n, a, b, c)
+                }
+                _ => return false,
             }
-            _mm_sfence();
         }
-        for (j, d) in dst.iter_mut().enumerate().take(n).skip(i) {
-            *d = tail(j);
-        }
+        true
     }
 
-    fn aligned(dst: &[f64]) -> bool {
-        (dst.as_ptr() as usize).is_multiple_of(16)
+    macro_rules! width {
+        ($name:ident, $feature:literal, $lanes:literal, $load:ident, $stream:ident,
+         $add:ident, $mul:ident, $set1:ident) => {
+            mod $name {
+                use std::arch::x86_64::{_mm_sfence, $add, $load, $mul, $set1, $stream};
+
+                use super::super::{StreamKernel, SCALAR};
+
+                /// One pass of `kernel` over the first `n` elements.
+                ///
+                /// # Safety
+                /// The CPU has the target feature; `a`, `b`, `c` hold at least `n` elements
+                /// and are 64-byte aligned.
+                #[target_feature(enable = $feature)]
+                pub unsafe fn pass(
+                    kernel: StreamKernel,
+                    n: usize,
+                    a: &mut [f64],
+                    b: &mut [f64],
+                    c: &mut [f64],
+                ) {
+                    let body = n / 8 * 8;
+                    let (pa, pb, pc) = (a.as_mut_ptr(), b.as_mut_ptr(), c.as_mut_ptr());
+                    // SAFETY (every block below): i + k < body <= n; the stores' addresses
+                    // are multiples of the vector width (64-byte base, k * 8 bytes apart).
+                    let s = $set1(SCALAR);
+                    let mut i = 0;
+                    match kernel {
+                        StreamKernel::Copy => {
+                            while i < body {
+                                for k in (0..8).step_by($lanes) {
+                                    unsafe { $stream(pc.add(i + k), $load(pa.add(i + k))) };
+                                }
+                                i += 8;
+                            }
+                        }
+                        StreamKernel::Scale => {
+                            while i < body {
+                                for k in (0..8).step_by($lanes) {
+                                    unsafe {
+                                        $stream(pb.add(i + k), $mul(s, $load(pc.add(i + k))))
+                                    };
+                                }
+                                i += 8;
+                            }
+                        }
+                        StreamKernel::Add => {
+                            while i < body {
+                                for k in (0..8).step_by($lanes) {
+                                    unsafe {
+                                        $stream(
+                                            pc.add(i + k),
+                                            $add($load(pa.add(i + k)), $load(pb.add(i + k))),
+                                        )
+                                    };
+                                }
+                                i += 8;
+                            }
+                        }
+                        StreamKernel::Triad => {
+                            while i < body {
+                                for k in (0..8).step_by($lanes) {
+                                    unsafe {
+                                        $stream(
+                                            pa.add(i + k),
+                                            $add(
+                                                $load(pb.add(i + k)),
+                                                $mul(s, $load(pc.add(i + k))),
+                                            ),
+                                        )
+                                    };
+                                }
+                                i += 8;
+                            }
+                        }
+                    }
+                    _mm_sfence();
+                    for j in body..n {
+                        match kernel {
+                            StreamKernel::Copy => c[j] = a[j],
+                            StreamKernel::Scale => b[j] = SCALAR * c[j],
+                            StreamKernel::Add => c[j] = a[j] + b[j],
+                            StreamKernel::Triad => a[j] = b[j] + SCALAR * c[j],
+                        }
+                    }
+                }
+            }
+        };
     }
 
-    #[inline(never)]
-    pub fn copy(a: &[f64], c: &mut [f64]) {
-        if !aligned(c) {
-            return super::copy(a, c);
-        }
-        let n = a.len().min(c.len());
-        let pa = a.as_ptr();
-        // SAFETY: every index passed is < n - 1 (pairs within n), n <= a.len().
-        stream_into(c, n, |i| unsafe { _mm_loadu_pd(pa.add(i)) }, |j| a[j]);
-    }
-
-    #[inline(never)]
-    pub fn scale(c: &[f64], b: &mut [f64]) {
-        if !aligned(b) {
-            return super::scale(c, b);
-        }
-        let n = c.len().min(b.len());
-        let pc = c.as_ptr();
-        // SAFETY: as in copy.
-        let s = unsafe { _mm_set1_pd(SCALAR) };
-        stream_into(
-            b,
-            n,
-            |i| unsafe { _mm_mul_pd(s, _mm_loadu_pd(pc.add(i))) },
-            |j| SCALAR * c[j],
-        );
-    }
-
-    #[inline(never)]
-    pub fn add(a: &[f64], b: &[f64], c: &mut [f64]) {
-        if !aligned(c) {
-            return super::add(a, b, c);
-        }
-        let n = a.len().min(b.len()).min(c.len());
-        let (pa, pb) = (a.as_ptr(), b.as_ptr());
-        // SAFETY: as in copy, n <= a.len(), b.len().
-        stream_into(
-            c,
-            n,
-            |i| unsafe { _mm_add_pd(_mm_loadu_pd(pa.add(i)), _mm_loadu_pd(pb.add(i))) },
-            |j| a[j] + b[j],
-        );
-    }
-
-    #[inline(never)]
-    pub fn triad(b: &[f64], c: &[f64], a: &mut [f64]) {
-        if !aligned(a) {
-            return super::triad(b, c, a);
-        }
-        let n = a.len().min(b.len()).min(c.len());
-        let (pb, pc) = (b.as_ptr(), c.as_ptr());
-        // SAFETY: as in copy, n <= b.len(), c.len().
-        let s = unsafe { _mm_set1_pd(SCALAR) };
-        stream_into(
-            a,
-            n,
-            |i| unsafe {
-                _mm_add_pd(
-                    _mm_loadu_pd(pb.add(i)),
-                    _mm_mul_pd(s, _mm_loadu_pd(pc.add(i))),
-                )
-            },
-            |j| b[j] + SCALAR * c[j],
-        );
-    }
+    width!(
+        sse2,
+        "sse2",
+        2,
+        _mm_loadu_pd,
+        _mm_stream_pd,
+        _mm_add_pd,
+        _mm_mul_pd,
+        _mm_set1_pd
+    );
+    width!(
+        avx,
+        "avx",
+        4,
+        _mm256_loadu_pd,
+        _mm256_stream_pd,
+        _mm256_add_pd,
+        _mm256_mul_pd,
+        _mm256_set1_pd
+    );
+    width!(
+        avx512,
+        "avx512f",
+        8,
+        _mm512_loadu_pd,
+        _mm512_stream_pd,
+        _mm512_add_pd,
+        _mm512_mul_pd,
+        _mm512_set1_pd
+    );
 }
 
 fn run_block(point: &Point, ctx: &RunContext<'_>, op: BlockOp, size: u64) -> PointOutcome {
@@ -590,7 +684,10 @@ mod tests {
     #[test]
     fn kernels_compute_stream_values() {
         // 8024 bytes -> 1003 elements: exercises the 8-element unrolled body and a tail of 3
-        for store in [StoreKind::Regular, StoreKind::NonTemporal] {
+        let nt = NtPath::supported()
+            .into_iter()
+            .map(|p| (StoreKind::NonTemporal, p));
+        for (store, path) in [(StoreKind::Regular, NtPath::Sse2)].into_iter().chain(nt) {
             let mut s = StreamArrays {
                 a: PageBuffer::allocate(PageMode::Default, 8024).unwrap(),
                 b: PageBuffer::allocate(PageMode::Default, 8024).unwrap(),
@@ -607,16 +704,16 @@ mod tests {
                 StreamKernel::Add,
                 StreamKernel::Triad,
             ] {
-                stream_once(k, &mut s, store);
+                stream_once(k, &mut s, store, path);
             }
             // STREAM's sequence from a=x, b=2, c=0: c=x, b=3x, c=x+3x=4x, a=3x+3*4x=15x
             let n = s.a.len_bytes() / 8;
             assert_eq!(n, 1003);
             for i in 0..n {
                 let x = 1.0 + i as f64;
-                assert_eq!(s.a.as_f64_mut()[i], 15.0 * x, "{store:?} a[{i}]");
-                assert_eq!(s.b.as_f64_mut()[i], 3.0 * x, "{store:?} b[{i}]");
-                assert_eq!(s.c.as_f64_mut()[i], 4.0 * x, "{store:?} c[{i}]");
+                assert_eq!(s.a.as_f64_mut()[i], 15.0 * x, "{store:?} {path:?} a[{i}]");
+                assert_eq!(s.b.as_f64_mut()[i], 3.0 * x, "{store:?} {path:?} b[{i}]");
+                assert_eq!(s.c.as_f64_mut()[i], 4.0 * x, "{store:?} {path:?} c[{i}]");
             }
         }
         assert_eq!(StreamKernel::Triad.credited_bytes_per_element(), 24);
