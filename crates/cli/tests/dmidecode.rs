@@ -36,7 +36,9 @@ fn hwsurvey() -> Command {
     Command::cargo_bin("hwsurvey").unwrap()
 }
 
-/// `probe --json --root ROOT --dmidecode FILE`, the `memory` document.
+/// `probe --json --root ROOT --dmidecode FILE`, the `memory` document in the tagged form
+/// (`{"known": v}`, as the probe holds it in memory: read back through
+/// `Machine::from_document`, so the plain document's round trip is checked on every capture).
 fn probe_memory(root: &Path, file: &Path) -> Value {
     let out = hwsurvey()
         .args(["probe", "--json", "--root"])
@@ -51,7 +53,8 @@ fn probe_memory(root: &Path, file: &Path) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    v["memory"].clone()
+    let m = hwsurvey_probe::Machine::from_document(v).expect("a machine document");
+    serde_json::to_value(&m).unwrap()["memory"].clone()
 }
 
 /// The locators of the listed slots, populated (`true`) or empty (`false`), in table order.

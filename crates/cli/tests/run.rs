@@ -21,7 +21,7 @@ fn hwsurvey() -> Command {
 
 fn assert_valid(file: &ResultFile) {
     assert_eq!(file.schema, "hwsurvey-result");
-    assert_eq!(file.schema_version, 1);
+    assert_eq!(file.schema_version, hwsurvey_result::RESULT_SCHEMA_VERSION);
     assert_eq!(file.profile.id, "quick");
     assert!(
         file.machine.get("schema_version").is_some(),

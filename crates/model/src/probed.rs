@@ -52,8 +52,12 @@ impl std::fmt::Display for Unknown {
 }
 
 /// A probed value, or the reason it is unknown. Serialized as
-/// `{"known": VALUE}` or `{"unknown": {"reason": "missing", "path": "..."}}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// `{"known": VALUE}` or `{"unknown": {"reason": "missing", "path": "..."}}` (the form in
+/// memory and in version 1 documents); [`to_plain`] turns a whole document into plain values
+/// with `null` for unknowns and one map of the reasons. Read from either form: a plain value
+/// is known, a bare `null` (no reason kept) is unknown for "no reason recorded", except where
+/// `T` itself takes `null` (an `Option`: known to be absent).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Probed<T> {
     /// The value was read.
@@ -103,25 +107,146 @@ impl<T: std::fmt::Display> Probed<T> {
     }
 }
 
-/// Reads a `Probed<T>` written either in its own form (`{"known": 4}`, `{"unknown": {...}}`)
-/// or as a plain value (`4`, read as known). For fields that became `Probed` within one
-/// document schema version, so files written before still load:
-/// `#[serde(deserialize_with = "hwsurvey_model::probed::deserialize_probed_or_plain")]`.
-pub fn deserialize_probed_or_plain<'de, D, T>(d: D) -> Result<Probed<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Either<T> {
-        Probed(Probed<T>),
-        Plain(T),
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Probed<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        enum Tagged<T> {
+            Known(T),
+            Unknown(Unknown),
+        }
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Wire<T> {
+            Tagged(Tagged<T>),
+            Plain(T),
+            Null(()),
+        }
+        Ok(match Wire::deserialize(d)? {
+            Wire::Tagged(Tagged::Known(v)) | Wire::Plain(v) => Probed::Known(v),
+            Wire::Tagged(Tagged::Unknown(u)) => Probed::Unknown(u),
+            Wire::Null(()) => Probed::Unknown(Unknown::Other {
+                detail: "unknown (null, no reason recorded)".into(),
+            }),
+        })
     }
-    Ok(match Either::deserialize(d)? {
-        Either::Probed(p) => p,
-        Either::Plain(v) => Probed::Known(v),
-    })
+}
+
+/// The name of the map of reasons in a plain document ([`to_plain`]).
+pub const UNKNOWN_MAP: &str = "unknown";
+
+/// A document (e.g. the probe's `Machine`) in the form people and `jq` read: every
+/// `{"known": v}` becomes `v`, every `{"unknown": reason}` becomes `null`, and the reasons go
+/// into one map `"unknown"` at the top, keyed by the JSON Pointer (RFC 6901) of the value:
+/// `{"cpu": {"max_mhz": null}, "unknown": {"/cpu/max_mhz": {"reason": "missing", "path":
+/// "/sys/..."}}}`. Nested values of a known value are turned too. The top must be an object
+/// (a document); anything else is returned turned, without a map.
+pub fn to_plain(doc: &serde_json::Value) -> serde_json::Value {
+    let mut reasons = serde_json::Map::new();
+    let mut out = to_plain_at(doc, "", &mut reasons);
+    if let Some(top) = out.as_object_mut() {
+        top.insert(UNKNOWN_MAP.into(), serde_json::Value::Object(reasons));
+    }
+    out
+}
+
+/// [`to_plain`] of a value that sits at the JSON Pointer `at` of a larger document, its reasons
+/// added to `reasons` keyed by their pointers from that document's top.
+pub fn to_plain_at(
+    v: &serde_json::Value,
+    at: &str,
+    reasons: &mut serde_json::Map<String, serde_json::Value>,
+) -> serde_json::Value {
+    plain_walk(v, &mut at.to_string(), reasons)
+}
+
+/// `{"known": v}` or `{"unknown": {"reason": ...}}`: one key, and an unknown holds a reason.
+fn as_tagged(v: &serde_json::Value) -> Option<Result<&serde_json::Value, &serde_json::Value>> {
+    let m = v.as_object().filter(|m| m.len() == 1)?;
+    if let Some(k) = m.get("known") {
+        return Some(Ok(k));
+    }
+    m.get("unknown")
+        .filter(|u| u.get("reason").is_some_and(|r| r.is_string()))
+        .map(Err)
+}
+
+fn plain_walk(
+    v: &serde_json::Value,
+    path: &mut String,
+    reasons: &mut serde_json::Map<String, serde_json::Value>,
+) -> serde_json::Value {
+    use serde_json::Value;
+    match as_tagged(v) {
+        Some(Ok(known)) => return plain_walk(known, path, reasons),
+        Some(Err(reason)) => {
+            reasons.insert(path.clone(), reason.clone());
+            return Value::Null;
+        }
+        None => {}
+    }
+    let mut child = |path: &mut String, key: &str, v: &Value| {
+        let len = path.len();
+        path.push('/');
+        path.push_str(&key.replace('~', "~0").replace('/', "~1"));
+        let out = plain_walk(v, path, reasons);
+        path.truncate(len);
+        out
+    };
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), child(path, k, v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(
+            a.iter()
+                .enumerate()
+                .map(|(i, v)| child(path, &i.to_string(), v))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The reverse of [`to_plain`] as far as a document without its types can go: takes the
+/// `"unknown"` map off the top and puts each reason back as `{"unknown": reason}` at its
+/// pointer. Known values stay plain; reading the result into the document's type
+/// (whose [`Probed`] fields take plain values as known) completes the round trip.
+///
+/// # Errors
+/// The map is not an object, or one of its pointers names no `null` value in the document:
+/// the message names the pointer.
+pub fn from_plain(mut doc: serde_json::Value) -> Result<serde_json::Value, String> {
+    let Some(top) = doc.as_object_mut() else {
+        return Ok(doc);
+    };
+    let reasons = match top.remove(UNKNOWN_MAP) {
+        None => return Ok(doc),
+        Some(serde_json::Value::Object(m)) => m,
+        Some(other) => {
+            return Err(format!(
+                "\"{UNKNOWN_MAP}\" is not a map of JSON Pointers to reasons: {}",
+                crate::text::one_line(&other.to_string(), 80)
+            ))
+        }
+    };
+    for (pointer, reason) in reasons {
+        match doc.pointer_mut(&pointer) {
+            Some(slot) if slot.is_null() => *slot = serde_json::json!({ "unknown": reason }),
+            Some(_) => {
+                return Err(format!(
+                    "\"{UNKNOWN_MAP}\" names {pointer:?}, which holds a value, not null"
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "\"{UNKNOWN_MAP}\" names {pointer:?}, which is not in the document"
+                ))
+            }
+        }
+    }
+    Ok(doc)
 }
 
 #[cfg(test)]
@@ -144,8 +269,13 @@ mod tests {
 
     #[derive(Deserialize)]
     struct Holder {
-        #[serde(deserialize_with = "deserialize_probed_or_plain")]
         n: Probed<u32>,
+        #[serde(default = "absent")]
+        limit: Probed<Option<u64>>,
+    }
+
+    fn absent() -> Probed<Option<u64>> {
+        Probed::Known(Some(1))
     }
 
     #[test]
@@ -159,5 +289,58 @@ mod tests {
                 .unwrap();
         assert!(unknown.n.why_unknown().is_some());
         assert!(serde_json::from_str::<Holder>(r#"{"n": "four"}"#).is_err());
+        // null: unknown for a plain type, known-absent for an Option
+        let null: Holder = serde_json::from_str(r#"{"n": null, "limit": null}"#).unwrap();
+        assert!(null.n.why_unknown().is_some());
+        assert_eq!(null.limit, Probed::Known(None));
+    }
+
+    #[test]
+    fn plain_document_round_trip() {
+        let tagged = serde_json::json!({
+            "schema_version": 2,
+            "cpu": {"model": {"known": "Xeon"}, "max_mhz": {"unknown": {"reason": "missing", "path": "/sys/x"}},
+                    "caches": [{"size": {"known": 32768}}, {"size": {"unknown": {"reason": "other", "detail": "no"}}}]},
+            "limit": {"known": null},
+            "nested": {"known": {"inner": {"unknown": {"reason": "missing", "path": "/y"}}}},
+            "odd/key~": {"unknown": {"reason": "missing", "path": "/z"}},
+        });
+        let plain = to_plain(&tagged);
+        assert_eq!(plain["cpu"]["model"], "Xeon");
+        assert!(plain["cpu"]["max_mhz"].is_null());
+        assert_eq!(plain["cpu"]["caches"][0]["size"], 32768);
+        assert!(plain["limit"].is_null());
+        let reasons = plain["unknown"].as_object().unwrap();
+        let keys: Vec<&str> = reasons.keys().map(|k| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "/cpu/caches/1/size",
+                "/cpu/max_mhz",
+                "/nested/inner",
+                "/odd~1key~0"
+            ]
+        );
+        assert_eq!(reasons["/cpu/max_mhz"]["path"], "/sys/x");
+        // back: the reasons return to their places, known values stay plain
+        let back = from_plain(plain).unwrap();
+        assert_eq!(back["cpu"]["max_mhz"], tagged["cpu"]["max_mhz"]);
+        assert_eq!(back["odd/key~"], tagged["odd/key~"]);
+        assert_eq!(back["cpu"]["model"], "Xeon");
+        assert!(back.get("unknown").is_none());
+    }
+
+    #[test]
+    fn from_plain_names_a_bad_pointer() {
+        let doc =
+            serde_json::json!({"a": 1, "unknown": {"/b": {"reason": "other", "detail": "x"}}});
+        assert!(from_plain(doc)
+            .unwrap_err()
+            .contains("\"/b\", which is not in the document"));
+        let doc =
+            serde_json::json!({"a": 1, "unknown": {"/a": {"reason": "other", "detail": "x"}}});
+        assert!(from_plain(doc).unwrap_err().contains("holds a value"));
+        let doc = serde_json::json!({"a": 1, "unknown": [1]});
+        assert!(from_plain(doc).unwrap_err().contains("not a map"));
     }
 }

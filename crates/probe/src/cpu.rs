@@ -108,7 +108,6 @@ pub struct Topology {
     /// file, the online CPUs with a topology folder; unknown when there are none).
     /// Documents of machine schema 1 written before this was a `Probed` hold a plain number,
     /// which still reads (as known).
-    #[serde(deserialize_with = "hwsurvey_model::probed::deserialize_probed_or_plain")]
     pub threads: Probed<u32>,
     /// Online CPUs whose `cpuN/topology` folder was read; the other counts (packages, cores,
     /// per package) cover only these. Less than `threads` means the counts are incomplete

@@ -27,7 +27,13 @@ use serde::{Deserialize, Serialize};
 pub use sysroot::{ProbeError, SysRoot};
 
 /// Version of the [`Machine`] JSON document. Bump on any incompatible change.
-pub const MACHINE_SCHEMA_VERSION: u32 = 1;
+///
+/// - 2: the document ([`Machine::document`]) holds plain values, `null` for unknown, and the
+///   reasons in one `"unknown"` map keyed by JSON Pointer ([`hwsurvey_model::probed::to_plain`]).
+/// - 1: every probed value wrapped as `{"known": v}` or `{"unknown": {"reason": ...}}`. The
+///   serde form of [`Machine`] in memory still is this one; [`Machine::from_document`] reads
+///   both.
+pub const MACHINE_SCHEMA_VERSION: u32 = 2;
 
 /// Everything hwsurvey knows about one machine.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -48,6 +54,48 @@ pub struct Machine {
     pub io: io::Io,
     /// Kernel, distro, settings that affect numbers, the binary's own ELF.
     pub os: os::Os,
+}
+
+impl Machine {
+    /// The JSON document of [`MACHINE_SCHEMA_VERSION`] 2 (what `hwsurvey probe --json` prints
+    /// and result files hold): plain values, `null` for unknown, the reasons in `"unknown"`.
+    pub fn document(&self) -> serde_json::Value {
+        let tagged = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
+        let mut doc = hwsurvey_model::probed::to_plain(&tagged);
+        doc["schema_version"] = MACHINE_SCHEMA_VERSION.into();
+        doc
+    }
+
+    /// Reads a machine document of schema version 1 (tagged values) or 2 ([`Machine::document`]).
+    ///
+    /// # Errors
+    /// One line: a schema version this build does not read, an `"unknown"` map naming a value
+    /// that is not `null` or not there, or the field path and serde's message of a value of
+    /// the wrong type.
+    pub fn from_document(doc: serde_json::Value) -> Result<Machine, String> {
+        let version = doc.get("schema_version").and_then(|v| v.as_u64());
+        let tagged = match version {
+            Some(1) => doc,
+            Some(2) => hwsurvey_model::probed::from_plain(doc)?,
+            _ => {
+                return Err(format!(
+                    "machine schema version {}, this hwsurvey reads versions 1 and 2",
+                    doc.get("schema_version")
+                        .map(|v| hwsurvey_model::text::one_line(&v.to_string(), 40).into_owned())
+                        .unwrap_or_else(|| "missing".into())
+                ))
+            }
+        };
+        let mut m: Machine = serde_path_to_error::deserialize(&tagged).map_err(|e| {
+            format!(
+                "machine document at {}: {}",
+                hwsurvey_model::text::one_line(&e.path().to_string(), 120),
+                hwsurvey_model::text::one_line(&e.inner().to_string(), 200)
+            )
+        })?;
+        m.schema_version = MACHINE_SCHEMA_VERSION;
+        Ok(m)
+    }
 }
 
 /// Probes everything under `root`. Never fails as a whole; unknowns carry their reasons.

@@ -17,7 +17,7 @@ use crate::plan::{Plan, Point, SkippedPoint};
 /// `schema` field of every result file.
 pub const RESULT_SCHEMA: &str = "hwsurvey-result";
 /// Version of the result format. Bump on any incompatible change.
-pub const RESULT_SCHEMA_VERSION: u32 = 1;
+pub const RESULT_SCHEMA_VERSION: u32 = 2;
 /// Files larger than this are refused by the loader, bytes (64 MiB).
 pub const MAX_RESULT_BYTES: u64 = 64 << 20;
 
@@ -703,10 +703,12 @@ impl ResultFile {
             _ => PathBuf::from("."),
         };
         std::fs::create_dir_all(&dir).map_err(io)?;
-        let mut json = serde_json::to_vec_pretty(self).map_err(|e| ResultError::Io {
+        let serialising = |e: serde_json::Error| ResultError::Io {
             path: path.display().to_string(),
             message: format!("serialising: {e}"),
-        })?;
+        };
+        let form = crate::plain::to_file_form(serde_json::to_value(self).map_err(serialising)?);
+        let mut json = serde_json::to_vec_pretty(&form).map_err(serialising)?;
         json.push(b'\n');
         // temporary file, fsync, rename, directory fsync; on ENOSPC or EIO the temporary file
         // is removed and the last complete file stays
@@ -789,17 +791,28 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<ResultFile, ResultError> {
         });
     }
     let version = value.get("schema_version");
-    if version.and_then(|v| v.as_u64()) != Some(RESULT_SCHEMA_VERSION as u64) {
-        return Err(ResultError::WrongSchema {
-            path: name.into(),
-            detail: format!(
-                "result schema version {}, this hwsurvey reads version {RESULT_SCHEMA_VERSION}",
-                version
-                    .map(|v| v.to_string())
-                    .unwrap_or_else(|| "missing".into())
-            ),
-        });
-    }
+    let number = version.and_then(|v| v.as_u64());
+    let value = match number {
+        // version 1: the tagged form, as held in memory
+        Some(1) => value,
+        Some(2) => crate::plain::from_file_form(value).map_err(|detail| {
+            ResultError::WrongSchema {
+                path: name.into(),
+                detail: format!("result schema version 2 but {detail}"),
+            }
+        })?,
+        _ => {
+            return Err(ResultError::WrongSchema {
+                path: name.into(),
+                detail: format!(
+                    "result schema version {}, this hwsurvey reads versions 1 and {RESULT_SCHEMA_VERSION}",
+                    version
+                        .map(|v| hwsurvey_model::text::one_line(&v.to_string(), 40).into_owned())
+                        .unwrap_or_else(|| "missing".into())
+                ),
+            })
+        }
+    };
     // serde_path_to_error names the field of a type error ("tests[3].point.threads"), which a
     // 100,000-line file needs.
     let file: ResultFile =
@@ -808,7 +821,8 @@ pub fn parse(name: &str, bytes: &[u8]) -> Result<ResultFile, ResultError> {
             // serde quotes the bad value whole ("unknown variant `<1 MiB>`"): bounded and
             // escaped, so the error stays one short line
             detail: format!(
-                "result schema version {RESULT_SCHEMA_VERSION} but at {}: {}",
+                "result schema version {} but at {}: {}",
+                number.unwrap_or_default(),
                 hwsurvey_model::text::one_line(&e.path().to_string(), 120),
                 hwsurvey_model::text::one_line(&e.inner().to_string(), 200)
             ),
@@ -923,7 +937,7 @@ mod tests {
         let e = parse("x.json", &serde_json::to_vec(&v).unwrap()).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "x.json: result schema version \"1\", this hwsurvey reads version 1"
+            "x.json: result schema version \"1\", this hwsurvey reads versions 1 and 2"
         );
         let e = parse("x.json", b"{\"schema\": \"hwsurvey-result\", ").unwrap_err();
         assert!(matches!(e, ResultError::Truncated { .. }), "{e}");
@@ -941,7 +955,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             e.to_string(),
-            "x.json: result schema version 99, this hwsurvey reads version 1"
+            "x.json: result schema version 99, this hwsurvey reads versions 1 and 2"
         );
         assert!(!e.to_string().contains('\n'));
     }

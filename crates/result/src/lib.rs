@@ -6,7 +6,8 @@
 //! them, and nothing here depends on a workload. Module map: [`file`](mod@file) (the document, load,
 //! validate, write), [`consistency`] (sizes, page sizes and strings a loaded file must hold), [`outcome`] (what a family returns for one point), [`page_mode`] (the page backing a
 //! point asks for), [`plan`] (points and
-//! skips as recorded), [`placement`] (placement policy and pinning achieved), [`profile`]
+//! skips as recorded), [`placement`] (placement policy and pinning achieved), [`plain`] (version 2's plain values
+//! with `null` for unknown, and the reader back), [`profile`]
 //! (the engine rules recorded with the profile reference).
 
 pub mod consistency;
@@ -14,6 +15,7 @@ pub mod file;
 pub mod outcome;
 pub mod page_mode;
 pub mod placement;
+pub mod plain;
 pub mod plan;
 pub mod profile;
 

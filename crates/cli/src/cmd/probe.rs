@@ -3,7 +3,8 @@
 //!
 //! Without `--json`: a readable summary (CPUs as lscpu, NUMA as `numactl -H`, pages, then
 //! memory / I/O / OS), ending with what could not be read and why. With `--json`: the
-//! [`hwsurvey_probe::Machine`] document. `--dmidecode FILE` takes the memory population
+//! [`hwsurvey_probe::Machine`] document ([`hwsurvey_probe::Machine::document`]: plain values,
+//! `null` for unknown, the reasons in one `"unknown"` map keyed by JSON Pointer). `--dmidecode FILE` takes the memory population
 //! (SMBIOS Type 16/17) from saved `dmidecode` text instead of `/sys/firmware/dmi`.
 
 use std::path::{Path, PathBuf};
@@ -46,7 +47,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         machine.memory.set_smbios(smbios);
     }
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&machine)?);
+        outln!("{}", serde_json::to_string_pretty(&machine.document())?);
     } else {
         out!("{}", render_summary(&machine));
     }

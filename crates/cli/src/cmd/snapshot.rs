@@ -172,7 +172,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let machine_json = staging.join(MACHINE_JSON.trim_start_matches('/'));
-    std::fs::write(&machine_json, serde_json::to_vec_pretty(&machine)?)?;
+    std::fs::write(
+        &machine_json,
+        serde_json::to_vec_pretty(&machine.document())?,
+    )?;
 
     // a temporary file beside the output, published complete (or removed on an error)
     let file = hwsurvey_model::files::AtomicFile::create(&args.output)?;
