@@ -36,6 +36,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use hwsurvey_model::{CpuId, CpuSet, Probed, Unknown};
 use serde::{Deserialize, Serialize};
 
+use crate::live::{kernel_machine, read_live_facts, LIVE_FACTS_PATH};
 use crate::{ProbeError, SysRoot};
 pub use cpuinfo::{Arch, Cpuinfo};
 pub use midr::Midr;
@@ -266,90 +267,6 @@ pub struct Identity {
     pub cpuinfo: Probed<String>,
 }
 
-/// Where `hwsurvey snapshot` keeps the live-only facts (cpuid, sysconf page size) inside a
-/// capture; read only when probing a capture.
-pub const LIVE_FACTS_PATH: &str = "/hwsurvey/live.json";
-
-/// Facts that only the live machine gives (no file holds them), kept in a snapshot at
-/// [`LIVE_FACTS_PATH`] so a probe of the capture says the same.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct LiveFacts {
-    /// cpuid (x86).
-    pub cpuid: Probed<x86::CpuidInfo>,
-    /// The base page size and how it was found.
-    pub base_page_size_bytes: Probed<u64>,
-    /// How the base page size was found.
-    pub base_page_size_source: String,
-    /// ELF header of the binary that took the snapshot (`/proc/self/exe`, see
-    /// [`crate::os::Os::binary`]); `None` in snapshots made before it was kept.
-    #[serde(default)]
-    pub binary: Option<Probed<crate::os::BinaryElf>>,
-    /// The kernel's machine as `uname` gave it live (`/proc/sys/kernel/arch` is absent on
-    /// older kernels); `None` in snapshots made before it was kept.
-    #[serde(default)]
-    pub kernel_machine: Option<Probed<String>>,
-    /// CPUID leaf 0x4000_0000's hypervisor signature read live (`KVMKVMKVM`, `TCGTCGTCGTCG`),
-    /// which no file holds ([`crate::virt`]); `None` without one or in older snapshots.
-    #[serde(default)]
-    pub hypervisor_signature: Option<String>,
-}
-
-impl LiveFacts {
-    /// The live-only facts of machine `m`, probed from `source`. The kept kernel machine is
-    /// the one [`detect_arch`] read first (`uname` live, the kept value in a capture), not
-    /// `m.os.kernel.machine`, which prefers `/proc/sys/kernel/arch`: under qemu-user the two
-    /// differ (uname "aarch64" on an x86_64 kernel), and keeping the latter made the snapshot
-    /// probe as x86_64 a machine probed live as aarch64.
-    pub fn from_machine(m: &crate::Machine, source: &SysRoot) -> LiveFacts {
-        LiveFacts {
-            cpuid: m.cpu.cpuid.clone(),
-            base_page_size_bytes: m.pages.base_page_size_bytes.clone(),
-            base_page_size_source: m.pages.base_page_size_source.clone(),
-            binary: Some(m.os.binary.clone()),
-            kernel_machine: Some(
-                kernel_machine(source)
-                    .map(|(m, _)| Probed::Known(m))
-                    .unwrap_or_else(|| m.os.kernel.machine.clone()),
-            ),
-            hypervisor_signature: m.os.virtualization.known().and_then(|v| {
-                v.evidence
-                    .iter()
-                    .find(|e| e.source == crate::virt::CPUID_SOURCE)
-                    .map(|e| e.value.clone())
-            }),
-        }
-    }
-}
-
-/// The live facts of a capture, if it has them (never on the live machine).
-pub(crate) fn read_live_facts(root: &SysRoot) -> Option<LiveFacts> {
-    if root.is_live() {
-        return None;
-    }
-    let text = root.read(LIVE_FACTS_PATH).ok()?;
-    serde_json::from_str(&text).ok()
-}
-
-/// Reads a one-line sysfs value, trimmed of white space and of the NUL bytes some capture
-/// tools (hwloc's gather script) leave at the end.
-pub(crate) fn value(root: &SysRoot, path: &str) -> Result<String, ProbeError> {
-    Ok(root
-        .read(path)?
-        .trim_matches(|c: char| c == '\0' || c.is_whitespace())
-        .to_string())
-}
-
-/// Reads and parses a one-line value (see [`value`]); a bad value names the path and text.
-pub(crate) fn parsed<T: std::str::FromStr>(
-    root: &SysRoot,
-    path: &str,
-    expected: &str,
-) -> Result<T, ProbeError> {
-    let text = value(root, path)?;
-    text.parse()
-        .map_err(|_| ProbeError::invalid(path, expected, &text))
-}
-
 /// The most CPUs a probe accepts: Linux's largest `NR_CPUS` (8192, `CONFIG_MAXSMP` on x86_64
 /// and the powerpc maximum). A list or mask naming CPU [`MAX_CPUS`] or above is a damaged
 /// file, refused before it is expanded (`0-1048575` in `possible` once took 11.8 s and
@@ -432,11 +349,11 @@ pub(crate) fn read_cpuset(
     path: &str,
     mask_path: Option<&str>,
 ) -> Result<CpuSet, ProbeError> {
-    match crate::cpu::value(root, path) {
+    match root.read_value(path) {
         Ok(text) => parse_cpulist_at(path, &text),
         Err(e) if e.is_missing() && mask_path.is_some() => {
             let mask = mask_path.unwrap_or_default();
-            let text = crate::cpu::value(root, mask)?;
+            let text = root.read_value(mask)?;
             parse_cpumask_at(mask, &text)
         }
         Err(e) => Err(e),
@@ -498,7 +415,7 @@ fn read_cache_sharing(
 ) -> Sharing {
     let list_path = format!("{dir}/shared_cpu_list");
     let map_path = format!("{dir}/shared_cpu_map");
-    let from_list = match value(root, &list_path) {
+    let from_list = match root.read_value(&list_path) {
         Ok(text) if text.is_empty() => {
             // The kernel never writes an empty list here (the CPU itself is always in it).
             problems.push(Unknown::Invalid {
@@ -524,7 +441,7 @@ fn read_cache_sharing(
     };
     let got = match from_list {
         Some(r) => r,
-        None => match value(root, &map_path) {
+        None => match root.read_value(&map_path) {
             Ok(text) => match parse_cpumask_at(&map_path, &text) {
                 Ok(set) if set.is_empty() => return Sharing::Unknown,
                 Ok(set) => Ok(set),
@@ -586,7 +503,7 @@ fn expect<T>(problems: &mut Vec<Unknown>, r: Result<T, ProbeError>) -> Option<T>
 }
 
 fn read_i64(root: &SysRoot, path: &str) -> Result<i64, ProbeError> {
-    crate::cpu::parsed(root, path, "an integer")
+    root.read_parsed(path, "an integer")
 }
 
 /// Detects the probed machine's architecture, the kernel's word first: the live machine's
@@ -601,7 +518,7 @@ pub fn detect_arch(root: &SysRoot, cpuinfo_text: Option<&str>) -> (Arch, String)
             return (arch, format!("{} says {:?}", m.1, m.0));
         }
     }
-    if let Ok(text) = crate::cpu::value(root, "/proc/sys/kernel/arch") {
+    if let Ok(text) = root.read_value("/proc/sys/kernel/arch") {
         let arch = Arch::from_machine(&text);
         if arch != Arch::Unknown {
             return (arch, format!("/proc/sys/kernel/arch says {text:?}"));
@@ -624,24 +541,6 @@ pub fn detect_arch(root: &SysRoot, cpuinfo_text: Option<&str>) -> (Arch, String)
         Arch::Unknown,
         "no /proc/sys/kernel/arch and /proc/cpuinfo not recognised".to_string(),
     )
-}
-
-/// The kernel's machine name and where it came from: `uname` on the live machine, the value
-/// a snapshot kept of it in [`LIVE_FACTS_PATH`] in a capture. Both are named "uname machine",
-/// so that a snapshot probes exactly like the machine it was taken on.
-fn kernel_machine(root: &SysRoot) -> Option<(String, &'static str)> {
-    if root.is_live() {
-        #[cfg(feature = "sys")]
-        {
-            let u = nix::sys::utsname::uname().ok()?;
-            return Some((u.machine().to_string_lossy().into_owned(), "uname machine"));
-        }
-        #[cfg(not(feature = "sys"))]
-        return None;
-    }
-    let facts = read_live_facts(root)?;
-    let m = facts.kernel_machine?.known()?.clone();
-    Some((m, "uname machine"))
 }
 
 /// The `cpuN` folder numbers, sorted; folders beyond `possible` (or [`MAX_CPUS`]) are listed
@@ -844,33 +743,30 @@ fn read_raw_cpu(root: &SysRoot, cpu: CpuId, online: bool, problems: &mut Vec<Unk
     }
     raw.capacity = keep(
         problems,
-        crate::cpu::parsed(root, &format!("{base}/cpu_capacity"), "an integer capacity"),
+        root.read_parsed(&format!("{base}/cpu_capacity"), "an integer capacity"),
     );
     raw.midr = keep(
         problems,
-        crate::cpu::value(root, &format!("{base}/regs/identification/midr_el1")).and_then(|t| {
-            u64::from_str_radix(t.trim_start_matches("0x"), 16)
-                .map(Midr::from_raw)
-                .map_err(|_| {
-                    ProbeError::invalid(
-                        format!("{base}/regs/identification/midr_el1"),
-                        "a hex MIDR",
-                        &t,
-                    )
-                })
-        }),
+        root.read_value(&format!("{base}/regs/identification/midr_el1"))
+            .and_then(|t| {
+                u64::from_str_radix(t.trim_start_matches("0x"), 16)
+                    .map(Midr::from_raw)
+                    .map_err(|_| {
+                        ProbeError::invalid(
+                            format!("{base}/regs/identification/midr_el1"),
+                            "a hex MIDR",
+                            &t,
+                        )
+                    })
+            }),
     );
     raw.max_freq_khz = keep(
         problems,
-        crate::cpu::parsed(root, &format!("{base}/cpufreq/cpuinfo_max_freq"), "kHz"),
+        root.read_parsed(&format!("{base}/cpufreq/cpuinfo_max_freq"), "kHz"),
     );
     raw.cppc_highest_perf = keep(
         problems,
-        crate::cpu::parsed(
-            root,
-            &format!("{base}/acpi_cppc/highest_perf"),
-            "an integer",
-        ),
+        root.read_parsed(&format!("{base}/acpi_cppc/highest_perf"), "an integer"),
     );
     raw.caches = read_cache_dirs(root, &base, cpu, problems);
     raw
@@ -910,7 +806,7 @@ fn read_cache_dirs(
         }
         let Some(level) = expect(
             problems,
-            crate::cpu::parsed::<u8>(root, &format!("{d}/level"), "a cache level"),
+            root.read_parsed::<u8>(&format!("{d}/level"), "a cache level"),
         ) else {
             continue;
         };
@@ -926,7 +822,7 @@ fn read_cache_dirs(
             continue;
         }
         let type_path = format!("{d}/type");
-        let cache_type = match crate::cpu::value(root, &type_path) {
+        let cache_type = match root.read_value(&type_path) {
             Ok(t) => match CacheType::parse(&t) {
                 Some(ct) => ct,
                 None => {
@@ -942,7 +838,7 @@ fn read_cache_dirs(
             }
         };
         let size_path = format!("{d}/size");
-        let size = match crate::cpu::value(root, &size_path) {
+        let size = match root.read_value(&size_path) {
             Ok(t) => match cpuinfo::parse_size_bytes(&t).filter(|s| *s > 0) {
                 Some(b) if b > max_cache_bytes(level) => Err(Unknown::from(ProbeError::invalid(
                     &size_path,
@@ -972,15 +868,15 @@ fn read_cache_dirs(
             size,
             line: keep(
                 problems,
-                crate::cpu::parsed(root, &format!("{d}/coherency_line_size"), "bytes"),
+                root.read_parsed(&format!("{d}/coherency_line_size"), "bytes"),
             ),
             ways: keep(
                 problems,
-                crate::cpu::parsed(root, &format!("{d}/ways_of_associativity"), "an integer"),
+                root.read_parsed(&format!("{d}/ways_of_associativity"), "an integer"),
             ),
             sets: keep(
                 problems,
-                crate::cpu::parsed(root, &format!("{d}/number_of_sets"), "an integer"),
+                root.read_parsed(&format!("{d}/number_of_sets"), "an integer"),
             ),
             // -1: the firmware gives no id (seen beside real ids on other CPUs).
             id: keep(problems, read_i64(root, &format!("{d}/id"))).filter(|i| *i >= 0),
@@ -1055,7 +951,7 @@ pub fn probe(root: &SysRoot) -> Cpu {
         let mut any_file = false;
         for &n in &numbers {
             let path = format!("{CPU_DIR}/cpu{n}/online");
-            match crate::cpu::parsed::<u8>(root, &path, "0 or 1") {
+            match root.read_parsed::<u8>(&path, "0 or 1") {
                 Ok(1) => {
                     any_file = true;
                     set.insert(n);
@@ -2184,33 +2080,30 @@ fn build_caches(
                 ("l3_cache", 3, CacheType::Unified),
             ] {
                 let size_path = format!("{base}/{file}_size");
-                let size: Result<u64, Unknown> =
-                    match crate::cpu::parsed::<u64>(root, &size_path, "bytes") {
-                        Ok(0) => {
-                            Err(
-                                ProbeError::invalid(&size_path, "a size in bytes above 0", "0")
-                                    .into(),
-                            )
+                let size: Result<u64, Unknown> = match root.read_parsed::<u64>(&size_path, "bytes")
+                {
+                    Ok(0) => {
+                        Err(ProbeError::invalid(&size_path, "a size in bytes above 0", "0").into())
+                    }
+                    Ok(s) if s > max_cache_bytes(level) => Err(ProbeError::invalid(
+                        &size_path,
+                        format!(
+                            "a plausible L{level} size in bytes (at most {})",
+                            max_cache_bytes(level)
+                        ),
+                        &s.to_string(),
+                    )
+                    .into()),
+                    Ok(s) => Ok(s),
+                    Err(e) if e.is_missing() => {
+                        // Absent on every CPU: no such cache. Absent on some: a hole.
+                        if present_files.contains(file) {
+                            problems.push(e.into());
                         }
-                        Ok(s) if s > max_cache_bytes(level) => Err(ProbeError::invalid(
-                            &size_path,
-                            format!(
-                                "a plausible L{level} size in bytes (at most {})",
-                                max_cache_bytes(level)
-                            ),
-                            &s.to_string(),
-                        )
-                        .into()),
-                        Ok(s) => Ok(s),
-                        Err(e) if e.is_missing() => {
-                            // Absent on every CPU: no such cache. Absent on some: a hole.
-                            if present_files.contains(file) {
-                                problems.push(e.into());
-                            }
-                            continue;
-                        }
-                        Err(e) => Err(e.into()),
-                    };
+                        continue;
+                    }
+                    Err(e) => Err(e.into()),
+                };
                 if let Err(u) = &size {
                     problems.push(u.clone());
                 }
@@ -2231,7 +2124,7 @@ fn build_caches(
                 };
                 let line = keep(
                     problems,
-                    crate::cpu::parsed(root, &format!("{base}/{file}_line_size"), "bytes"),
+                    root.read_parsed(&format!("{base}/{file}_line_size"), "bytes"),
                 );
                 let acc = accs
                     .entry((level, ct, size.as_ref().ok().copied(), String::new()))

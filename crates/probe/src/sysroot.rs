@@ -589,9 +589,13 @@ impl SysRoot {
         })
     }
 
-    /// Reads a one-line sysfs value, trimmed.
+    /// Reads a one-line sysfs value, trimmed of white space and of the NUL bytes some capture
+    /// tools (hwloc's gather script) leave at the end.
     pub fn read_value(&self, path: &str) -> Result<String, ProbeError> {
-        Ok(self.read(path)?.trim().to_string())
+        Ok(self
+            .read(path)?
+            .trim_matches(|c: char| c == '\0' || c.is_whitespace())
+            .to_string())
     }
 
     /// Reads and parses a one-line sysfs value with `FromStr`; a bad value names the path and text.
