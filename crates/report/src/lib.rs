@@ -16,6 +16,7 @@ pub mod machine;
 pub mod normalised;
 pub mod plot;
 pub mod render;
+pub mod run;
 pub mod sample;
 pub mod scaling;
 pub mod verdicts;
