@@ -371,7 +371,8 @@ fn metric_cells(
     (median, String::new(), String::new())
 }
 
-/// For every series whose point ids differ only in `threads=N`: single thread, peak, knee.
+/// For every series whose point ids differ only in their `threads=N` segment (N the point's
+/// [`hwsurvey_result::plan::Point::threads`]): single thread, peak, knee.
 fn scaling_lines(file: &ResultFile) -> Vec<String> {
     let mut series: BTreeMap<(String, String, String), Vec<ScalingPoint>> = BTreeMap::new();
     for t in &file.tests {
@@ -379,15 +380,12 @@ fn scaling_lines(file: &ResultFile) -> Vec<String> {
             continue;
         };
         let Some(s) = &m.summary else { continue };
-        if m.better != Better::Higher || !t.point.id.contains("threads=") {
+        // the point's own thread count names the segment that varies along the series
+        let threads = format!("threads={}", t.point.threads);
+        if m.better != Better::Higher || !t.point.id.split('/').any(|p| p == threads) {
             continue;
         }
-        let key: Vec<&str> = t
-            .point
-            .id
-            .split('/')
-            .filter(|p| !p.starts_with("threads="))
-            .collect();
+        let key: Vec<&str> = t.point.id.split('/').filter(|p| *p != threads).collect();
         series
             .entry((t.point.family.clone(), key.join("/"), m.name.clone()))
             .or_default()
