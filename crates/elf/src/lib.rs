@@ -15,14 +15,16 @@
 
 pub mod check;
 pub mod e2k;
+pub mod ident;
 pub mod inspect;
 pub mod machine;
 pub mod target;
 
 pub use check::{check, Mismatch};
+pub use ident::{Class, Endianness};
 pub use inspect::{
-    inspect, inspect_file, parse_header, Class, ElfError, ElfHeader, ElfInfo, Endianness,
-    FormatError, GlibcVersion, Linking,
+    inspect, inspect_file, parse_header, ElfError, ElfHeader, ElfInfo, FormatError, GlibcVersion,
+    Linking,
 };
 pub use machine::{Machine, MachineInfo, MACHINES};
 pub use target::{

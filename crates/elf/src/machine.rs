@@ -3,8 +3,8 @@
 
 use std::fmt;
 
-use crate::inspect::Endianness;
-use crate::inspect::Endianness::{Big, Little};
+use crate::ident::Endianness;
+use crate::ident::Endianness::{Big, Little};
 
 /// An `e_machine` value with the name hwsurvey prints for it.
 ///

@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::inspect::{Class, Endianness, GlibcVersion};
+use crate::ident::{Class, Endianness};
+use crate::inspect::GlibcVersion;
 
 /// How binaries for a target are produced on a Debian 12 build machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -296,21 +296,13 @@ pub fn terminal(fleet: &Fleet, width: Option<usize>) -> String {
     out
 }
 
-fn md_escape(s: &str) -> String {
-    s.replace('\\', "\\\\")
-        .replace('|', "\\|")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('\n', " ")
-}
-
 fn md_table(rows: Vec<Vec<String>>) -> String {
     let mut out = String::new();
     for (i, r) in rows.iter().enumerate() {
         out += &format!(
             "| {} |\n",
             r.iter()
-                .map(|c| md_escape(c))
+                .map(|c| hwsurvey_model::text::markdown_cell(c))
                 .collect::<Vec<_>>()
                 .join(" | ")
         );
@@ -325,17 +317,17 @@ fn md_table(rows: Vec<Vec<String>>) -> String {
 pub fn markdown(fleet: &Fleet) -> String {
     let mut out = String::from("# hwsurvey fleet\n\n");
     for l in header_lines(fleet) {
-        out += &format!("{}\n\n", md_escape(&l));
+        out += &format!("{}\n\n", hwsurvey_model::text::markdown_cell(&l));
     }
     for g in &fleet.groups {
         out += &format!(
             "## Group G{} ({})\n\n{}\n\n",
             g.id,
             hwsurvey_model::units::plural(g.hosts.len() as u64, "host"),
-            md_escape(&g.identity_text)
+            hwsurvey_model::text::markdown_cell(&g.identity_text)
         );
         if let Some(n) = &g.note {
-            out += &format!("> {}\n\n", md_escape(n));
+            out += &format!("> {}\n\n", hwsurvey_model::text::markdown_cell(n));
         }
         if !g.figures.is_empty() {
             out += &md_table(group_rows(g));
@@ -349,8 +341,8 @@ pub fn markdown(fleet: &Fleet) -> String {
         out += "\n## Details\n\n";
         for l in details {
             match l.strip_prefix("  ") {
-                Some(item) => out += &format!("- {}\n", md_escape(item)),
-                None => out += &format!("\n**{}**\n\n", md_escape(&l)),
+                Some(item) => out += &format!("- {}\n", hwsurvey_model::text::markdown_cell(item)),
+                None => out += &format!("\n**{}**\n\n", hwsurvey_model::text::markdown_cell(&l)),
             }
         }
     }

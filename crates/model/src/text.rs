@@ -150,6 +150,16 @@ pub fn shorten(s: &str, max_bytes: usize) -> Cow<'_, str> {
     Cow::Owned(format!("{}… ({} bytes)", &s[..end], s.len()))
 }
 
+/// Text for one cell of a Markdown pipe table: backslashes and `|` escaped, `<` and `>` as
+/// HTML entities (no tag or autolink takes effect), line breaks as spaces.
+pub fn markdown_cell(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('\n', " ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

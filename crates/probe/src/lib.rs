@@ -9,13 +9,16 @@
 //! devices and system side). Each module has `pub fn probe(root: &SysRoot) -> <Type>` that never
 //! fails as a whole: what could not be read is recorded inside, with the reason.
 
+pub mod binary;
 pub mod cpu;
 pub mod io;
 pub mod limits;
+pub mod live;
 pub mod memory;
 pub mod numa;
 pub mod os;
 pub mod pages;
+pub mod pci;
 pub mod pcie;
 pub mod run_env;
 pub mod summary;

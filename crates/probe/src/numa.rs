@@ -13,7 +13,7 @@ use hwsurvey_model::{CpuSet, NodeId, NodeSet, Probed, Unknown};
 use serde::{Deserialize, Serialize};
 
 use crate::cpu::read_cpuset;
-use crate::pages::{parse_hugepages_dir_name, PoolCounts};
+use crate::pages::{read_node_pools, PoolCounts};
 use crate::{ProbeError, SysRoot};
 
 const NODE_DIR: &str = "/sys/devices/system/node";
@@ -111,7 +111,7 @@ pub fn parse_distance_row(text: &str) -> Option<Vec<u32>> {
 /// Reads a node list that is never empty on a running kernel (possible, online, has_cpu,
 /// has_memory: some node holds the running CPU and the kernel's memory).
 fn read_nodeset(root: &SysRoot, path: &str) -> Probed<NodeSet> {
-    match crate::cpu::value(root, path) {
+    match root.read_value(path) {
         Ok(t) => match NodeSet::parse_list(&t) {
             Ok(s) if s.is_empty() => {
                 Probed::Unknown(ProbeError::invalid(path, "a non-empty node list", &t).into())
@@ -131,32 +131,6 @@ fn note<T>(problems: &mut Vec<Unknown>, p: &Probed<T>) {
             problems.push(u.clone());
         }
     }
-}
-
-/// Per-node huge page pools under `nodeN/hugepages`.
-pub(crate) fn read_node_pools(
-    root: &SysRoot,
-    node: NodeId,
-    problems: &mut Vec<Unknown>,
-) -> Vec<PoolCounts> {
-    let dir = format!("{NODE_DIR}/node{node}/hugepages");
-    let Ok(names) = root.list_dir(&dir) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for name in names {
-        let Some(size) = parse_hugepages_dir_name(&name) else {
-            continue;
-        };
-        out.push(PoolCounts::read(
-            root,
-            &format!("{dir}/{name}"),
-            size,
-            problems,
-        ));
-    }
-    out.sort_by_key(|p| p.page_size_bytes);
-    out
 }
 
 /// Probes NUMA under `root`. Never fails.
@@ -235,7 +209,7 @@ pub fn probe(root: &SysRoot) -> Numa {
         let memory_free_bytes = field("MemFree");
         note(&mut problems, &memory_total_bytes);
         let dist_path = format!("{d}/distance");
-        let distances = match crate::cpu::value(root, &dist_path) {
+        let distances = match root.read_value(&dist_path) {
             Ok(t) => match parse_distance_row(&t) {
                 Some(v) => Probed::Known(v),
                 None => Probed::Unknown(

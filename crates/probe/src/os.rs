@@ -12,10 +12,11 @@
 
 use std::fmt::Write as _;
 
-use hwsurvey_elf::MachineInfo;
 use hwsurvey_model::{CpuSet, Probed, Unknown};
 use serde::{Deserialize, Serialize};
 
+pub use crate::binary::{compare_binary, parse_elf_header, BinaryElf, BinaryVsKernel};
+use crate::live::{read_live_facts, LIVE_FACTS_PATH};
 use crate::{ProbeError, SysRoot};
 
 /// Everything probed about the OS.
@@ -270,87 +271,6 @@ pub struct Cgroup {
     pub memory_max_bytes: Probed<Option<u64>>,
 }
 
-/// ELF header facts of the running binary.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BinaryElf {
-    /// 32 or 64.
-    pub class_bits: u8,
-    /// `e_machine` (62 x86_64, 3 i386, 183 aarch64, 43 SPARCV9, 175 EM_MCST_ELBRUS).
-    pub e_machine: u16,
-    /// The name of `e_machine` in hwsurvey's one table (`hwsurvey_elf::MACHINES`: `x86_64`,
-    /// `SPARCV9`), or `unknown machine N`.
-    pub machine_name: String,
-    /// `little` or `big`.
-    pub endianness: String,
-}
-
-/// The running binary against the kernel's machine.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BinaryVsKernel {
-    /// The kernel's machine (`x86_64`).
-    pub kernel_machine: String,
-    /// Word size the kernel machine implies, when known.
-    pub kernel_bits: Option<u8>,
-    /// The binary's class.
-    pub binary_bits: u8,
-    /// The binary's `e_machine`.
-    pub binary_e_machine: u16,
-    /// True when the binary is the kernel's native machine and class.
-    pub native: bool,
-    /// What is off, in words (`None` when native).
-    pub finding: Option<String>,
-}
-
-/// Compares a binary with the kernel machine (pure).
-pub fn compare_binary(kernel_machine: &str, b: &BinaryElf) -> BinaryVsKernel {
-    let native = MachineInfo::for_kernel(kernel_machine);
-    let kernel_bits = native.map(|m| m.bits);
-    let finding = match native {
-        None => Some(format!(
-            "kernel machine {kernel_machine:?} is not one hwsurvey knows; cannot compare"
-        )),
-        Some(m) if m.is_native(b.class_bits, b.e_machine) => None,
-        Some(m) if m.runs_in_compat(b.class_bits, b.e_machine) => Some(format!(
-            "32-bit {} binary on a 64-bit {kernel_machine} kernel (compat mode)",
-            b.machine_name
-        )),
-        Some(_) => Some(format!(
-            "{}-bit {} binary on a {kernel_machine} kernel (emulated, e.g. qemu-user/binfmt)",
-            b.class_bits, b.machine_name
-        )),
-    };
-    BinaryVsKernel {
-        kernel_machine: kernel_machine.to_string(),
-        kernel_bits,
-        binary_bits: b.class_bits,
-        binary_e_machine: b.e_machine,
-        native: finding.is_none(),
-        finding,
-    }
-}
-
-/// Reads the first bytes of an ELF file (at least the 52/64-byte header) with
-/// [`hwsurvey_elf::parse_header`], the one ELF header reader.
-///
-/// # Errors
-/// The one-line [`hwsurvey_elf::FormatError`] text when the bytes are not an ELF header.
-pub fn parse_elf_header(bytes: &[u8]) -> Result<BinaryElf, String> {
-    let h = hwsurvey_elf::parse_header(bytes).map_err(|e| e.to_string())?;
-    Ok(BinaryElf {
-        class_bits: h.class_bits(),
-        e_machine: h.machine.number(),
-        machine_name: h
-            .machine
-            .name()
-            .map_or_else(|| h.machine.to_string(), str::to_string),
-        endianness: match h.endianness {
-            hwsurvey_elf::Endianness::Little => "little",
-            hwsurvey_elf::Endianness::Big => "big",
-        }
-        .to_string(),
-    })
-}
-
 fn probed<T>(r: Result<T, ProbeError>) -> Probed<T> {
     match r {
         Ok(v) => Probed::Known(v),
@@ -403,7 +323,7 @@ fn live_machine() -> Option<String> {
 }
 
 fn kernel(root: &SysRoot) -> Kernel {
-    let kept = crate::cpu::read_live_facts(root).and_then(|f| f.kernel_machine);
+    let kept = read_live_facts(root).and_then(|f| f.kernel_machine);
     // /proc/sys/kernel/arch (kernels >= 6.1) first: it is the kernel's own word, while uname
     // under qemu-user reports the emulated machine (aarch64 on an x86_64 kernel), which would
     // hide the emulation from `binary_vs_kernel`. uname, or the snapshot's kept value, else.
@@ -714,14 +634,14 @@ fn cgroup(root: &SysRoot) -> Probed<Cgroup> {
 fn binary(root: &SysRoot) -> Probed<BinaryElf> {
     if !root.is_live() {
         // A snapshot made by `hwsurvey snapshot` keeps the binary that took it.
-        if let Some(b) = crate::cpu::read_live_facts(root).and_then(|f| f.binary) {
+        if let Some(b) = read_live_facts(root).and_then(|f| f.binary) {
             return b;
         }
         return Probed::Unknown(Unknown::Other {
             detail: format!(
                 "the running binary is not part of a captured snapshot (hwsurvey snapshot \
                  keeps it in {})",
-                crate::cpu::LIVE_FACTS_PATH
+                LIVE_FACTS_PATH
             ),
         });
     }

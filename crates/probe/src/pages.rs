@@ -82,7 +82,7 @@ impl PoolCounts {
         problems: &mut Vec<Unknown>,
     ) -> PoolCounts {
         let mut count = |file: &str| -> Probed<u64> {
-            match crate::cpu::parsed::<u64>(root, &format!("{dir}/{file}"), "a page count") {
+            match root.read_parsed::<u64>(&format!("{dir}/{file}"), "a page count") {
                 Ok(v) => Probed::Known(v),
                 Err(e) => {
                     let u: Unknown = e.into();
@@ -323,7 +323,7 @@ fn live_page_size() -> Option<(u64, String)> {
 }
 
 fn read_choice(root: &SysRoot, path: &str, problems: &mut Vec<Unknown>) -> Probed<Choice> {
-    match crate::cpu::value(root, path) {
+    match root.read_value(path) {
         Ok(t) => match parse_choice(&t) {
             Some(c) => Probed::Known(c),
             None => {
@@ -394,7 +394,7 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
             .collect();
         ids.sort_unstable();
         for id in ids {
-            let pools = crate::numa::read_node_pools(root, id, &mut Vec::new());
+            let pools = read_node_pools(root, id, &mut Vec::new());
             if pools.is_empty() {
                 continue;
             }
@@ -498,7 +498,7 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
     }
     .or_else(|| {
         // A snapshot keeps the live sysconf answer (hwsurvey/live.json).
-        crate::cpu::read_live_facts(root).and_then(|f| {
+        crate::live::read_live_facts(root).and_then(|f| {
             f.base_page_size_bytes
                 .known()
                 .map(|s| (*s, f.base_page_size_source.clone()))
@@ -530,7 +530,7 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
         for f in files {
             // Every khugepaged tunable and counter is a decimal number.
             let path = format!("{THP_DIR}/khugepaged/{f}");
-            match crate::cpu::parsed::<u64>(root, &path, "a decimal number") {
+            match root.read_parsed::<u64>(&path, "a decimal number") {
                 Ok(v) => {
                     khugepaged.insert(f, v.to_string());
                 }
@@ -557,7 +557,7 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
     }
     sizes_mthp.sort_by_key(|s| s.size_bytes);
     let pmd_size_bytes =
-        match crate::cpu::parsed::<u64>(root, &format!("{THP_DIR}/hpage_pmd_size"), "bytes") {
+        match root.read_parsed::<u64>(&format!("{THP_DIR}/hpage_pmd_size"), "bytes") {
             Ok(v) => Probed::Known(v),
             Err(e) => {
                 let u: Unknown = e.into();
@@ -587,6 +587,32 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
         thp,
         problems,
     }
+}
+
+/// Per-node huge page pools under `nodeN/hugepages`.
+pub(crate) fn read_node_pools(
+    root: &SysRoot,
+    node: NodeId,
+    problems: &mut Vec<Unknown>,
+) -> Vec<PoolCounts> {
+    let dir = format!("/sys/devices/system/node/node{node}/hugepages");
+    let Ok(names) = root.list_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for name in names {
+        let Some(size) = parse_hugepages_dir_name(&name) else {
+            continue;
+        };
+        out.push(PoolCounts::read(
+            root,
+            &format!("{dir}/{name}"),
+            size,
+            problems,
+        ));
+    }
+    out.sort_by_key(|p| p.page_size_bytes);
+    out
 }
 
 /// Probes pages under `root`, detecting the architecture itself.

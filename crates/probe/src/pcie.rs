@@ -17,43 +17,14 @@
 //!   The links on an endpoint's path are its own and those of every switch upstream port (or
 //!   bridge) above it; the port's view stands in when the device's own files are missing.
 //!
-//! Bandwidths are per direction, decimal bytes/s ([`crate::io::LinkSpeed`]).
+//! Bandwidths are per direction, decimal bytes/s ([`crate::pci::LinkSpeed`]).
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::io::PciDevice;
-
-/// A PCI function's place in the PCIe hierarchy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PcieRole {
-    /// A root port (a bridge on a root complex's bus).
-    RootPort,
-    /// A switch's upstream port.
-    SwitchUpstream,
-    /// A switch's downstream port.
-    SwitchDownstream,
-    /// Another bridge below a port (PCIe-to-PCI, PCI-to-PCIe).
-    Bridge,
-    /// A function that is not a PCI-to-PCI bridge (devices, host bridges, root complex
-    /// integrated endpoints).
-    Endpoint,
-}
-
-impl PcieRole {
-    /// In words: `root port`, `switch upstream port`, ...
-    pub fn words(self) -> &'static str {
-        match self {
-            PcieRole::RootPort => "root port",
-            PcieRole::SwitchUpstream => "switch upstream port",
-            PcieRole::SwitchDownstream => "switch downstream port",
-            PcieRole::Bridge => "bridge",
-            PcieRole::Endpoint => "endpoint",
-        }
-    }
-}
+use crate::pci::PciDevice;
+pub use crate::pci::PcieRole;
 
 /// The Device/Port Type of the PCI Express capability in `config` (type 0 configuration
 /// header), or `None` when the bytes do not reach the capability list (a non-root reader sees

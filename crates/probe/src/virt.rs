@@ -25,11 +25,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::live::{read_live_facts, CPUID_SOURCE};
 use crate::SysRoot;
-
-/// The evidence source of the CPUID signature (kept in a snapshot's live facts, so a capture
-/// probes as the live machine did).
-pub const CPUID_SOURCE: &str = "cpuid 0x40000000";
 
 /// What the kernel runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -346,7 +343,7 @@ pub fn probe(root: &SysRoot) -> Virtualization {
         cpuid_signature: if root.is_live() {
             live_cpuid_signature()
         } else {
-            crate::cpu::read_live_facts(root).and_then(|f| f.hypervisor_signature)
+            read_live_facts(root).and_then(|f| f.hypervisor_signature)
         },
         sys_hypervisor_type: text("/sys/hypervisor/type"),
         dmi_sys_vendor: text("/sys/class/dmi/id/sys_vendor"),

@@ -181,7 +181,7 @@ fn pci_lists_every_function_bridges_by_their_role() {
 /// probe had said aarch64. The kept value is the one the architecture was read from.
 #[test]
 fn snapshot_keeps_the_uname_machine_not_the_kernel_arch_file() {
-    use hwsurvey_probe::cpu::{LiveFacts, LIVE_FACTS_PATH};
+    use hwsurvey_probe::live::{LiveFacts, LIVE_FACTS_PATH};
     use hwsurvey_probe::{probe_machine, SysRoot};
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();

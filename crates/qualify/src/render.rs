@@ -113,12 +113,7 @@ pub fn terminal(report: &Report) -> String {
 }
 
 fn md_cell(text: &str) -> String {
-    shown(text)
-        .replace('\\', "\\\\")
-        .replace('|', "\\|")
-        .replace('\n', " ")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    hwsurvey_model::text::markdown_cell(&shown(text))
 }
 
 /// Markdown: a summary line and one table row per finding.

@@ -15,7 +15,8 @@ use hwsurvey_stats::scaling::{analyse, ScalingPoint};
 use hwsurvey_stats::Summary;
 use serde_json::Value;
 
-use crate::build::{human, Input};
+use crate::format::human;
+use crate::input::Input;
 use crate::layout::{Cell, Row, Table};
 
 /// Id of the one-line-per-machine table ([`machines_table`]).

@@ -248,14 +248,6 @@ fn terminal_with(c: &Comparison, width: Option<usize>, one_line_notes: bool) -> 
     out
 }
 
-fn md_escape(s: &str) -> String {
-    s.replace('\\', "\\\\")
-        .replace('|', "\\|")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('\n', " ")
-}
-
 /// Markdown: a heading and a pipe table per table.
 pub fn markdown(c: &Comparison) -> String {
     let mut out = String::from("# hwsurvey comparison\n\n");
@@ -267,17 +259,17 @@ pub fn markdown(c: &Comparison) -> String {
         .any(|t| t.id == crate::headline::HEADLINE_ID)
     {
         for f in &c.flags {
-            out += &format!("> **{}**\n\n", md_escape(f));
+            out += &format!("> **{}**\n\n", hwsurvey_model::text::markdown_cell(f));
             marks.printed(f);
         }
     }
     for t in &c.tables {
-        out += &format!("## {}\n\n", md_escape(&t.title));
+        out += &format!("## {}\n\n", hwsurvey_model::text::markdown_cell(&t.title));
         let h = header(t);
         out += &format!(
             "| {} |\n",
             h.iter()
-                .map(|x| md_escape(x))
+                .map(|x| hwsurvey_model::text::markdown_cell(x))
                 .collect::<Vec<_>>()
                 .join(" | ")
         );
@@ -286,13 +278,13 @@ pub fn markdown(c: &Comparison) -> String {
             out += &format!(
                 "| {} |\n",
                 r.iter()
-                    .map(|x| md_escape(x))
+                    .map(|x| hwsurvey_model::text::markdown_cell(x))
                     .collect::<Vec<_>>()
                     .join(" | ")
             );
         }
         for n in marks.notes_of(t) {
-            out += &format!("\n_{}_\n", md_escape(&n));
+            out += &format!("\n_{}_\n", hwsurvey_model::text::markdown_cell(&n));
         }
         out.push('\n');
     }

@@ -23,7 +23,8 @@ use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal};
 use hwsurvey_result::{MetricResult, ResultFile, TestResult};
 use serde_json::Value;
 
-use crate::build::{human, Input};
+use crate::format::{human, unit_of};
+use crate::input::Input;
 use crate::layout::{Cell, PlotSpec, Row, Table};
 
 /// Where one point sits: curve key, row key (sorts rows), row label, row x.
@@ -524,7 +525,7 @@ fn measured_cell(t: &TestResult, r: &CurveRule) -> Cell {
             m.summary_error.as_deref().unwrap_or("too few samples")
         ));
     };
-    let unit = crate::build::unit_of(&m.name);
+    let unit = unit_of(&m.name);
     let mut cell = Cell::measured(s, human(s.median, &unit));
     if let Some(xm) = r.x_metric {
         // absent (the idle point): the row's x stands
@@ -631,7 +632,7 @@ pub fn scaling_tables(inputs: &[Input], family: &str, flags: &[String]) -> Vec<T
         }
         for mut g in curves {
             g.rows.sort_by(|a, b| a.key.total_cmp(&b.key));
-            let unit = crate::build::unit_of(r.metric);
+            let unit = unit_of(r.metric);
             let rows: Vec<Row> = g
                 .rows
                 .into_iter()

@@ -12,19 +12,23 @@
 
 pub mod consistency;
 pub mod file;
+pub mod load;
 pub mod outcome;
 pub mod page_mode;
 pub mod placement;
 pub mod plain;
 pub mod plan;
 pub mod profile;
+pub mod validate;
 
 pub use file::*;
+pub use load::{load, parse};
 pub use outcome::{Better, Measurement, Metric, PointOutcome};
 pub use page_mode::PageMode;
 pub use placement::{PinStatus, Placement};
 pub use plan::{FamilyPlan, Landmark, Plan, Point, SkippedPoint};
 pub use profile::RunSettings;
+pub use validate::{plausible_max, STATS_TOLERANCE};
 
 /// Git revision of the source at build time (`<12 hex>[-dirty]`), or "unknown" outside a
 /// git checkout; set by build.rs (an `HWSURVEY_GIT_REVISION` in the build environment wins).

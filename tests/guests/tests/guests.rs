@@ -133,7 +133,7 @@ fn check_storage_ladder(r: &GuestRun, index: usize) -> Vec<String> {
         let notes = hwsurvey_report::scaling::ladder_notes(&[input], "randread_4k/threads=1/qd=4");
         let want = format!(
             "guest: 4 devices {} = {:.0} % of 4 x 1 device",
-            hwsurvey_report::build::human(all, "IOPS"),
+            hwsurvey_report::format::human(all, "IOPS"),
             100.0 * all / (4.0 * one)
         );
         // the four namespaces' links are Gen1 x1 (250 MB/s each) behind one Gen1 x1 uplink: the

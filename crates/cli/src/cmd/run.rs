@@ -7,13 +7,16 @@ use std::process::ExitCode;
 use anyhow::Context;
 use hwsurvey_bench::engine::{self, Observer, RunRequest};
 use hwsurvey_bench::families;
-use hwsurvey_bench::plan::{build_plan, Plan, RunOptions, SkippedPoint};
+use hwsurvey_bench::plan::{build_plan, Plan, RunOptions};
 use hwsurvey_model::files::{check_output, OutputError, OutputLock};
-use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal, three_significant};
+use hwsurvey_model::units::plural;
 use hwsurvey_probe::run_env::RunEnv;
 use hwsurvey_probe::{probe_machine, SysRoot};
+use hwsurvey_report::format::duration_text;
+use hwsurvey_report::run::{
+    long_run_warning, progress_line, render_closing, render_plan, render_summary,
+};
 use hwsurvey_result::{ResultFile, RunStatus, TestResult, Tool};
-use hwsurvey_stats::scaling::{analyse, ScalingPoint};
 
 /// Options of `hwsurvey run`.
 #[derive(clap::Args, Debug)]
@@ -217,7 +220,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             outln!(
                 "interrupted by {}: the file holds {}",
                 engine::interrupt_cause(),
-                plural(file.tests.len(), "finished test")
+                plural(file.tests.len() as u64, "finished test")
             );
             // 128 + the signal number, as a shell reports a process stopped by it (SIGINT 130).
             let signo = engine::INTERRUPT_SIGNAL.load(std::sync::atomic::Ordering::SeqCst);
@@ -375,7 +378,7 @@ pub fn run_verdict(file: &ResultFile) -> Option<(u8, String)> {
             EXIT_TEST_FAILED,
             format!(
                 "{} of {} failed; first: {} {}: {}",
-                plural(failed.len(), "test"),
+                plural(failed.len() as u64, "test"),
                 file.tests.len(),
                 first.point.family,
                 first.point.id,
@@ -414,7 +417,7 @@ pub fn run_verdict(file: &ResultFile) -> Option<(u8, String)> {
         EXIT_NOTHING_MEASURED,
         format!(
             "nothing was measured: {} skipped ({}{})",
-            plural(points, "point"),
+            plural(points as u64, "point"),
             reasons.join("; "),
             if more > 0 {
                 format!("; {more} more reasons in the result file")
@@ -489,7 +492,7 @@ fn what_was_kept(output: &Path) -> String {
         Ok(f) => format!(
             "{} keeps the last complete write ({}, status {})",
             output.display(),
-            plural(f.tests.len(), "finished test"),
+            plural(f.tests.len() as u64, "finished test"),
             f.status
         ),
         Err(_) if std::fs::symlink_metadata(output).is_err() => {
@@ -695,477 +698,11 @@ impl Observer for Progress {
     }
 }
 
-/// One plain progress line for a finished test:
-/// `[12/105] mem.latency full_random/base/ws=64MiB: 98.1 ns` (median of the headline metric),
-/// or `[3/105] service.point_select critical/pages=base: skipped (reason)`.
-fn progress_line(done: usize, total: usize, t: &TestResult) -> String {
-    let what = if t.outcome != hwsurvey_result::Outcome::Measured {
-        format!(
-            "{} ({})",
-            t.outcome,
-            t.reason.as_deref().unwrap_or("no reason given")
-        )
-    } else {
-        match t.metrics.first() {
-            Some(m) => metric_cells(m, &t.details).0,
-            None => "no metrics".into(),
-        }
-    };
-    format!("[{done}/{total}] {} {}: {what}", t.point.family, t.point.id)
-}
-
-/// `"1 point"`, `"3 points"`.
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
-
-/// The plan for people: the profile, the machine's figures the plan was sized by, the thread
-/// landmarks, then one line per family (points, estimated time, planned skips counted) and
-/// the total; with `points`, each family's points (thread count, CPUs) and planned skips
-/// (with their reasons) under its line.
-pub fn render_plan(plan: &Plan, description: &str, points: bool) -> String {
-    use std::fmt::Write;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "profile {} v{}: {description}",
-        plan.profile_id, plan.profile_version
-    );
-    let _ = writeln!(
-        s,
-        "usable CPUs {}, thread counts {:?}, last-level cache {}, memory working set {}, memory cap {}",
-        plan.usable_cpus,
-        plan.thread_counts,
-        plan.llc_total_bytes
-            .map(format_bytes_binary)
-            .unwrap_or_else(|| "unknown".into()),
-        format_bytes_binary(plan.memory_working_set_bytes),
-        match (plan.memory_cap_bytes, &plan.memory_cap_source) {
-            (Some(b), Some(src)) => format!("{} (from {src})", format_bytes_binary(b)),
-            (Some(b), None) => format_bytes_binary(b),
-            (None, Some(src)) => src.clone(),
-            (None, None) => "unknown (1 GiB assumed)".into(),
-        },
-    );
-    if !plan.landmarks.is_empty() {
-        let marks: Vec<String> = plan
-            .landmarks
-            .iter()
-            .map(|m| format!("{} {}", m.name, m.threads))
-            .collect();
-        let _ = writeln!(s, "landmarks: {}", marks.join(", "));
-    }
-    for f in &plan.families {
-        if f.points.is_empty() {
-            let _ = writeln!(s, "{}: no points", f.family);
-        } else {
-            let skipped = if f.skipped.is_empty() || points {
-                String::new()
-            } else {
-                format!(
-                    "; {} skipped by the plan (--plan-points lists them)",
-                    f.skipped.len()
-                )
-            };
-            let _ = writeln!(
-                s,
-                "{}: {}, estimated {} (allowance {}){skipped}",
-                f.family,
-                plural(f.points.len(), "point"),
-                duration_text(f.estimated_s),
-                duration_text(f.budget_s)
-            );
-        }
-        if !points {
-            continue;
-        }
-        for p in &f.points {
-            let _ = writeln!(
-                s,
-                "  {:<40} threads {:<3} cpus {}",
-                p.id,
-                p.threads,
-                cpus_text(&p.cpus)
-            );
-        }
-        for k in &f.skipped {
-            let _ = writeln!(s, "  {:<40} skipped: {}", k.id, k.reason);
-        }
-    }
-    if plan.point_count() == 0 {
-        let _ = writeln!(s, "total: no points");
-    } else {
-        let most: f64 = plan.families.iter().map(|f| f.budget_s).sum();
-        let _ = writeln!(
-            s,
-            "total: {}, estimated {} (allowance {})",
-            plural(plan.point_count(), "point"),
-            duration_text(plan.estimated_s()),
-            duration_text(most)
-        );
-    }
-    s
-}
-
-/// A run estimated past this is announced with a warning before it starts, seconds.
-pub const LONG_RUN_WARNING_S: f64 = 30.0 * 60.0;
-
-/// The warning for a plan estimated past [`LONG_RUN_WARNING_S`], or `None`.
-pub fn long_run_warning(plan: &Plan) -> Option<String> {
-    let est = plan.estimated_s();
-    (est > LONG_RUN_WARNING_S).then(|| {
-        format!(
-            "warning: this run is estimated at {}, over 30 min ({} thread counts: {:?})",
-            duration_text(est),
-            plan.thread_counts.len(),
-            plan.thread_counts
-        )
-    })
-}
-
-/// Seconds for people: `42 s`, `3 min 30 s`, `1 h 05 min`.
-pub fn duration_text(s: f64) -> String {
-    let s = s.max(0.0).round() as u64;
-    if s < 60 {
-        format!("{s} s")
-    } else if s < 3600 {
-        format!("{} min {:02} s", s / 60, s % 60)
-    } else {
-        format!("{} h {:02} min", s / 3600, (s % 3600) / 60)
-    }
-}
-
-fn cpus_text(cpus: &[u32]) -> String {
-    let mut v: Vec<String> = cpus.iter().take(8).map(|c| c.to_string()).collect();
-    if cpus.len() > 8 {
-        v.push("...".into());
-    }
-    v.join(",")
-}
-
-/// A metric value for people, in scaled units by the unit in its name.
-/// A duration in ns with the unit that keeps it readable: ns below 1 µs, µs below 1 ms, else ms.
-fn human_ns(v: f64) -> String {
-    if v.abs() < 1e3 {
-        format!("{} ns", three_significant(v))
-    } else if v.abs() < 1e6 {
-        format!("{} µs", three_significant(v / 1e3))
-    } else {
-        format!("{} ms", three_significant(v / 1e6))
-    }
-}
-
-/// A metric's value with its unit, read from the metric name's suffix (`_bytes_per_s`, `_ns`,
-/// `_ns_per_io`, `_per_s`, `iops`).
-fn human(name: &str, v: f64) -> String {
-    if name.ends_with("bytes_per_s") {
-        format_rate_decimal(v)
-    } else if name.ends_with("_ns") {
-        human_ns(v)
-    } else if name.ends_with("_ns_per_io") {
-        format!("{} CPU/IO", human_ns(v))
-    } else if name.ends_with("_per_s") || name == "iops" {
-        let (v, u) = hwsurvey_model::units::decimal_prefixed(v);
-        let what = if name == "iops" { "IOPS" } else { "/s" };
-        format!("{v} {u}{what}")
-    } else {
-        three_significant(v)
-    }
-}
-
-/// `run`'s closing summary (without --full-summary): the machine in one line and the
-/// headline of `compare` for this one result (hwsurvey_report::headline: int and fp
-/// scaling, STREAM Triad, idle and loaded latency, c2c, point-select and critical rate,
-/// IOPS, RAID-6, findings), its unknowns as numbered notes, one line each; rows of families
-/// outside this run's plan (`--only`) left out ([`hwsurvey_report::headline::run_tables`]). Then the estimated and actual run time and where the full
-/// figures are. At most 40 lines for the standard profile at 80 columns and wider.
-pub fn render_closing(file: &ResultFile, width: Option<usize>) -> String {
-    let label = hwsurvey_report::default_label(file);
-    let inputs = [hwsurvey_report::Input {
-        label: label.clone(),
-        file: file.clone(),
-    }];
-    let [glance, mut headline] = hwsurvey_report::headline::run_tables(&inputs[0]);
-    // The machine in one line (wrapped) above the headline, its unknowns in the same notes.
-    let machine = glance
-        .rows
-        .first()
-        .and_then(|r| r.cells.first())
-        .map(|c| c.text.clone())
-        .unwrap_or_default();
-    let mut notes = glance.notes;
-    notes.append(&mut headline.notes);
-    headline.notes = notes;
-    let c = hwsurvey_report::Comparison {
-        platforms: vec![label.clone()],
-        baseline: label,
-        flags: Vec::new(),
-        tables: vec![headline],
-    };
-    let w = width.unwrap_or(hwsurvey_report::render::HEADLINE_COLUMNS);
-    let mut out = hwsurvey_report::render::wrap_note(&format!("machine: {machine}"), w, 4);
-    out += "\n\n";
-    out += &hwsurvey_report::render::terminal_brief(&c, Some(w));
-    let estimated: f64 = file.family_times.iter().map(|f| f.estimated_s).sum();
-    let actual: f64 = file.family_times.iter().map(|f| f.actual_s).sum();
-    if !file.family_times.is_empty() {
-        out += &format!(
-            "time: estimated {}, actual {}; every metric, scaling series and family time: \
-             `hwsurvey compare FILE` (or run with --full-summary)\n",
-            duration_text(estimated),
-            duration_text(actual)
-        );
-    }
-    let planned: usize = file.plan.families.iter().map(|f| f.skipped.len()).sum();
-    if planned > 0 {
-        out += &format!(
-            "{} skipped by the plan (reasons in the file's \"skipped\")\n",
-            plural(planned, "point")
-        );
-    }
-    let dropped = dropped_at_run_time(&file.plan, &file.skipped);
-    if !dropped.is_empty() {
-        let line = format!(
-            "{} dropped at run time (reasons in the file's \"skipped\"): {}",
-            plural(dropped.len(), "point"),
-            dropped
-                .iter()
-                .map(|d| format!("{} {}", d.family, d.id))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        out += &hwsurvey_report::render::cut_line(&line, w);
-        out.push('\n');
-    }
-    out
-}
-
-#[derive(tabled::Tabled)]
-struct Row {
-    family: String,
-    point: String,
-    metric: String,
-    median: String,
-    #[tabled(rename = "min..max")]
-    range: String,
-    #[tabled(rename = "CV")]
-    cv: String,
-    peak: String,
-}
-
-/// The end-of-run table: one row per measured metric, skipped/failed points with reasons,
-/// and a scaling line per thread-swept series. `width`: the terminal's columns, to which the
-/// table is shrunk (a skip reason of 400 characters wraps in its cell); `None`: natural width.
-pub fn render_summary(file: &ResultFile, width: Option<usize>) -> String {
-    let mut rows = Vec::new();
-    for t in &file.tests {
-        if t.outcome != hwsurvey_result::Outcome::Measured {
-            rows.push(Row {
-                family: t.point.family.clone(),
-                point: t.point.id.clone(),
-                metric: t.outcome.to_string(),
-                median: t.reason.clone().unwrap_or_default(),
-                range: String::new(),
-                cv: String::new(),
-                peak: String::new(),
-            });
-            continue;
-        }
-        for m in &t.metrics {
-            let (median, range, cv) = metric_cells(m, &t.details);
-            rows.push(Row {
-                family: t.point.family.clone(),
-                point: t.point.id.clone(),
-                metric: m.name.clone(),
-                median,
-                range,
-                cv,
-                peak: m.peak.map(|p| human(&m.name, p)).unwrap_or_default(),
-            });
-        }
-    }
-    let mut table = tabled::Table::new(rows);
-    table.with(tabled::settings::Style::sharp());
-    hwsurvey_report::render::fit_table(&mut table, width);
-    let mut out = table.to_string();
-    out.push('\n');
-    for line in scaling_lines(file) {
-        out.push_str(&line);
-        out.push('\n');
-    }
-    if let Some(line) = critical_ratio_line(file) {
-        out.push_str(&line);
-        out.push('\n');
-    }
-    let planned: usize = file.plan.families.iter().map(|f| f.skipped.len()).sum();
-    if planned > 0 {
-        out.push_str(&format!(
-            "{} skipped by the plan (reasons in the plan above and in the file's \"skipped\")\n",
-            plural(planned, "point")
-        ));
-    }
-    if !file.family_times.is_empty() {
-        out.push_str("time per family, estimated -> actual:\n");
-        for ft in &file.family_times {
-            out.push_str(&format!(
-                "  {:<22} {} -> {}{}\n",
-                ft.family,
-                duration_text(ft.estimated_s),
-                duration_text(ft.actual_s),
-                ft.actual_over_estimate()
-                    .map(|r| format!(" ({:+.0} %)", (r - 1.0) * 100.0))
-                    .unwrap_or_default()
-            ));
-        }
-    }
-    let dropped = dropped_at_run_time(&file.plan, &file.skipped);
-    if !dropped.is_empty() {
-        out.push_str(&format!(
-            "{} dropped at run time (also in the file's \"skipped\"):\n",
-            plural(dropped.len(), "point")
-        ));
-        for d in dropped {
-            out.push_str(&format!("  {} {}: {}\n", d.family, d.id, d.reason));
-        }
-    }
-    out
-}
-
-/// `service.point_select`'s critical rate THP vs base pages (`None` when the run has neither
-/// critical point), or why there is no ratio.
-fn critical_ratio_line(file: &ResultFile) -> Option<String> {
-    use hwsurvey_report::critical::critical_thp_base_ratio;
-    let any = file
-        .tests
-        .iter()
-        .any(|t| t.point.family == "service.point_select" && t.point.id.starts_with("critical/"));
-    if !any {
-        return None;
-    }
-    let name = "critical_throughput_ops_per_s";
-    Some(match critical_thp_base_ratio(&file.tests) {
-        Ok(r) => format!(
-            "service.point_select critical rate: base {}, thp {}, THP/base {:.2}",
-            human(name, r.base_ops_per_s),
-            human(name, r.thp_ops_per_s),
-            r.thp_over_base
-        ),
-        Err(why) => format!("service.point_select critical rate THP/base: n/a ({why})"),
-    })
-}
-
-/// Points the engine skipped while running (interrupted, family not in
-/// this build): the file's `skipped` entries that are not planned skips.
-fn dropped_at_run_time<'a>(plan: &Plan, skipped: &'a [SkippedPoint]) -> Vec<&'a SkippedPoint> {
-    let planned: std::collections::BTreeSet<(&str, &str)> = plan
-        .families
-        .iter()
-        .flat_map(|f| f.skipped.iter())
-        .map(|k| (k.family.as_str(), k.id.as_str()))
-        .collect();
-    skipped
-        .iter()
-        .filter(|k| !planned.contains(&(k.family.as_str(), k.id.as_str())))
-        .collect()
-}
-
-/// Median, min..max and CV cells of one metric. With fewer than two samples there are no
-/// statistics: one sample shows its value ("(1 sample)"), none shows why (the point's
-/// `no_pass_reason` detail when it has one), never a statistics error.
-fn metric_cells(
-    m: &hwsurvey_result::MetricResult,
-    details: &serde_json::Map<String, serde_json::Value>,
-) -> (String, String, String) {
-    if let Some(s) = &m.summary {
-        return (
-            human(&m.name, s.median),
-            format!("{}..{}", human(&m.name, s.min), human(&m.name, s.max)),
-            s.cv.map(|c| format!("{:.1}%", c * 100.0))
-                .unwrap_or_default(),
-        );
-    }
-    let finite: Vec<f64> = m
-        .samples
-        .iter()
-        .copied()
-        .filter(|v| v.is_finite())
-        .collect();
-    let median = match finite.as_slice() {
-        [] => {
-            let why = details
-                .get("no_pass_reason")
-                .and_then(|v| v.as_str())
-                .unwrap_or("no finite samples recorded");
-            format!("not measured: {why}")
-        }
-        [one] => format!("{} (1 sample)", human(&m.name, *one)),
-        more => format!(
-            "{}..{} ({} samples, no statistics)",
-            human(&m.name, more.iter().copied().fold(f64::INFINITY, f64::min)),
-            human(
-                &m.name,
-                more.iter().copied().fold(f64::NEG_INFINITY, f64::max)
-            ),
-            more.len()
-        ),
-    };
-    (median, String::new(), String::new())
-}
-
-/// For every series whose point ids differ only in `threads=N`: single thread, peak, knee.
-fn scaling_lines(file: &ResultFile) -> Vec<String> {
-    let mut series: BTreeMap<(String, String, String), Vec<ScalingPoint>> = BTreeMap::new();
-    for t in &file.tests {
-        let Some(m) = t.metrics.first() else {
-            continue;
-        };
-        let Some(s) = &m.summary else { continue };
-        if m.better != hwsurvey_bench::Better::Higher || !t.point.id.contains("threads=") {
-            continue;
-        }
-        let key: Vec<&str> = t
-            .point
-            .id
-            .split('/')
-            .filter(|p| !p.starts_with("threads="))
-            .collect();
-        series
-            .entry((t.point.family.clone(), key.join("/"), m.name.clone()))
-            .or_default()
-            .push(ScalingPoint {
-                threads: t.point.threads,
-                throughput: s.median,
-            });
-    }
-    series
-        .into_iter()
-        .filter(|(_, pts)| pts.len() >= 2)
-        .filter_map(|((family, id, name), pts)| {
-            let a = analyse(&pts)?;
-            Some(format!(
-                "{family} {id}: 1 thread {}, peak {} at {}, efficiency {}, knee (90% of peak) at {}",
-                a.single_thread.map(|v| human(&name, v)).unwrap_or_else(|| "n/a".into()),
-                human(&name, a.peak),
-                plural(a.peak_threads, "thread"),
-                a.efficiency_at_peak
-                    .map(|e| format!("{:.0}%", e * 100.0))
-                    .unwrap_or_else(|| "n/a".into()),
-                plural(a.knee_threads, "thread")
-            ))
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use hwsurvey_bench::plan::FamilyPlan;
-    use hwsurvey_bench::{Metric, Point, PointOutcome};
-    use hwsurvey_result::MetricResult;
+    use hwsurvey_bench::Point;
 
     fn point(family: &str, id: &str, threads: usize) -> Point {
         serde_json::from_value(serde_json::json!({
@@ -1173,15 +710,6 @@ mod tests {
             "cpus": [0], "params": {}, "memory_bytes": 0, "estimated_s": 1.0
         }))
         .unwrap()
-    }
-
-    fn skipped(family: &str, id: &str, reason: &str) -> SkippedPoint {
-        SkippedPoint {
-            family: family.into(),
-            id: id.into(),
-            params: serde_json::Value::Null,
-            reason: reason.into(),
-        }
     }
 
     fn plan(families: Vec<FamilyPlan>) -> Plan {
@@ -1196,73 +724,6 @@ mod tests {
             memory_cap_bytes: None,
             memory_cap_source: None,
             families,
-        }
-    }
-
-    #[test]
-    fn values_carry_their_units() {
-        assert_eq!(human("latency_p99_ns", 2_449_407.0), "2.45 ms");
-        assert_eq!(human("latency_p99_ns", 786_175.0), "786 µs");
-        assert_eq!(human("latency_ns", 95.4), "95.4 ns");
-        assert_eq!(human("latency_p99_ns", 25_000_000.0), "25.0 ms");
-        assert_eq!(human("cpu_ns_per_io", 12_919.0), "12.9 µs CPU/IO");
-        assert_eq!(human("iops", 1_800.0), "1.80 kIOPS");
-    }
-
-    /// The closing headline of the shipped standard run of this VM: the figures of its
-    /// result file, at most 40 lines at 80 and 100 columns and in a pipe, none wider than the
-    /// terminal.
-    #[test]
-    fn closing_summary_is_the_headline_in_at_most_40_lines() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../reports/examples/x86_64-standard.json");
-        let file = hwsurvey_result::load(&path).expect("the shipped example loads");
-        for width in [Some(80), Some(100), None] {
-            let text = render_closing(&file, width);
-            let lines: Vec<&str> = text.lines().collect();
-            assert!(
-                lines.len() <= 40,
-                "{} lines at {width:?}:\n{text}",
-                lines.len()
-            );
-            if let Some(w) = width {
-                let widest = lines.iter().map(|l| l.chars().count()).max().unwrap();
-                assert!(widest <= w, "{widest} columns at {w}:\n{text}");
-            }
-            for figure in [
-                "STREAM Triad peak @N",
-                "44.4 GB/s @2",
-                "241 ns @256MiB",
-                "2.34M @16",
-                "40.6 GB/s (18+2)",
-                "0 fail, 1 warn",
-            ] {
-                assert!(
-                    text.contains(figure),
-                    "{figure} missing at {width:?}:\n{text}"
-                );
-            }
-        }
-        // a run of cpu.scaling alone: its rows and the findings, no row of a family not run
-        let mut only = file.clone();
-        only.plan.families.retain(|f| f.family == "cpu.scaling");
-        only.tests.retain(|t| t.point.family == "cpu.scaling");
-        only.skipped.retain(|t| t.family == "cpu.scaling");
-        let text = render_closing(&only, Some(80));
-        assert!(
-            text.contains("int 1 thread, ops/s") && text.contains("9.94G"),
-            "{text}"
-        );
-        assert!(text.contains("0 fail, 1 warn"), "{text}");
-        for absent in [
-            "STREAM",
-            "latency",
-            "c2c",
-            "IOPS",
-            "RAID-6",
-            "not in this run",
-        ] {
-            assert!(!text.contains(absent), "{absent} in:\n{text}");
         }
     }
 
@@ -1307,48 +768,7 @@ mod tests {
     }
 
     #[test]
-    fn plan_says_no_points_and_singular_forms() {
-        let p = plan(vec![
-            FamilyPlan {
-                family: "storage.iops".into(),
-                budget_s: 10.0,
-                estimated_s: 0.0,
-                points: vec![],
-                skipped: vec![skipped("storage.iops", "*", "no --storage-dir")],
-            },
-            FamilyPlan {
-                family: "mem.latency".into(),
-                budget_s: 10.0,
-                estimated_s: 3.0,
-                points: vec![point("mem.latency", "full_random/base/ws=64MiB", 1)],
-                skipped: vec![],
-            },
-        ]);
-        let text = render_plan(&p, "test", true);
-        assert!(text.contains("storage.iops: no points\n"), "{text}");
-        assert!(!text.contains("estimated 0 s"), "{text}");
-        assert!(
-            text.contains("mem.latency: 1 point, estimated 3 s (allowance 10 s)\n"),
-            "{text}"
-        );
-        assert!(
-            text.contains("total: 1 point, estimated 3 s (allowance 20 s)\n"),
-            "{text}"
-        );
-        assert_eq!(long_run_warning(&p), None);
-        let mut long = p.clone();
-        long.families[1].estimated_s = 1801.0;
-        assert_eq!(
-            long_run_warning(&long).as_deref(),
-            Some(
-                "warning: this run is estimated at 30 min 01 s, over 30 min (1 thread counts: [1])"
-            )
-        );
-        assert_eq!(duration_text(209.6), "3 min 30 s");
-        assert_eq!(duration_text(3725.0), "1 h 02 min");
-        assert_eq!(plural(1, "thread"), "1 thread");
-        assert_eq!(plural(4, "thread"), "4 threads");
-        assert_eq!(plural(0, "point"), "0 points");
+    fn durations_parse_in_seconds_minutes_and_hours() {
         assert_eq!(parse_duration_s("90"), Ok(90.0));
         assert_eq!(parse_duration_s("90s"), Ok(90.0));
         assert_eq!(parse_duration_s("10m"), Ok(600.0));
@@ -1361,89 +781,5 @@ mod tests {
                 "{bad}: {e}"
             );
         }
-    }
-
-    #[test]
-    fn points_dropped_at_run_time_are_listed_apart_from_planned_skips() {
-        let p = plan(vec![FamilyPlan {
-            family: "mem.bandwidth".into(),
-            budget_s: 2.0,
-            estimated_s: 3.0,
-            points: vec![
-                point("mem.bandwidth", "stream.triad/threads=1", 1),
-                point("mem.bandwidth", "stream.triad/threads=2", 2),
-            ],
-            skipped: vec![skipped(
-                "mem.bandwidth",
-                "stream.copy/threads=64",
-                "mem cap",
-            )],
-        }]);
-        let all = vec![
-            skipped("mem.bandwidth", "stream.copy/threads=64", "mem cap"),
-            skipped(
-                "mem.bandwidth",
-                "stream.triad/threads=2",
-                "not run: interrupted (SIGTERM)",
-            ),
-        ];
-        let dropped = dropped_at_run_time(&p, &all);
-        assert_eq!(dropped.len(), 1);
-        assert_eq!(dropped[0].id, "stream.triad/threads=2");
-        assert_eq!(dropped[0].reason, "not run: interrupted (SIGTERM)");
-    }
-
-    #[test]
-    fn metrics_with_fewer_than_two_samples_show_why_not_a_stats_error() {
-        let mut details = serde_json::Map::new();
-        let none =
-            MetricResult::from_metric(Metric::throughput("critical_throughput_ops_per_s", vec![]));
-        assert_eq!(
-            metric_cells(&none, &details).0,
-            "not measured: no finite samples recorded"
-        );
-        details.insert(
-            "no_pass_reason".into(),
-            serde_json::json!("no open-loop rate kept p99 <= 2000000 ns"),
-        );
-        let (median, range, cv) = metric_cells(&none, &details);
-        assert_eq!(
-            median,
-            "not measured: no open-loop rate kept p99 <= 2000000 ns"
-        );
-        assert!(range.is_empty() && cv.is_empty());
-        let one = MetricResult::from_metric(Metric::latency("latency_ns", vec![98.1]));
-        assert_eq!(metric_cells(&one, &details).0, "98.1 ns (1 sample)");
-        let nan = MetricResult::from_metric(Metric::latency("latency_ns", vec![f64::NAN, 5.0]));
-        assert_eq!(metric_cells(&nan, &details).0, "5.00 ns (1 sample)");
-        let two = MetricResult::from_metric(Metric::latency("latency_ns", vec![98.0, 100.0]));
-        assert_eq!(metric_cells(&two, &details).0, "99.0 ns");
-    }
-
-    #[test]
-    fn plain_progress_line_per_finished_test() {
-        let p = point("mem.latency", "full_random/base/ws=64MiB", 1);
-        let m = hwsurvey_result::Measurement {
-            metrics: vec![Metric::latency("latency_ns", vec![98.0, 98.1, 98.2])],
-            pins: vec![],
-            details: Default::default(),
-        };
-        let t = TestResult::new(p.clone(), PointOutcome::Measured(m), "t".into(), 1.0);
-        assert_eq!(
-            progress_line(12, 105, &t),
-            "[12/105] mem.latency full_random/base/ws=64MiB: 98.1 ns"
-        );
-        let t = TestResult::new(
-            p,
-            PointOutcome::Skipped {
-                reason: "THP unavailable".into(),
-            },
-            "t".into(),
-            0.0,
-        );
-        assert_eq!(
-            progress_line(13, 105, &t),
-            "[13/105] mem.latency full_random/base/ws=64MiB: skipped (THP unavailable)"
-        );
     }
 }

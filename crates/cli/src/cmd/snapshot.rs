@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use hwsurvey_probe::cpu::{LiveFacts, LIVE_FACTS_PATH};
+use hwsurvey_probe::live::{LiveFacts, LIVE_FACTS_PATH};
 use hwsurvey_probe::{probe_machine, SysRoot};
 
 /// Options of `hwsurvey snapshot`.

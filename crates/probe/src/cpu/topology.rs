@@ -1,0 +1,508 @@
+//! Topology from the raw per-CPU facts: packages, dies, clusters, cores (groups of hardware
+//! threads, split where siblings do not share an L1 data cache: AMD family 15h), threads, the
+//! sun4v one-chip rule, and core kinds on hybrid parts (see the decisions in [`super`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use hwsurvey_model::{CpuId, CpuSet, Probed, Unknown};
+
+use super::cpuinfo::{Arch, Cpuinfo};
+use super::midr::Midr;
+use super::raw::{RawCpu, Sharing, CPU_DIR};
+use super::sets::read_cpuset;
+use super::types::{CacheType, CoreKind, Identity, PackageCounts, Topology};
+use crate::SysRoot;
+
+pub(crate) fn is_amd_family_15h(identity: &Identity) -> bool {
+    identity.vendor.as_deref() == Some("AuthenticAMD") && identity.family == Some(0x15)
+}
+
+/// The L1d sharing set of a CPU, if known.
+pub(crate) fn l1d_shared(r: &RawCpu) -> Option<&CpuSet> {
+    r.caches
+        .iter()
+        .find(|c| c.level == 1 && c.cache_type == CacheType::Data)
+        .and_then(|c| match &c.shared {
+            Sharing::Known(s) => Some(s),
+            Sharing::Unknown => None,
+        })
+}
+
+/// Returns the topology and the core index of each CPU.
+pub(crate) fn build_topology(
+    arch: Arch,
+    raws: &[RawCpu],
+    identity: &Identity,
+    heterogeneous: bool,
+    notes: &mut Vec<String>,
+    problems: &mut Vec<Unknown>,
+) -> (Topology, BTreeMap<CpuId, u32>) {
+    let with_topo: Vec<&RawCpu> = raws.iter().filter(|r| r.online && r.has_topology).collect();
+    let threads = with_topo.len() as u32;
+    let offline_without = raws.iter().filter(|r| !r.online && !r.has_topology).count();
+    if offline_without > 0 {
+        notes.push(format!(
+            "{} no topology folder; {} counted in the CPU sets only",
+            if offline_without == 1 {
+                "1 offline CPU folder has".to_string()
+            } else {
+                format!("{offline_without} offline CPU folders have")
+            },
+            if offline_without == 1 {
+                "it is"
+            } else {
+                "they are"
+            }
+        ));
+    }
+
+    // Core groups.
+    let mut split_compute_units = 0u32;
+    let core_id_of: BTreeMap<CpuId, Option<i64>> =
+        raws.iter().map(|r| (r.cpu, r.core_id_raw)).collect();
+    let mut core_keys: BTreeMap<(Option<i64>, Vec<CpuId>), Vec<CpuId>> = BTreeMap::new();
+    for r in &with_topo {
+        let key: (Option<i64>, Vec<CpuId>) = match &r.siblings {
+            Some(sib) => {
+                let mut group = sib.clone();
+                // Siblings that do not share an L1d are separate cores only where the
+                // kernel's core ids say so too (differ, or -1: AMD compute units); Intel
+                // SMT threads share a core id whatever a guest's cache files say.
+                let ids_differ = r.core_id_raw == Some(-1)
+                    || sib
+                        .iter()
+                        .any(|c| core_id_of.get(&c).is_some_and(|id| *id != r.core_id_raw));
+                if let Some(l1d) = l1d_shared(r).filter(|_| ids_differ) {
+                    if sib.len() > 1 && !sib.is_subset(l1d) {
+                        group = sib.intersection(l1d);
+                        if !group.contains(r.cpu) {
+                            group = sib.clone();
+                        } else {
+                            split_compute_units += 1;
+                        }
+                    }
+                }
+                (None, group.iter().collect())
+            }
+            None => match r.core_id {
+                // Unique within (package, die): keep them apart by using a pseudo-list.
+                Some(core) => (
+                    r.package_id,
+                    vec![u32::MAX, core as u32, r.die_id.unwrap_or(0) as u32],
+                ),
+                None => (None, vec![r.cpu]),
+            },
+        };
+        core_keys.entry(key).or_default().push(r.cpu);
+    }
+    let mut core_of = BTreeMap::new();
+    let mut cores_by_threads: BTreeMap<u32, u32> = BTreeMap::new();
+    for (i, members) in core_keys.values().enumerate() {
+        for cpu in members {
+            core_of.insert(*cpu, i as u32);
+        }
+        *cores_by_threads.entry(members.len() as u32).or_default() += 1;
+    }
+    if split_compute_units > 0 {
+        let family = if is_amd_family_15h(identity) {
+            " (AMD family 15h compute units)"
+        } else {
+            ""
+        };
+        notes.push(format!(
+            "thread siblings that do not share an L1 data cache are counted as separate cores{family}: {} cores of 1 thread, {} compute units; a naive count says {} cores x 2 threads",
+            core_keys.len(),
+            core_keys.len() / 2,
+            core_keys.len() / 2
+        ));
+    }
+    let cores = if with_topo.is_empty() {
+        Probed::Unknown(Unknown::Missing {
+            path: format!("{CPU_DIR}/cpuN/topology"),
+        })
+    } else {
+        Probed::Known(core_keys.len() as u32)
+    };
+
+    // Packages.
+    let package_ids: Vec<i64> = with_topo
+        .iter()
+        .filter_map(|r| r.package_id)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut per_package = Vec::new();
+    for pid in &package_ids {
+        let cores = with_topo
+            .iter()
+            .filter(|r| r.package_id == Some(*pid))
+            .filter_map(|r| core_of.get(&r.cpu))
+            .collect::<BTreeSet<_>>()
+            .len() as u32;
+        let threads = with_topo
+            .iter()
+            .filter(|r| r.package_id == Some(*pid))
+            .count() as u32;
+        per_package.push(PackageCounts {
+            package_id: *pid,
+            cores,
+            threads,
+        });
+    }
+    // No package ids (-1 on s390x and POWER LPARs): the kernel's core_siblings groups are
+    // the sockets lscpu reports.
+    let sibling_packages: BTreeSet<&CpuSet> = with_topo
+        .iter()
+        .filter_map(|r| r.package_cpus.as_ref())
+        .collect();
+    // Package ids against the sibling masks: where the kernel gives both for every CPU, they
+    // must group the CPUs the same way; when they do not, one file is damaged and the masks
+    // (which the scheduler uses) are counted.
+    let masks_disagree =
+        !package_ids.is_empty() && with_topo.iter().all(|r| r.package_cpus.is_some()) && {
+            let online: CpuSet = with_topo.iter().map(|r| r.cpu).collect();
+            let by_mask: BTreeSet<CpuSet> = with_topo
+                .iter()
+                .filter_map(|r| r.package_cpus.as_ref())
+                .map(|s| s.intersection(&online))
+                .collect();
+            let mut by_id: BTreeMap<Option<i64>, CpuSet> = BTreeMap::new();
+            for r in &with_topo {
+                by_id.entry(r.package_id).or_default().insert(r.cpu);
+            }
+            let by_id: BTreeSet<CpuSet> = by_id.into_values().collect();
+            by_mask != by_id
+        };
+    let mut packages = if masks_disagree {
+        problems.push(Unknown::Other {
+            detail: format!(
+                "physical_package_id and core_siblings/package_cpus disagree: the ids give {} packages, the sibling masks {}; counted from the masks",
+                package_ids.len() + usize::from(with_topo.iter().any(|r| r.package_id.is_none())),
+                sibling_packages.len()
+            ),
+        });
+        Probed::Known(sibling_packages.len() as u32)
+    } else if package_ids.is_empty() && !sibling_packages.is_empty() {
+        notes.push(format!(
+            "physical_package_id is -1: {} packages counted as distinct core_siblings_list groups",
+            sibling_packages.len()
+        ));
+        Probed::Known(sibling_packages.len() as u32)
+    } else if package_ids.is_empty() {
+        Probed::Unknown(if with_topo.is_empty() {
+            Unknown::Missing {
+                path: format!("{CPU_DIR}/cpuN/topology/physical_package_id"),
+            }
+        } else {
+            Unknown::Other {
+                detail:
+                    "physical_package_id is -1 on every CPU: the kernel does not know the packages"
+                        .into(),
+            }
+        })
+    } else {
+        Probed::Known(package_ids.len() as u32)
+    };
+    if arch == Arch::Sparc64 && package_ids.len() > 1 {
+        let package_is_core = with_topo
+            .iter()
+            .all(|r| match (&r.package_cpus, &r.siblings) {
+                (Some(p), Some(s)) => p == s,
+                _ => false,
+            });
+        let model = identity.model_name.clone().unwrap_or_default();
+        let single_chip = [
+            "UltraSparc T1",
+            "UltraSparc T2 ",
+            "UltraSparc T2 (Niagara2)",
+        ]
+        .iter()
+        .any(|m| model.starts_with(m.trim_end()) && !model.contains("T2+"));
+        if package_is_core {
+            if single_chip {
+                packages = Probed::Known(1);
+                notes.push(format!(
+                    "sparc64: the kernel gives each core its own physical_package_id ({} ids); {model} is a single-chip part: 1 chip",
+                    package_ids.len()
+                ));
+                per_package = vec![PackageCounts {
+                    package_id: package_ids.first().copied().unwrap_or(0),
+                    cores: core_keys.len() as u32,
+                    threads,
+                }];
+            } else {
+                packages = Probed::Unknown(Unknown::Other {
+                    detail: format!(
+                        "sparc64: the kernel gives each core its own physical_package_id; the chip count of {model:?} is not known"
+                    ),
+                });
+            }
+        }
+    }
+
+    let dies = if with_topo.iter().any(|r| r.die_id.is_some()) {
+        Probed::Known(
+            with_topo
+                .iter()
+                .filter_map(|r| r.die_id.map(|d| (r.package_id, d)))
+                .collect::<BTreeSet<_>>()
+                .len() as u32,
+        )
+    } else if with_topo.iter().any(|r| r.die_cpus.is_some()) {
+        Probed::Known(
+            with_topo
+                .iter()
+                .filter_map(|r| r.die_cpus.as_ref())
+                .collect::<BTreeSet<_>>()
+                .len() as u32,
+        )
+    } else {
+        Probed::Unknown(Unknown::Other {
+            detail: "no die_id (kernel < 5.2), or -1 (the firmware does not describe dies)".into(),
+        })
+    };
+    let clusters = if with_topo.iter().any(|r| r.cluster_cpus.is_some()) {
+        Probed::Known(
+            with_topo
+                .iter()
+                .filter_map(|r| r.cluster_cpus.as_ref())
+                .collect::<BTreeSet<_>>()
+                .len() as u32,
+        )
+    } else {
+        Probed::Unknown(Unknown::Other {
+            detail: "no cluster_cpus_list (kernel < 5.16 or no cluster level)".into(),
+        })
+    };
+    // arm64 device-tree kernels before the cluster level (5.16) put the cpu-map cluster in
+    // physical_package_id; a big.LITTLE SoC is one package whose "packages" are its clusters.
+    let mut clusters = clusters;
+    if matches!(arch, Arch::Aarch64 | Arch::Arm)
+        && heterogeneous
+        && clusters.known().is_none()
+        && package_ids.len() > 1
+    {
+        notes.push(format!(
+            "arm big.LITTLE without a cluster level: the kernel's {} package ids are cpu-map clusters of one SoC",
+            package_ids.len()
+        ));
+        clusters = Probed::Known(package_ids.len() as u32);
+        packages = Probed::Known(1);
+        per_package = vec![PackageCounts {
+            package_id: package_ids.first().copied().unwrap_or(0),
+            cores: core_keys.len() as u32,
+            threads,
+        }];
+    }
+    let books: BTreeSet<i64> = with_topo.iter().filter_map(|r| r.book_id).collect();
+    if !books.is_empty() {
+        notes.push(format!("s390 books: {}", books.len()));
+    }
+    (
+        Topology {
+            packages,
+            package_ids,
+            dies,
+            clusters,
+            cores,
+            threads: if threads > 0 {
+                Probed::Known(threads)
+            } else {
+                Probed::Unknown(Unknown::Other {
+                    detail: "no online CPU with a topology folder".into(),
+                })
+            },
+            threads_with_topology: Some(threads),
+            cores_by_threads,
+            per_package,
+            notes: Vec::new(),
+        },
+        core_of,
+    )
+}
+
+/// Per-CPU cache geometry of levels 1-2 (size and type), used to tell x86 hybrid core kinds
+/// apart in captures that lack the Intel hybrid PMU folders.
+pub(crate) fn cache_signature(r: &RawCpu) -> Vec<(u8, CacheType, Option<u64>)> {
+    let mut v: Vec<_> = r
+        .caches
+        .iter()
+        .filter(|c| c.level <= 2)
+        .map(|c| (c.level, c.cache_type, c.size.as_ref().ok().copied()))
+        .collect();
+    v.sort();
+    v
+}
+
+pub(crate) fn build_kinds(
+    arch: Arch,
+    raws: &[RawCpu],
+    ci: &Option<Cpuinfo>,
+    core_of: &BTreeMap<CpuId, u32>,
+    root: &SysRoot,
+    live_types: &BTreeMap<CpuId, String>,
+) -> (Vec<CoreKind>, BTreeMap<CpuId, u32>) {
+    let midr_by_cpu: BTreeMap<CpuId, Midr> = ci
+        .as_ref()
+        .map(|ci| {
+            ci.cpus
+                .iter()
+                .filter_map(|c| Some((c.processor?, c.midr?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    // Intel hybrid PMU folders (kernel >= 5.13): /sys/devices/cpu_core/cpus, cpu_atom/cpus.
+    let p_cores = read_cpuset(root, "/sys/devices/cpu_core/cpus", None).ok();
+    let e_cores = read_cpuset(root, "/sys/devices/cpu_atom/cpus", None).ok();
+    let is_x86 = matches!(arch, Arch::X86_64 | Arch::X86);
+
+    #[derive(PartialEq, Eq, PartialOrd, Ord, Clone)]
+    struct Key {
+        hybrid: Option<&'static str>,
+        midr: Option<(u32, u32)>,
+        capacity: Option<u32>,
+        caches: Vec<(u8, CacheType, Option<u64>)>,
+    }
+    let mut groups: BTreeMap<Key, Vec<&RawCpu>> = BTreeMap::new();
+    let mut source: BTreeSet<&'static str> = BTreeSet::new();
+    // Missing data never makes a kind: a CPU whose topology could not be read is not grouped
+    // (it is listed as unreadable), and a property (MIDR, capacity, L1/L2 geometry) splits
+    // kinds only when it is known for every grouped CPU.
+    let grouped: Vec<&RawCpu> = raws
+        .iter()
+        .filter(|r| r.online && core_of.contains_key(&r.cpu))
+        .collect();
+    let midr_of = |r: &RawCpu| r.midr.or_else(|| midr_by_cpu.get(&r.cpu).copied());
+    let all_midr = grouped.iter().all(|r| midr_of(r).is_some());
+    let all_capacity = grouped.iter().all(|r| r.capacity.is_some());
+    let all_caches = grouped.iter().all(|r| {
+        let sig = cache_signature(r);
+        !sig.is_empty() && sig.iter().all(|(_, _, size)| size.is_some())
+    });
+    for r in grouped.iter().copied() {
+        let hybrid = if let Some(t) = live_types.get(&r.cpu) {
+            source.insert("cpuid leaf 0x1A core type");
+            Some(if t.starts_with("P-core") {
+                "P-core (performance)"
+            } else {
+                "E-core (efficiency)"
+            })
+        } else if p_cores.as_ref().is_some_and(|s| s.contains(r.cpu)) {
+            source.insert("/sys/devices/cpu_core/cpus");
+            Some("P-core (performance)")
+        } else if e_cores.as_ref().is_some_and(|s| s.contains(r.cpu)) {
+            source.insert("/sys/devices/cpu_atom/cpus");
+            Some("E-core (efficiency)")
+        } else {
+            None
+        };
+        let midr = midr_of(r).filter(|_| all_midr);
+        if midr.is_some() {
+            source.insert("MIDR implementer/part");
+        }
+        let capacity = r.capacity.filter(|_| all_capacity);
+        if capacity.is_some() {
+            source.insert("cpu_capacity");
+        }
+        let caches = if is_x86 && hybrid.is_none() && all_caches {
+            cache_signature(r)
+        } else {
+            Vec::new()
+        };
+        groups
+            .entry(Key {
+                hybrid,
+                midr: midr.map(|m| (m.implementer, m.part)),
+                capacity,
+                caches,
+            })
+            .or_default()
+            .push(r);
+    }
+    if groups.len() > 1
+        && groups.keys().any(|k| !k.caches.is_empty())
+        && !groups.keys().any(|k| k.hybrid.is_some())
+    {
+        source.insert("L1/L2 cache geometry");
+    }
+    let mut kinds: Vec<CoreKind> = Vec::new();
+    let mut kind_of = BTreeMap::new();
+    let n_groups = groups.len();
+    for (key, members) in &groups {
+        let cpus: CpuSet = members.iter().map(|r| r.cpu).collect();
+        let mut cores: BTreeMap<u32, u32> = BTreeMap::new();
+        for r in members {
+            if let Some(c) = core_of.get(&r.cpu) {
+                *cores.entry(*c).or_default() += 1;
+            }
+        }
+        let midr = members
+            .iter()
+            .find_map(|r| r.midr.or_else(|| midr_by_cpu.get(&r.cpu).copied()));
+        let max_freq_khz = members.iter().filter_map(|r| r.max_freq_khz).max();
+        let cppc = members.iter().filter_map(|r| r.cppc_highest_perf).max();
+        let name = if let Some(h) = key.hybrid {
+            format!("Intel {h}")
+        } else if let Some(m) = midr {
+            m.display_name()
+        } else if let Some(name) = ci.as_ref().and_then(|c| c.model_name.clone()) {
+            name
+        } else {
+            "core".to_string()
+        };
+        kinds.push(CoreKind {
+            name,
+            source: String::new(),
+            cpus,
+            cores: cores.len() as u32,
+            threads_per_core: cores.values().copied().max().unwrap_or(0),
+            midr,
+            capacity: key.capacity,
+            max_freq_khz,
+            cppc_highest_perf: cppc,
+            performance_rank: 0,
+        });
+    }
+    // Rank by capacity, then CPPC highest perf, then max frequency.
+    let mut order: Vec<usize> = (0..kinds.len()).collect();
+    order.sort_by_key(|&i| {
+        kinds
+            .get(i)
+            .map(|k| (k.capacity, k.cppc_highest_perf, k.max_freq_khz))
+            .unwrap_or_default()
+    });
+    for (rank, i) in order.iter().enumerate() {
+        if let Some(k) = kinds.get_mut(*i) {
+            k.performance_rank = rank as u32;
+        }
+    }
+    // x86 kinds told apart by cache geometry only: name them by rank.
+    if is_x86 && n_groups == 2 && groups.keys().all(|k| k.hybrid.is_none()) {
+        for k in kinds.iter_mut() {
+            let what = if k.performance_rank == 1 {
+                "P-core (performance)"
+            } else {
+                "E-core (efficiency)"
+            };
+            k.name = format!("{} {what}", k.name);
+        }
+    }
+    let src = source.into_iter().collect::<Vec<_>>().join(", ");
+    for k in kinds.iter_mut() {
+        k.source = if n_groups > 1 {
+            src.clone()
+        } else if src.is_empty() {
+            "one kind (nothing tells cores apart)".to_string()
+        } else {
+            format!("one kind ({src} equal on all CPUs)")
+        };
+    }
+    // Order kinds by their first CPU.
+    kinds.sort_by_key(|k| k.cpus.first());
+    for (i, k) in kinds.iter().enumerate() {
+        for cpu in k.cpus.iter() {
+            kind_of.insert(cpu, i as u32);
+        }
+    }
+    (kinds, kind_of)
+}

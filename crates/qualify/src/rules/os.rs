@@ -1,0 +1,117 @@
+//! Binary and OS rules: `binary.arch` (compat mode or another machine's binary, from the
+//! one ELF machine table), `os.kernel_min`.
+
+use hwsurvey_model::Probed;
+
+use crate::config::parse_version;
+use crate::facts::Facts;
+use crate::{Finding, Params, Verdict};
+
+/// Name of an ELF machine number, for messages: its name in the one table
+/// ([`hwsurvey_elf::MACHINES`]: `x86_64`, `SPARCV9`), or `unknown machine N`.
+pub fn elf_machine_name(machine: u16) -> String {
+    let m = hwsurvey_elf::Machine(machine);
+    m.name().map_or_else(|| m.to_string(), str::to_string)
+}
+
+/// `binary.arch`: the binary is 32-bit on a 64-bit kernel (compat mode), or for another machine.
+pub fn binary_arch(f: &Facts, _: &Params) -> Vec<Finding> {
+    const ID: &str = "binary.arch";
+    let bin = need!(f.binary, ID);
+    let kmach = need!(f.os.kernel_machine, ID);
+    let Some(native) = hwsurvey_elf::MachineInfo::for_kernel(kmach) else {
+        return vec![Finding::not_evaluated(
+            ID,
+            format!("unknown kernel machine {kmach:?}"),
+        )];
+    };
+    let bits = native.bits;
+    let evidence = format!(
+        "ELF{} {} {}",
+        bin.class_bits,
+        elf_machine_name(bin.machine),
+        if bin.little_endian { "LSB" } else { "MSB" }
+    );
+    if native.is_native(bin.class_bits, bin.machine) {
+        return vec![];
+    }
+    let compat = native.runs_in_compat(bin.class_bits, bin.machine);
+    let summary = if compat {
+        format!(
+            "{} is a {}-bit {} binary on a {}-bit {kmach} kernel (compat mode: fewer registers, 32-bit pointers, other numbers)",
+            bin.path,
+            bin.class_bits,
+            elf_machine_name(bin.machine),
+            bits
+        )
+    } else {
+        format!(
+            "{} is built for {} ({}-bit), the kernel is {kmach}: it runs only under emulation, if at all",
+            bin.path,
+            elf_machine_name(bin.machine),
+            bin.class_bits
+        )
+    };
+    vec![Finding::new(ID, Verdict::Fail, summary)
+        .with(format!("ELF header of {}", bin.path), evidence)
+        .with("uname -m", kmach.clone())
+        .fix(format!(
+            "build for the native {}-bit target of {kmach}",
+            bits
+        ))]
+}
+
+/// `os.kernel_min`: kernel release older than the minimum. The minimum is the target
+/// descriptor's `min_kernel` ([`Facts::target`]: the binary's target, rustc's platform-support
+/// figure for its triple) unless the rules file sets `min_kernel` to a version explicitly; the
+/// evidence names which. Pass findings carry the evidence too.
+pub fn os_kernel_min(f: &Facts, p: &Params) -> Vec<Finding> {
+    const ID: &str = "os.kernel_min";
+    let release = need!(f.os.kernel_release, ID);
+    let setting = p.str("min_kernel").unwrap_or("target");
+    let (min_text, source, source_value) = if setting == "target" {
+        let t = need!(f.target, ID);
+        (
+            t.min_kernel.clone(),
+            format!("min_kernel of {} (chosen by {})", t.descriptor, t.chosen_by),
+            format!("{} ({})", t.min_kernel, t.min_kernel_source),
+        )
+    } else {
+        (
+            setting.to_string(),
+            "rules file: rules.\"os.kernel_min\".min_kernel (overrides the target descriptor)"
+                .to_string(),
+            setting.to_string(),
+        )
+    };
+    let numeric: String = release
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    let (Some(have), Some(min)) = (
+        parse_version(numeric.trim_end_matches('.')),
+        parse_version(&min_text),
+    ) else {
+        return vec![Finding::not_evaluated(
+            ID,
+            format!("kernel release {release:?} does not start with a version"),
+        )];
+    };
+    let finding = if have < min {
+        Finding::new(
+            ID,
+            Verdict::Fail,
+            format!("kernel {release} is older than the minimum {min_text}"),
+        )
+        .fix(format!("run a kernel {min_text} or newer"))
+    } else {
+        Finding::new(
+            ID,
+            Verdict::Pass,
+            "the kernel is at least the target's minimum version",
+        )
+    };
+    vec![finding
+        .with("/proc/sys/kernel/osrelease", release.clone())
+        .with(source, source_value)]
+}

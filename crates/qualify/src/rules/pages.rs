@@ -1,0 +1,116 @@
+//! Page rules: `pages.thp`, `pages.hugetlb`, `pages.sizes` (what the profile's page modes
+//! need).
+
+use hwsurvey_model::units::format_bytes_binary;
+use hwsurvey_model::Probed;
+
+use crate::facts::Facts;
+use crate::{Finding, Params, Verdict};
+
+fn page_modes(f: &Facts, p: &Params) -> Vec<String> {
+    match &f.result {
+        Probed::Known(r) if !r.page_modes.is_empty() => r.page_modes.clone(),
+        _ => p.list("page_modes"),
+    }
+}
+
+/// `pages.thp`: THP set to `never` while the profile measures THP.
+pub fn pages_thp(f: &Facts, p: &Params) -> Vec<Finding> {
+    const ID: &str = "pages.thp";
+    if !page_modes(f, p).iter().any(|m| m == "thp") {
+        return vec![Finding::new(
+            ID,
+            Verdict::Info,
+            "the profile measures no THP pages",
+        )];
+    }
+    let mode = need!(f.pages.thp_enabled, ID);
+    if mode == "never" {
+        return vec![Finding::new(
+            ID,
+            Verdict::Warn,
+            "THP disabled (never) but the profile measures THP pages",
+        )
+        .with("/sys/kernel/mm/transparent_hugepage/enabled", mode.clone())
+        .fix("echo madvise > /sys/kernel/mm/transparent_hugepage/enabled")];
+    }
+    vec![]
+}
+
+/// `pages.hugetlb`: every hugetlb pool empty while the profile measures hugetlbfs pages.
+pub fn pages_hugetlb(f: &Facts, p: &Params) -> Vec<Finding> {
+    const ID: &str = "pages.hugetlb";
+    if !page_modes(f, p).iter().any(|m| m == "hugetlb") {
+        return vec![Finding::new(
+            ID,
+            Verdict::Info,
+            "the profile measures no hugetlb pages",
+        )];
+    }
+    let pools = need!(f.pages.hugetlb, ID);
+    if pools.is_empty() {
+        return vec![Finding::new(
+            ID,
+            Verdict::Warn,
+            "no hugetlb page sizes (kernel without hugetlbfs)",
+        )
+        .with("/sys/kernel/mm/hugepages", "(no pools)")];
+    }
+    if pools.iter().all(|p| p.pages == 0) {
+        let mut fnd = Finding::new(
+            ID,
+            Verdict::Warn,
+            "hugetlb pools are empty: the hugetlb page mode will be skipped",
+        )
+        .fix("echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages (or vm.nr_hugepages in sysctl.conf)");
+        for pool in pools {
+            fnd = fnd.with(
+                format!(
+                    "/sys/kernel/mm/hugepages/hugepages-{}kB/nr_hugepages",
+                    pool.page_size_bytes / 1024
+                ),
+                pool.pages.to_string(),
+            );
+        }
+        return vec![fnd];
+    }
+    vec![]
+}
+
+/// `pages.sizes`: several huge page sizes holding pages (informational, with the total).
+pub fn pages_sizes(f: &Facts, _: &Params) -> Vec<Finding> {
+    const ID: &str = "pages.sizes";
+    let pools = need!(f.pages.hugetlb, ID);
+    let used: Vec<_> = pools.iter().filter(|p| p.pages > 0).collect();
+    if used.len() < 2 {
+        return vec![];
+    }
+    let total: u64 = used
+        .iter()
+        .map(|p| p.pages.saturating_mul(p.page_size_bytes))
+        .fold(0u64, |a, b| a.saturating_add(b));
+    let parts: Vec<String> = used
+        .iter()
+        .map(|p| format!("{} x {}", p.pages, format_bytes_binary(p.page_size_bytes)))
+        .collect();
+    let mut fnd = Finding::new(
+        ID,
+        Verdict::Info,
+        format!(
+            "{} huge page sizes configured: {} = {} in total",
+            used.len(),
+            parts.join(" + "),
+            format_bytes_binary(total)
+        ),
+    );
+    for p in used {
+        fnd = fnd.with(
+            format!(
+                "/sys/kernel/mm/hugepages/hugepages-{}kB/nr_hugepages",
+                p.page_size_bytes / 1024
+            ),
+            p.pages.to_string(),
+        );
+    }
+    vec![fnd]
+}

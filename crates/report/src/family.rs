@@ -1,0 +1,192 @@
+//! Family tables: per family the headline metric of every test side by side, with relative
+//! columns against the baseline judged by the runs' own noise (`hwsurvey_stats::within_noise`).
+
+use hwsurvey_result::outcome::Better;
+use hwsurvey_result::{MetricResult, ResultFile};
+
+use crate::format::{human, unit_of};
+use crate::input::Input;
+use crate::layout::{Cell, Row, Table};
+
+fn headline<'a>(file: &'a ResultFile, family: &str, id: &str) -> Result<&'a MetricResult, String> {
+    if let Some(t) = file
+        .tests
+        .iter()
+        .find(|t| t.point.family == family && t.point.id == id)
+    {
+        return match t.outcome {
+            hwsurvey_result::Outcome::Measured => t
+                .metrics
+                .first()
+                .ok_or_else(|| "measured, but no metric recorded".into()),
+            other => Err(format!(
+                "{other}: {}",
+                t.reason.as_deref().unwrap_or("no reason given")
+            )),
+        };
+    }
+    if let Some(s) = file
+        .skipped
+        .iter()
+        .chain(file.plan.families.iter().flat_map(|f| f.skipped.iter()))
+        .find(|s| s.family == family && (s.id == id || s.id == "*"))
+    {
+        return Err(format!("skipped: {}", s.reason));
+    }
+    if !file.plan.families.iter().any(|f| f.family == family) {
+        return Err("unsupported: family not in this run's plan".into());
+    }
+    Err("not run: not in this run's plan".into())
+}
+
+pub(crate) fn family_table(inputs: &[Input], base: usize, family: &str, flags: &[String]) -> Table {
+    let mut ids: Vec<String> = Vec::new();
+    for i in inputs {
+        let planned = i
+            .file
+            .plan
+            .families
+            .iter()
+            .filter(|f| f.family == family)
+            .flat_map(|f| {
+                f.points
+                    .iter()
+                    .map(|p| p.id.clone())
+                    .chain(f.skipped.iter().map(|s| s.id.clone()))
+            });
+        let tested = i
+            .file
+            .tests
+            .iter()
+            .filter(|t| t.point.family == family)
+            .map(|t| t.point.id.clone());
+        for id in planned.chain(tested) {
+            if id != "*" && !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+    }
+    let mut columns: Vec<String> = inputs.iter().map(|i| i.label.clone()).collect();
+    let others: Vec<usize> = (0..inputs.len()).filter(|&k| k != base).collect();
+    for &k in &others {
+        columns.push(format!("{} vs {}", inputs[k].label, inputs[base].label));
+    }
+    let mut rows = Vec::new();
+    for id in &ids {
+        let metrics: Vec<Result<&MetricResult, String>> = inputs
+            .iter()
+            .map(|i| headline(&i.file, family, id))
+            .collect();
+        let unit = metrics
+            .iter()
+            .find_map(|m| m.as_ref().ok().map(|m| unit_of(&m.name)));
+        let mut cells: Vec<Cell> = metrics
+            .iter()
+            .map(|m| match m {
+                Err(why) => Cell::missing(why.clone()),
+                Ok(m) => match &m.summary {
+                    Some(s) => Cell::measured(s, human(s.median, &unit_of(&m.name))),
+                    None => Cell::missing(format!(
+                        "no statistics: {}",
+                        m.summary_error.as_deref().unwrap_or("too few samples")
+                    )),
+                },
+            })
+            .collect();
+        for &k in &others {
+            cells.push(relative(&metrics[k], &metrics[base]));
+        }
+        rows.push(Row {
+            label: id.clone(),
+            unit,
+            x: None,
+            cells,
+        });
+    }
+    if family == "service.point_select" {
+        rows.push(critical_ratio_row(inputs, others.len()));
+    }
+    let mut notes = flags.to_vec();
+    notes.push("value = median of the samples (CV = coefficient of variation); a relative figure inside both runs' noise (overlapping 95% bootstrap intervals of the medians, or a difference below the larger CV) is shown as \"within noise\", never as a win or a loss".into());
+    Table {
+        id: format!("family:{family}"),
+        title: family.to_string(),
+        row_header: "test".into(),
+        columns,
+        rows,
+        notes,
+        plot: None,
+    }
+}
+
+/// `service.point_select`: the critical rate with THP over that with base pages, per platform
+/// (the page-size effect on latency-bounded throughput); a missing cell says which critical
+/// point has no rate and why. The "vs" columns are left empty: the ratio is already relative.
+fn critical_ratio_row(inputs: &[Input], vs_columns: usize) -> Row {
+    use crate::critical::critical_thp_base_ratio;
+    let mut cells: Vec<Cell> = inputs
+        .iter()
+        .map(|i| match critical_thp_base_ratio(&i.file.tests) {
+            Ok(r) => Cell {
+                text: format!("{:.2}", r.thp_over_base),
+                value: Some(r.thp_over_base),
+                note: Some(format!(
+                    "{} / {}",
+                    human(r.thp_ops_per_s, "ops_per_s"),
+                    human(r.base_ops_per_s, "ops_per_s")
+                )),
+                missing: None,
+                x: None,
+                stats: None,
+            },
+            Err(_) => Cell::missing(crate::critical::short_reason_without_ratio(&i.file.tests)),
+        })
+        .collect();
+    cells.extend((0..vs_columns).map(|_| Cell::text("")));
+    Row {
+        label: "critical rate THP/base".into(),
+        unit: Some("ratio".into()),
+        x: None,
+        cells,
+    }
+}
+
+fn relative(m: &Result<&MetricResult, String>, b: &Result<&MetricResult, String>) -> Cell {
+    let (Ok(m), Ok(b)) = (m, b) else {
+        return Cell::missing("no pair to compare");
+    };
+    let (Some(sm), Some(sb)) = (&m.summary, &b.summary) else {
+        return Cell::missing("no statistics");
+    };
+    if sb.median == 0.0 || !sb.median.is_finite() || !sm.median.is_finite() {
+        return Cell::missing("baseline is zero");
+    }
+    let ratio = sm.median / sb.median;
+    let text = format!("{:.2}x", ratio);
+    if hwsurvey_stats::within_noise(sm, sb) {
+        return Cell {
+            text,
+            value: Some(ratio),
+            note: Some("within noise".into()),
+            missing: None,
+            x: None,
+            stats: None,
+        };
+    }
+    let better = match m.better {
+        Better::Higher => ratio > 1.0,
+        Better::Lower => ratio < 1.0,
+    };
+    Cell {
+        text,
+        value: Some(ratio),
+        note: Some(format!(
+            "{:+.0}% {}",
+            (ratio - 1.0) * 100.0,
+            if better { "better" } else { "worse" }
+        )),
+        missing: None,
+        x: None,
+        stats: None,
+    }
+}

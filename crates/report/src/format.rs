@@ -1,0 +1,77 @@
+//! Numbers for people: a value in a metric's base unit, scaled and with its unit
+//! (`12.3 GB/s`, `81.2 ns`, `1.5 GiB`). Files keep base units; only renderers call these.
+
+use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal, three_significant};
+
+/// Base unit of a metric name (`bandwidth_bytes_per_s` -> `bytes_per_s`).
+pub fn unit_of(name: &str) -> String {
+    for u in [
+        "bytes_per_s",
+        "ns",
+        "ops_per_s",
+        "iops",
+        "per_s",
+        "bytes",
+        "s",
+    ] {
+        if name.ends_with(&format!("_{u}")) || name == u {
+            return u.to_string();
+        }
+    }
+    name.to_string()
+}
+
+/// A number in a base unit for people.
+pub fn human(value: f64, unit: &str) -> String {
+    match unit {
+        "bytes_per_s" => format_rate_decimal(value),
+        "ns" => format!("{} ns", three_significant(value)),
+        "bytes" => format_bytes_binary(value.max(0.0) as u64),
+        "s" => format!("{} s", three_significant(value)),
+        u => {
+            let (v, p) = hwsurvey_model::units::decimal_prefixed(value);
+            format!("{v}{p} {}", u.replace("_per_s", "/s"))
+        }
+    }
+}
+
+/// Seconds for people: `42 s`, `3 min 30 s`, `1 h 05 min`.
+pub fn duration_text(s: f64) -> String {
+    let s = s.max(0.0).round() as u64;
+    if s < 60 {
+        format!("{s} s")
+    } else if s < 3600 {
+        format!("{} min {:02} s", s / 60, s % 60)
+    } else {
+        format!("{} h {:02} min", s / 3600, (s % 3600) / 60)
+    }
+}
+
+/// A duration in ns with the unit that keeps it readable: ns below 1 µs, µs below 1 ms, else ms.
+pub fn human_ns(v: f64) -> String {
+    if v.abs() < 1e3 {
+        format!("{} ns", three_significant(v))
+    } else if v.abs() < 1e6 {
+        format!("{} µs", three_significant(v / 1e3))
+    } else {
+        format!("{} ms", three_significant(v / 1e6))
+    }
+}
+
+/// A metric's value with its unit, read from the metric name's suffix (`_bytes_per_s`, `_ns`,
+/// `_ns_per_io`, `_per_s`, `iops`).
+pub fn human_metric(name: &str, v: f64) -> String {
+    if name.ends_with("bytes_per_s") {
+        format_rate_decimal(v)
+    } else if name.ends_with("_ns") {
+        human_ns(v)
+    } else if name.ends_with("_ns_per_io") {
+        format!("{} CPU/IO", human_ns(v))
+    } else if name.ends_with("_per_s") || name == "iops" {
+        let (v, u) = hwsurvey_model::units::decimal_prefixed(v);
+        let what = if name == "iops" { "IOPS" } else { "/s" };
+        format!("{v} {u}{what}")
+    } else {
+        three_significant(v)
+    }
+}

@@ -1,0 +1,74 @@
+//! The qualification table: each result's machine (and its measured figures) judged rule by
+//! rule, with the worst verdict and its one-line summary.
+
+use crate::input::Input;
+use crate::layout::{Cell, Row, Table};
+
+/// Qualification findings of each result's machine (and its measured figures), rule by rule:
+/// the worst verdict and its one-line summary.
+pub(crate) fn qualify_table(inputs: &[Input], flags: &[String]) -> Table {
+    let rules = hwsurvey_qualify::RuleSet::builtin();
+    let rules_ref = hwsurvey_qualify::stored::RulesRef::builtin();
+    // the findings `hwsurvey run` stored in the file; recomputed for older files
+    let reports: Vec<Result<hwsurvey_qualify::Report, String>> = inputs
+        .iter()
+        .map(|i| {
+            hwsurvey_qualify::stored::findings_of_result(&i.label, &i.file, &rules, &rules_ref)
+        })
+        .collect();
+    let rows = hwsurvey_qualify::RULES
+        .iter()
+        .map(|def| Row {
+            label: def.id.to_string(),
+            unit: None,
+            x: None,
+            cells: reports
+                .iter()
+                .map(|r| match r {
+                    Err(why) => Cell::missing(why.clone()),
+                    Ok(r) => {
+                        let found: Vec<&hwsurvey_qualify::Finding> =
+                            r.findings.iter().filter(|f| f.rule == def.id).collect();
+                        match found.iter().max_by_key(|f| f.verdict) {
+                            None => Cell::missing("rule disabled"),
+                            Some(worst) => Cell {
+                                text: worst.verdict.word().to_string(),
+                                value: None,
+                                note: Some(
+                                    found
+                                        .iter()
+                                        .map(|f| f.summary.trim_start_matches("not evaluated: "))
+                                        .collect::<Vec<_>>()
+                                        .join("; "),
+                                ),
+                                missing: None,
+                                x: None,
+                                stats: None,
+                            },
+                        }
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    let mut notes = flags.to_vec();
+    notes.push("hwsurvey qualify's built-in rules over each result's machine document and figures; run `hwsurvey qualify RESULT.json` for evidence and fixes".into());
+    for (i, r) in inputs.iter().zip(&reports) {
+        if let Ok(hwsurvey_qualify::Report {
+            origin: Some(origin),
+            ..
+        }) = r
+        {
+            notes.push(format!("{}: {origin}", i.label));
+        }
+    }
+    Table {
+        id: "qualify".into(),
+        title: "Qualification".into(),
+        row_header: "rule".into(),
+        columns: inputs.iter().map(|i| i.label.clone()).collect(),
+        rows,
+        notes,
+        plot: None,
+    }
+}

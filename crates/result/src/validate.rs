@@ -1,0 +1,303 @@
+//! Validation of a loaded result file: every metric's samples and statistics finite, plausible
+//! and recomputable from the stored samples, and the file consistent with its own plan (see
+//! [`ResultFile::validate`], [`MetricResult::validate`]).
+
+use hwsurvey_stats::Sample;
+
+use crate::consistency::{shown_number, FieldProblem};
+use crate::file::{MetricResult, ResultError, ResultFile};
+
+/// Largest plausible value of a metric, by the unit at the end of its name, with the bound in
+/// words: `_bytes_per_s` 1e15 (1 PB/s), other `_per_s` and `iops` 1e15 per second, `_ns` 1e12
+/// (1000 s). About a thousand times what any machine delivers; `None` for other units.
+pub fn plausible_max(metric: &str) -> Option<(f64, &'static str)> {
+    if metric.ends_with("_bytes_per_s") || metric == "bytes_per_s" {
+        Some((1e15, "1e15 bytes/s (1 PB/s)"))
+    } else if metric.ends_with("_per_s") || metric == "iops" || metric.ends_with("_iops") {
+        Some((1e15, "1e15 per second"))
+    } else if metric.ends_with("_ns") || metric.contains("_ns_per_") {
+        Some((1e12, "1e12 ns (1000 s)"))
+    } else {
+        None
+    }
+}
+
+impl MetricResult {
+    /// Checks the metric as a measurement: every sample and statistic finite, not negative and
+    /// not above [`plausible_max`]; `min <= median <= max`; and the statistics those of the
+    /// stored samples, recomputed ([`hwsurvey_stats::Sample`]): `n`, `min`, `max`, `median`,
+    /// `mean`, `std_dev` and `cv` within a relative [`STATS_TOLERANCE`] (rounding by a
+    /// writer or an editor passes; an edited statistic does not), the bootstrap interval inside
+    /// [min, max], outlier indices inside the samples, and `peak` one of the samples.
+    ///
+    /// Err: the field, relative to the metric (`samples[2]`, `summary.cv`), and what is wrong,
+    /// naming the value (no file or test: the caller adds them).
+    pub fn validate(&self) -> Result<(), FieldProblem> {
+        let name = &self.name;
+        let bound = plausible_max(name);
+        if bound.is_none() || name.len() > crate::consistency::MAX_LABEL_BYTES {
+            return Err(FieldProblem::new(
+                "name",
+                format!(
+                    "{} carries no unit hwsurvey writes (a name ends in _bytes_per_s, _per_s, \
+                     iops, _ns or _ns_per_io)",
+                    hwsurvey_model::text::quote(name)
+                ),
+            ));
+        }
+        if !self.samples.is_empty() && self.samples.iter().all(|v| *v == 0.0) {
+            return Err(FieldProblem::new(
+                "samples",
+                format!(
+                    "every one of the {} samples is 0: a measured {name} is never 0",
+                    self.samples.len()
+                ),
+            ));
+        }
+        let check = |field: &str, v: f64| -> Result<(), FieldProblem> {
+            let shown = shown_number(v);
+            let problem = if !v.is_finite() {
+                format!("{shown} is not a finite number")
+            } else if v < 0.0 {
+                format!("{shown} is negative, a {name} is never negative")
+            } else {
+                match bound {
+                    Some((max, words)) if v > max => {
+                        format!("{shown} is not plausible (above {words})")
+                    }
+                    _ => return Ok(()),
+                }
+            };
+            Err(FieldProblem::new(field, problem))
+        };
+        for (i, &v) in self.samples.iter().enumerate() {
+            check(&format!("samples[{i}]"), v)?;
+        }
+        if let Some(p) = self.peak {
+            check("peak", p)?;
+        }
+        let Some(s) = &self.summary else {
+            if let Ok(sample) = Sample::new(self.samples.clone()) {
+                return Err(FieldProblem::new(
+                    "summary",
+                    format!(
+                        "is absent, but the {} samples give one (median {})",
+                        sample.len(),
+                        shown_number(sample.median())
+                    ),
+                ));
+            }
+            return Ok(());
+        };
+        for (field, v) in [
+            ("summary.median", s.median),
+            ("summary.min", s.min),
+            ("summary.max", s.max),
+            ("summary.mean", s.mean),
+            ("summary.median_ci95_low", s.median_ci95_low),
+            ("summary.median_ci95_high", s.median_ci95_high),
+        ] {
+            check(field, v)?;
+        }
+        for (field, v) in [("summary.std_dev", Some(s.std_dev)), ("summary.cv", s.cv)] {
+            if let Some(v) = v {
+                if !v.is_finite() || v < 0.0 {
+                    return Err(FieldProblem::new(
+                        field,
+                        format!("{} is not a finite number >= 0", shown_number(v)),
+                    ));
+                }
+            }
+        }
+        if !(s.min <= s.median && s.median <= s.max) {
+            return Err(FieldProblem::new(
+                "summary.median",
+                format!(
+                    "{} is outside [min {}, max {}]",
+                    shown_number(s.median),
+                    shown_number(s.min),
+                    shown_number(s.max)
+                ),
+            ));
+        }
+        if self.samples.is_empty() {
+            return Err(FieldProblem::new(
+                "summary.n",
+                format!("{} statistics without samples: the metric holds none", s.n),
+            ));
+        }
+        let sample = Sample::new(self.samples.clone()).map_err(|e| {
+            FieldProblem::new(
+                "summary",
+                format!("statistics of samples that give none ({e})"),
+            )
+        })?;
+        let n = sample.len();
+        if s.n != n {
+            return Err(FieldProblem::new(
+                "summary.n",
+                format!("{} is not the number of samples ({n})", s.n),
+            ));
+        }
+        let of_samples = |field: &str, what: &str, stored: Option<f64>, real: Option<f64>| {
+            let same = match (stored, real) {
+                (Some(a), Some(b)) => {
+                    (a - b).abs() <= STATS_TOLERANCE * a.abs().max(b.abs()) + f64::MIN_POSITIVE
+                }
+                (None, None) => true,
+                _ => false,
+            };
+            if same {
+                return Ok(());
+            }
+            let shown = |v: Option<f64>| v.map(shown_number).unwrap_or_else(|| "absent".into());
+            Err(FieldProblem::new(
+                field,
+                format!(
+                    "{} is not the {what} of the {n} samples ({}): the statistics do not match \
+                     the samples",
+                    shown(stored),
+                    shown(real)
+                ),
+            ))
+        };
+        of_samples("summary.min", "min", Some(s.min), Some(sample.min()))?;
+        of_samples("summary.max", "max", Some(s.max), Some(sample.max()))?;
+        of_samples(
+            "summary.median",
+            "median",
+            Some(s.median),
+            Some(sample.median()),
+        )?;
+        of_samples("summary.mean", "mean", Some(s.mean), Some(sample.mean()))?;
+        of_samples(
+            "summary.std_dev",
+            "standard deviation",
+            Some(s.std_dev),
+            Some(sample.std_dev()),
+        )?;
+        of_samples("summary.cv", "CV", s.cv, sample.cv())?;
+        for (field, v) in [
+            ("summary.median_ci95_low", s.median_ci95_low),
+            ("summary.median_ci95_high", s.median_ci95_high),
+        ] {
+            if !(s.min <= v && v <= s.max) || s.median_ci95_low > s.median_ci95_high {
+                return Err(FieldProblem::new(
+                    field,
+                    format!(
+                        "{} is outside [min {}, max {}] or the interval is reversed",
+                        shown_number(v),
+                        shown_number(s.min),
+                        shown_number(s.max)
+                    ),
+                ));
+            }
+        }
+        if let Some(&i) = s.outlier_indices.iter().find(|&&i| i >= n) {
+            return Err(FieldProblem::new(
+                "summary.outlier_indices",
+                format!("{i} is not the index of one of the {n} samples"),
+            ));
+        }
+        if let Some(p) = self.peak {
+            if !self.samples.contains(&p) {
+                return Err(FieldProblem::new(
+                    "peak",
+                    format!("{} is not one of the samples", shown_number(p)),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Relative difference a stored statistic may have from the one recomputed from the samples:
+/// 1e-6 (JSON numbers round-trip exactly; a value rounded to 7 significant digits still
+/// passes).
+pub const STATS_TOLERANCE: f64 = 1e-6;
+
+impl ResultFile {
+    /// Checks what a loader must not pass on to a report:
+    ///
+    /// - each test (family and id) recorded once;
+    /// - every metric of every test valid ([`MetricResult::validate`]: statistics those of the
+    ///   samples, plausible for the unit);
+    /// - sizes, page sizes and strings plausible for the recorded machine
+    ///   ([`crate::consistency::check_document`]).
+    ///
+    /// `path` names the file in the error, which is one line: the file, the JSON field path
+    /// (with the test's family and id), the value shortened and what is wrong.
+    pub fn validate(&self, path: &str) -> Result<(), ResultError> {
+        let doc = serde_json::to_value(self).map_err(|e| ResultError::Invalid {
+            path: path.into(),
+            detail: format!("cannot be written as JSON: {e}"),
+        })?;
+        self.validate_document(path, &doc)
+    }
+
+    /// [`ResultFile::validate`] with the file's JSON document already at hand (the loader's).
+    pub(crate) fn validate_document(
+        &self,
+        path: &str,
+        doc: &serde_json::Value,
+    ) -> Result<(), ResultError> {
+        let invalid = |p: FieldProblem| {
+            let test = p
+                .field
+                .strip_prefix("tests[")
+                .and_then(|rest| rest.split_once(']'))
+                .and_then(|(i, _)| i.parse::<usize>().ok())
+                .and_then(|i| self.tests.get(i))
+                .map(|t| {
+                    format!(
+                        " (test {} {})",
+                        hwsurvey_model::text::quote(&t.point.family),
+                        hwsurvey_model::text::quote(&t.point.id)
+                    )
+                })
+                .unwrap_or_default();
+            ResultError::Invalid {
+                path: path.into(),
+                detail: format!("at {}{test}: {}", p.field, p.problem),
+            }
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, t) in self.tests.iter().enumerate() {
+            let (family, id) = (&t.point.family, &t.point.id);
+            if !seen.insert((family.as_str(), id.as_str())) {
+                return Err(invalid(FieldProblem::new(
+                    format!("tests[{i}]"),
+                    "recorded twice, expected each test once",
+                )));
+            }
+            for (j, m) in t.metrics.iter().enumerate() {
+                m.validate()
+                    .map_err(|e| invalid(e.under(&format!("tests[{i}].metrics[{j}]"))))?;
+            }
+        }
+        for (i, ft) in self.family_times.iter().enumerate() {
+            for (field, v) in [("estimated_s", ft.estimated_s), ("actual_s", ft.actual_s)] {
+                if !v.is_finite() || !(0.0..=86_400.0 * 365.0).contains(&v) {
+                    return Err(invalid(FieldProblem::new(
+                        format!("family_times[{i}].{field}"),
+                        format!(
+                            "{} is not a time a run takes (expected 0 .. one year, seconds)",
+                            crate::consistency::shown_number(v)
+                        ),
+                    )));
+                }
+            }
+            if ft.points_run > ft.points_planned {
+                return Err(invalid(FieldProblem::new(
+                    format!("family_times[{i}].points_run"),
+                    format!(
+                        "{} points run of {} planned",
+                        ft.points_run, ft.points_planned
+                    ),
+                )));
+            }
+        }
+        crate::consistency::check_document(doc).map_err(invalid)?;
+        Ok(())
+    }
+}
