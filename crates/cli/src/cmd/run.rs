@@ -5,15 +5,16 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use hwsurvey_bench::engine::{self, Observer, RunRequest};
-use hwsurvey_bench::families;
-use hwsurvey_bench::plan::{build_plan, Plan, RunOptions, SkippedPoint};
+use hwsurvey_engine::plan::{build_plan, Plan, RunOptions, SkippedPoint};
+use hwsurvey_engine::run::{self as engine, Observer, RunRequest};
+use hwsurvey_engine::signals;
 use hwsurvey_model::files::{check_output, OutputError, OutputLock};
 use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal, three_significant};
 use hwsurvey_probe::run_env::RunEnv;
 use hwsurvey_probe::{probe_machine, SysRoot};
 use hwsurvey_result::{ResultFile, RunStatus, TestResult, Tool};
 use hwsurvey_stats::scaling::{analyse, ScalingPoint};
+use hwsurvey_workloads::families;
 
 /// Options of `hwsurvey run`.
 #[derive(clap::Args, Debug)]
@@ -101,9 +102,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Every storage directory and device the user named is checked before anything runs (and
     // for --plan-only): a refused one is a one-line error, exit 2, never a skipped point.
     #[cfg(feature = "sys")]
-    hwsurvey_bench::storage::target::check_storage_dirs(&options.storage_dirs)?;
+    hwsurvey_workloads::storage::target::check_storage_dirs(&options.storage_dirs)?;
     #[cfg(feature = "sys")]
-    let devices = hwsurvey_bench::storage::device::check_storage_devices(
+    let devices = hwsurvey_workloads::storage::device::check_storage_devices(
         &options.storage_devices,
         options.destructive,
     )?;
@@ -135,7 +136,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     // Signals are handled from before the result file is claimed: a Ctrl-C or SIGTERM between
     // the claim and the engine's first write must not leave an empty file behind.
-    let handler = engine::install_sigint_handler();
+    let handler = signals::install_sigint_handler();
     let (output, lock) = match args.output {
         Some(p) => claim_output(&p, args.force, &args.profile)?,
         None => default_output(&env)?,
@@ -216,11 +217,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         RunStatus::Interrupted => {
             outln!(
                 "interrupted by {}: the file holds {}",
-                engine::interrupt_cause(),
+                signals::interrupt_cause(),
                 plural(file.tests.len(), "finished test")
             );
             // 128 + the signal number, as a shell reports a process stopped by it (SIGINT 130).
-            let signo = engine::INTERRUPT_SIGNAL.load(std::sync::atomic::Ordering::SeqCst);
+            let signo = signals::INTERRUPT_SIGNAL.load(std::sync::atomic::Ordering::SeqCst);
             ExitCode::from(if signo > 0 { 128 + signo as u8 } else { 130 })
         }
         _ => match run_verdict(&file) {
@@ -234,22 +235,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// The plan of `profile` for this machine, fitted into `--max-time` when given
-/// ([`hwsurvey_bench::plan::fit_plan`]): the profile with the engine rules used, the plan, and
+/// ([`hwsurvey_engine::plan::fit_plan`]): the profile with the engine rules used, the plan, and
 /// what the limit changed.
 fn fitted_plan(
     args: &Args,
-    profile: &hwsurvey_bench::Profile,
+    profile: &hwsurvey_engine::Profile,
     machine: &hwsurvey_probe::Machine,
     env: &RunEnv,
     options: &RunOptions,
 ) -> anyhow::Result<(
-    hwsurvey_bench::Profile,
+    hwsurvey_engine::Profile,
     Plan,
     Option<hwsurvey_result::TimeLimit>,
 )> {
     let registry = families::registry();
     Ok(match args.max_time {
-        Some(max) => hwsurvey_bench::plan::fit_plan(
+        Some(max) => hwsurvey_engine::plan::fit_plan(
             profile, &registry, machine, env, options, &args.only, max,
         )?,
         None => (
@@ -309,17 +310,17 @@ pub fn parse_duration_s(text: &str) -> Result<f64, String> {
 }
 
 /// `run --plan-only --root DIR|ARCHIVE`: the plan and its time estimate for a captured
-/// machine ([`hwsurvey_bench::ladder::captured_env`]); an archive is unpacked into a temporary
+/// machine ([`hwsurvey_engine::ladder::captured_env`]); an archive is unpacked into a temporary
 /// folder first.
 fn plan_captured(
     args: &Args,
-    profile: &hwsurvey_bench::Profile,
+    profile: &hwsurvey_engine::Profile,
     capture: &Path,
 ) -> anyhow::Result<ExitCode> {
     let capture_dir = super::capture::open(capture)?;
     let root = &capture_dir.root;
     let machine = probe_machine(root);
-    let env = hwsurvey_bench::ladder::captured_env(&machine, RunEnv::read(root))
+    let env = hwsurvey_engine::ladder::captured_env(&machine, RunEnv::read(root))
         .map_err(|e| anyhow::anyhow!("--root {}: {e}", capture.display()))?;
     let options = RunOptions {
         storage_dirs: args.storage_dir.clone(),
@@ -431,7 +432,7 @@ pub fn run_verdict(file: &ResultFile) -> Option<(u8, String)> {
 /// never removed silently) or listed by --plan-only.
 #[cfg(feature = "sys")]
 fn warn_storage(
-    devices: &[hwsurvey_bench::storage::device::DeviceDescription],
+    devices: &[hwsurvey_workloads::storage::device::DeviceDescription],
     dirs: &[PathBuf],
     plan_only: bool,
 ) {
@@ -440,11 +441,11 @@ fn warn_storage(
         errln!(
             "hwsurvey: warning: --storage-device {d} {will} overwritten: everything on it is destroyed \
              (no signature found by {})",
-            hwsurvey_bench::storage::blkid::checker()
+            hwsurvey_workloads::storage::blkid::checker()
         );
     }
     for dir in dirs {
-        for (path, pid) in hwsurvey_bench::storage::target::stale_test_files(dir) {
+        for (path, pid) in hwsurvey_workloads::storage::target::stale_test_files(dir) {
             if plan_only {
                 errln!(
                     "hwsurvey: note: {} was left by a killed hwsurvey run (pid {pid}); `run` removes it",
@@ -658,7 +659,7 @@ impl Observer for Progress {
         );
         file.qualification = serde_json::to_value(stored).ok();
     }
-    fn point_started(&mut self, point: &hwsurvey_bench::Point, index: usize, _total: usize) {
+    fn point_started(&mut self, point: &hwsurvey_engine::Point, index: usize, _total: usize) {
         self.done = index;
         self.bar.set_position(index as u64);
         let eta = eta_s(
@@ -1124,7 +1125,7 @@ fn scaling_lines(file: &ResultFile) -> Vec<String> {
             continue;
         };
         let Some(s) = &m.summary else { continue };
-        if m.better != hwsurvey_bench::Better::Higher || !t.point.id.contains("threads=") {
+        if m.better != hwsurvey_engine::Better::Higher || !t.point.id.contains("threads=") {
             continue;
         }
         let key: Vec<&str> = t
@@ -1163,8 +1164,8 @@ fn scaling_lines(file: &ResultFile) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hwsurvey_bench::plan::FamilyPlan;
-    use hwsurvey_bench::{Metric, Point, PointOutcome};
+    use hwsurvey_engine::plan::FamilyPlan;
+    use hwsurvey_engine::{Metric, Point, PointOutcome};
     use hwsurvey_result::MetricResult;
 
     fn point(family: &str, id: &str, threads: usize) -> Point {
