@@ -63,9 +63,10 @@
 //! code into its own module with a portable fallback) and without the `sys` feature.
 
 use crate::outcome::PointOutcome;
-use crate::plan::{FamilyPoints, PlanInput, Point};
+use crate::plan_input::{FamilyPoints, PlanInput};
 use crate::profile::{Profile, ProfileError, Section};
 use crate::runner::RunContext;
+use hwsurvey_result::plan::Point;
 
 /// One family of tests.
 pub trait Family: Send + Sync {

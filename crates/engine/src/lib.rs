@@ -16,6 +16,7 @@ pub mod family;
 pub mod ladder;
 pub mod pages;
 pub mod plan;
+pub mod plan_input;
 pub mod profile;
 pub mod run;
 pub mod runner;

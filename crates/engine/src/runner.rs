@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::affinity::{pin_current_thread, PinStatus};
 use crate::env::RunEnv;
-use crate::plan::{Point, RunOptions};
+use crate::plan_input::RunOptions;
 use crate::profile::RunSettings;
+use hwsurvey_result::plan::Point;
 
 /// One worker thread as a family's closure sees it.
 pub struct Worker<'a> {
