@@ -4,17 +4,19 @@
 //! hugetlbfs page size) and gets a [`PageBuffer`] or an [`AllocError`] saying why that mode cannot
 //! be had here (empty hugetlb pool: `ENOMEM`; `MAP_HUGETLB` under qemu-user: `EINVAL`; THP
 //! disabled). After the owning thread has touched the buffer, [`PageBuffer::verify`] reads
-//! `/proc/self/smaps` and reports the page sizes and huge-page coverage of the mapping
+//! `/proc/self/smaps` (through the probe's [`hwsurvey_probe::smaps`] reader) and reports the page sizes and huge-page coverage of the mapping
 //! ([`Backing`]): asking is not getting.
 //!
 //! With the `sys` feature (nix) the buffer is an anonymous `mmap`; without it (e2k, which nix
 //! does not know) it is a plain heap allocation, only [`PageMode::Base`] is offered, and the
 //! backing is [`Verification::Unverified`] with the reason.
 //!
-//! Sizes are bytes; smaps' "kB" fields are KiB (1024 bytes), converted in [`parse_smaps`].
+//! Sizes are bytes; smaps' "kB" fields are KiB (1024 bytes), converted by the probe's
+//! [`parse_smaps`]. The THP policy and PMD size come from the probe's [`hwsurvey_probe::thp`].
 
 use std::fmt;
 
+use hwsurvey_probe::{thp, SysRoot};
 use serde::{Deserialize, Serialize};
 
 /// Fallback alignment for THP buffers when `hpage_pmd_size` cannot be read: 2 MiB, the PMD size of
@@ -56,114 +58,7 @@ pub enum AllocError {
     },
 }
 
-/// One mapping of `/proc/self/smaps`, with the fields the page-mode check needs.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct SmapsMapping {
-    /// First address of the mapping (inclusive).
-    pub start: u64,
-    /// End address of the mapping (exclusive).
-    pub end: u64,
-    /// `Rss:` in bytes.
-    pub rss_bytes: Option<u64>,
-    /// `AnonHugePages:` in bytes (THP-backed part of an anonymous mapping).
-    pub anon_huge_pages_bytes: Option<u64>,
-    /// `Private_Hugetlb:` + `Shared_Hugetlb:` in bytes (hugetlbfs-backed part).
-    pub hugetlb_bytes: Option<u64>,
-    /// `KernelPageSize:` in bytes (the page size the kernel uses for this VMA).
-    pub kernel_page_size_bytes: Option<u64>,
-    /// `MMUPageSize:` in bytes (the page size the MMU uses for this VMA).
-    pub mmu_page_size_bytes: Option<u64>,
-}
-
-impl SmapsMapping {
-    /// Length of the mapping in bytes.
-    pub fn size_bytes(&self) -> u64 {
-        self.end.saturating_sub(self.start)
-    }
-
-    /// Whether `addr` lies inside the mapping.
-    pub fn contains(&self, addr: u64) -> bool {
-        self.start <= addr && addr < self.end
-    }
-}
-
-/// Error parsing `/proc/self/smaps` text.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{source_name} line {line}: expected {expected}, got {}",
-    hwsurvey_model::text::quote(text)
-)]
-pub struct SmapsError {
-    /// Where the text came from (a path, or "smaps text").
-    pub source_name: String,
-    /// 1-based line number.
-    pub line: usize,
-    /// The offending line.
-    pub text: String,
-    /// What the parser expected.
-    pub expected: &'static str,
-}
-
-/// Parses the text of `/proc/<pid>/smaps` (Documentation/filesystems/proc.rst, "smaps") into
-/// mappings. Header lines are `start-end perms offset dev inode [path]` (hex addresses); field
-/// lines are `Name: <n> kB` (KiB, converted to bytes here) or other `Name: value` lines, which are
-/// ignored (`VmFlags:`, `THPeligible:`, `ProtectionKey:`).
-///
-/// Errors: a field line before any header, a header with non-hex addresses, or a `kB` field whose
-/// number does not parse.
-pub fn parse_smaps(text: &str, source_name: &str) -> Result<Vec<SmapsMapping>, SmapsError> {
-    let mut out: Vec<SmapsMapping> = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let err = |expected: &'static str| SmapsError {
-            source_name: source_name.to_string(),
-            line: i + 1,
-            text: line.to_string(),
-            expected,
-        };
-        let line_trim = line.trim();
-        if line_trim.is_empty() {
-            continue;
-        }
-        let first = line_trim.split_whitespace().next().unwrap_or("");
-        if let Some((a, b)) = first.split_once('-') {
-            if !first.ends_with(':') {
-                let start =
-                    u64::from_str_radix(a, 16).map_err(|_| err("hex start-end address range"))?;
-                let end =
-                    u64::from_str_radix(b, 16).map_err(|_| err("hex start-end address range"))?;
-                out.push(SmapsMapping {
-                    start,
-                    end,
-                    ..SmapsMapping::default()
-                });
-                continue;
-            }
-        }
-        let Some((name, value)) = line_trim.split_once(':') else {
-            return Err(err("a `start-end ...` header or a `Name: value` field"));
-        };
-        let Some(current) = out.last_mut() else {
-            return Err(err("a mapping header before the first field"));
-        };
-        let value = value.trim();
-        let Some(number) = value.strip_suffix("kB") else {
-            continue; // VmFlags, THPeligible, ProtectionKey: not sizes
-        };
-        let kib: u64 = number.trim().parse().map_err(|_| err("`<integer> kB`"))?;
-        let bytes = kib.saturating_mul(1024); // the kernel's "kB" is KiB
-        match name {
-            "Rss" => current.rss_bytes = Some(bytes),
-            "AnonHugePages" => current.anon_huge_pages_bytes = Some(bytes),
-            "Private_Hugetlb" | "Shared_Hugetlb" => {
-                current.hugetlb_bytes = Some(current.hugetlb_bytes.unwrap_or(0) + bytes)
-            }
-            "KernelPageSize" => current.kernel_page_size_bytes = Some(bytes),
-            "MMUPageSize" => current.mmu_page_size_bytes = Some(bytes),
-            _ => {}
-        }
-    }
-    Ok(out)
-}
+pub use hwsurvey_probe::smaps::{parse_smaps, SmapsError, SmapsMapping};
 
 /// What backs a buffer, as read from `/proc/self/smaps` after first touch.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -224,14 +119,6 @@ pub fn backing_at(maps: &[SmapsMapping], addr: u64) -> Option<Backing> {
         huge_backed_bytes: huge,
         huge_fraction,
     })
-}
-
-/// Parses the bracketed choice of a sysfs selector such as
-/// `/sys/kernel/mm/transparent_hugepage/enabled` (`always [madvise] never` -> `madvise`).
-/// `None` when no word is bracketed.
-pub fn selected_choice(text: &str) -> Option<&str> {
-    text.split_whitespace()
-        .find_map(|w| w.strip_prefix('[').and_then(|w| w.strip_suffix(']')))
 }
 
 /// A zero-filled buffer with a page mode. Its memory is not touched at allocation (except by the
@@ -383,7 +270,7 @@ impl PageBuffer {
     pub fn verify(&self) -> Verification {
         #[cfg(feature = "sys")]
         {
-            verify_addr(self.addr() as u64, "/proc/self/smaps")
+            verify_addr(self.addr() as u64, hwsurvey_probe::smaps::SELF_SMAPS_PATH)
         }
         #[cfg(not(feature = "sys"))]
         {
@@ -395,27 +282,18 @@ impl PageBuffer {
     }
 }
 
-/// Reads smaps at `path` and returns the backing of the mapping holding `addr`.
+/// Reads smaps at `path` (through the probe's reader) and returns the backing of the mapping
+/// holding `addr`.
 #[cfg_attr(not(feature = "sys"), allow(dead_code))]
 fn verify_addr(addr: u64, path: &str) -> Verification {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) => {
-            return Verification::Unverified {
-                reason: format!("{path}: {e}"),
-            }
-        }
-    };
-    match parse_smaps(&text, path) {
+    match hwsurvey_probe::smaps::read_smaps(&SysRoot::live(), path) {
         Ok(maps) => match backing_at(&maps, addr) {
             Some(b) => Verification::Verified(b),
             None => Verification::Unverified {
                 reason: format!("{path}: no mapping contains {addr:#x}"),
             },
         },
-        Err(e) => Verification::Unverified {
-            reason: e.to_string(),
-        },
+        Err(reason) => Verification::Unverified { reason },
     }
 }
 
@@ -434,27 +312,22 @@ impl Drop for PageBuffer {
     }
 }
 
-/// Reads the PMD (THP) size from `/sys/kernel/mm/transparent_hugepage/hpage_pmd_size` (bytes),
-/// falling back to [`DEFAULT_THP_ALIGN_BYTES`].
+/// The PMD (THP) size in bytes, from `/sys/kernel/mm/transparent_hugepage/hpage_pmd_size`
+/// through the probe's reader, falling back to [`DEFAULT_THP_ALIGN_BYTES`].
 pub fn thp_align_bytes() -> usize {
-    std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size")
+    thp::read_pmd_size_bytes(&SysRoot::live())
         .ok()
-        .and_then(|t| t.trim().parse::<usize>().ok())
-        .filter(|v| v.is_power_of_two())
+        .and_then(|v| usize::try_from(v).ok())
         .unwrap_or(DEFAULT_THP_ALIGN_BYTES)
 }
 
 /// The THP policy from `/sys/kernel/mm/transparent_hugepage/enabled` (`always`, `madvise`,
-/// `never`), or the reason it cannot be read. THP by madvise is unavailable when it is `never`.
+/// `never`), through the probe's reader, or the reason it cannot be read. THP by madvise is
+/// unavailable when it is `never`.
 pub fn thp_enabled() -> Result<String, String> {
-    let path = "/sys/kernel/mm/transparent_hugepage/enabled";
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    selected_choice(&text).map(str::to_string).ok_or_else(|| {
-        format!(
-            "{path}: expected a [bracketed] choice, got {}",
-            hwsurvey_model::text::quote(text.trim())
-        )
-    })
+    thp::read_enabled(&SysRoot::live())
+        .map(|c| c.selected)
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(feature = "sys")]
@@ -630,17 +503,6 @@ VmFlags: rd wr mr mw me de ht sd
 ";
 
     #[test]
-    fn smaps_fields_in_bytes() {
-        let maps = parse_smaps(SMAPS, "smaps text").unwrap();
-        assert_eq!(maps.len(), 3);
-        assert_eq!(maps[1].start, 0x7f2a40000000);
-        assert_eq!(maps[1].size_bytes(), 8 << 20);
-        assert_eq!(maps[1].anon_huge_pages_bytes, Some(6144 * 1024));
-        assert_eq!(maps[2].kernel_page_size_bytes, Some(2 << 20));
-        assert_eq!(maps[2].hugetlb_bytes, Some(4 << 20));
-    }
-
-    #[test]
     fn backing_fraction_and_match() {
         let maps = parse_smaps(SMAPS, "smaps text").unwrap();
         let thp = backing_at(&maps, 0x7f2a40001000).unwrap();
@@ -667,18 +529,6 @@ VmFlags: rd wr mr mw me de ht sd
     }
 
     #[test]
-    fn smaps_errors_name_line_and_text() {
-        let e = parse_smaps("Rss: 4 kB\n", "x").unwrap_err();
-        assert_eq!(e.line, 1);
-        let e =
-            parse_smaps("7f00-7f10 rw-p 0 0 0\nRss: four kB\n", "/proc/self/smaps").unwrap_err();
-        assert_eq!(e.line, 2);
-        assert!(e.to_string().contains("/proc/self/smaps line 2"), "{e}");
-        assert!(e.to_string().contains("four"), "{e}");
-        assert!(parse_smaps("zz-7f10 rw-p 0 0 0\n", "x").is_err());
-    }
-
-    #[test]
     fn labels_and_selector() {
         assert_eq!(
             PageMode::HugeTlb {
@@ -701,8 +551,13 @@ VmFlags: rd wr mr mw me de ht sd
             .label(),
             "hugetlb-1GiB"
         );
-        assert_eq!(selected_choice("always [madvise] never\n"), Some("madvise"));
-        assert_eq!(selected_choice("always madvise never"), None);
+        // the THP policy is read with the probe's bracketed-choice parser
+        let selected = |t: &str| hwsurvey_probe::pages::parse_choice(t).map(|c| c.selected);
+        assert_eq!(
+            selected("always [madvise] never\n").as_deref(),
+            Some("madvise")
+        );
+        assert_eq!(selected("always madvise never"), None);
     }
 
     #[test]

@@ -18,8 +18,10 @@ pub mod os;
 pub mod pages;
 pub mod pcie;
 pub mod run_env;
+pub mod smaps;
 pub mod summary;
 pub mod sysroot;
+pub mod thp;
 pub mod virt;
 
 use serde::{Deserialize, Serialize};
