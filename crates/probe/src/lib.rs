@@ -9,14 +9,17 @@
 //! devices and system side). Each module has `pub fn probe(root: &SysRoot) -> <Type>` that never
 //! fails as a whole: what could not be read is recorded inside, with the reason.
 
+pub mod block;
 pub mod cpu;
 pub mod io;
 pub mod limits;
 pub mod memory;
+pub mod mounts;
 pub mod numa;
 pub mod os;
 pub mod pages;
 pub mod pcie;
+pub mod process;
 pub mod run_env;
 pub mod smaps;
 pub mod summary;

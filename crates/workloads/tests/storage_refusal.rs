@@ -4,6 +4,8 @@
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
+use hwsurvey_probe::SysRoot;
+
 use hwsurvey_workloads::storage::device::{
     self, parse_mountinfo, parse_swaps, refusals, DeviceFacts, Refusal,
 };
@@ -131,7 +133,7 @@ fn images_made_by_mkfs_are_refused_by_libblkid_and_by_the_fallback() {
         let img = dir.path().join(format!("{}.img", kind.name()));
         blank_image(&img).unwrap();
         make(kind, &img, dir.path()).unwrap();
-        let f = device::inspect(&img, Path::new("/sys"));
+        let f = device::inspect(&img, &SysRoot::live());
         assert!(!f.is_block_device);
         let types: Vec<&str> = f.signatures.iter().map(|s| s.type_name.as_str()).collect();
         assert!(
@@ -164,7 +166,7 @@ fn images_made_by_mkfs_are_refused_by_libblkid_and_by_the_fallback() {
     // A blank (all-zero) image has no signature; still not a block device.
     let p = dir.path().join("zero.img");
     blank_image(&p).unwrap();
-    let f = device::inspect(&p, Path::new("/sys"));
+    let f = device::inspect(&p, &SysRoot::live());
     assert!(f.signature_check.is_ok(), "{:?}", f.signature_check);
     assert_eq!(refusals(&f, true, &[], &[]), vec![Refusal::NotABlockDevice]);
 }
@@ -351,9 +353,7 @@ fn no_space_before_writing_when_statvfs_says_so() {
 fn tmpfs_gets_a_clear_message_not_page_cache_numbers() {
     use hwsurvey_workloads::storage::target::{check_dir, create_test_file};
     let shm = Path::new("/dev/shm");
-    let mounts = std::fs::read_to_string("/proc/self/mountinfo")
-        .ok()
-        .and_then(|t| parse_mountinfo(&t).ok());
+    let mounts = hwsurvey_probe::mounts::read_mountinfo(&SysRoot::live()).ok();
     let is_tmpfs = mounts.is_some_and(|m| {
         m.iter()
             .any(|e| e.mount_point == "/dev/shm" && e.fs_type == "tmpfs")

@@ -7,7 +7,9 @@
 //! (`/sys/bus/pci/devices/ADDR/{current,max}_link_{speed,width}`), parsed by
 //! [`hwsurvey_probe::io::parse_link_speed`]; ceiling = lanes x rate x encoding efficiency / 8.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use hwsurvey_probe::{block, SysRoot};
 
 use serde::{Deserialize, Serialize};
 
@@ -46,18 +48,8 @@ pub fn last_pci_address(sys_path: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-fn read_trim(p: &Path) -> Option<String> {
-    std::fs::read_to_string(p)
-        .ok()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-}
-
-fn link(sys: &Path, addr: &str, which: &str) -> (Option<String>, Option<u64>) {
-    let dir = sys.join("bus/pci/devices").join(addr);
-    let speed = read_trim(&dir.join(format!("{which}_link_speed")));
-    let width: Option<u32> =
-        read_trim(&dir.join(format!("{which}_link_width"))).and_then(|w| w.parse().ok());
+fn link(root: &SysRoot, addr: &str, which: &str) -> (Option<String>, Option<u64>) {
+    let (speed, width) = block::pci_link(root, addr, which);
     let ceiling = match (&speed, width) {
         (Some(s), Some(w)) => hwsurvey_probe::io::parse_link_speed(s)
             .ok()
@@ -71,10 +63,15 @@ fn link(sys: &Path, addr: &str, which: &str) -> (Option<String>, Option<u64>) {
     (text, ceiling)
 }
 
-/// The context of the device under `path`, read from the live system (sysfs under `/sys`).
+/// The context of the device under `path`, read from the live system (sysfs through the
+/// probe's [`hwsurvey_probe::block`] readers).
 pub fn for_path(path: &Path) -> DeviceContext {
+    for_path_under(path, &SysRoot::live())
+}
+
+/// [`for_path`] with sysfs read under `root`.
+pub fn for_path_under(path: &Path, root: &SysRoot) -> DeviceContext {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let sys = Path::new("/sys");
     let mut c = DeviceContext::default();
     let md = match std::fs::metadata(path) {
         Ok(m) => m,
@@ -89,22 +86,20 @@ pub fn for_path(path: &Path) -> DeviceContext {
         md.dev()
     };
     let (ma, mi) = super::device::decode_dev(dev);
-    let link_path = sys.join(format!("dev/block/{ma}:{mi}"));
-    let Ok(mut real) = std::fs::canonicalize(&link_path) else {
+    let Some(mut real) = block::device_dir(root, ma, mi) else {
         c.unknown.push(format!(
-            "{}: no block device (a virtual or network filesystem?)",
-            link_path.display()
+            "/sys/dev/block/{ma}:{mi}: no block device (a virtual or network filesystem?)"
         ));
         return c;
     };
-    if real.join("partition").exists() {
-        if let Some(parent) = real.parent() {
-            real = parent.to_path_buf();
+    if block::is_partition(root, &real) {
+        if let Some((parent, _)) = real.rsplit_once('/') {
+            real = parent.to_string();
         }
     }
-    let name = real.file_name().map(|n| n.to_string_lossy().into_owned());
+    let name = real.rsplit('/').next().map(str::to_string);
     if let Some(n) = &name {
-        c.model = read_trim(&sys.join("block").join(n).join("device/model"));
+        c.model = block::model(root, n);
         if c.model.is_none() {
             c.unknown.push(format!(
                 "/sys/block/{n}/device/model: absent (virtio and virtual devices have none)"
@@ -112,30 +107,19 @@ pub fn for_path(path: &Path) -> DeviceContext {
         }
     }
     c.block_device = name;
-    let mut dir: Option<PathBuf> = Some(real.clone());
-    while let Some(d) = dir {
-        if let Some(v) = read_trim(&d.join("numa_node")).and_then(|v| v.parse::<i64>().ok()) {
-            c.numa_node = u32::try_from(v).ok();
-            break;
-        }
-        dir = d
-            .parent()
-            .map(Path::to_path_buf)
-            .filter(|p| p.starts_with("/sys/devices"));
-    }
-    let real_s = real.display().to_string();
-    c.pci_address = last_pci_address(&real_s);
+    c.numa_node = block::numa_node_up(root, &real);
+    c.pci_address = last_pci_address(&real);
     match &c.pci_address {
         Some(addr) => {
-            (c.pcie_link_current, c.pcie_current_ceiling_bytes_per_s) = link(sys, addr, "current");
-            (c.pcie_link_max, c.pcie_max_ceiling_bytes_per_s) = link(sys, addr, "max");
+            (c.pcie_link_current, c.pcie_current_ceiling_bytes_per_s) = link(root, addr, "current");
+            (c.pcie_link_max, c.pcie_max_ceiling_bytes_per_s) = link(root, addr, "max");
             if c.pcie_link_current.is_none() {
                 c.unknown.push(format!(
                     "{addr}: no PCIe link attributes (conventional PCI or emulated device)"
                 ));
             }
         }
-        None => c.unknown.push(format!("{real_s}: not on a PCI device")),
+        None => c.unknown.push(format!("{real}: not on a PCI device")),
     }
     c
 }

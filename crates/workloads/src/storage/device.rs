@@ -6,104 +6,22 @@
 //!
 //! Pure parts take text and return typed values: [`parse_mountinfo`] (/proc/self/mountinfo,
 //! proc(5) "mountinfo" fields), [`parse_swaps`] (/proc/swaps), [`decode_dev`] (glibc's
-//! major/minor encoding of `dev_t`), [`refusals`] (the decision). [`inspect`] is the thin reader
-//! over /sys/dev/block/MAJ:MIN (`holders/`, partition subdirectories with a `partition` file and
-//! a `dev` file) and the signature scan; [`describe`] reads what a warning names (size, model,
-//! serial).
+//! major/minor encoding of `dev_t`), [`refusals`] (the decision); the two parsers are the
+//! probe's ([`hwsurvey_probe::mounts`]). [`inspect`] is the thin reader over
+//! /sys/dev/block/MAJ:MIN (`holders/`, partition subdirectories with a `partition` file and a
+//! `dev` file, read through [`hwsurvey_probe::block`]) and the signature scan; [`describe`]
+//! reads what a warning names (size, model, serial).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use hwsurvey_probe::{block, mounts, SysRoot};
 use serde::{Deserialize, Serialize};
 
 use super::blkid::{self, Found};
 
-/// One line of /proc/self/mountinfo (the fields this check needs).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MountEntry {
-    /// Device major number (field 3, `MAJ:MIN`).
-    pub major: u32,
-    /// Device minor number.
-    pub minor: u32,
-    /// Mount point (field 5, octal escapes such as `\040` decoded).
-    pub mount_point: String,
-    /// Filesystem type (first field after the ` - ` separator).
-    pub fs_type: String,
-    /// Mount source (`/dev/vda`, `tmpfs`, ...).
-    pub source: String,
-}
-
-/// A mountinfo line that is not in the kernel's format.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("/proc/self/mountinfo line {line_no}: expected `ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS] - FSTYPE SOURCE SUPEROPTS`, got {line:?}")]
-pub struct MountinfoError {
-    /// 1-based line number.
-    pub line_no: usize,
-    /// The line.
-    pub line: String,
-}
-
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            let v = (b[i + 1] - b'0') as u32 * 64
-                + (b[i + 2] - b'0') as u32 * 8
-                + (b[i + 3] - b'0') as u32;
-            out.push(v as u8);
-            i += 4;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Parses /proc/self/mountinfo text.
-///
-/// Errors: [`MountinfoError`] naming the first line that lacks the fields or the ` - ` separator.
-pub fn parse_mountinfo(text: &str) -> Result<Vec<MountEntry>, MountinfoError> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let bad = || MountinfoError {
-            line_no: i + 1,
-            line: line.to_string(),
-        };
-        let fields: Vec<&str> = line.split(' ').collect();
-        let sep = fields.iter().position(|f| *f == "-").ok_or_else(bad)?;
-        if sep < 6 || fields.len() < sep + 3 {
-            return Err(bad());
-        }
-        let (maj, min) = fields[2].split_once(':').ok_or_else(bad)?;
-        out.push(MountEntry {
-            major: maj.parse().map_err(|_| bad())?,
-            minor: min.parse().map_err(|_| bad())?,
-            mount_point: unescape(fields[4]),
-            fs_type: fields[sep + 1].to_string(),
-            source: unescape(fields[sep + 2]),
-        });
-    }
-    Ok(out)
-}
-
-/// Device paths of active swap areas in /proc/swaps (header line skipped).
-pub fn parse_swaps(text: &str) -> Vec<String> {
-    text.lines()
-        .skip(1)
-        .filter_map(|l| l.split_whitespace().next())
-        .map(unescape)
-        .collect()
-}
+pub use hwsurvey_probe::mounts::{parse_mountinfo, parse_swaps, MountEntry, MountinfoError};
 
 /// (major, minor) of a Linux `dev_t` as glibc encodes it (sys/sysmacros.h `gnu_dev_major`).
 pub fn decode_dev(dev: u64) -> (u32, u32) {
@@ -297,11 +215,6 @@ pub fn refusals(
     r
 }
 
-fn parse_dev_file(text: &str) -> Option<(u32, u32)> {
-    let (a, b) = text.trim().split_once(':')?;
-    Some((a.parse().ok()?, b.parse().ok()?))
-}
-
 /// Devices (major, minor) this process has written: their data is ours (the precondition's
 /// pattern), so a later point of the same run does not scan them for signatures again.
 static WRITTEN: Mutex<BTreeSet<(u32, u32)>> = Mutex::new(BTreeSet::new());
@@ -318,10 +231,10 @@ fn written_by_us(dev: Option<(u32, u32)>) -> bool {
 }
 
 /// Reads the facts of `path` from the live system: node type and number (stat), partitions and
-/// holders under `sys_root`/dev/block/MAJ:MIN, every signature ([`blkid::scan`], read only;
+/// holders of /sys/dev/block/MAJ:MIN under `root` (the probe's [`block`] readers), every signature ([`blkid::scan`], read only;
 /// skipped for a device this process already wrote, see [`mark_written`]). The exclusive open
 /// is tried by [`check_device`], not here.
-pub fn inspect(path: &Path, sys_root: &Path) -> DeviceFacts {
+pub fn inspect(path: &Path, root: &SysRoot) -> DeviceFacts {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let mut facts = DeviceFacts {
         path: path.display().to_string(),
@@ -334,29 +247,9 @@ pub fn inspect(path: &Path, sys_root: &Path) -> DeviceFacts {
     if facts.is_block_device {
         let dev = decode_dev(md.rdev());
         facts.dev = Some(dev);
-        let dir: PathBuf = sys_root.join(format!("dev/block/{}:{}", dev.0, dev.1));
-        if let Ok(rd) = std::fs::read_dir(dir.join("holders")) {
-            facts.holders = rd
-                .flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect();
-            facts.holders.sort();
-        }
-        if let Ok(rd) = std::fs::read_dir(&dir) {
-            for e in rd.flatten() {
-                let p = e.path();
-                if p.join("partition").exists() {
-                    let d = std::fs::read_to_string(p.join("dev"))
-                        .ok()
-                        .and_then(|t| parse_dev_file(&t));
-                    if let Some(d) = d {
-                        facts
-                            .partitions
-                            .push((e.file_name().to_string_lossy().into_owned(), d));
-                    }
-                }
-            }
-            facts.partitions.sort();
+        if let Some(dir) = block::device_dir(root, dev.0, dev.1) {
+            facts.holders = block::holders(root, &dir);
+            facts.partitions = block::partitions(root, &dir);
         }
     }
     if written_by_us(facts.dev) {
@@ -388,33 +281,23 @@ pub fn exclusive_open_error(path: &Path) -> Option<String> {
         .map(|e| e.to_string())
 }
 
-/// Inspects `path` and decides, reading /proc/self/mountinfo and /proc/swaps, and (with the
+/// Inspects `path` and decides, reading /proc/self/mountinfo and /proc/swaps (through the
+/// probe's [`mounts`] readers), and (with the
 /// `sys` feature) trying an exclusive open of a block device. Returns the refusals (empty: may
 /// be written).
 pub fn check_device(path: &Path, destructive: bool) -> Vec<Refusal> {
+    let root = SysRoot::live();
     #[allow(unused_mut)]
-    let mut facts = inspect(path, Path::new("/sys"));
+    let mut facts = inspect(path, &root);
     #[cfg(feature = "sys")]
     if facts.is_block_device {
         facts.exclusive_open_error = exclusive_open_error(path);
     }
-    let mounts = match std::fs::read_to_string("/proc/self/mountinfo").map(|t| parse_mountinfo(&t))
-    {
-        Ok(Ok(m)) => m,
-        Ok(Err(e)) => {
-            return vec![Refusal::Unreadable {
-                detail: e.to_string(),
-            }]
-        }
-        Err(e) => {
-            return vec![Refusal::Unreadable {
-                detail: format!("/proc/self/mountinfo: {e}"),
-            }]
-        }
+    let mounts = match mounts::read_mountinfo(&root) {
+        Ok(m) => m,
+        Err(detail) => return vec![Refusal::Unreadable { detail }],
     };
-    let swaps = std::fs::read_to_string("/proc/swaps")
-        .map(|t| parse_swaps(&t))
-        .unwrap_or_default();
+    let swaps = mounts::read_swaps(&root);
     refusals(&facts, destructive, &mounts, &swaps)
 }
 
@@ -450,7 +333,7 @@ pub fn check_storage_devices(
                 ),
             });
         }
-        out.push((dev, describe(path, Path::new("/sys"))));
+        out.push((dev, describe(path, &SysRoot::live())));
     }
     Ok(out.into_iter().map(|(_, d)| d).collect())
 }
@@ -502,9 +385,10 @@ impl std::fmt::Display for DeviceDescription {
     }
 }
 
-/// Reads [`DeviceDescription`] of `path` from the live system (sysfs under `sys_root`, links
-/// under `/dev/disk/by-id`). Facts that cannot be read stay `None`.
-pub fn describe(path: &Path, sys_root: &Path) -> DeviceDescription {
+/// Reads [`DeviceDescription`] of `path` from the live system (sysfs under `root` through the
+/// probe's [`block`] readers, links under `/dev/disk/by-id`). Facts that cannot be read stay
+/// `None`.
+pub fn describe(path: &Path, root: &SysRoot) -> DeviceDescription {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let mut d = DeviceDescription {
         path: path.display().to_string(),
@@ -517,22 +401,17 @@ pub fn describe(path: &Path, sys_root: &Path) -> DeviceDescription {
         return d;
     }
     let (ma, mi) = decode_dev(md.rdev());
-    let read = |p: PathBuf| {
-        std::fs::read_to_string(p)
-            .ok()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-    };
-    let Ok(real) = std::fs::canonicalize(sys_root.join(format!("dev/block/{ma}:{mi}"))) else {
+    let Some(real) = block::device_dir(root, ma, mi) else {
         return d;
     };
-    d.size_bytes = read(real.join("size"))
+    let read = |name: &str| block::attribute(root, &format!("{real}/{name}"));
+    d.size_bytes = read("size")
         .and_then(|s| s.parse::<u64>().ok())
         .map(|sectors| sectors.saturating_mul(512));
-    d.model = read(real.join("device/model"));
-    d.serial = read(real.join("device/serial")).or_else(|| read(real.join("serial")));
-    d.backing_file = read(real.join("loop/backing_file"));
-    d.kernel_name = real.file_name().map(|n| n.to_string_lossy().into_owned());
+    d.model = read("device/model");
+    d.serial = read("device/serial").or_else(|| read("serial"));
+    d.backing_file = read("loop/backing_file");
+    d.kernel_name = real.rsplit('/').next().map(str::to_string);
     if let Ok(rd) = std::fs::read_dir("/dev/disk/by-id") {
         let mut ids: Vec<String> = rd
             .flatten()
@@ -562,18 +441,5 @@ mod tests {
         }
         assert_eq!(decode_dev(makedev(259, 65539)), (259, 65539));
         assert_eq!(decode_dev(makedev(8, 17)), (8, 17));
-    }
-
-    #[test]
-    fn mountinfo_escape_and_error() {
-        let m = parse_mountinfo(
-            "36 35 8:17 / /mnt/my\\040disk rw,noatime master:1 - ext4 /dev/sdb1 rw\n",
-        )
-        .unwrap();
-        assert_eq!(m[0].mount_point, "/mnt/my disk");
-        assert_eq!((m[0].major, m[0].minor), (8, 17));
-        assert_eq!(m[0].source, "/dev/sdb1");
-        let e = parse_mountinfo("36 35 8:17 / /mnt rw\n").unwrap_err();
-        assert_eq!(e.line_no, 1);
     }
 }

@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
+use hwsurvey_probe::{process, SysRoot};
+
 use super::StorageError;
 
 /// Prefix of every test file name: `.hwsurvey-storage-<pid>-<n>.tmp`.
@@ -69,6 +71,7 @@ pub fn test_file_pid(name: &str) -> Option<u32> {
 /// regular files. Each with the pid of the process that made it.
 pub fn stale_test_files(dir: &Path) -> Vec<(PathBuf, u32)> {
     let mut found = Vec::new();
+    let root = SysRoot::live();
     let Ok(rd) = std::fs::read_dir(dir) else {
         return found;
     };
@@ -77,7 +80,7 @@ pub fn stale_test_files(dir: &Path) -> Vec<(PathBuf, u32)> {
         let Some(pid) = test_file_pid(&name) else {
             continue;
         };
-        let alive = pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists();
+        let alive = pid == std::process::id() || process::exists(&root, pid);
         let is_file = e.file_type().map(|t| t.is_file()).unwrap_or(false);
         if !alive && is_file {
             found.push((e.path(), pid));
@@ -265,11 +268,7 @@ pub fn check_dir(dir: &Path) -> Result<DirFacts, StorageError> {
         return Err(StorageError::NotADirectory { dir: dir_s });
     }
     let dev = super::device::decode_dev(md.dev());
-    let fs_type = std::fs::read_to_string("/proc/self/mountinfo")
-        .ok()
-        .and_then(|t| super::device::parse_mountinfo(&t).ok())
-        .and_then(|m| m.into_iter().rev().find(|e| (e.major, e.minor) == dev))
-        .map(|e| e.fs_type);
+    let fs_type = hwsurvey_probe::mounts::fs_type_of_device(&SysRoot::live(), dev);
     if let Some(fs) = &fs_type {
         if PAGE_CACHE_FS.contains(&fs.as_str()) {
             return Err(StorageError::NoDirectIo {
