@@ -1,5 +1,7 @@
-//! The one trait every test family implements; the engine plans and runs families only
-//! through it (the families and their registry are in the workloads crate).
+//! The trait every test family implements, [`Family`], with its profile params and its point
+//! params as associated types, and its object-safe face [`DynFamily`] (every `Family` is one),
+//! through which alone the engine plans and runs families (the families and their registry
+//! are in the workloads crate).
 //!
 //! # Adding a family
 //!
@@ -19,9 +21,9 @@
 //!    ```
 //!
 //!    Define a `#[derive(Deserialize)] #[serde(deny_unknown_fields)] struct Params` with units
-//!    in its field names and read it with `input.section.params::<Params>()?` (errors then
-//!    name the file, line and key). `check_section` does the same so a bad profile fails at
-//!    load time. Add the section to `profiles/standard.toml` and `profiles/quick.toml`.
+//!    in its field names and the [`CheckedParams`] ranges, and name it as `type Params`: the
+//!    engine reads and checks it at load time (errors name the file, line and key) and hands
+//!    it to `plan`. Add the section to `profiles/standard.toml` and `profiles/quick.toml`.
 //!
 //! 2. **Plan** (`plan`, pure). Turn params + [`PlanInput`] into points. Use the shared rules:
 //!    `input.ladder(oversubscribe)` (the thread ladder with its topology landmarks: build
@@ -29,14 +31,16 @@
 //!    `rung.id_part()` in its id), `input.memory_working_set_bytes()` (>= k x LLC),
 //!    `input.memory_cap_bytes()`, `input.env` (CPUs, LLC, page sizes, huge page pools, THP),
 //!    `input.machine` (the probe document). Build each point with
-//!    `input.point(id, threads, params, memory_bytes)` (params: any `Serialize` with units in
-//!    its field names; read back with `point.params::<T>()`), and anything that cannot run
+//!    `input.point(id, threads, params, memory_bytes)` (params: the family's `PointParams`,
+//!    any `Serialize` with units in its field names; the engine reads them back for
+//!    `run_point`, a point whose params do not read is `Failed`), and anything that cannot run
 //!    here with `input.skip(id, params, reason)`. Set `point.estimated_s` when the point's
 //!    own setup or repetitions make it longer than the standard estimate: the plan's time
 //!    estimate is the sum, and a point may take 1.25 x its estimate. The engine skips points
 //!    over the memory cap, with that reason; no point is dropped for time.
 //!
-//! 3. **Run** (`run_point`). Measure one point with the [`RunContext`] helpers:
+//! 3. **Run** (`run_point`, given the point's `PointParams`). Measure one point with the
+//!    [`RunContext`] helpers:
 //!    - `ctx.measure_parallel(point, setup, kernel)`: one pinned worker per `point.cpus`;
 //!      `setup(&Worker)` runs in the worker's own thread (allocate and first-touch buffers
 //!      there); `kernel(&mut state, reps)` repeats the work `reps` times. The runner
@@ -62,32 +66,95 @@
 //! Never panic on external data; everything must compile on every target (cfg arch-specific
 //! code into its own module with a portable fallback) and without the `sys` feature.
 
+use serde::de::DeserializeOwned;
+
 use crate::outcome::PointOutcome;
 use crate::plan_input::{FamilyPoints, PlanInput};
-use crate::profile::{Profile, ProfileError, Section};
+use crate::profile::{CheckedParams, Profile, ProfileError, Section};
 use crate::runner::RunContext;
 use hwsurvey_result::plan::Point;
 
-/// One family of tests.
+/// One family of tests, typed: its profile params and its point params are associated types,
+/// read by the engine (through [`DynFamily`]) before `plan` and `run_point` see them.
 pub trait Family: Send + Sync {
+    /// The family's `[families."<id>".params]` table of the profile.
+    type Params: DeserializeOwned + CheckedParams;
+    /// One point's params, as `plan` stores them in `Point.params` (JSON in the result file).
+    type PointParams: DeserializeOwned;
+
     /// Dotted family id, as in the profile: `mem.bandwidth`.
     fn id(&self) -> &'static str;
 
     /// One line for people: what it measures.
     fn describe(&self) -> &'static str;
 
-    /// Checks the family's profile section (usually `section.checked_params::<Params>().map(|_| ())`).
+    /// The concrete points for this machine from the checked params. Pure: reads only its
+    /// input.
+    fn plan(
+        &self,
+        params: Self::Params,
+        input: &PlanInput<'_>,
+    ) -> Result<FamilyPoints, ProfileError>;
+
+    /// Measures one point of this family's plan, given its params.
+    fn run_point(
+        &self,
+        params: Self::PointParams,
+        point: &Point,
+        ctx: &RunContext<'_>,
+    ) -> PointOutcome;
+}
+
+/// A family as the engine and the registry hold it (`&dyn DynFamily`): the params read and
+/// checked here, once for every family. Implemented for every [`Family`].
+pub trait DynFamily: Send + Sync {
+    /// [`Family::id`].
+    fn id(&self) -> &'static str;
+
+    /// [`Family::describe`].
+    fn describe(&self) -> &'static str;
+
+    /// Checks the family's profile section: its params read as [`Family::Params`] and
+    /// range-checked.
     fn check_section(&self, section: &Section) -> Result<(), ProfileError>;
 
-    /// The concrete points for this machine. Pure: reads only its input.
+    /// [`Family::plan`] with the params read from `input.section` (errors name the file, line
+    /// and key).
     fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError>;
 
-    /// Measures one point of this family's plan.
+    /// [`Family::run_point`] with the params read from `point.params`; params that do not
+    /// read make the point [`PointOutcome::Failed`] with the reason.
     fn run_point(&self, point: &Point, ctx: &RunContext<'_>) -> PointOutcome;
 }
 
+impl<F: Family> DynFamily for F {
+    fn id(&self) -> &'static str {
+        Family::id(self)
+    }
+
+    fn describe(&self) -> &'static str {
+        Family::describe(self)
+    }
+
+    fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
+        section.checked_params::<F::Params>().map(|_| ())
+    }
+
+    fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
+        let params = input.section.checked_params::<F::Params>()?;
+        Family::plan(self, params, input)
+    }
+
+    fn run_point(&self, point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
+        match point.params::<F::PointParams>() {
+            Ok(params) => Family::run_point(self, params, point, ctx),
+            Err(error) => PointOutcome::Failed { error },
+        }
+    }
+}
+
 /// Checks each section of `profile` that one of `families` owns, with that family.
-pub fn check_sections(profile: &Profile, families: &[&dyn Family]) -> Result<(), ProfileError> {
+pub fn check_sections(profile: &Profile, families: &[&dyn DynFamily]) -> Result<(), ProfileError> {
     for family in families {
         if let Some(section) = profile.families.get(family.id()) {
             family.check_section(section)?;

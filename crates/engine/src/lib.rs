@@ -31,7 +31,7 @@ pub use hwsurvey_result::outcome;
 pub use hwsurvey_result::GIT_REVISION;
 
 pub use affinity::{PinStatus, Placement};
-pub use family::Family;
+pub use family::{DynFamily, Family};
 pub use outcome::{Better, Measurement, Metric, PointOutcome};
 pub use plan::{build_plan, FamilyPoints, Plan, PlanInput, Point, RunOptions, SkippedPoint};
 pub use profile::{Profile, ProfileError, RunSettings, Section};

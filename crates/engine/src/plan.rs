@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use hwsurvey_probe::Machine;
 
 use crate::env::RunEnv;
-use crate::family::Family;
+use crate::family::DynFamily;
 pub use crate::ladder::thread_counts;
 use crate::plan_input::memory_working_set_bytes;
 pub use crate::plan_input::{FamilyPoints, PlanInput, RunOptions};
@@ -33,7 +33,7 @@ pub use hwsurvey_result::plan::{FamilyPlan, Plan, Point, SkippedPoint, POINT_ALL
 /// when given), in registry order. Pure: reads nothing but its arguments.
 pub fn build_plan(
     profile: &Profile,
-    families: &[&dyn Family],
+    families: &[&dyn DynFamily],
     machine: &Machine,
     env: &RunEnv,
     options: &RunOptions,
@@ -184,7 +184,7 @@ pub fn build_plan(
 /// estimate, again and again, each recorded as skipped with the reason.
 pub fn fit_plan(
     profile: &Profile,
-    families: &[&dyn Family],
+    families: &[&dyn DynFamily],
     machine: &Machine,
     env: &RunEnv,
     options: &RunOptions,

@@ -179,7 +179,7 @@ impl Section {
     }
 
     /// [`Section::params`] followed by the params' own range checks ([`CheckedParams`]):
-    /// what every family's `check_section` and `plan` read.
+    /// what every family's `check_section` and `plan` read (through [`crate::family::DynFamily`]).
     pub fn checked_params<T: DeserializeOwned + CheckedParams>(&self) -> Result<T, ProfileError> {
         let p: T = self.params()?;
         p.check(&self.checker())?;

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime};
 use hwsurvey_probe::{Machine, SysRoot};
 
 use crate::env::{LoadSnapshot, RunEnv};
-use crate::family::Family;
+use crate::family::DynFamily;
 use crate::outcome::PointOutcome;
 use crate::plan::{Plan, Point, RunOptions, SkippedPoint};
 use crate::profile::Profile;
@@ -48,7 +48,7 @@ pub struct RunRequest<'a> {
     /// The plan built from it.
     pub plan: &'a Plan,
     /// The families (registry).
-    pub families: &'a [&'a dyn Family],
+    pub families: &'a [&'a dyn DynFamily],
     /// Probe document.
     pub machine: &'a Machine,
     /// Live facts.
@@ -219,27 +219,37 @@ fn skip(p: &Point, reason: &str) -> SkippedPoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::family::Family;
     use crate::outcome::{Measurement, Metric};
     use crate::plan::{FamilyPlan, FamilyPoints, PlanInput};
-    use crate::profile::{ProfileError, Section};
+    use crate::profile::{CheckedParams, Checker, ProfileError};
 
     /// A family whose every point takes 60 ms, far over its 10 ms estimate.
     struct Slow;
 
+    /// No params.
+    #[derive(serde::Deserialize)]
+    struct NoParams {}
+
+    impl CheckedParams for NoParams {
+        fn check(&self, _: &Checker<'_>) -> Result<(), ProfileError> {
+            Ok(())
+        }
+    }
+
     impl Family for Slow {
+        type Params = NoParams;
+        type PointParams = NoParams;
         fn id(&self) -> &'static str {
             "test.slow"
         }
         fn describe(&self) -> &'static str {
             "sleeps"
         }
-        fn check_section(&self, _: &Section) -> Result<(), ProfileError> {
-            Ok(())
-        }
-        fn plan(&self, _: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
+        fn plan(&self, _: NoParams, _: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
             Ok(FamilyPoints::default())
         }
-        fn run_point(&self, _: &Point, _: &RunContext<'_>) -> PointOutcome {
+        fn run_point(&self, _: NoParams, _: &Point, _: &RunContext<'_>) -> PointOutcome {
             std::thread::sleep(Duration::from_millis(60));
             PointOutcome::Measured(Measurement {
                 metrics: vec![Metric::latency("latency_ns", vec![1.0, 2.0])],
@@ -285,7 +295,7 @@ mod tests {
         };
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("r.json");
-        let families: [&dyn Family; 1] = [&Slow];
+        let families: [&dyn DynFamily; 1] = [&Slow];
         let req = RunRequest {
             profile: &profile,
             plan: &plan,

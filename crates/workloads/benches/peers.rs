@@ -38,7 +38,9 @@ use hwsurvey_engine::result::{ResultFile, Tool};
 use hwsurvey_engine::run::{run_with_cancel, RunRequest, Silent};
 use hwsurvey_engine::{build_plan, Point, Profile, RunOptions};
 use hwsurvey_probe::{probe_machine, Machine, SysRoot};
-use hwsurvey_workloads::families::{mem_bandwidth::MemBandwidth, mem_latency::MemLatency, Family};
+use hwsurvey_workloads::families::{
+    mem_bandwidth::MemBandwidth, mem_latency::MemLatency, DynFamily,
+};
 
 /// Whether `HWSURVEY_BENCH_SMOKE=1` asks for the short form (see the module docs).
 fn smoke() -> bool {
@@ -143,14 +145,14 @@ struct Figure {
 /// points `keep` accepts; returns the result file.
 fn run_hwsurvey(
     live: &Live,
-    family: &dyn Family,
+    family: &dyn DynFamily,
     section: &str,
     keep: impl Fn(&Point) -> bool,
 ) -> ResultFile {
     let text = format!("{}{section}", live.header);
     let profile = Profile::parse("benches/peers.rs (built in)", &text, &[family.id()])
         .expect("peers profile");
-    let fams: Vec<&dyn Family> = vec![family];
+    let fams: Vec<&dyn DynFamily> = vec![family];
     let options = RunOptions::default();
     let mut plan =
         build_plan(&profile, &fams, &live.machine, &live.env, &options, &[]).expect("plan");

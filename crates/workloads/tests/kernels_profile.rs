@@ -11,7 +11,7 @@ use hwsurvey_engine::{build_plan, Profile, RunOptions};
 use hwsurvey_probe::{probe_machine, SysRoot};
 use hwsurvey_workloads::families::{
     c2c_latency::C2cLatency, cpu_scaling::CpuScaling, mem_latency::MemLatency,
-    sync_contention::SyncContention, Family,
+    sync_contention::SyncContention, DynFamily,
 };
 
 const MINE: [&str; 4] = [
@@ -21,7 +21,7 @@ const MINE: [&str; 4] = [
     "sync.contention",
 ];
 
-fn families() -> Vec<&'static dyn Family> {
+fn families() -> Vec<&'static dyn DynFamily> {
     vec![&MemLatency, &CpuScaling, &C2cLatency, &SyncContention]
 }
 

@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 use hwsurvey_engine::env::RunEnv;
 use hwsurvey_engine::result::Tool;
 use hwsurvey_engine::run::{run_with_cancel, RunRequest, Silent};
-use hwsurvey_engine::Family;
+use hwsurvey_engine::DynFamily;
 use hwsurvey_engine::{build_plan, Profile, RunOptions};
 use hwsurvey_probe::{probe_machine, SysRoot};
 use hwsurvey_workloads::families::raid_parity::RaidParity;
@@ -41,7 +41,7 @@ fn standard_plan_has_the_geometries_within_budget() {
     let profile = load("standard");
     let root = SysRoot::live();
     let env = RunEnv::read(&root);
-    let fams: Vec<&dyn Family> = vec![&RaidParity];
+    let fams: Vec<&dyn DynFamily> = vec![&RaidParity];
     let plan = build_plan(
         &profile,
         &fams,
@@ -83,7 +83,7 @@ fn quick_profile_measures_checked_figures() {
     let machine = probe_machine(&root);
     let env = RunEnv::read(&root);
     let options = RunOptions::default();
-    let fams: Vec<&dyn Family> = vec![&RaidParity];
+    let fams: Vec<&dyn DynFamily> = vec![&RaidParity];
     let plan = build_plan(&profile, &fams, &machine, &env, &options, &[]).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("q.json");

@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use hwsurvey_engine::env::RunEnv;
 use hwsurvey_engine::result::{ResultFile, Tool};
 use hwsurvey_engine::run::{run_with_cancel, RunRequest, Silent};
-use hwsurvey_engine::Family;
+use hwsurvey_engine::DynFamily;
 use hwsurvey_engine::{build_plan, Profile, RunOptions};
 use hwsurvey_probe::{probe_machine, SysRoot};
 use hwsurvey_workloads::families::storage_iops::{StorageIops, NO_TARGET_REASON};
@@ -25,7 +25,7 @@ const ALL_FAMILIES: [&str; 9] = [
     "raid.parity",
 ];
 
-fn fams() -> Vec<&'static dyn Family> {
+fn fams() -> Vec<&'static dyn DynFamily> {
     vec![&StorageIops]
 }
 

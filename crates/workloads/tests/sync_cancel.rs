@@ -18,7 +18,7 @@ use hwsurvey_testkit::under_qemu_user;
 use hwsurvey_workloads::families::sync_contention::{
     run_cancellable, ContentionError, Primitive, SyncContention,
 };
-use hwsurvey_workloads::families::{ids, Family};
+use hwsurvey_workloads::families::{ids, DynFamily};
 
 /// The many-thread tests run one at a time: two of them at once (640 spinning threads on the
 /// CI machine's 2 CPUs, beside the other cross stages) took 103-107 s to drain under
@@ -118,7 +118,7 @@ fn engine_run_of_sync_contention_stops_on_cancel() {
         );
     let profile = Profile::parse("slow.toml", &text, &ids()).unwrap();
     assert_eq!(profile.run.sample_min_s, 20.0, "replacements applied");
-    let fams: Vec<&dyn Family> = vec![&SyncContention];
+    let fams: Vec<&dyn DynFamily> = vec![&SyncContention];
     let root = SysRoot::live();
     let machine = probe_machine(&root);
     let env = RunEnv::read(&root);

@@ -310,7 +310,7 @@ where
 use hwsurvey_engine::affinity::{pin_current_thread, PinStatus};
 use hwsurvey_engine::outcome::{Measurement, Metric, PointOutcome};
 use hwsurvey_engine::plan::{FamilyPoints, PlanInput, Point};
-use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError, Section};
+use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError};
 use hwsurvey_engine::runner::RunContext;
 use hwsurvey_engine::Family;
 
@@ -394,6 +394,9 @@ pub fn pair_cpus(input: &PlanInput<'_>) -> Vec<PairCpu> {
 }
 
 impl Family for C2cLatency {
+    type Params = Params;
+    type PointParams = PointParams;
+
     fn id(&self) -> &'static str {
         "c2c.latency"
     }
@@ -402,12 +405,7 @@ impl Family for C2cLatency {
         "cache-line ping-pong round trip, one CPU pair per topology class (SMT, cluster, die, package, node)"
     }
 
-    fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
-        section.checked_params::<Params>().map(|_| ())
-    }
-
-    fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
-        let p: Params = input.section.checked_params()?;
+    fn plan(&self, p: Params, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
         let mut out = FamilyPoints::default();
         let cpus = pair_cpus(input);
         if cpus.len() < 2 {
@@ -432,11 +430,7 @@ impl Family for C2cLatency {
         Ok(out)
     }
 
-    fn run_point(&self, point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
-        let params: PointParams = match point.params() {
-            Ok(p) => p,
-            Err(error) => return PointOutcome::Failed { error },
-        };
+    fn run_point(&self, params: PointParams, _point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
         let cpus = [params.pair.cpu_a, params.pair.cpu_b];
         let pins: std::sync::Mutex<Vec<PinStatus>> = std::sync::Mutex::new(vec![
             PinStatus::Unpinned {

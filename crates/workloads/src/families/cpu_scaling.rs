@@ -223,7 +223,7 @@ use serde::{Deserialize, Serialize};
 
 use hwsurvey_engine::outcome::{Measurement, Metric, PointOutcome};
 use hwsurvey_engine::plan::{FamilyPoints, PlanInput, Point};
-use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError, Section};
+use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError};
 use hwsurvey_engine::runner::{consume, RunContext};
 use hwsurvey_engine::Family;
 
@@ -272,6 +272,9 @@ pub struct PointParams {
 }
 
 impl Family for CpuScaling {
+    type Params = Params;
+    type PointParams = PointParams;
+
     fn id(&self) -> &'static str {
         "cpu.scaling"
     }
@@ -280,12 +283,7 @@ impl Family for CpuScaling {
         "scalar integer and floating-point kernels, identical on every architecture, vs threads"
     }
 
-    fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
-        section.checked_params::<Params>().map(|_| ())
-    }
-
-    fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
-        let p: Params = input.section.checked_params()?;
+    fn plan(&self, p: Params, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
         let mut out = FamilyPoints::default();
         for &kernel in &p.kernels {
             for rung in input.ladder(false) {
@@ -306,11 +304,7 @@ impl Family for CpuScaling {
         Ok(out)
     }
 
-    fn run_point(&self, point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
-        let params: PointParams = match point.params() {
-            Ok(p) => p,
-            Err(error) => return PointOutcome::Failed { error },
-        };
+    fn run_point(&self, params: PointParams, point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
         let (kernel, iters, seed) = (params.kernel, params.iterations_per_rep, params.seed);
         let expected = kernel.run(iters, seed);
         let mismatch: std::sync::Mutex<Option<CheckError>> = std::sync::Mutex::new(None);

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use hwsurvey_engine::outcome::{Measurement, Metric, PointOutcome};
 use hwsurvey_engine::pages::{PageBuffer, PageMode};
 use hwsurvey_engine::plan::{FamilyPoints, PlanInput, Point};
-use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError, Section};
+use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError};
 use hwsurvey_engine::runner::{consume, RunContext};
 use hwsurvey_engine::Family;
 
@@ -138,6 +138,9 @@ pub enum PointParams {
 const SCALAR: f64 = 3.0;
 
 impl Family for MemBandwidth {
+    type Params = Params;
+    type PointParams = PointParams;
+
     fn id(&self) -> &'static str {
         "mem.bandwidth"
     }
@@ -146,12 +149,7 @@ impl Family for MemBandwidth {
         "STREAM Copy/Scale/Add/Triad and per-thread block read/write bandwidth vs threads"
     }
 
-    fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
-        section.checked_params::<Params>().map(|_| ())
-    }
-
-    fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
-        let params: Params = input.section.checked_params()?;
+    fn plan(&self, params: Params, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
         let mut out = FamilyPoints::default();
         let rungs = input.ladder(false);
         let ws = input.memory_working_set_bytes();
@@ -210,11 +208,7 @@ impl Family for MemBandwidth {
         Ok(out)
     }
 
-    fn run_point(&self, point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
-        let params: PointParams = match point.params() {
-            Ok(p) => p,
-            Err(error) => return PointOutcome::Failed { error },
-        };
+    fn run_point(&self, params: PointParams, point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
         match params {
             PointParams::Stream {
                 kernel,
@@ -680,6 +674,7 @@ fn remember(slot: &Mutex<Option<String>>, error: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hwsurvey_engine::DynFamily;
 
     #[test]
     fn kernels_compute_stream_values() {
@@ -767,7 +762,7 @@ mod tests {
         let cancel = std::sync::atomic::AtomicBool::new(false);
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
         let ctx = RunContext::new(&settings, &env, &options, &cancel, deadline);
-        match MemBandwidth.run_point(&block_point(64 << 10, 2), &ctx) {
+        match DynFamily::run_point(&MemBandwidth, &block_point(64 << 10, 2), &ctx) {
             PointOutcome::Measured(m) => {
                 let bw = &m.metrics[0];
                 assert_eq!(bw.name, "bandwidth_bytes_per_s");
@@ -778,7 +773,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         // 2^60 bytes cannot be had: the point fails with the reason, no bogus bandwidth
-        match MemBandwidth.run_point(&block_point(1 << 60, 1), &ctx) {
+        match DynFamily::run_point(&MemBandwidth, &block_point(1 << 60, 1), &ctx) {
             PointOutcome::Failed { error } => assert!(
                 error
                     .contains("allocating 1152921504606846976 bytes with page mode default failed"),

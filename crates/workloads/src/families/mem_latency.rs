@@ -261,7 +261,7 @@ use serde::{Deserialize, Serialize};
 use hwsurvey_engine::outcome::{Measurement, Metric, PointOutcome};
 use hwsurvey_engine::pages::{AllocError, PageBuffer, PageMode, Verification};
 use hwsurvey_engine::plan::{FamilyPoints, PlanInput, Point};
-use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError, Section};
+use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError};
 use hwsurvey_engine::runner::{consume, RunContext};
 use hwsurvey_engine::Family;
 
@@ -414,6 +414,9 @@ fn estimate_s(input: &PlanInput<'_>, order: OrderRule, lines: u64) -> f64 {
 }
 
 impl Family for MemLatency {
+    type Params = Params;
+    type PointParams = PointParams;
+
     fn id(&self) -> &'static str {
         "mem.latency"
     }
@@ -422,12 +425,7 @@ impl Family for MemLatency {
         "dependent-load chase latency by working set: full random and page-local, base/THP/hugetlb pages"
     }
 
-    fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
-        section.checked_params::<Params>().map(|_| ())
-    }
-
-    fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
-        let p: Params = input.section.checked_params()?;
+    fn plan(&self, p: Params, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
         let mut out = FamilyPoints::default();
         let max = input.memory_working_set_bytes() / LINE_BYTES as u64 * LINE_BYTES as u64;
         let mut sizes = Self::ladder(&p, max);
@@ -539,11 +537,7 @@ impl Family for MemLatency {
         Ok(out)
     }
 
-    fn run_point(&self, point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
-        let params: PointParams = match point.params() {
-            Ok(p) => p,
-            Err(error) => return PointOutcome::Failed { error },
-        };
+    fn run_point(&self, params: PointParams, point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
         let Ok(lines) = usize::try_from(params.lines) else {
             return PointOutcome::Failed {
                 error: format!("{} lines exceed the address space", params.lines),

@@ -36,7 +36,7 @@ use hwsurvey_engine::affinity::{pin_current_thread, PinStatus};
 use hwsurvey_engine::outcome::{Measurement, Metric, PointOutcome};
 use hwsurvey_engine::pages::{PageBuffer, PageMode};
 use hwsurvey_engine::plan::{FamilyPoints, PlanInput, Point};
-use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError, Section};
+use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError};
 use hwsurvey_engine::runner::RunContext;
 use hwsurvey_engine::Family;
 
@@ -128,6 +128,9 @@ fn layout_estimate_s(bytes: u64) -> f64 {
 }
 
 impl Family for MemLoadedLatency {
+    type Params = Params;
+    type PointParams = PointParams;
+
     fn id(&self) -> &'static str {
         "mem.loaded_latency"
     }
@@ -136,12 +139,7 @@ impl Family for MemLoadedLatency {
         "Pointer-chase latency of one thread while 0..N threads stream memory: latency vs delivered bandwidth"
     }
 
-    fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
-        section.checked_params::<Params>().map(|_| ())
-    }
-
-    fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
-        let p: Params = input.section.checked_params()?;
+    fn plan(&self, p: Params, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
         let mut out = FamilyPoints::default();
         let cpus = input.env.cpu_count().max(1);
         let max_load = cpus.saturating_sub(1).max(1);
@@ -198,11 +196,7 @@ impl Family for MemLoadedLatency {
         Ok(out)
     }
 
-    fn run_point(&self, point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
-        let p: PointParams = match point.params() {
-            Ok(p) => p,
-            Err(error) => return PointOutcome::Failed { error },
-        };
+    fn run_point(&self, p: PointParams, point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
         match run(point, ctx, &p) {
             Ok(m) => PointOutcome::Measured(m),
             Err(error) => PointOutcome::Failed { error },

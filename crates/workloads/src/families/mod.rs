@@ -1,8 +1,8 @@
 //! The test families of the fixed profile and their registry. Each implements the engine's
-//! [`Family`] trait (how to add one: the docs of `hwsurvey_engine::family`).
+//! [`Family`] trait and is held as a [`DynFamily`] (how to add one: the docs of `hwsurvey_engine::family`).
 
 use hwsurvey_engine::family::check_sections;
-pub use hwsurvey_engine::family::Family;
+pub use hwsurvey_engine::family::{DynFamily, Family};
 use hwsurvey_engine::profile::{Profile, ProfileError};
 
 pub mod c2c_latency;
@@ -16,7 +16,7 @@ pub mod storage_iops;
 pub mod sync_contention;
 
 /// Every family, in run order. Add one line per family.
-pub fn registry() -> Vec<&'static dyn Family> {
+pub fn registry() -> Vec<&'static dyn DynFamily> {
     vec![
         &mem_bandwidth::MemBandwidth,
         &raid_parity::RaidParity,

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::raid6::{self, Algorithm, AlignedBlock};
 use hwsurvey_engine::outcome::{Measurement, Metric, PointOutcome};
 use hwsurvey_engine::plan::{FamilyPoints, PlanInput, Point};
-use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError, Section};
+use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError};
 use hwsurvey_engine::runner::{consume, RunContext};
 use hwsurvey_engine::Family;
 
@@ -99,6 +99,9 @@ pub struct PointParams {
 }
 
 impl Family for RaidParity {
+    type Params = Params;
+    type PointParams = PointParams;
+
     fn id(&self) -> &'static str {
         "raid.parity"
     }
@@ -107,12 +110,7 @@ impl Family for RaidParity {
         "RAID-6 P+Q syndrome generation and 2-data recovery (Linux lib/raid6 math) vs threads"
     }
 
-    fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
-        section.checked_params::<Params>().map(|_| ())
-    }
-
-    fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
-        let params: Params = input.section.checked_params()?;
+    fn plan(&self, params: Params, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
         let mut out = FamilyPoints::default();
         let threads = input.thread_counts(false);
         for &op in &params.ops {
@@ -169,11 +167,7 @@ impl Family for RaidParity {
         Ok(out)
     }
 
-    fn run_point(&self, point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
-        let p: PointParams = match point.params() {
-            Ok(p) => p,
-            Err(error) => return PointOutcome::Failed { error },
-        };
+    fn run_point(&self, p: PointParams, point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
         // The choice is timed on one thread before the workers start (cached per geometry).
         let selection = match raid6::select_fastest(p.data_blocks, p.chunk_bytes) {
             Ok(s) => s,

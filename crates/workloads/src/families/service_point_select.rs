@@ -45,7 +45,7 @@ use hwsurvey_engine::affinity::{pin_current_thread, PinStatus};
 use hwsurvey_engine::outcome::{Measurement, Metric, PointOutcome};
 use hwsurvey_engine::pages::{PageBuffer, PageMode};
 use hwsurvey_engine::plan::{FamilyPoints, PlanInput, Point};
-use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError, Section};
+use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError};
 use hwsurvey_engine::runner::RunContext;
 use hwsurvey_engine::Family;
 
@@ -301,6 +301,9 @@ fn memory_bytes(rows: u64) -> u64 {
 }
 
 impl Family for ServicePointSelect {
+    type Params = Params;
+    type PointParams = PointParams;
+
     fn id(&self) -> &'static str {
         "service.point_select"
     }
@@ -309,12 +312,7 @@ impl Family for ServicePointSelect {
         "In-memory hash-table point selects: throughput and p50/p99 vs clients, max throughput at a p99 bound"
     }
 
-    fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
-        section.checked_params::<Params>().map(|_| ())
-    }
-
-    fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
-        let p: Params = input.section.checked_params()?;
+    fn plan(&self, p: Params, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
         let mut out = FamilyPoints::default();
         let cpus = input.env.cpu_count().max(1);
         let cap = p.max_clients.max(1);
@@ -377,11 +375,7 @@ impl Family for ServicePointSelect {
         Ok(out)
     }
 
-    fn run_point(&self, point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
-        let params: PointParams = match point.params() {
-            Ok(p) => p,
-            Err(error) => return PointOutcome::Failed { error },
-        };
+    fn run_point(&self, params: PointParams, point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
         let bound = match params.test {
             Test::Critical { p99_bound_ns, .. } => p99_bound_ns,
             Test::Closed { .. } => 0,

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::storage::Pattern;
 use hwsurvey_engine::outcome::PointOutcome;
 use hwsurvey_engine::plan::{FamilyPoints, PlanInput, Point};
-use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError, Section};
+use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError};
 use hwsurvey_engine::runner::RunContext;
 use hwsurvey_engine::Family;
 
@@ -157,6 +157,9 @@ pub const NO_TARGET_REASON: &str = "no --storage-dir given: storage.iops creates
      you name (one per device), or writes a raw device only with --storage-device /dev/X --destructive";
 
 impl Family for StorageIops {
+    type Params = Params;
+    type PointParams = PointParams;
+
     fn id(&self) -> &'static str {
         "storage.iops"
     }
@@ -165,12 +168,7 @@ impl Family for StorageIops {
         "O_DIRECT 4 KiB random read/write IOPS and 1 MiB sequential MB/s per target and all together, threads x queue depth"
     }
 
-    fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
-        section.checked_params::<Params>().map(|_| ())
-    }
-
-    fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
-        let params: Params = input.section.checked_params()?;
+    fn plan(&self, params: Params, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
         let mut out = FamilyPoints::default();
         let mut targets: Vec<(String, TargetSpec)> = Vec::new();
         for (i, d) in input.options.storage_dirs.iter().enumerate() {
@@ -235,11 +233,7 @@ impl Family for StorageIops {
         Ok(out)
     }
 
-    fn run_point(&self, point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
-        let p: PointParams = match point.params() {
-            Ok(p) => p,
-            Err(error) => return PointOutcome::Failed { error },
-        };
+    fn run_point(&self, p: PointParams, _point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
         run_live(&p, ctx)
     }
 }

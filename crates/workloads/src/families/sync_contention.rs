@@ -237,7 +237,7 @@ where
 use hwsurvey_engine::affinity::{pin_current_thread, PinStatus};
 use hwsurvey_engine::outcome::{Measurement, Metric, PointOutcome};
 use hwsurvey_engine::plan::{FamilyPoints, PlanInput, Point};
-use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError, Section};
+use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError};
 use hwsurvey_engine::runner::RunContext;
 use hwsurvey_engine::Family;
 
@@ -272,6 +272,9 @@ pub struct PointParams {
 }
 
 impl Family for SyncContention {
+    type Params = Params;
+    type PointParams = PointParams;
+
     fn id(&self) -> &'static str {
         "sync.contention"
     }
@@ -280,12 +283,7 @@ impl Family for SyncContention {
         "shared mutex and atomic-increment throughput vs threads, up to oversubscription"
     }
 
-    fn check_section(&self, section: &Section) -> Result<(), ProfileError> {
-        section.checked_params::<Params>().map(|_| ())
-    }
-
-    fn plan(&self, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
-        let p: Params = input.section.checked_params()?;
+    fn plan(&self, p: Params, input: &PlanInput<'_>) -> Result<FamilyPoints, ProfileError> {
         let mut out = FamilyPoints::default();
         for &primitive in &p.primitives {
             for rung in input.ladder(p.oversubscribe) {
@@ -304,11 +302,7 @@ impl Family for SyncContention {
         Ok(out)
     }
 
-    fn run_point(&self, point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
-        let params: PointParams = match point.params() {
-            Ok(p) => p,
-            Err(error) => return PointOutcome::Failed { error },
-        };
+    fn run_point(&self, params: PointParams, point: &Point, ctx: &RunContext<'_>) -> PointOutcome {
         let threads = params.threads.max(1);
         let pins: std::sync::Mutex<Vec<Option<PinStatus>>> =
             std::sync::Mutex::new(vec![None; threads]);
