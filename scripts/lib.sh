@@ -14,15 +14,15 @@
 HWSURVEY_TOOLS='
 # the shells, the basics, the clone
 bash                        bash                        # scripts/*, crates/testkit/tests/tool_list.rs, crates/cli/tests/completions.rs
-sh                          dash                        # crates/cli/tests/run.rs (signals), crates/bench/benches/peers.rs
+sh                          dash                        # crates/cli/tests/run.rs (signals), crates/workloads/benches/peers.rs
 mkfifo                      coreutils                   # model/probe/cli/elf tests: a FIFO where a file is expected
 kill                        procps                      # crates/cli/tests/run.rs: SIGINT/SIGTERM to a run
 chattr                      e2fsprogs                   # crates/cli/tests/run.rs: an immutable storage directory
-dmesg                       util-linux                  # crates/bench/src/raid6/kmsg.rs: the kernel raid6 line
-taskset                     util-linux                  # crates/bench/benches/peers.rs: pins the peers
+dmesg                       util-linux                  # crates/workloads/src/raid6/kmsg.rs: the kernel raid6 line
+taskset                     util-linux                  # crates/workloads/benches/peers.rs: pins the peers
 lscpu                       util-linux                  # crates/probe/benches/probe_time.rs: timed beside the probe
 awk                         mawk                        # scripts/cross-test: test counts
-git                         git                         # crates/bench/build.rs (revision), scripts/fresh-check (clone)
+git                         git                         # crates/workloads/build.rs (revision), scripts/fresh-check (clone)
 # scripts/fresh-check: a fresh Debian 12 root, bound host directories
 debootstrap                 debootstrap                 # scripts/fresh-check: the base root
 chroot                      coreutils                   # scripts/fresh-check: the README commands in the root
@@ -43,11 +43,11 @@ sparc64-linux-gnu-ld        binutils-sparc64-linux-gnu  # the cross linker gcc c
 qemu-aarch64                qemu-user                   # scripts/cross-test, xtask dist, scripts/examples
 qemu-sparc64                qemu-user                   # scripts/cross-test, xtask dist, scripts/examples
 # peers of the benchmarks (crates/*/benches, scripts/bench-smoke)
-cc                          gcc                         # crates/bench/benches/peers.rs: the C pointer chase
-likwid-bench                likwid                      # crates/bench/benches/peers.rs: Triad peer
-sysbench                    sysbench                    # crates/bench/benches/peers.rs: block read/write peer
-fio                         fio                         # crates/bench/benches/storage_peers.rs: 4 KiB random read peer
-/usr/include/isa-l/raid.h   libisal-dev                 # crates/bench/benches/raid_peers.rs: ISA-L pq_gen peer (header + libisal.so)
+cc                          gcc                         # crates/workloads/benches/peers.rs: the C pointer chase
+likwid-bench                likwid                      # crates/workloads/benches/peers.rs: Triad peer
+sysbench                    sysbench                    # crates/workloads/benches/peers.rs: block read/write peer
+fio                         fio                         # crates/workloads/benches/storage_peers.rs: 4 KiB random read peer
+/usr/include/isa-l/raid.h   libisal-dev                 # crates/workloads/benches/raid_peers.rs: ISA-L pq_gen peer (header + libisal.so)
 # the HTML report printed to PDF and one PNG per page (scripts/html-to-pdf-png, crates/cli/tests/compare.rs)
 chromium                    chromium                    # scripts/html-to-pdf-png: print to PDF
 pdftoppm                    poppler-utils               # scripts/html-to-pdf-png: a PNG per page
@@ -63,13 +63,13 @@ cpio                        cpio                        # tests/guests/src/lib.r
 apt-get                     apt                         # tests/guests/src/lib.rs: apt-get download
 apt-cache                   apt                         # tests/guests/src/lib.rs: the kernel package of linux-image-<arch>
 dpkg-deb                    dpkg                        # tests/guests/src/lib.rs: unpacks the downloads
-# raw-device refusal (crates/bench/build.rs links libblkid.a; crates/testkit/src/blockdev.rs
-# makes each file system on image files and loop devices; crates/bench/src/storage/blkid.rs
+# raw-device refusal (crates/workloads/build.rs links libblkid.a; crates/testkit/src/blockdev.rs
+# makes each file system on image files and loop devices; crates/workloads/src/storage/blkid.rs
 # falls back to wipefs / blkid -p where libblkid is not linked)
-/usr/lib/x86_64-linux-gnu/libblkid.a libblkid-dev       # crates/bench/build.rs: static libblkid, x86_64
-/usr/lib/aarch64-linux-gnu/libblkid.a libblkid-dev:arm64 # crates/bench/build.rs: static libblkid, aarch64
-wipefs                      util-linux                  # crates/bench/src/storage/blkid.rs: fallback signature check
-blkid                       util-linux                  # crates/bench/src/storage/blkid.rs: fallback signature check
+/usr/lib/x86_64-linux-gnu/libblkid.a libblkid-dev       # crates/workloads/build.rs: static libblkid, x86_64
+/usr/lib/aarch64-linux-gnu/libblkid.a libblkid-dev:arm64 # crates/workloads/build.rs: static libblkid, aarch64
+wipefs                      util-linux                  # crates/workloads/src/storage/blkid.rs: fallback signature check
+blkid                       util-linux                  # crates/workloads/src/storage/blkid.rs: fallback signature check
 losetup                     util-linux                  # crates/testkit/src/blockdev.rs: loop devices
 mkfs.minix                  util-linux                  # crates/testkit/src/blockdev.rs
 mkswap                      util-linux                  # crates/testkit/src/blockdev.rs

@@ -2,8 +2,8 @@
 //! refused profile is a bounded error.
 #![no_main]
 
-use hwsurvey_bench::families::{check_profile, ids};
-use hwsurvey_bench::profile::Profile;
+use hwsurvey_workloads::families::{check_profile, ids};
+use hwsurvey_engine::profile::Profile;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

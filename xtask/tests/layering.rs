@@ -1,13 +1,15 @@
-//! The crate layering of the workspace, read from `cargo metadata`: the readers of result
-//! files (report, qualify, fleet) and the result crate itself never depend, directly or through
-//! another crate, on the crates that run workloads. Dev-dependencies do not count (a test may
+//! The crate layering of the workspace, read from `cargo metadata`: model -> probe -> result
+//! -> engine -> workloads, with the readers of result files (report, qualify, fleet) on result
+//! and the binary on top. The readers and the result crate never depend, directly or through
+//! another crate, on the crates that run workloads, and the engine never on the workloads (it
+//! runs families only through its `Family` trait). Dev-dependencies do not count (a test may
 //! run a workload); normal and build dependencies do.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 
 /// Workspace crates that measure: the engine and the workloads.
-const RUN_SIDE: &[&str] = &["hwsurvey-bench", "hwsurvey-engine", "hwsurvey-workloads"];
+const RUN_SIDE: &[&str] = &["hwsurvey-engine", "hwsurvey-workloads"];
 
 /// Normal and build dependencies of each workspace package, by package name.
 fn workspace_deps() -> BTreeMap<String, BTreeSet<String>> {
@@ -80,7 +82,28 @@ fn readers_do_not_depend_on_the_run_side() {
         );
     }
     // and the check sees a real dependency: the binary does run workloads
-    assert!(closure(&deps, "hwsurvey").contains("hwsurvey-bench"));
+    let binary = closure(&deps, "hwsurvey");
+    assert!(RUN_SIDE.iter().all(|c| binary.contains(*c)), "{binary:?}");
+}
+
+#[test]
+fn the_engine_does_not_depend_on_the_workloads() {
+    let deps = workspace_deps();
+    let engine = closure(&deps, "hwsurvey-engine");
+    assert!(
+        !engine.contains("hwsurvey-workloads"),
+        "hwsurvey-engine depends on hwsurvey-workloads: {engine:?}"
+    );
+    // the order below the engine: result, probe, model; and the workloads sit on the engine
+    for below in ["hwsurvey-result", "hwsurvey-probe", "hwsurvey-model"] {
+        assert!(engine.contains(below), "engine without {below}: {engine:?}");
+    }
+    assert!(closure(&deps, "hwsurvey-workloads").contains("hwsurvey-engine"));
+    for lower in ["hwsurvey-result", "hwsurvey-probe", "hwsurvey-model"] {
+        let all = closure(&deps, lower);
+        let bad: Vec<_> = RUN_SIDE.iter().filter(|c| all.contains(**c)).collect();
+        assert!(bad.is_empty(), "{lower} depends on {bad:?}");
+    }
 }
 
 #[test]

@@ -480,7 +480,7 @@ fn profile_error(body: &str) -> String {
 
 /// The built-in quick profile with one line replaced.
 fn quick_with(from: &str, to: &str) -> String {
-    let text = hwsurvey_bench::profile::QUICK_TOML;
+    let text = hwsurvey_engine::profile::QUICK_TOML;
     assert!(text.contains(from), "quick.toml has {from:?}");
     text.replacen(from, to, 1)
 }

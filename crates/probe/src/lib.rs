@@ -10,19 +10,24 @@
 //! fails as a whole: what could not be read is recorded inside, with the reason.
 
 pub mod binary;
+pub mod block;
 pub mod cpu;
 pub mod io;
 pub mod limits;
 pub mod live;
 pub mod memory;
+pub mod mounts;
 pub mod numa;
 pub mod os;
 pub mod pages;
 pub mod pci;
 pub mod pcie;
+pub mod process;
 pub mod run_env;
+pub mod smaps;
 pub mod summary;
 pub mod sysroot;
+pub mod thp;
 pub mod virt;
 
 use serde::{Deserialize, Serialize};

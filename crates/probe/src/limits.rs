@@ -133,28 +133,6 @@ pub struct CgroupMount {
     pub mount_point: String,
 }
 
-fn unescape_mount(s: &str) -> String {
-    // mountinfo writes space, tab, newline and backslash as \040 \011 \012 \134.
-    let mut out = Vec::new();
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\' {
-            if let Some(v) = s
-                .get(i + 1..i + 4)
-                .and_then(|o| u8::from_str_radix(o, 8).ok())
-            {
-                out.push(v);
-                i += 4;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// Parses `/proc/self/mountinfo` and returns its cgroup mounts (v1, v2, legacy cpuset), in
 /// file order. Lines that are not cgroup mounts, or are malformed, are skipped.
 pub fn parse_mountinfo(text: &str) -> Vec<CgroupMount> {
@@ -185,8 +163,8 @@ pub fn parse_mountinfo(text: &str) -> Vec<CgroupMount> {
         };
         out.push(CgroupMount {
             fs,
-            root: unescape_mount(root),
-            mount_point: unescape_mount(mp),
+            root: crate::mounts::unescape(root),
+            mount_point: crate::mounts::unescape(mp),
         });
     }
     out

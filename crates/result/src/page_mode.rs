@@ -1,5 +1,5 @@
 //! The page mode a point asks for (base pages, THP by `madvise`, a hugetlbfs page size), as
-//! recorded in a result file. The engine allocates and verifies (`hwsurvey_bench::pages`).
+//! recorded in a result file. The engine allocates and verifies (`hwsurvey_engine::pages`).
 
 use std::fmt;
 

@@ -1,6 +1,6 @@
 //! The plan as recorded in a result file: concrete points to measure (family, id, threads,
 //! CPUs, parameters, memory and time estimate) and the points skipped with their reasons.
-//! The engine builds it (`hwsurvey_bench::plan::build_plan`); readers only read it.
+//! The engine builds it (`hwsurvey_engine::plan::build_plan`); readers only read it.
 
 use hwsurvey_model::CpuId;
 use serde::{Deserialize, Serialize};

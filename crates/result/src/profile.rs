@@ -1,5 +1,5 @@
 //! The engine rules of a profile (`[run]`) as recorded in a result file. The profile loader
-//! (`hwsurvey_bench::profile`) reads and range-checks them; the serde checks here hold for
+//! (`hwsurvey_engine::profile`) reads and range-checks them; the serde checks here hold for
 //! both.
 
 use serde::{Deserialize, Deserializer, Serialize};

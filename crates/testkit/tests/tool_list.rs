@@ -123,7 +123,7 @@ fn a_command_removed_from_the_list_is_named_with_its_caller() {
     assert!(!out.status.success());
     let err = stderr(&out);
     assert!(
-        err.contains("unlisted command: fio (called in crates/bench/benches/storage_peers.rs"),
+        err.contains("unlisted command: fio (called in crates/workloads/benches/storage_peers.rs"),
         "{err}"
     );
 }

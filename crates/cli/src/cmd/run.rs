@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use hwsurvey_bench::engine::{self, Observer, RunRequest};
-use hwsurvey_bench::families;
-use hwsurvey_bench::plan::{build_plan, Plan, RunOptions};
+use hwsurvey_engine::plan::{build_plan, Plan, RunOptions};
+use hwsurvey_engine::run::{self as engine, Observer, RunRequest};
+use hwsurvey_engine::signals;
 use hwsurvey_model::files::{check_output, OutputError, OutputLock};
 use hwsurvey_model::units::plural;
 use hwsurvey_probe::run_env::RunEnv;
@@ -17,6 +17,7 @@ use hwsurvey_report::run::{
     long_run_warning, progress_line, render_closing, render_plan, render_summary,
 };
 use hwsurvey_result::{ResultFile, RunStatus, TestResult, Tool};
+use hwsurvey_workloads::families;
 
 /// Options of `hwsurvey run`.
 #[derive(clap::Args, Debug)]
@@ -104,9 +105,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Every storage directory and device the user named is checked before anything runs (and
     // for --plan-only): a refused one is a one-line error, exit 2, never a skipped point.
     #[cfg(feature = "sys")]
-    hwsurvey_bench::storage::target::check_storage_dirs(&options.storage_dirs)?;
+    hwsurvey_workloads::storage::target::check_storage_dirs(&options.storage_dirs)?;
     #[cfg(feature = "sys")]
-    let devices = hwsurvey_bench::storage::device::check_storage_devices(
+    let devices = hwsurvey_workloads::storage::device::check_storage_devices(
         &options.storage_devices,
         options.destructive,
     )?;
@@ -138,7 +139,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     // Signals are handled from before the result file is claimed: a Ctrl-C or SIGTERM between
     // the claim and the engine's first write must not leave an empty file behind.
-    let handler = engine::install_sigint_handler();
+    let handler = signals::install_sigint_handler();
     let (output, lock) = match args.output {
         Some(p) => claim_output(&p, args.force, &args.profile)?,
         None => default_output(&env)?,
@@ -219,11 +220,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         RunStatus::Interrupted => {
             outln!(
                 "interrupted by {}: the file holds {}",
-                engine::interrupt_cause(),
+                signals::interrupt_cause(),
                 plural(file.tests.len() as u64, "finished test")
             );
             // 128 + the signal number, as a shell reports a process stopped by it (SIGINT 130).
-            let signo = engine::INTERRUPT_SIGNAL.load(std::sync::atomic::Ordering::SeqCst);
+            let signo = signals::INTERRUPT_SIGNAL.load(std::sync::atomic::Ordering::SeqCst);
             ExitCode::from(if signo > 0 { 128 + signo as u8 } else { 130 })
         }
         _ => match run_verdict(&file) {
@@ -237,22 +238,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// The plan of `profile` for this machine, fitted into `--max-time` when given
-/// ([`hwsurvey_bench::plan::fit_plan`]): the profile with the engine rules used, the plan, and
+/// ([`hwsurvey_engine::plan::fit_plan`]): the profile with the engine rules used, the plan, and
 /// what the limit changed.
 fn fitted_plan(
     args: &Args,
-    profile: &hwsurvey_bench::Profile,
+    profile: &hwsurvey_engine::Profile,
     machine: &hwsurvey_probe::Machine,
     env: &RunEnv,
     options: &RunOptions,
 ) -> anyhow::Result<(
-    hwsurvey_bench::Profile,
+    hwsurvey_engine::Profile,
     Plan,
     Option<hwsurvey_result::TimeLimit>,
 )> {
     let registry = families::registry();
     Ok(match args.max_time {
-        Some(max) => hwsurvey_bench::plan::fit_plan(
+        Some(max) => hwsurvey_engine::plan::fit_plan(
             profile, &registry, machine, env, options, &args.only, max,
         )?,
         None => (
@@ -312,17 +313,17 @@ pub fn parse_duration_s(text: &str) -> Result<f64, String> {
 }
 
 /// `run --plan-only --root DIR|ARCHIVE`: the plan and its time estimate for a captured
-/// machine ([`hwsurvey_bench::ladder::captured_env`]); an archive is unpacked into a temporary
+/// machine ([`hwsurvey_engine::ladder::captured_env`]); an archive is unpacked into a temporary
 /// folder first.
 fn plan_captured(
     args: &Args,
-    profile: &hwsurvey_bench::Profile,
+    profile: &hwsurvey_engine::Profile,
     capture: &Path,
 ) -> anyhow::Result<ExitCode> {
     let capture_dir = super::capture::open(capture)?;
     let root = &capture_dir.root;
     let machine = probe_machine(root);
-    let env = hwsurvey_bench::ladder::captured_env(&machine, RunEnv::read(root))
+    let env = hwsurvey_engine::ladder::captured_env(&machine, RunEnv::read(root))
         .map_err(|e| anyhow::anyhow!("--root {}: {e}", capture.display()))?;
     let options = RunOptions {
         storage_dirs: args.storage_dir.clone(),
@@ -434,7 +435,7 @@ pub fn run_verdict(file: &ResultFile) -> Option<(u8, String)> {
 /// never removed silently) or listed by --plan-only.
 #[cfg(feature = "sys")]
 fn warn_storage(
-    devices: &[hwsurvey_bench::storage::device::DeviceDescription],
+    devices: &[hwsurvey_workloads::storage::device::DeviceDescription],
     dirs: &[PathBuf],
     plan_only: bool,
 ) {
@@ -443,11 +444,11 @@ fn warn_storage(
         errln!(
             "hwsurvey: warning: --storage-device {d} {will} overwritten: everything on it is destroyed \
              (no signature found by {})",
-            hwsurvey_bench::storage::blkid::checker()
+            hwsurvey_workloads::storage::blkid::checker()
         );
     }
     for dir in dirs {
-        for (path, pid) in hwsurvey_bench::storage::target::stale_test_files(dir) {
+        for (path, pid) in hwsurvey_workloads::storage::target::stale_test_files(dir) {
             if plan_only {
                 errln!(
                     "hwsurvey: note: {} was left by a killed hwsurvey run (pid {pid}); `run` removes it",
@@ -661,7 +662,7 @@ impl Observer for Progress {
         );
         file.qualification = serde_json::to_value(stored).ok();
     }
-    fn point_started(&mut self, point: &hwsurvey_bench::Point, index: usize, _total: usize) {
+    fn point_started(&mut self, point: &hwsurvey_engine::Point, index: usize, _total: usize) {
         self.done = index;
         self.bar.set_position(index as u64);
         let eta = eta_s(
@@ -701,8 +702,8 @@ impl Observer for Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hwsurvey_bench::plan::FamilyPlan;
-    use hwsurvey_bench::Point;
+    use hwsurvey_engine::plan::FamilyPlan;
+    use hwsurvey_engine::Point;
 
     fn point(family: &str, id: &str, threads: usize) -> Point {
         serde_json::from_value(serde_json::json!({

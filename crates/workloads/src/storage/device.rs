@@ -1,0 +1,445 @@
+//! Whether a raw block device may be written: no partitions, no signature that util-linux
+//! recognises (file system, RAID member, LVM PV, swap, crypto, partition table; through
+//! libblkid or its commands, see [`super::blkid`], failing closed), not mounted, not held by
+//! another driver (LVM, MD, dm-crypt), not in use as swap, and not opened exclusively by anyone
+//! (an `O_EXCL` open, with which the kernel itself refuses a device in use).
+//!
+//! Pure parts take text and return typed values: [`parse_mountinfo`] (/proc/self/mountinfo,
+//! proc(5) "mountinfo" fields), [`parse_swaps`] (/proc/swaps), [`decode_dev`] (glibc's
+//! major/minor encoding of `dev_t`), [`refusals`] (the decision); the two parsers are the
+//! probe's ([`hwsurvey_probe::mounts`]). [`inspect`] is the thin reader over
+//! /sys/dev/block/MAJ:MIN (`holders/`, partition subdirectories with a `partition` file and a
+//! `dev` file, read through [`hwsurvey_probe::block`]) and the signature scan; [`describe`]
+//! reads what a warning names (size, model, serial).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use hwsurvey_probe::{block, mounts, SysRoot};
+use serde::{Deserialize, Serialize};
+
+use super::blkid::{self, Found};
+
+pub use hwsurvey_probe::mounts::{parse_mountinfo, parse_swaps, MountEntry, MountinfoError};
+
+/// (major, minor) of a Linux `dev_t` as glibc encodes it (sys/sysmacros.h `gnu_dev_major`).
+pub fn decode_dev(dev: u64) -> (u32, u32) {
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    (major as u32, minor as u32)
+}
+
+/// What is known about a device for the decision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceFacts {
+    /// The path the user gave.
+    pub path: String,
+    /// Whether it is a block device node.
+    pub is_block_device: bool,
+    /// (major, minor).
+    pub dev: Option<(u32, u32)>,
+    /// Partitions of it (kernel names, `sdb1`) with their (major, minor).
+    pub partitions: Vec<(String, (u32, u32))>,
+    /// Entries of /sys/dev/block/MAJ:MIN/holders (`dm-0`, `md127`).
+    pub holders: Vec<String>,
+    /// Every signature found ([`blkid::scan`]).
+    pub signatures: Vec<Found>,
+    /// The checker that scanned it (`libblkid 2.38.1`, `wipefs (/usr/sbin/wipefs)`), or why no
+    /// checker could: then the device is refused.
+    pub signature_check: Result<String, String>,
+    /// The kernel refused an exclusive open (`O_EXCL`): the error, e.g. "Device or resource
+    /// busy". `None` when it succeeded or was not tried.
+    pub exclusive_open_error: Option<String>,
+}
+
+impl Default for DeviceFacts {
+    fn default() -> Self {
+        DeviceFacts {
+            path: String::new(),
+            is_block_device: false,
+            dev: None,
+            partitions: vec![],
+            holders: vec![],
+            signatures: vec![],
+            signature_check: Ok("not scanned".into()),
+            exclusive_open_error: None,
+        }
+    }
+}
+
+/// Why a device is refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum Refusal {
+    /// `--destructive` was not given.
+    NotDestructive,
+    /// Not a block device node.
+    NotABlockDevice,
+    /// It has partitions.
+    HasPartitions {
+        /// Their kernel names.
+        partitions: Vec<String>,
+    },
+    /// A filesystem, volume or partition-table signature was found.
+    HasSignature {
+        /// What and where.
+        signatures: Vec<Found>,
+        /// Which checker found them.
+        checker: String,
+    },
+    /// No checker could scan it for signatures: refused, never written blind.
+    SignatureUnchecked {
+        /// Why.
+        detail: String,
+    },
+    /// The kernel refused an exclusive open: something has it open exclusively (a mount, a
+    /// RAID or device-mapper member, swap, another program).
+    InUse {
+        /// The open's error.
+        detail: String,
+    },
+    /// It (or one of its partitions) is mounted.
+    Mounted {
+        /// Mount point.
+        mount_point: String,
+    },
+    /// Another driver holds it (device mapper, MD).
+    Held {
+        /// Holder names.
+        holders: Vec<String>,
+    },
+    /// It is an active swap area.
+    Swap,
+    /// Its facts could not be read.
+    Unreadable {
+        /// The error.
+        detail: String,
+    },
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::NotDestructive => f.write_str("writing a raw device needs --destructive"),
+            Refusal::NotABlockDevice => f.write_str("not a block device"),
+            Refusal::HasPartitions { partitions } => {
+                write!(f, "has partitions: {}", partitions.join(", "))
+            }
+            Refusal::HasSignature {
+                signatures,
+                checker,
+            } => {
+                let s: Vec<String> = signatures.iter().map(|s| s.to_string()).collect();
+                write!(
+                    f,
+                    "holds a signature: {} (found by {checker})",
+                    s.join(", ")
+                )
+            }
+            Refusal::SignatureUnchecked { detail } => {
+                write!(f, "cannot be checked for signatures: {detail}")
+            }
+            Refusal::InUse { detail } => {
+                write!(f, "in use (the kernel refused an exclusive open: {detail})")
+            }
+            Refusal::Mounted { mount_point } => write!(f, "mounted at {mount_point}"),
+            Refusal::Held { holders } => write!(f, "held by {}", holders.join(", ")),
+            Refusal::Swap => f.write_str("in use as swap"),
+            Refusal::Unreadable { detail } => write!(f, "cannot be inspected: {detail}"),
+        }
+    }
+}
+
+/// Every reason to refuse writing the device; empty means it may be used.
+pub fn refusals(
+    facts: &DeviceFacts,
+    destructive: bool,
+    mounts: &[MountEntry],
+    swaps: &[String],
+) -> Vec<Refusal> {
+    let mut r = Vec::new();
+    if !destructive {
+        r.push(Refusal::NotDestructive);
+    }
+    if !facts.is_block_device {
+        r.push(Refusal::NotABlockDevice);
+    }
+    if !facts.partitions.is_empty() {
+        r.push(Refusal::HasPartitions {
+            partitions: facts.partitions.iter().map(|p| p.0.clone()).collect(),
+        });
+    }
+    match &facts.signature_check {
+        Ok(checker) if !facts.signatures.is_empty() => r.push(Refusal::HasSignature {
+            signatures: facts.signatures.clone(),
+            checker: checker.clone(),
+        }),
+        Ok(_) => {}
+        Err(detail) => r.push(Refusal::SignatureUnchecked {
+            detail: detail.clone(),
+        }),
+    }
+    if let Some(detail) = &facts.exclusive_open_error {
+        r.push(Refusal::InUse {
+            detail: detail.clone(),
+        });
+    }
+    let mut devs: Vec<(u32, u32)> = facts.partitions.iter().map(|p| p.1).collect();
+    devs.extend(facts.dev);
+    let part_names: Vec<String> = facts
+        .partitions
+        .iter()
+        .map(|p| format!("/dev/{}", p.0))
+        .collect();
+    for m in mounts {
+        let by_dev = devs.contains(&(m.major, m.minor));
+        let by_source = m.source == facts.path || part_names.contains(&m.source);
+        if by_dev || by_source {
+            r.push(Refusal::Mounted {
+                mount_point: m.mount_point.clone(),
+            });
+        }
+    }
+    if !facts.holders.is_empty() {
+        r.push(Refusal::Held {
+            holders: facts.holders.clone(),
+        });
+    }
+    if swaps
+        .iter()
+        .any(|s| *s == facts.path || part_names.contains(s))
+    {
+        r.push(Refusal::Swap);
+    }
+    r
+}
+
+/// Devices (major, minor) this process has written: their data is ours (the precondition's
+/// pattern), so a later point of the same run does not scan them for signatures again.
+static WRITTEN: Mutex<BTreeSet<(u32, u32)>> = Mutex::new(BTreeSet::new());
+
+/// Records that this process is about to write device `dev` (after every check passed).
+pub fn mark_written(dev: (u32, u32)) {
+    if let Ok(mut w) = WRITTEN.lock() {
+        w.insert(dev);
+    }
+}
+
+fn written_by_us(dev: Option<(u32, u32)>) -> bool {
+    dev.is_some_and(|d| WRITTEN.lock().is_ok_and(|w| w.contains(&d)))
+}
+
+/// Reads the facts of `path` from the live system: node type and number (stat), partitions and
+/// holders of /sys/dev/block/MAJ:MIN under `root` (the probe's [`block`] readers), every signature ([`blkid::scan`], read only;
+/// skipped for a device this process already wrote, see [`mark_written`]). The exclusive open
+/// is tried by [`check_device`], not here.
+pub fn inspect(path: &Path, root: &SysRoot) -> DeviceFacts {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let mut facts = DeviceFacts {
+        path: path.display().to_string(),
+        ..Default::default()
+    };
+    let Ok(md) = std::fs::metadata(path) else {
+        return facts;
+    };
+    facts.is_block_device = md.file_type().is_block_device();
+    if facts.is_block_device {
+        let dev = decode_dev(md.rdev());
+        facts.dev = Some(dev);
+        if let Some(dir) = block::device_dir(root, dev.0, dev.1) {
+            facts.holders = block::holders(root, &dir);
+            facts.partitions = block::partitions(root, &dir);
+        }
+    }
+    if written_by_us(facts.dev) {
+        facts.signature_check = Ok("not scanned: written by this run".into());
+        return facts;
+    }
+    match blkid::scan(path) {
+        Ok(scan) => {
+            facts.signatures = scan.found;
+            facts.signature_check = Ok(scan.checker);
+        }
+        Err(e) => facts.signature_check = Err(e),
+    }
+    facts
+}
+
+/// Tries an exclusive read-only open (`O_RDONLY | O_EXCL`) of a block device: on Linux this
+/// claims the device like a mount does, and fails with EBUSY while anything else holds it
+/// (mounted, an MD or device-mapper member, active swap, another exclusive opener). The claim
+/// ends when the file closes. Returns the error text, `None` when it succeeded.
+#[cfg(feature = "sys")]
+pub fn exclusive_open_error(path: &Path) -> Option<String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_EXCL.bits())
+        .open(path)
+        .err()
+        .map(|e| e.to_string())
+}
+
+/// Inspects `path` and decides, reading /proc/self/mountinfo and /proc/swaps (through the
+/// probe's [`mounts`] readers), and (with the
+/// `sys` feature) trying an exclusive open of a block device. Returns the refusals (empty: may
+/// be written).
+pub fn check_device(path: &Path, destructive: bool) -> Vec<Refusal> {
+    let root = SysRoot::live();
+    #[allow(unused_mut)]
+    let mut facts = inspect(path, &root);
+    #[cfg(feature = "sys")]
+    if facts.is_block_device {
+        facts.exclusive_open_error = exclusive_open_error(path);
+    }
+    let mounts = match mounts::read_mountinfo(&root) {
+        Ok(m) => m,
+        Err(detail) => return vec![Refusal::Unreadable { detail }],
+    };
+    let swaps = mounts::read_swaps(&root);
+    refusals(&facts, destructive, &mounts, &swaps)
+}
+
+/// Checks the `--storage-device` list before a run (and for `--plan-only`): every device as
+/// [`check_device`] (which needs `destructive`), and no device named twice (same device
+/// number under two names, e.g. a `/dev/disk/by-id` link). Returns what a warning names about
+/// each, in order.
+///
+/// Errors: [`super::StorageError::DeviceRefused`] for the first refused device, every reason
+/// on one line.
+pub fn check_storage_devices(
+    devices: &[PathBuf],
+    destructive: bool,
+) -> Result<Vec<DeviceDescription>, super::StorageError> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out: Vec<(Option<(u32, u32)>, DeviceDescription)> = Vec::new();
+    for path in devices {
+        let refused = check_device(path, destructive);
+        if !refused.is_empty() {
+            let reasons: Vec<String> = refused.iter().map(|r| r.to_string()).collect();
+            return Err(super::StorageError::DeviceRefused {
+                device: path.display().to_string(),
+                reasons: reasons.join("; "),
+            });
+        }
+        let dev = std::fs::metadata(path).ok().map(|m| decode_dev(m.rdev()));
+        if let Some((_, first)) = out.iter().find(|(d, _)| d.is_some() && *d == dev) {
+            return Err(super::StorageError::DeviceRefused {
+                device: path.display().to_string(),
+                reasons: format!(
+                    "the same device as --storage-device {}; name each device once",
+                    first.path
+                ),
+            });
+        }
+        out.push((dev, describe(path, &SysRoot::live())));
+    }
+    Ok(out.into_iter().map(|(_, d)| d).collect())
+}
+
+/// What a warning names about a device that is about to be overwritten.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceDescription {
+    /// The path the user gave.
+    pub path: String,
+    /// Kernel name (`sdb`, `nvme1n1`, `loop3`), from /sys/dev/block/MAJ:MIN.
+    pub kernel_name: Option<String>,
+    /// Size in bytes: /sys/block/NAME/size (512-byte sectors) x 512.
+    pub size_bytes: Option<u64>,
+    /// /sys/block/NAME/device/model, trimmed.
+    pub model: Option<String>,
+    /// /sys/block/NAME/device/serial or /sys/block/NAME/serial (virtio), trimmed.
+    pub serial: Option<String>,
+    /// Names in /dev/disk/by-id that point at it (`nvme-Samsung_SSD_980_S64DNX0R123456`).
+    pub by_id: Vec<String>,
+    /// For a loop device: /sys/block/NAME/loop/backing_file.
+    pub backing_file: Option<String>,
+}
+
+impl std::fmt::Display for DeviceDescription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let unknown = |v: &Option<String>| v.clone().unwrap_or_else(|| "unknown".into());
+        write!(
+            f,
+            "{} ({}, {}, model {}, serial {}",
+            self.path,
+            self.kernel_name.as_deref().unwrap_or("no kernel name"),
+            self.size_bytes
+                .map(|b| format!(
+                    "{} bytes = {}",
+                    b,
+                    hwsurvey_model::units::format_bytes_binary(b)
+                ))
+                .unwrap_or_else(|| "size unknown".into()),
+            unknown(&self.model),
+            unknown(&self.serial),
+        )?;
+        if let Some(first) = self.by_id.first() {
+            write!(f, ", /dev/disk/by-id/{first}")?;
+        }
+        if let Some(b) = &self.backing_file {
+            write!(f, ", loop over {b}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// Reads [`DeviceDescription`] of `path` from the live system (sysfs under `root` through the
+/// probe's [`block`] readers, links under `/dev/disk/by-id`). Facts that cannot be read stay
+/// `None`.
+pub fn describe(path: &Path, root: &SysRoot) -> DeviceDescription {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let mut d = DeviceDescription {
+        path: path.display().to_string(),
+        ..Default::default()
+    };
+    let Ok(md) = std::fs::metadata(path) else {
+        return d;
+    };
+    if !md.file_type().is_block_device() {
+        return d;
+    }
+    let (ma, mi) = decode_dev(md.rdev());
+    let Some(real) = block::device_dir(root, ma, mi) else {
+        return d;
+    };
+    let read = |name: &str| block::attribute(root, &format!("{real}/{name}"));
+    d.size_bytes = read("size")
+        .and_then(|s| s.parse::<u64>().ok())
+        .map(|sectors| sectors.saturating_mul(512));
+    d.model = read("device/model");
+    d.serial = read("device/serial").or_else(|| read("serial"));
+    d.backing_file = read("loop/backing_file");
+    d.kernel_name = real.rsplit('/').next().map(str::to_string);
+    if let Ok(rd) = std::fs::read_dir("/dev/disk/by-id") {
+        let mut ids: Vec<String> = rd
+            .flatten()
+            .filter(|e| {
+                std::fs::metadata(e.path()).is_ok_and(|m| {
+                    m.file_type().is_block_device() && decode_dev(m.rdev()) == (ma, mi)
+                })
+            })
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        ids.sort();
+        d.by_id = ids;
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dev_t_encoding() {
+        // makedev(254, 0) and makedev(259, 65536+3) as glibc builds them.
+        assert_eq!(decode_dev(0xfe00), (254, 0));
+        fn makedev(ma: u64, mi: u64) -> u64 {
+            ((ma & 0xfff) << 8) | ((ma & !0xfff) << 32) | (mi & 0xff) | ((mi & !0xff) << 12)
+        }
+        assert_eq!(decode_dev(makedev(259, 65539)), (259, 65539));
+        assert_eq!(decode_dev(makedev(8, 17)), (8, 17));
+    }
+}
