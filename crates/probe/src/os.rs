@@ -19,6 +19,9 @@ pub use crate::binary::{compare_binary, parse_elf_header, BinaryElf, BinaryVsKer
 use crate::live::{read_live_facts, LIVE_FACTS_PATH};
 use crate::{ProbeError, SysRoot};
 
+mod cgroup;
+pub use cgroup::{parse_cpu_max, Cgroup, CgroupVersion, CpuMax};
+
 /// Everything probed about the OS.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Os {
@@ -236,41 +239,6 @@ pub struct Vulnerability {
     pub status: String,
 }
 
-/// cgroup version in force for a controller.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CgroupVersion {
-    /// cgroup v1 (per-controller hierarchies).
-    V1,
-    /// cgroup v2 (unified).
-    V2,
-}
-
-/// A CPU bandwidth limit (`cpu.max` or `cpu.cfs_quota_us`/`cpu.cfs_period_us`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CpuMax {
-    /// Quota per period, microseconds; `None` = no limit (`max` or -1).
-    pub quota_us: Option<u64>,
-    /// Period, microseconds.
-    pub period_us: u64,
-}
-
-/// This process's cgroup limits.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Cgroup {
-    /// Version governing the cpu controller.
-    pub cpu_version: Option<CgroupVersion>,
-    /// Version governing the memory controller.
-    pub memory_version: Option<CgroupVersion>,
-    /// CPU bandwidth limit.
-    pub cpu_max: Probed<CpuMax>,
-    /// `cpuset.cpus.effective` (v2) or `cpuset.cpus` (v1).
-    pub cpuset_cpus: Probed<CpuSet>,
-    /// `memory.max` (v2) or `memory.limit_in_bytes` (v1), bytes; `None` = unlimited
-    /// (`max`, or v1's page-rounded i64::MAX).
-    pub memory_max_bytes: Probed<Option<u64>>,
-}
-
 fn probed<T>(r: Result<T, ProbeError>) -> Probed<T> {
     match r {
         Ok(v) => Probed::Known(v),
@@ -445,192 +413,6 @@ fn vulnerabilities(root: &SysRoot) -> Probed<Vec<Vulnerability>> {
     }
 }
 
-/// Parses v2 `cpu.max` (`max 100000`, `50000 100000`).
-pub fn parse_cpu_max(text: &str) -> Option<CpuMax> {
-    let mut w = text.split_whitespace();
-    let quota = w.next()?;
-    let period_us: u64 = w.next()?.parse().ok()?;
-    let quota_us = if quota == "max" {
-        None
-    } else {
-        Some(quota.parse().ok()?)
-    };
-    Some(CpuMax {
-        quota_us,
-        period_us,
-    })
-}
-
-/// `/proc/self/cgroup` lines: (hierarchy id, controllers, path).
-fn cgroup_lines(text: &str) -> Vec<(String, Vec<String>, String)> {
-    text.lines()
-        .filter_map(|l| {
-            let mut parts = l.splitn(3, ':');
-            let id = parts.next()?.to_string();
-            let ctrls = parts.next()?;
-            let path = parts.next()?.to_string();
-            let ctrls = ctrls
-                .split(',')
-                .filter(|c| !c.is_empty())
-                .map(str::to_string)
-                .collect();
-            Some((id, ctrls, path))
-        })
-        .collect()
-}
-
-/// The first of `candidates` that exists, read.
-fn first_existing(root: &SysRoot, candidates: &[String]) -> Result<(String, String), ProbeError> {
-    let mut first_err = None;
-    for c in candidates {
-        match root.read_value(c) {
-            Ok(v) => return Ok((c.clone(), v)),
-            Err(e) => {
-                first_err.get_or_insert(e);
-            }
-        }
-    }
-    Err(first_err.unwrap_or(ProbeError::Missing {
-        path: "/sys/fs/cgroup".into(),
-    }))
-}
-
-fn cgroup(root: &SysRoot) -> Probed<Cgroup> {
-    const SELF: &str = "/proc/self/cgroup";
-    let text = match root.read(SELF) {
-        Ok(t) => t,
-        Err(e) => return Probed::Unknown(e.into()),
-    };
-    let lines = cgroup_lines(&text);
-    if lines.is_empty() {
-        return Probed::Unknown(
-            ProbeError::invalid(SELF, "\"id:controllers:path\" lines", &text).into(),
-        );
-    }
-    let v1 = |ctrl: &str| {
-        lines
-            .iter()
-            .find(|(_, c, _)| c.iter().any(|x| x == ctrl))
-            .map(|(_, c, p)| (c.join(","), p.clone()))
-    };
-    let v2_path = lines
-        .iter()
-        .find(|(id, c, _)| id == "0" && c.is_empty())
-        .map(|(_, _, p)| p.clone());
-    let under = |mount: &str, path: &str, file: &str| -> Vec<String> {
-        let mount = mount.trim_end_matches('/');
-        let path = path.trim_end_matches('/');
-        let mut v = vec![format!("{mount}{path}/{file}")];
-        if !path.is_empty() {
-            v.push(format!("{mount}/{file}"));
-        }
-        v
-    };
-    let v2_has = |file: &str| -> bool {
-        v2_path.as_deref().is_some_and(|p| {
-            under("/sys/fs/cgroup", p, file)
-                .iter()
-                .any(|c| root.exists(c))
-        })
-    };
-
-    // CPU bandwidth.
-    let (cpu_version, cpu_max) = if let Some((mount, path)) = v1("cpu") {
-        let base = format!("/sys/fs/cgroup/{mount}");
-        let q = first_existing(root, &under(&base, &path, "cpu.cfs_quota_us"));
-        let p = first_existing(root, &under(&base, &path, "cpu.cfs_period_us"));
-        let r = match (q, p) {
-            (Ok((qp, q)), Ok((pp, p))) => {
-                let quota: Result<i64, _> = q.parse();
-                let period: Result<u64, _> = p.parse();
-                match (quota, period) {
-                    (Ok(q), Ok(period_us)) => Ok(CpuMax {
-                        quota_us: u64::try_from(q).ok(),
-                        period_us,
-                    }),
-                    (Err(_), _) => Err(ProbeError::invalid(qp, "microseconds or -1", &q)),
-                    (_, Err(_)) => Err(ProbeError::invalid(pp, "microseconds", &p)),
-                }
-            }
-            (Err(e), _) | (_, Err(e)) => Err(e),
-        };
-        (Some(CgroupVersion::V1), probed(r))
-    } else if let Some(path) = v2_path.as_deref() {
-        let r =
-            first_existing(root, &under("/sys/fs/cgroup", path, "cpu.max")).and_then(|(p, t)| {
-                parse_cpu_max(&t).ok_or_else(|| ProbeError::invalid(p, "\"max|QUOTA PERIOD\"", &t))
-            });
-        (Some(CgroupVersion::V2), probed(r))
-    } else {
-        (
-            None,
-            Probed::Unknown(ProbeError::invalid(SELF, "a cpu or unified hierarchy", &text).into()),
-        )
-    };
-
-    // cpuset.
-    let cpuset_files = if let Some((mount, path)) = v1("cpuset") {
-        under(&format!("/sys/fs/cgroup/{mount}"), &path, "cpuset.cpus")
-    } else if let Some(path) = v2_path.as_deref() {
-        under("/sys/fs/cgroup", path, "cpuset.cpus.effective")
-    } else {
-        Vec::new()
-    };
-    let cpuset_cpus = probed(first_existing(root, &cpuset_files).and_then(|(p, t)| {
-        CpuSet::parse_list(&t).map_err(|e| ProbeError::invalid(p, "a CPU list", &e.input))
-    }));
-
-    // Memory.
-    let (memory_version, memory_max_bytes) = if let Some((mount, path)) = v1("memory") {
-        let r = first_existing(
-            root,
-            &under(
-                &format!("/sys/fs/cgroup/{mount}"),
-                &path,
-                "memory.limit_in_bytes",
-            ),
-        )
-        .and_then(|(p, t)| {
-            // v1 writes PAGE_COUNTER_MAX * page size (i64::MAX rounded down to a page) for none.
-            t.parse::<u64>()
-                .map(|v| (v < (1u64 << 62)).then_some(v))
-                .map_err(|_| ProbeError::invalid(p, "bytes", &t))
-        });
-        (Some(CgroupVersion::V1), probed(r))
-    } else if v2_has("memory.max") {
-        let path = v2_path.as_deref().unwrap_or("/");
-        let r = first_existing(root, &under("/sys/fs/cgroup", path, "memory.max")).and_then(
-            |(p, t)| {
-                if t == "max" {
-                    Ok(None)
-                } else {
-                    t.parse::<u64>()
-                        .map(Some)
-                        .map_err(|_| ProbeError::invalid(p, "bytes or max", &t))
-                }
-            },
-        );
-        (Some(CgroupVersion::V2), probed(r))
-    } else {
-        (
-            v2_path.as_ref().map(|_| CgroupVersion::V2),
-            Probed::Unknown(Unknown::Other {
-                detail: "no memory controller file for this cgroup (the root cgroup has no \
-                         memory.max)"
-                    .into(),
-            }),
-        )
-    };
-
-    Probed::Known(Cgroup {
-        cpu_version,
-        memory_version,
-        cpu_max,
-        cpuset_cpus,
-        memory_max_bytes,
-    })
-}
-
 fn binary(root: &SysRoot) -> Probed<BinaryElf> {
     if !root.is_live() {
         // A snapshot made by `hwsurvey snapshot` keeps the binary that took it.
@@ -687,7 +469,7 @@ pub fn probe(root: &SysRoot) -> Os {
         numa_balancing: probed(root.read_parsed("/proc/sys/kernel/numa_balancing", "0..3")),
         ksm_run: probed(root.read_parsed("/sys/kernel/mm/ksm/run", "0, 1 or 2")),
         vulnerabilities: vulnerabilities(root),
-        cgroup: cgroup(root),
+        cgroup: cgroup::probe(root),
         binary,
         binary_vs_kernel,
         virtualization: Probed::Known(crate::virt::probe(root)),
@@ -872,78 +654,4 @@ pub fn summary(os: &Os) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn binary_findings() {
-        let b = |bits, m: u16, name: &str| BinaryElf {
-            class_bits: bits,
-            e_machine: m,
-            machine_name: name.into(),
-            endianness: "little".into(),
-        };
-        assert!(compare_binary("x86_64", &b(64, 62, "X86_64")).native);
-        let f = compare_binary("x86_64", &b(32, 3, "386"));
-        assert!(!f.native);
-        assert!(f
-            .finding
-            .unwrap()
-            .contains("32-bit 386 binary on a 64-bit x86_64 kernel"));
-        let f = compare_binary("x86_64", &b(64, 183, "AARCH64"));
-        assert!(f.finding.unwrap().contains("emulated"));
-        assert!(compare_binary("sparc64", &b(64, 43, "SPARCV9")).native);
-        assert_eq!(
-            compare_binary("sparc64", &b(64, 43, "SPARCV9")).kernel_bits,
-            Some(64)
-        );
-        // compat pairs come from the one table: SPARC32PLUS on sparc64, arm on aarch64
-        let f = compare_binary("sparc64", &b(32, 18, "SPARC32PLUS"));
-        assert!(f.finding.unwrap().contains("(compat mode)"));
-        let f = compare_binary("aarch64", &b(32, 40, "arm"));
-        assert!(f.finding.unwrap().contains("(compat mode)"));
-        assert!(compare_binary("vax", &b(32, 75, "VAX"))
-            .kernel_bits
-            .is_none());
-    }
-
-    #[test]
-    fn header_of_this_test_binary() {
-        let bytes = std::fs::read(std::env::current_exe().unwrap()).unwrap();
-        let b = parse_elf_header(&bytes[..64]).unwrap();
-        assert_eq!(b.class_bits as usize, 8 * std::mem::size_of::<usize>());
-        let expected = if cfg!(target_arch = "x86_64") {
-            (62, "x86_64")
-        } else if cfg!(target_arch = "aarch64") {
-            (183, "aarch64")
-        } else if cfg!(target_arch = "sparc64") {
-            (43, "SPARCV9")
-        } else {
-            (b.e_machine, b.machine_name.as_str())
-        };
-        assert_eq!((b.e_machine, b.machine_name.as_str()), expected);
-        assert_eq!(
-            parse_elf_header(b"hello world").unwrap_err(),
-            "not an ELF file: expected magic 7f 45 4c 46, found 68 65 6c 6c"
-        );
-    }
-
-    #[test]
-    fn cpu_max_forms() {
-        assert_eq!(
-            parse_cpu_max("max 100000\n"),
-            Some(CpuMax {
-                quota_us: None,
-                period_us: 100000
-            })
-        );
-        assert_eq!(
-            parse_cpu_max("50000 100000"),
-            Some(CpuMax {
-                quota_us: Some(50000),
-                period_us: 100000
-            })
-        );
-        assert_eq!(parse_cpu_max("x"), None);
-    }
-}
+mod tests;
