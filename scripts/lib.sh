@@ -26,6 +26,7 @@ git                         git                         # crates/workloads/build
 # scripts/fresh-check: a fresh Debian 12 root, bound host directories
 debootstrap                 debootstrap                 # scripts/fresh-check: the base root
 chroot                      coreutils                   # scripts/fresh-check: the README commands in the root
+df                          coreutils                   # scripts/fresh-check: free space before the root is built
 mount                       mount                       # scripts/fresh-check: /proc, /sys, /dev, toolchain, ../shared
 umount                      mount                       # scripts/fresh-check: on every exit path
 findmnt                     util-linux                  # scripts/fresh-check: what is still mounted
