@@ -143,10 +143,14 @@ fn different_profile_versions_need_force() {
 }
 
 /// Writes the first synthetic result with `edit` applied to its JSON, as `name`.
+/// The first sample as a result file on disk (schema version 2: plain values), edited.
 fn edited(dir: &Path, name: &str, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
-    let mut v = serde_json::to_value(&hwsurvey_report::sample::three()[0]).unwrap();
-    edit(&mut v);
     let p = dir.join(name);
+    hwsurvey_report::sample::three()[0]
+        .write_atomic(&p)
+        .unwrap();
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+    edit(&mut v);
     std::fs::write(&p, serde_json::to_vec(&v).unwrap()).unwrap();
     p
 }
@@ -252,10 +256,10 @@ fn inconsistent_statistics_sizes_and_strings_are_refused_by_compare() {
         (
             "host.json",
             Box::new(|v| {
-                *v.pointer_mut("/environment/hostname/known").unwrap() =
+                *v.pointer_mut("/environment/hostname").unwrap() =
                     serde_json::json!("h\u{1b}[2J".repeat(1 << 18));
             }),
-            "host.json: at environment.hostname.known: \"h\\u{1b}[2Jh\\u{1b}[2Jh…".to_string(),
+            "host.json: at environment.hostname: \"h\\u{1b}[2Jh\\u{1b}[2Jh…".to_string(),
         ),
     ];
     for (name, edit, expect) in cases {

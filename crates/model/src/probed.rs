@@ -107,28 +107,39 @@ impl<T: std::fmt::Display> Probed<T> {
     }
 }
 
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Probed<T> {
+impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Probed<T> {
+    /// Read through a JSON value and dispatched by hand (not an untagged enum), so that a
+    /// value of the wrong type keeps serde's own message (`invalid type: string "x", expected
+    /// u64`) instead of "did not match any variant".
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(rename_all = "snake_case")]
-        enum Tagged<T> {
-            Known(T),
-            Unknown(Unknown),
+        use serde::de::Error as _;
+        let v = serde_json::Value::deserialize(d)?;
+        match as_tagged(&v) {
+            Some(Ok(known)) => {
+                return T::deserialize(known.clone())
+                    .map(Probed::Known)
+                    .map_err(D::Error::custom)
+            }
+            Some(Err(reason)) => {
+                return Unknown::deserialize(reason.clone())
+                    .map(Probed::Unknown)
+                    .map_err(D::Error::custom)
+            }
+            None => {}
         }
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Wire<T> {
-            Tagged(Tagged<T>),
-            Plain(T),
-            Null(()),
+        if v.is_null() {
+            // an Option is known to be absent; any other type is unknown without a reason
+            return Ok(T::deserialize(serde_json::Value::Null)
+                .map(Probed::Known)
+                .unwrap_or_else(|_| {
+                    Probed::Unknown(Unknown::Other {
+                        detail: "unknown (null, no reason recorded)".into(),
+                    })
+                }));
         }
-        Ok(match Wire::deserialize(d)? {
-            Wire::Tagged(Tagged::Known(v)) | Wire::Plain(v) => Probed::Known(v),
-            Wire::Tagged(Tagged::Unknown(u)) => Probed::Unknown(u),
-            Wire::Null(()) => Probed::Unknown(Unknown::Other {
-                detail: "unknown (null, no reason recorded)".into(),
-            }),
-        })
+        T::deserialize(v)
+            .map(Probed::Known)
+            .map_err(D::Error::custom)
     }
 }
 
@@ -288,7 +299,14 @@ mod tests {
             serde_json::from_str(r#"{"n": {"unknown": {"reason": "missing", "path": "/x"}}}"#)
                 .unwrap();
         assert!(unknown.n.why_unknown().is_some());
-        assert!(serde_json::from_str::<Holder>(r#"{"n": "four"}"#).is_err());
+        let e = serde_json::from_str::<Holder>(r#"{"n": "four"}"#)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("invalid type: string \"four\", expected u32"),
+            "{e}"
+        );
         // null: unknown for a plain type, known-absent for an Option
         let null: Holder = serde_json::from_str(r#"{"n": null, "limit": null}"#).unwrap();
         assert!(null.n.why_unknown().is_some());

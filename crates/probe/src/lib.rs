@@ -68,7 +68,8 @@ impl Machine {
     /// The JSON document of [`MACHINE_SCHEMA_VERSION`] 2 (what `hwsurvey probe --json` prints
     /// and result files hold): plain values, `null` for unknown, the reasons in `"unknown"`.
     pub fn document(&self) -> serde_json::Value {
-        let tagged = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
+        // a Machine is plain data (strings, numbers, maps with string keys): it always serializes
+        let tagged = serde_json::to_value(self).expect("a Machine serializes to JSON");
         let mut doc = hwsurvey_model::probed::to_plain(&tagged);
         doc["schema_version"] = MACHINE_SCHEMA_VERSION.into();
         doc

@@ -91,6 +91,15 @@ mod tests {
             serde_json::to_value(m).unwrap()
         };
         assert_eq!(typed(&v2.machine), typed(&v1.machine));
+        // a value of the wrong type is named by its path in the file, with serde's message
+        let mut bad = raw.clone();
+        bad["environment"]["hostname"] = serde_json::json!(5);
+        let e = crate::parse("bad.json", &serde_json::to_vec(&bad).unwrap()).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("at environment.hostname: invalid type: integer `5`, expected a string"),
+            "{e}"
+        );
         // a reason that names no null is an error naming the member and the pointer
         let mut bad = raw.clone();
         bad["machine"]["unknown"]["/cpu/online"] =

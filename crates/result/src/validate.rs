@@ -258,7 +258,11 @@ impl ResultFile {
                 .unwrap_or_default();
             ResultError::Invalid {
                 path: path.into(),
-                detail: format!("at {}{test}: {}", p.field, p.problem),
+                detail: format!(
+                    "at {}{test}: {}",
+                    crate::load::field_on_disk(&p.field, u64::from(self.schema_version)),
+                    p.problem
+                ),
             }
         };
         let mut seen = std::collections::BTreeSet::new();

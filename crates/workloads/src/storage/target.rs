@@ -28,24 +28,23 @@ fn register(p: &Path) {
     hwsurvey_engine::signals::on_forced_exit(|| {
         remove_live_test_files();
     });
-    if let Ok(mut v) = LIVE.lock() {
-        v.push(p.to_path_buf());
-    }
+    live().push(p.to_path_buf());
+}
+
+/// The list of this process's test files, also after a panic while it was held (a poisoned
+/// lock): the files must still be removed on the signal and panic paths.
+fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn unregister(p: &Path) {
-    if let Ok(mut v) = LIVE.lock() {
-        v.retain(|x| x != p);
-    }
+    live().retain(|x| x != p);
 }
 
 /// Removes every test file this process still has (for a signal or panic path); returns how
 /// many were removed.
 pub fn remove_live_test_files() -> usize {
-    let paths: Vec<PathBuf> = LIVE
-        .lock()
-        .map(|mut v| std::mem::take(&mut *v))
-        .unwrap_or_default();
+    let paths: Vec<PathBuf> = std::mem::take(&mut *live());
     paths
         .iter()
         .filter(|p| std::fs::remove_file(p).is_ok())
@@ -54,7 +53,7 @@ pub fn remove_live_test_files() -> usize {
 
 /// Paths of the test files this process has now.
 pub fn live_test_files() -> Vec<PathBuf> {
-    LIVE.lock().map(|v| v.clone()).unwrap_or_default()
+    live().clone()
 }
 
 /// The pid in a test file name `.hwsurvey-storage-<pid>-<n>.tmp`, if the name has that form.
