@@ -70,8 +70,16 @@ impl Machine {
     pub fn document(&self) -> serde_json::Value {
         // a Machine is plain data (strings, numbers, maps with string keys): it always serializes
         let tagged = serde_json::to_value(self).expect("a Machine serializes to JSON");
-        let mut doc = hwsurvey_model::probed::to_plain(&tagged);
-        doc["schema_version"] = MACHINE_SCHEMA_VERSION.into();
+        Machine::document_of(&tagged)
+    }
+
+    /// [`Machine::document`] of a machine held in its tagged JSON form (as a result file
+    /// keeps it in memory, possibly written by an older hwsurvey).
+    pub fn document_of(tagged: &serde_json::Value) -> serde_json::Value {
+        let mut doc = hwsurvey_model::probed::to_plain(tagged);
+        if let Some(top) = doc.as_object_mut() {
+            top.insert("schema_version".into(), MACHINE_SCHEMA_VERSION.into());
+        }
         doc
     }
 

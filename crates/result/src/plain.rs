@@ -24,8 +24,7 @@ pub(crate) fn to_file_form(mut file: Value) -> Value {
     };
     top.insert("schema_version".into(), crate::RESULT_SCHEMA_VERSION.into());
     if let Some(m) = top.get("machine") {
-        let mut doc = hwsurvey_model::probed::to_plain(m);
-        doc["schema_version"] = hwsurvey_probe::MACHINE_SCHEMA_VERSION.into();
+        let doc = hwsurvey_probe::Machine::document_of(m);
         top.insert("machine".into(), doc);
     }
     let mut reasons = serde_json::Map::new();
