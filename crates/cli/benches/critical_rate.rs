@@ -29,10 +29,9 @@ use std::process::Command;
 
 use hwsurvey_result::ResultFile;
 
+/// `/proc/loadavg`'s three averages, read by the probe layer.
 fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|e| format!("unknown (/proc/loadavg: {e})"))
+    hwsurvey_probe::run_env::load_average_line(&hwsurvey_probe::SysRoot::live())
 }
 
 /// (critical rate ops/s or the reason there is none, closed-loop start ops/s).

@@ -25,10 +25,9 @@ use hwsurvey_result::ResultFile;
 /// Allowed relative error of a family's estimate (issue 13).
 const TOLERANCE: f64 = 0.25;
 
+/// `/proc/loadavg`'s three averages, read by the probe layer.
 fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|e| format!("unknown (/proc/loadavg: {e})"))
+    hwsurvey_probe::run_env::load_average_line(&hwsurvey_probe::SysRoot::live())
 }
 
 /// Prints the per-family table of `file` and its figure line.

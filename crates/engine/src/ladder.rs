@@ -40,10 +40,7 @@ impl Rung {
     /// The thread part of a point id: `threads=48`, or `threads=48/cores` for a rung of its
     /// own.
     pub fn id_part(&self) -> String {
-        match &self.own {
-            Some(name) => format!("threads={}/{name}", self.threads),
-            None => format!("threads={}", self.threads),
-        }
+        hwsurvey_result::plan::rung_id_part(self.threads, self.own.as_deref())
     }
 }
 

@@ -469,38 +469,7 @@ mod sys {
 mod tests {
     use super::*;
 
-    // An excerpt of a real /proc/self/smaps (x86_64, Linux 6.1): a THP-backed anonymous region
-    // and a hugetlb region.
-    const SMAPS: &str = "\
-55d0c8a00000-55d0c8a21000 rw-p 00000000 00:00 0                          [heap]
-Size:                132 kB
-KernelPageSize:        4 kB
-MMUPageSize:           4 kB
-Rss:                   8 kB
-AnonHugePages:         0 kB
-Private_Hugetlb:       0 kB
-THPeligible:    0
-VmFlags: rd wr mr mw me ac sd
-7f2a40000000-7f2a40800000 rw-p 00000000 00:00 0
-Size:               8192 kB
-KernelPageSize:        4 kB
-MMUPageSize:           4 kB
-Rss:                8192 kB
-AnonHugePages:      6144 kB
-Shared_Hugetlb:        0 kB
-Private_Hugetlb:       0 kB
-THPeligible:    1
-VmFlags: rd wr mr mw me ac sd hg
-7f2a80000000-7f2a80400000 rw-p 00000000 00:0f 1234                       /anon_hugepage (deleted)
-Size:               4096 kB
-KernelPageSize:     2048 kB
-MMUPageSize:        2048 kB
-Rss:                   0 kB
-AnonHugePages:         0 kB
-Shared_Hugetlb:        0 kB
-Private_Hugetlb:    4096 kB
-VmFlags: rd wr mr mw me de ht sd
-";
+    use hwsurvey_testkit::SMAPS_EXCERPT as SMAPS;
 
     #[test]
     fn backing_fraction_and_match() {

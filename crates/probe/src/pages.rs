@@ -229,15 +229,6 @@ pub fn parse_hugepages_dir_name(name: &str) -> Option<u64> {
         .filter(|s| *s > 0)
 }
 
-/// `KernelPageSize:        4 kB` of a smaps text, bytes.
-pub fn parse_smaps_kernel_page_size(text: &str) -> Option<u64> {
-    text.lines()
-        .find_map(|l| l.strip_prefix("KernelPageSize:"))
-        .and_then(|v| v.trim().strip_suffix("kB"))
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .and_then(|v| v.checked_mul(1024))
-}
-
 /// The huge page lines of /proc/meminfo: the default size's pool and, since Linux 4.16,
 /// `Hugetlb:` (all sizes together, kB = KiB).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -507,7 +498,7 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
     .or_else(|| {
         root.read("/proc/self/smaps")
             .ok()
-            .and_then(|t| parse_smaps_kernel_page_size(&t))
+            .and_then(|t| crate::smaps::first_kernel_page_size(&t))
             .map(|s| (s, "/proc/self/smaps KernelPageSize".to_string()))
     })
     .or_else(|| infer_base_page_size(arch, &sizes));

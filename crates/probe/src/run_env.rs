@@ -153,6 +153,19 @@ pub fn parse_loadavg(text: &str) -> Option<[f64; 3]> {
     Some([it.next()??, it.next()??, it.next()??])
 }
 
+/// The 1, 5 and 15 minute load averages of `/proc/loadavg` under `root` as one line for a
+/// benchmark's log (`0.52 0.58 0.59`), or why there are none (`unreadable: /proc/loadavg: ...`,
+/// `unparsable: /proc/loadavg holds "..."`).
+pub fn load_average_line(root: &SysRoot) -> String {
+    match root.read("/proc/loadavg") {
+        Ok(t) => match parse_loadavg(&t) {
+            Some([a, b, c]) => format!("{a:.2} {b:.2} {c:.2}"),
+            None => format!("unparsable: /proc/loadavg holds {:?}", t.trim()),
+        },
+        Err(e) => format!("unreadable: {e}"),
+    }
+}
+
 /// Parses a cache `size` file: `32K`, `8192K`, `2M` (K = KiB, M = MiB), or plain bytes.
 pub fn parse_cache_size(text: &str) -> Option<u64> {
     let t = text.trim();

@@ -121,6 +121,22 @@ pub fn parse_smaps(text: &str, source_name: &str) -> Result<Vec<SmapsMapping>, S
     Ok(out)
 }
 
+/// The page size the kernel backs the first mapping with (its `KernelPageSize`, bytes), read
+/// with [`parse_smaps`]. A damaged text (a capture cut short mid-line) still yields the size of
+/// the mappings before the first bad line. `None` when no intact mapping states a size above 0.
+pub fn first_kernel_page_size(text: &str) -> Option<u64> {
+    let maps = match parse_smaps(text, "smaps text") {
+        Ok(maps) => maps,
+        Err(e) => {
+            let intact: Vec<&str> = text.lines().take(e.line.saturating_sub(1)).collect();
+            parse_smaps(&intact.join("\n"), "smaps text").ok()?
+        }
+    };
+    maps.iter()
+        .find_map(|m| m.kernel_page_size_bytes)
+        .filter(|s| *s > 0)
+}
+
 /// Reads and parses the smaps file at `path` (a kernel path such as [`SELF_SMAPS_PATH`])
 /// under `root`.
 ///
@@ -136,38 +152,28 @@ pub fn read_smaps(root: &SysRoot, path: &str) -> Result<Vec<SmapsMapping>, Strin
 mod tests {
     use super::*;
 
-    // An excerpt of a real /proc/self/smaps (x86_64, Linux 6.1): a THP-backed anonymous region
-    // and a hugetlb region.
-    const SMAPS: &str = "\
-55d0c8a00000-55d0c8a21000 rw-p 00000000 00:00 0                          [heap]
-Size:                132 kB
-KernelPageSize:        4 kB
-MMUPageSize:           4 kB
-Rss:                   8 kB
-AnonHugePages:         0 kB
-Private_Hugetlb:       0 kB
-THPeligible:    0
-VmFlags: rd wr mr mw me ac sd
-7f2a40000000-7f2a40800000 rw-p 00000000 00:00 0
-Size:               8192 kB
-KernelPageSize:        4 kB
-MMUPageSize:           4 kB
-Rss:                8192 kB
-AnonHugePages:      6144 kB
-Shared_Hugetlb:        0 kB
-Private_Hugetlb:       0 kB
-THPeligible:    1
-VmFlags: rd wr mr mw me ac sd hg
-7f2a80000000-7f2a80400000 rw-p 00000000 00:0f 1234                       /anon_hugepage (deleted)
-Size:               4096 kB
-KernelPageSize:     2048 kB
-MMUPageSize:        2048 kB
-Rss:                   0 kB
-AnonHugePages:         0 kB
-Shared_Hugetlb:        0 kB
-Private_Hugetlb:    4096 kB
-VmFlags: rd wr mr mw me de ht sd
-";
+    use hwsurvey_testkit::SMAPS_EXCERPT as SMAPS;
+
+    #[test]
+    fn first_kernel_page_size_of_whole_and_damaged_texts() {
+        assert_eq!(first_kernel_page_size(SMAPS), Some(4096));
+        // arm64 with 64 KiB pages
+        let arm = SMAPS.replacen(
+            "KernelPageSize:        4 kB",
+            "KernelPageSize:       64 kB",
+            1,
+        );
+        assert_eq!(first_kernel_page_size(&arm), Some(65536));
+        // cut short in the second mapping's header: the first mapping still counts
+        let cut = &SMAPS[..SMAPS.find("7f2a40000000-").unwrap() + 5];
+        assert_eq!(first_kernel_page_size(cut), Some(4096));
+        // damaged before the first size: nothing intact states one
+        let early = SMAPS.replacen("Size:                132 kB", "Size: 13x kB", 1);
+        assert_eq!(first_kernel_page_size(&early), None);
+        // a field line with no mapping header is no smaps
+        assert_eq!(first_kernel_page_size("KernelPageSize: 4 kB\n"), None);
+        assert_eq!(first_kernel_page_size(""), None);
+    }
 
     #[test]
     fn smaps_fields_in_bytes() {

@@ -6,7 +6,8 @@
 use hwsurvey_model::CpuSet;
 use hwsurvey_probe::cpu::cpuinfo::{self, Arch};
 use hwsurvey_probe::numa::{parse_distance_row, parse_node_meminfo};
-use hwsurvey_probe::pages::{parse_choice, parse_hugepages_dir_name, parse_smaps_kernel_page_size};
+use hwsurvey_probe::pages::{parse_choice, parse_hugepages_dir_name};
+use hwsurvey_probe::smaps::first_kernel_page_size;
 use proptest::prelude::*;
 
 proptest! {
@@ -105,7 +106,7 @@ proptest! {
         let _ = parse_distance_row(&text);
         let _ = parse_node_meminfo(&text);
         let _ = parse_hugepages_dir_name(&text);
-        let _ = parse_smaps_kernel_page_size(&text);
+        let _ = first_kernel_page_size(&text);
         let _ = cpuinfo::parse_e2k_cache_line(&text);
     }
 

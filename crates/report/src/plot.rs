@@ -1,6 +1,6 @@
 //! SVG plots (plotters): scaling curves, one line per platform, axis labels with units.
 //! Thread scaling series come from family-table rows whose test ids end in `/threads=N` (x =
-//! threads, y = the row's headline value); every other curve is a scaling table with a
+//! threads, y = the row's headline value; [`hwsurvey_result::plan::split_rung`]); every other curve is a scaling table with a
 //! [`PlotSpec`] ([`crate::scaling`]).
 
 use std::collections::BTreeMap;
@@ -19,13 +19,14 @@ type SeriesGroups = BTreeMap<String, (String, Vec<Vec<(f64, f64)>>)>;
 fn scaling_series(t: &Table, platforms: usize) -> SeriesGroups {
     let mut out: SeriesGroups = BTreeMap::new();
     for r in &t.rows {
-        let Some((prefix, n)) = r.label.rsplit_once("/threads=") else {
+        // a landmark rung with CPUs of its own (`/threads=48/cores`) is placed differently from
+        // the ladder's other rungs: it stays in the tables, off the curve
+        let Some(rung) = hwsurvey_result::plan::split_rung(&r.label).filter(|r| r.own.is_none())
+        else {
             continue;
         };
-        let Ok(threads) = n.parse::<f64>() else {
-            continue;
-        };
-        let entry = out.entry(prefix.to_string()).or_insert_with(|| {
+        let threads = rung.threads as f64;
+        let entry = out.entry(rung.prefix.to_string()).or_insert_with(|| {
             (
                 r.unit.clone().unwrap_or_default(),
                 vec![Vec::new(); platforms],

@@ -73,11 +73,14 @@ fn block_place(id: &str, p: &Value) -> Vec<Place> {
     ) else {
         return Vec::new();
     };
-    let Some((_, threads)) = id.rsplit_once("/threads=") else {
+    let Some(rung) = hwsurvey_result::plan::split_rung(id) else {
         return Vec::new();
     };
     vec![Place {
-        curve: format!("{op}/threads={threads}"),
+        curve: format!(
+            "{op}/{}",
+            hwsurvey_result::plan::rung_id_part(rung.threads, rung.own)
+        ),
         row_key: size,
         label: format_bytes_binary(size as u64),
         x: Some(size),

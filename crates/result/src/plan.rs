@@ -56,6 +56,57 @@ impl Point {
     }
 }
 
+/// The thread part of a point id on the thread ladder: `threads=48`, or `threads=48/cores` for
+/// a landmark rung with CPUs of its own (`own`, a landmark name, [`Landmark`]). The engine's
+/// ladder writes it; [`split_rung`] reads it back.
+pub fn rung_id_part(threads: usize, own: Option<&str>) -> String {
+    match own {
+        Some(name) => format!("threads={threads}/{name}"),
+        None => format!("threads={threads}"),
+    }
+}
+
+/// A point id split at its thread rung ([`rung_id_part`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RungId<'a> {
+    /// What comes before `/threads=N` (`stream.triad`, `read/block=1MiB`).
+    pub prefix: &'a str,
+    /// N, the worker threads.
+    pub threads: usize,
+    /// The landmark of a rung with CPUs of its own (`cores`), else `None`.
+    pub own: Option<&'a str>,
+}
+
+/// Splits `stream.triad/threads=48/cores` into prefix, threads and own landmark. `None` when
+/// the id does not end in a thread rung: no `/threads=N`, N not a whole number, or something
+/// after it that is not a landmark name (`storage.iops`'s `.../threads=4/qd=8`).
+pub fn split_rung(id: &str) -> Option<RungId<'_>> {
+    let (prefix, rest) = id.rsplit_once("/threads=")?;
+    let (n, own) = match rest.split_once('/') {
+        Some((n, own)) if LANDMARK_NAMES.contains(&own) => (n, Some(own)),
+        Some(_) => return None,
+        None => (rest, None),
+    };
+    let threads = n.parse().ok()?;
+    Some(RungId {
+        prefix,
+        threads,
+        own,
+    })
+}
+
+/// Every landmark name ([`Landmark`]), in ladder order.
+pub const LANDMARK_NAMES: [&str; 8] = [
+    "smt_core",
+    "cluster",
+    "llc_group",
+    "numa_node",
+    "package",
+    "cores",
+    "all",
+    "oversubscribed",
+];
+
 /// A point that will not be measured, and why (page mode unavailable, no storage dir,
 /// over the memory cap; at run time: interrupted, or dropped by `--max-time`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -147,5 +198,36 @@ impl Plan {
     /// Sum of all estimates, seconds.
     pub fn estimated_s(&self) -> f64 {
         self.families.iter().map(|f| f.estimated_s).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rung_ids_round_trip_and_other_suffixes_are_not_rungs() {
+        for (threads, own) in [(1, None), (48, Some("cores")), (64, Some("oversubscribed"))] {
+            let id = format!("stream.triad/{}", rung_id_part(threads, own));
+            assert_eq!(
+                split_rung(&id),
+                Some(RungId {
+                    prefix: "stream.triad",
+                    threads,
+                    own
+                }),
+                "{id}"
+            );
+        }
+        assert_eq!(
+            split_rung("read/block=1MiB/threads=4/package")
+                .unwrap()
+                .prefix,
+            "read/block=1MiB"
+        );
+        // storage.iops: a queue depth after the threads is no landmark
+        assert_eq!(split_rung("randread/target=dir0/threads=4/qd=8"), None);
+        assert_eq!(split_rung("stream.triad/threads=x"), None);
+        assert_eq!(split_rung("closed/clients=2/pages=thp"), None);
     }
 }

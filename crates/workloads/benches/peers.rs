@@ -187,10 +187,9 @@ fn figure(file: &ResultFile, id: &str) -> Option<Figure> {
     })
 }
 
+/// `/proc/loadavg`'s three averages, read by the probe layer.
 fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|e| format!("unreadable: {e}"))
+    hwsurvey_probe::run_env::load_average_line(&hwsurvey_probe::SysRoot::live())
 }
 
 fn which(tool: &str) -> bool {
@@ -201,14 +200,17 @@ fn which(tool: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// Whether the flags line of /proc/cpuinfo lists avx512f (x86 only; false elsewhere or when
-/// unreadable).
+/// Whether the CPU has AVX-512F (CPUID, as hwsurvey's own kernel choice reads it; false
+/// off x86_64).
 fn cpu_has_avx512f() -> bool {
-    std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|c| {
-        c.lines()
-            .find(|l| l.starts_with("flags"))
-            .is_some_and(|l| l.split_whitespace().any(|f| f == "avx512f"))
-    })
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 /// likwid-bench `-t kernel -w S0:<kB>kB:<threads>`; its "MByte/s" is 10^6 bytes/s, and its

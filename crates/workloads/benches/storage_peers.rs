@@ -44,10 +44,9 @@ fn env_or<T: std::str::FromStr>(k: &str, d: T) -> T {
         .unwrap_or(d)
 }
 
+/// `/proc/loadavg`'s three averages, read by the probe layer.
 fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|e| format!("unreadable ({e})"))
+    hwsurvey_probe::run_env::load_average_line(&hwsurvey_probe::SysRoot::live())
 }
 
 fn median(v: &mut [f64]) -> f64 {

@@ -1,0 +1,407 @@
+//! The figures of the headline table, one function per row kind: each reads one machine's
+//! result file (a point's family, thread count, `params` and metrics by name, the machine
+//! document's probed values) and gives a [`Fig`], a measured value or why it is absent.
+
+use hwsurvey_model::units::format_bytes_binary;
+use hwsurvey_result::outcome::Better;
+use hwsurvey_result::{MetricResult, Outcome, ResultFile, TestResult};
+use hwsurvey_stats::scaling::{analyse, ScalingPoint};
+use hwsurvey_stats::Summary;
+use serde_json::Value;
+
+use crate::format::human;
+use crate::input::Input;
+
+/// `{"known": v}` -> Some(v); `{"unknown": ..}` or absent -> None.
+pub(super) fn known_ok(v: Option<&Value>) -> Option<&Value> {
+    let v = v?;
+    match (v.get("known"), v.get("unknown")) {
+        (Some(k), _) => Some(k),
+        (None, Some(_)) => None,
+        (None, None) if v.is_null() => None,
+        (None, None) => Some(v),
+    }
+}
+
+/// Why a probed value is unknown, in the probe's words.
+pub(super) fn why_unknown(v: Option<&Value>, what: &str) -> String {
+    let Some(u) = v.and_then(|v| v.get("unknown")) else {
+        return format!("{what}: not in this result file");
+    };
+    if let Ok(known) = serde_json::from_value::<hwsurvey_model::Unknown>(u.clone()) {
+        return format!("{what} unknown: {known}");
+    }
+    format!("{what} unknown")
+}
+
+pub(super) fn param<'a>(t: &'a TestResult, key: &str) -> Option<&'a Value> {
+    t.point.params.get(key)
+}
+
+pub(super) fn param_str<'a>(t: &'a TestResult, key: &str) -> Option<&'a str> {
+    param(t, key).and_then(Value::as_str)
+}
+
+/// The metric `name` of `t` with its statistics.
+pub(super) fn metric<'a>(t: &'a TestResult, name: &str) -> Option<(&'a MetricResult, &'a Summary)> {
+    let m = t.metrics.iter().find(|m| m.name == name)?;
+    Some((m, m.summary.as_ref()?))
+}
+
+/// Why a family's figure is absent from `f`: a point of the family that was not measured
+/// (its outcome and reason), a skip recorded by the plan, or the family not planned at all.
+pub(super) fn absent(f: &ResultFile, family: &str, what: &str) -> String {
+    let of_family = |t: &&TestResult| t.point.family == family;
+    if let Some(t) = f
+        .tests
+        .iter()
+        .filter(of_family)
+        .find(|t| t.outcome != Outcome::Measured)
+    {
+        return format!(
+            "{what}: {family} {}: {}",
+            t.outcome,
+            t.reason.as_deref().unwrap_or("no reason given")
+        );
+    }
+    if let Some(s) = f
+        .skipped
+        .iter()
+        .chain(f.plan.families.iter().flat_map(|p| p.skipped.iter()))
+        .find(|s| s.family == family)
+    {
+        return format!("{what}: {family} skipped: {}", s.reason);
+    }
+    if !f.plan.families.iter().any(|p| p.family == family) {
+        return format!("{what}: {family} not in this run's plan");
+    }
+    format!("{what}: no such point measured in this run")
+}
+
+/// One machine's figure in one headline row.
+#[derive(Debug, Clone)]
+pub(super) enum Fig {
+    /// A measured value: text for people, base-unit value, its statistics (for the noise
+    /// mark), which direction is better.
+    Val {
+        text: String,
+        value: f64,
+        summary: Option<Summary>,
+        better: Better,
+    },
+    /// Not in this result, and why.
+    Absent(String),
+}
+
+/// A number for a headline cell: rates of operations without their unit (the row label has
+/// it), times from 1 µs on in µs.
+pub(super) fn short(value: f64, unit: &str) -> String {
+    match unit {
+        "ops_per_s" | "iops" => {
+            let (v, p) = hwsurvey_model::units::decimal_prefixed(value);
+            format!("{v}{p}")
+        }
+        "ns" if value >= 1000.0 => format!(
+            "{} µs",
+            hwsurvey_model::units::three_significant(value / 1000.0)
+        ),
+        u => human(value, u),
+    }
+}
+
+pub(super) fn val(m: &MetricResult, s: &Summary, unit: &str) -> Fig {
+    Fig::Val {
+        text: short(s.median, unit),
+        value: s.median,
+        summary: Some(s.clone()),
+        better: m.better,
+    }
+}
+
+/// Measured points of `family` in `f` matching `pick`.
+pub(super) fn points<'a>(
+    f: &'a ResultFile,
+    family: &'a str,
+    pick: impl Fn(&TestResult) -> bool + 'a,
+) -> impl Iterator<Item = &'a TestResult> + 'a {
+    f.tests
+        .iter()
+        .filter(move |t| t.point.family == family && t.outcome == Outcome::Measured && pick(t))
+}
+
+/// `cpu.scaling` kernel `kernel`: (1-thread figure, all-thread figure, "efficiency, knee").
+pub(super) fn cpu_figs(f: &ResultFile, kernel: &str) -> [Fig; 3] {
+    let pts: Vec<(&TestResult, &MetricResult, &Summary)> =
+        points(f, "cpu.scaling", |t| param_str(t, "kernel") == Some(kernel))
+            .filter_map(|t| metric(t, "ops_per_s").map(|(m, s)| (t, m, s)))
+            .collect();
+    let why = || Fig::Absent(absent(f, "cpu.scaling", &format!("{kernel} kernel")));
+    let single = pts
+        .iter()
+        .find(|(t, _, _)| t.point.threads == 1)
+        .map(|(_, m, s)| val(m, s, "ops_per_s"))
+        .unwrap_or_else(why);
+    let curve: Vec<ScalingPoint> = pts
+        .iter()
+        .map(|(t, _, s)| ScalingPoint {
+            threads: t.point.threads,
+            throughput: s.median,
+        })
+        .collect();
+    let Some(a) = analyse(&curve) else {
+        return [single, why(), why()];
+    };
+    let peak = pts
+        .iter()
+        .find(|(t, _, _)| t.point.threads == a.peak_threads)
+        .map(|(_, m, s)| {
+            let mut v = val(m, s, "ops_per_s");
+            if let Fig::Val { text, .. } = &mut v {
+                *text = format!("{text} @{}", a.peak_threads);
+            }
+            v
+        })
+        .unwrap_or_else(why);
+    let eff = match a.efficiency_at_peak {
+        Some(e) => Fig::Val {
+            text: format!("{:.0}%, knee {}", e * 100.0, a.knee_threads),
+            value: e,
+            summary: None,
+            better: Better::Higher,
+        },
+        None => Fig::Absent(format!("{kernel} efficiency: no 1-thread point")),
+    };
+    [single, peak, eff]
+}
+
+/// STREAM Triad: the highest median over thread counts, and its share of the theoretical
+/// peak of the populated memory channels (`memory.population.peak_bandwidth`).
+pub(super) fn triad_figs(f: &ResultFile) -> [Fig; 2] {
+    let best = points(f, "mem.bandwidth", |t| {
+        param_str(t, "test") == Some("stream") && param_str(t, "kernel") == Some("triad")
+    })
+    .filter_map(|t| metric(t, "bandwidth_bytes_per_s").map(|(m, s)| (t, m, s)))
+    .max_by(|a, b| a.2.median.total_cmp(&b.2.median));
+    let Some((t, m, s)) = best else {
+        let why = absent(f, "mem.bandwidth", "STREAM Triad");
+        return [Fig::Absent(why.clone()), Fig::Absent(why)];
+    };
+    let mut peak = val(m, s, "bytes_per_s");
+    if let Fig::Val { text, .. } = &mut peak {
+        *text = format!("{text} @{}", t.point.threads);
+    }
+    let pop = f.machine.pointer("/memory/population");
+    let theoretical = known_ok(pop)
+        .and_then(|p| known_ok(p.get("peak_bandwidth")))
+        .and_then(|b| b.get("bandwidth_bytes_per_s"))
+        .and_then(Value::as_f64)
+        .filter(|v| *v > 0.0);
+    let share = match theoretical {
+        Some(th) => Fig::Val {
+            text: format!("{:.0}%", 100.0 * s.median / th),
+            value: s.median / th,
+            summary: None,
+            better: Better::Higher,
+        },
+        None => Fig::Absent(why_unknown(pop, "memory population")),
+    };
+    [peak, share]
+}
+
+/// Idle load-to-use latency (full random order) at the largest working set of page mode
+/// `mode` (`base`, `thp`): the memory working set of the run.
+pub(super) fn latency_fig(f: &ResultFile, mode: &str) -> Fig {
+    let best = points(f, "mem.latency", |t| {
+        param_str(t, "order") == Some("full_random")
+            && param(t, "page_mode")
+                .and_then(|p| p.get("kind"))
+                .and_then(Value::as_str)
+                == Some(mode)
+    })
+    .filter_map(|t| {
+        let ws = param(t, "working_set_bytes").and_then(Value::as_u64)?;
+        metric(t, "latency_ns").map(|(m, s)| (ws, m, s))
+    })
+    .max_by_key(|(ws, _, _)| *ws);
+    match best {
+        Some((ws, m, s)) => {
+            let mut v = val(m, s, "ns");
+            if let Fig::Val { text, .. } = &mut v {
+                *text = format!("{text} @{}", format_bytes_binary(ws).replace(' ', ""));
+            }
+            v
+        }
+        None => Fig::Absent(absent(f, "mem.latency", &format!("{mode} pages"))),
+    }
+}
+
+/// Loaded latency at the highest bandwidth the load threads delivered.
+pub(super) fn loaded_fig(f: &ResultFile) -> Fig {
+    let best = points(f, "mem.loaded_latency", |_| true)
+        .filter_map(|t| {
+            let (_, bw) = metric(t, "bandwidth_bytes_per_s")?;
+            metric(t, "latency_ns").map(|(m, s)| (bw.median, m, s))
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match best {
+        Some((bw, m, s)) => {
+            let mut v = val(m, s, "ns");
+            if let Fig::Val { text, .. } = &mut v {
+                *text = format!("{text} @{}", human(bw, "bytes_per_s"));
+            }
+            v
+        }
+        None => Fig::Absent(absent(f, "mem.loaded_latency", "loaded latency")),
+    }
+}
+
+/// Topology class of a c2c pair (`params.pair.label`: `smt`, `package`, `cross-node`).
+pub(super) fn c2c_class(t: &TestResult) -> Option<String> {
+    param(t, "pair")?
+        .get("label")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+pub(super) fn c2c_fig(f: &ResultFile, class: &str) -> Fig {
+    points(f, "c2c.latency", |t| c2c_class(t).as_deref() == Some(class))
+        .find_map(|t| metric(t, "round_trip_ns"))
+        .map(|(m, s)| val(m, s, "ns"))
+        .unwrap_or_else(|| {
+            if points(f, "c2c.latency", |_| true).next().is_some() {
+                Fig::Absent(format!("c2c: no CPU pair of class {class} on this machine"))
+            } else {
+                Fig::Absent(absent(f, "c2c.latency", "c2c"))
+            }
+        })
+}
+
+/// Point-select: highest closed-loop throughput, with its client count.
+pub(super) fn point_select_max(f: &ResultFile) -> Fig {
+    points(f, "service.point_select", |t| {
+        param_str(t, "test") == Some("closed")
+    })
+    .filter_map(|t| metric(t, "throughput_ops_per_s").map(|(m, s)| (t, m, s)))
+    .max_by(|a, b| a.2.median.total_cmp(&b.2.median))
+    .map(|(t, m, s)| {
+        let mut v = val(m, s, "ops_per_s");
+        if let Fig::Val { text, .. } = &mut v {
+            let clients = param(t, "clients").and_then(Value::as_u64).unwrap_or(0);
+            *text = format!("{text} @{clients}");
+        }
+        v
+    })
+    .unwrap_or_else(|| Fig::Absent(absent(f, "service.point_select", "point-select")))
+}
+
+pub(super) fn critical_figs(f: &ResultFile) -> [Fig; 2] {
+    use crate::critical::{critical_rate, critical_thp_base_ratio, short_reason_without_ratio};
+    let rate = match critical_rate(&f.tests, "base") {
+        Ok(r) => Fig::Val {
+            text: short(r, "ops_per_s"),
+            value: r,
+            summary: None,
+            better: Better::Higher,
+        },
+        Err(why) => Fig::Absent(format!("critical rate: {why}")),
+    };
+    let ratio = match critical_thp_base_ratio(&f.tests) {
+        Ok(r) => Fig::Val {
+            text: format!("{:.2}", r.thp_over_base),
+            value: r.thp_over_base,
+            summary: None,
+            better: Better::Higher,
+        },
+        Err(_) => Fig::Absent(format!(
+            "critical THP/base: {}",
+            short_reason_without_ratio(&f.tests)
+        )),
+    };
+    [rate, ratio]
+}
+
+/// 4 KiB random-read IOPS: the best point over one target, the best over all targets of
+/// the run (when more than one), and the CPU time per I/O of the one-target best.
+pub(super) fn iops_figs(f: &ResultFile) -> [Fig; 3] {
+    let randread = |t: &TestResult| param_str(t, "pattern") == Some("randread_4k");
+    let ntargets = |t: &TestResult| {
+        param(t, "targets")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len)
+    };
+    let best = |n: &dyn Fn(usize) -> bool| {
+        points(f, "storage.iops", randread)
+            .filter(|t| n(ntargets(t)))
+            .filter_map(|t| metric(t, "iops").map(|(m, s)| (t, m, s)))
+            .max_by(|a, b| a.2.median.total_cmp(&b.2.median))
+    };
+    let why = absent(f, "storage.iops", "4 KiB random read");
+    let one = best(&|n| n == 1);
+    let most = points(f, "storage.iops", randread)
+        .map(ntargets)
+        .max()
+        .unwrap_or(0);
+    let fig = |b: Option<(&TestResult, &MetricResult, &Summary)>| match b {
+        Some((_, m, s)) => val(m, s, "iops"),
+        None => Fig::Absent(why.clone()),
+    };
+    let all = if most > 1 {
+        fig(best(&|n| n == most))
+    } else if one.is_some() {
+        Fig::Absent("IOPS of all devices: the run had one storage target".into())
+    } else {
+        Fig::Absent(why.clone())
+    };
+    let cpu = match one {
+        Some((t, _, _)) => match metric(t, "cpu_ns_per_io") {
+            Some((m, s)) => val(m, s, "ns"),
+            None => Fig::Absent("CPU per I/O: not recorded by this hwsurvey version".into()),
+        },
+        None => Fig::Absent(why.clone()),
+    };
+    [fig(one), all, cpu]
+}
+
+/// RAID-6 P+Q generation on one core (the `best` path at 1 thread), the widest stripe.
+pub(super) fn raid_fig(f: &ResultFile) -> Fig {
+    points(f, "raid.parity", |t| {
+        t.point.threads == 1
+            && param_str(t, "op") == Some("gen")
+            && param_str(t, "path") == Some("best")
+    })
+    .filter_map(|t| {
+        let d = param(t, "data_blocks").and_then(Value::as_u64)?;
+        metric(t, "bandwidth_bytes_per_s").map(|(m, s)| (d, m, s))
+    })
+    .max_by_key(|(d, _, _)| *d)
+    .map(|(d, m, s)| {
+        let mut v = val(m, s, "bytes_per_s");
+        if let Fig::Val { text, .. } = &mut v {
+            *text = format!("{text} ({d}+2)");
+        }
+        v
+    })
+    .unwrap_or_else(|| Fig::Absent(absent(f, "raid.parity", "RAID-6 gen")))
+}
+
+/// Failed and warned findings of the built-in qualification rules.
+pub(super) fn findings_fig(i: &Input) -> Fig {
+    let rules = hwsurvey_qualify::RuleSet::builtin();
+    let rules_ref = hwsurvey_qualify::stored::RulesRef::builtin();
+    match hwsurvey_qualify::stored::findings_of_result(&i.label, &i.file, &rules, &rules_ref) {
+        Ok(r) => {
+            let n = |v| r.findings.iter().filter(|f| f.verdict == v).count();
+            let (fail, warn) = (
+                n(hwsurvey_qualify::Verdict::Fail),
+                n(hwsurvey_qualify::Verdict::Warn),
+            );
+            Fig::Val {
+                text: format!("{fail} fail, {warn} warn"),
+                value: (fail + warn) as f64,
+                summary: None,
+                better: Better::Lower,
+            }
+        }
+        Err(why) => Fig::Absent(format!("findings: {why}")),
+    }
+}
