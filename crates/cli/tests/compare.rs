@@ -297,7 +297,7 @@ fn latency_test(v: &serde_json::Value) -> usize {
 fn sizes_beyond_the_recorded_machines_memory_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let example =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/x86_64-standard.json");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/v1/x86_64-standard.json");
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&example).unwrap()).unwrap();
     let total = v
         .pointer("/machine/memory/meminfo/known/mem_total_bytes")
@@ -478,7 +478,7 @@ fn example_report_prints_to_12_pages_with_the_headline_on_page_1() {
     if !tools.iter().all(|t| tool(t)) {
         return;
     }
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/v1");
     let files: Vec<PathBuf> = [
         "x86_64-standard.json",
         "aarch64-qemu-quick.json",
@@ -612,7 +612,7 @@ fn format_from_the_output_extension_and_plots_on_a_file() {
 #[test]
 fn plots_left_out_of_the_report_are_named_with_where_they_are() {
     let example =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/x86_64-standard.json");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/v1/x86_64-standard.json");
     let dir = tempfile::tempdir().unwrap();
     let plots = dir.path().join("plots");
     let out = dir.path().join("r.md");

@@ -1041,7 +1041,7 @@ fn stored_qualify(
 }
 
 fn load_sources() -> Vec<Arc<Source>> {
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/v1");
     let mut texts: Vec<(String, Vec<u8>)> = [
         "x86_64-standard.json",
         "aarch64-qemu-quick.json",

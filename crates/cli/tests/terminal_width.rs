@@ -148,7 +148,7 @@ fn qualify_fits() {
 
 #[test]
 fn fleet_of_the_examples_fits() {
-    let examples = repo().join("reports/examples");
+    let examples = repo().join("reports/examples/v1");
     let files: Vec<String> = [
         "x86_64-standard.json",
         "aarch64-qemu-quick.json",
@@ -164,7 +164,7 @@ fn fleet_of_the_examples_fits() {
 
 #[test]
 fn compare_of_the_examples_fits_and_a_pipe_gets_it_whole() {
-    let examples = repo().join("reports/examples");
+    let examples = repo().join("reports/examples/v1");
     let files: Vec<String> = ["aarch64-qemu-quick.json", "sparc64-qemu-quick.json"]
         .iter()
         .map(|f| examples.join(f).to_string_lossy().into_owned())

@@ -774,7 +774,7 @@ pub mod sample {
     /// helper: the examples are part of the repository).
     pub fn example(name: &str) -> ResultFile {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../reports/examples")
+            .join("../../reports/examples/v1")
             .join(name);
         hwsurvey_result::load(&path).unwrap_or_else(|e| panic!("{e}"))
     }

@@ -487,7 +487,7 @@ mod tests {
     #[test]
     fn closing_summary_is_the_headline_in_at_most_40_lines() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../reports/examples/x86_64-standard.json");
+            .join("../../reports/examples/v1/x86_64-standard.json");
         let file = hwsurvey_result::load(&path).expect("the shipped example loads");
         for width in [Some(80), Some(100), None] {
             let text = render_closing(&file, width);

@@ -24,7 +24,7 @@ const FILES: [&str; 3] = [
 ];
 
 fn examples_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/v1")
 }
 
 fn inputs() -> Vec<Input> {

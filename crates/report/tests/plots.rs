@@ -8,7 +8,7 @@ use hwsurvey_report::plot::{self, colour, count_ticks, file_name, log2_ticks, pl
 use hwsurvey_report::{compare, inputs_with_default_labels, render, Comparison, Format, Input};
 
 fn examples() -> Comparison {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/v1");
     let inputs: Vec<Input> = inputs_with_default_labels(
         [
             "x86_64-standard.json",

@@ -64,7 +64,7 @@ mod tests {
     #[test]
     fn version_1_example_written_as_version_2_loads_back_the_same() {
         let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../reports/examples/x86_64-standard.json");
+            .join("../../reports/examples/v1/x86_64-standard.json");
         let v1 = crate::load(&example).unwrap();
         assert_eq!(v1.schema_version, 1);
         let tmp = tempfile::tempdir().unwrap();

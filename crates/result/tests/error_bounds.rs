@@ -6,7 +6,7 @@
 fn an_unknown_variant_of_a_megabyte_is_one_short_escaped_line() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../reports/examples/x86_64-standard.json"
+        "/../../reports/examples/v1/x86_64-standard.json"
     );
     let text = std::fs::read_to_string(path).unwrap();
     let hostile = "evil\u{1b}[2J\u{7}\0\n".repeat(1 << 17);

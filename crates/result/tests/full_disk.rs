@@ -8,7 +8,7 @@ use std::process::Command;
 #[test]
 fn enospc_keeps_the_last_complete_file_and_leaves_no_debris() {
     let example = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../reports/examples/aarch64-qemu-quick.json");
+        .join("../../reports/examples/v1/aarch64-qemu-quick.json");
     let full = hwsurvey_result::load(&example).unwrap();
     let mut small = full.clone();
     small.tests.clear();

@@ -23,7 +23,7 @@ fn outcome_keeps_its_version_1_words() {
 fn family_times_are_read_checked_and_optional() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../reports/examples/x86_64-standard.json"
+        "/../../reports/examples/v1/x86_64-standard.json"
     );
     let text = std::fs::read_to_string(path).unwrap();
     // a file written before family_times loads with none
@@ -62,7 +62,7 @@ fn dates() {
 fn loader_errors_are_one_line() {
     // a type error deep in a large file names the field's path
     let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../reports/examples/aarch64-qemu-quick.json");
+        .join("../../reports/examples/v1/aarch64-qemu-quick.json");
     let mut v: serde_json::Value =
         serde_json::from_slice(&std::fs::read(example).unwrap()).unwrap();
     v["tests"][3]["point"]["threads"] = serde_json::json!("two");
@@ -284,7 +284,7 @@ fn statistics_must_be_those_of_the_samples() {
 
 #[test]
 fn every_example_result_file_loads() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/v1");
     let mut n = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let p = entry.unwrap().path();
