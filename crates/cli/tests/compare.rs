@@ -296,8 +296,8 @@ fn latency_test(v: &serde_json::Value) -> usize {
 #[test]
 fn sizes_beyond_the_recorded_machines_memory_are_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let example =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/v1/x86_64-standard.json");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../reports/examples/v1/x86_64-standard.json");
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&example).unwrap()).unwrap();
     let total = v
         .pointer("/machine/memory/meminfo/known/mem_total_bytes")
@@ -611,8 +611,8 @@ fn format_from_the_output_extension_and_plots_on_a_file() {
 /// with --plots DIR (every plot written there), how to get them without.
 #[test]
 fn plots_left_out_of_the_report_are_named_with_where_they_are() {
-    let example =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/v1/x86_64-standard.json");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../reports/examples/v1/x86_64-standard.json");
     let dir = tempfile::tempdir().unwrap();
     let plots = dir.path().join("plots");
     let out = dir.path().join("r.md");

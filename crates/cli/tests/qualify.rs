@@ -368,8 +368,8 @@ fn empty_root_nothing_evaluated_exits_3() {
 
 /// The checked-in x86_64 standard run, as JSON.
 fn example_result() -> serde_json::Value {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/v1/x86_64-standard.json");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../reports/examples/v1/x86_64-standard.json");
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
@@ -518,8 +518,8 @@ fn stored_findings_are_shown_as_stored_older_files_recomputed() {
 #[test]
 fn edited_result_files_are_refused_with_one_line() {
     let dir = tempfile::tempdir().unwrap();
-    let example =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/v1/x86_64-standard.json");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../reports/examples/v1/x86_64-standard.json");
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(example).unwrap()).unwrap();
     let bw = v["tests"]
         .as_array()

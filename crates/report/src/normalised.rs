@@ -19,7 +19,9 @@ fn cores(f: &ResultFile) -> Result<f64, String> {
         .ok_or_else(|| "core count not known".into())
 }
 
-fn ghz(f: &ResultFile) -> Result<f64, String> {
+/// The highest `cpuinfo_max_freq` of the machine's CPU kinds (`/cpu/kinds[].max_freq_khz`),
+/// GHz; why not when no kind has one above 0.
+pub(crate) fn ghz(f: &ResultFile) -> Result<f64, String> {
     f.machine
         .pointer("/cpu/kinds")
         .and_then(Value::as_array)

@@ -123,23 +123,15 @@ fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
         })
         .collect::<Vec<_>>()
         .join(" x ");
-    let ghz = m
-        .pointer("/cpu/kinds")
-        .and_then(Value::as_array)
-        .and_then(|k| {
-            k.iter()
-                .filter_map(|k| k.get("max_freq_khz").and_then(Value::as_f64))
-                .reduce(f64::max)
-        })
-        .map(|khz| format!("{:.2} GHz", khz / 1e6))
-        .unwrap_or_else(|| {
-            format!(
-                "GHz ? [{}]",
-                notes.mark(
-                    "clock unknown: no cpufreq cpuinfo_max_freq (no cpufreq driver, e.g. in a VM)"
-                )
+    let ghz = match crate::normalised::ghz(f) {
+        Ok(g) => format!("{g:.2} GHz"),
+        Err(_) => format!(
+            "GHz ? [{}]",
+            notes.mark(
+                "clock unknown: no cpufreq cpuinfo_max_freq (no cpufreq driver, e.g. in a VM)"
             )
-        });
+        ),
+    };
     let mem = known_ok(m.pointer("/memory/meminfo"))
         .and_then(|i| i.get("mem_total_bytes"))
         .and_then(Value::as_u64)
