@@ -511,8 +511,23 @@ pub(crate) fn fetch_package(arch: &str, package: &str) -> Result<PathBuf> {
     Ok(unpacked)
 }
 
-/// The versioned kernel package the meta package `linux-image-<arch>` depends on.
+/// The versioned kernel package the meta package `linux-image-<arch>` depends on. Asked of
+/// apt-cache once per architecture and process (a guest's kernel and each of its modules ask
+/// again; apt-cache takes seconds on a loaded host).
 fn kernel_package(arch: &str) -> Result<String> {
+    static KNOWN: std::sync::Mutex<BTreeMap<String, String>> =
+        std::sync::Mutex::new(BTreeMap::new());
+    if let Some(p) = KNOWN.lock().ok().and_then(|k| k.get(arch).cloned()) {
+        return Ok(p);
+    }
+    let package = kernel_package_uncached(arch)?;
+    if let Ok(mut k) = KNOWN.lock() {
+        k.insert(arch.to_owned(), package.clone());
+    }
+    Ok(package)
+}
+
+fn kernel_package_uncached(arch: &str) -> Result<String> {
     let meta = format!("linux-image-{arch}:{arch}");
     let text = run_cmd(Command::new("apt-cache").args(["depends", &meta])).with_context(|| {
         format!(

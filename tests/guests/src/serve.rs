@@ -154,12 +154,13 @@ pub struct Serving {
     pub console_log: PathBuf,
     /// The initramfs, for its size.
     pub initramfs: PathBuf,
-    /// From qemu's start to dropbear listening, once [`Serving::wait_ready`] returned.
+    /// From qemu's start to the init's line saying dropbear listens, once
+    /// [`Serving::wait_ready`] returned.
     pub boot: Option<Duration>,
     timeout: Duration,
     start: Instant,
     child: Child,
-    lines: mpsc::Receiver<String>,
+    lines: mpsc::Receiver<(Instant, String)>,
 }
 
 /// The kernel modules of the virtio NIC (`virtio_net` and what it depends on, from each
@@ -417,7 +418,7 @@ impl Serving {
         let mut log = fs::File::create(&console_log)
             .with_context(|| format!("cannot create {}", console_log.display()))?;
         let mut err_log = log.try_clone()?;
-        let (tx, rx) = mpsc::channel::<String>();
+        let (tx, rx) = mpsc::channel::<(Instant, String)>();
         // the console goes to the log as it comes, for as long as the guest runs
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).split(b'\n') {
@@ -426,7 +427,7 @@ impl Serving {
                     .trim_end_matches('\r')
                     .to_owned();
                 let _ = writeln!(log, "{text}");
-                let _ = tx.send(text);
+                let _ = tx.send((Instant::now(), text));
             }
         });
         std::thread::spawn(move || {
@@ -464,8 +465,8 @@ impl Serving {
                 );
             }
             match self.lines.recv_timeout(deadline - now) {
-                Ok(line) if line.trim_end().ends_with(SSH_READY_MARKER) => {
-                    let boot = self.start.elapsed();
+                Ok((at, line)) if line.trim_end().ends_with(SSH_READY_MARKER) => {
+                    let boot = at - self.start;
                     self.boot = Some(boot);
                     return Ok(boot);
                 }
@@ -484,11 +485,6 @@ impl Serving {
     /// Whether qemu has ended (the guest powered off or was killed), with its status.
     pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
         self.child.try_wait().ok().flatten()
-    }
-
-    /// The console lines printed so far that were not read yet (for markers).
-    pub fn new_console_lines(&self) -> Vec<String> {
-        self.lines.try_iter().collect()
     }
 }
 
