@@ -14,7 +14,9 @@
 //!   1 GiB, to keep the test short): a second group.
 //!
 //! All five share one `hwsurvey_chassis`, so one measures at a time (TCG guests on a 2-core
-//! host disturb each other's figures). The profile is tests/guests/fleet/profile.toml (STREAM
+//! host disturb each other's figures), and the run is first looked at after 20 s
+//! (`hwsurvey_poll_s`), once it has ended: each look runs Python in the guest, which took its
+//! vCPUs from the measurement (triad CVs of 0.4 with 3 s looks on a loaded host). The profile is tests/guests/fleet/profile.toml (STREAM
 //! Triad at 1 and all threads, 0.2 s samples), put at /etc/hwsurvey/fleet.toml in each guest.
 //! Needs ansible-core in target/fleet-venv (scripts/fleet-setup) and `ssh`/`ssh-keygen`
 //! (openssh-client); runs only with HWSURVEY_GUESTS=1, where anything missing is a failure.
@@ -190,7 +192,7 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
          hwsurvey_profile=/etc/hwsurvey/fleet.toml\n\
          hwsurvey_families='[\"mem.bandwidth\"]'\n\
          hwsurvey_chassis=tcg-host\n\
-         hwsurvey_poll_s=3\n\
+         hwsurvey_poll_s=20\n\
          hwsurvey_run_timeout_s=600\n",
         key = keys.private_key.display(),
         known = tmp.path().join("known_hosts").display(),
