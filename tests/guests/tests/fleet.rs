@@ -112,6 +112,23 @@ fn controller_binary() -> PathBuf {
     hwsurvey_guests::dist_binary(&x86).unwrap_or_else(|e| panic!("{e:#}"))
 }
 
+/// Prints the test's total time when dropped: at its end, passed or failed.
+struct TotalTime(Instant);
+
+impl Drop for TotalTime {
+    fn drop(&mut self) {
+        println!(
+            "fleet test over SSH: total {:.1} s{}",
+            self.0.elapsed().as_secs_f64(),
+            if std::thread::panicking() {
+                " (failed)"
+            } else {
+                ""
+            }
+        );
+    }
+}
+
 fn string_at<'a>(v: &'a serde_json::Value, pointer: &str) -> &'a str {
     v.pointer(pointer).and_then(|s| s.as_str()).unwrap_or("")
 }
@@ -122,6 +139,7 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
         return;
     }
     let t0 = Instant::now();
+    let _total = TotalTime(t0);
     let root = workspace_root();
     let playbook_cmd = root.join("target/fleet-venv/bin/ansible-playbook");
     assert!(
@@ -175,7 +193,11 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
             g.console_log.display()
         );
     }
-    let booted = t0.elapsed();
+    println!(
+        "fleet test over SSH: {} guests up after {:.1} s",
+        guests.len(),
+        t0.elapsed().as_secs_f64()
+    );
 
     let mut inventory = String::from("[fleet]\n");
     for (m, g) in members.iter().zip(&guests) {
@@ -366,11 +388,6 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
         "{table}"
     );
     drop(guests);
-    println!(
-        "fleet test over SSH: total {:.1} s (boots {:.1} s)",
-        t0.elapsed().as_secs_f64(),
-        booted.as_secs_f64()
-    );
 }
 
 #[test]
