@@ -87,6 +87,10 @@ mdadm                       mdadm                       # crates/testkit/src/blo
 /usr/bin/python3            python3                     # scripts/fleet-setup: the interpreter of the virtual environment
 /usr/lib/python3.11/ensurepip/__init__.py python3-venv  # scripts/fleet-setup: python3 -m venv with pip (python3-venv pulls python3.11-venv)
 mkdir                       coreutils                   # fleet/roles/hwsurvey: the chassis lock on the controller
+# the fleet playbook over SSH on guests (tests/guests/tests/fleet.rs): a key pair per run, the ssh
+# connection of Ansible to dropbear in the guests (loopback ports forwarded by qemu)
+ssh-keygen                  openssh-client              # tests/guests/src/serve.rs: a key pair per test run
+ssh                         openssh-client              # tests/guests/tests/fleet.rs: the ssh connection of ansible-playbook to the guests
 '
 
 # Prints the list's rows as "COMMAND PACKAGE", one a line (comments and blank lines dropped).

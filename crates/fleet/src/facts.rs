@@ -21,12 +21,20 @@ pub struct Identity {
     pub arch: String,
     /// `model name` of /proc/cpuinfo (or the aarch64 core names), "unknown" when absent.
     pub cpu_model: String,
-    /// Packages (sockets), from /sys/devices/system/cpu/cpuN/topology; `None` when unknown.
+    /// Packages (sockets), from /sys/devices/system/cpu/cpuN/topology of the online CPUs;
+    /// `None` when unknown. A lower bound when [`Identity::cpus_offline`] > 0 (an offline
+    /// CPU has no topology folder).
     pub sockets: Option<u32>,
-    /// Physical cores, all packages.
+    /// Physical cores, all packages, among the online CPUs (a lower bound as `sockets`).
     pub cores: Option<u32>,
-    /// Hardware threads (logical CPUs) with topology.
+    /// Hardware threads (logical CPUs) present: the size of `/sys/devices/system/cpu/present`,
+    /// online or not (without that file, the online threads). A lemon with CPUs offline
+    /// (`maxcpus=`, a CPU taken offline) has as many as its siblings.
     pub threads: Option<u32>,
+    /// Present CPUs that are not online (`cpu/present` minus `cpu/online`; 0 when either is
+    /// unknown): when > 0, `sockets` and `cores` count only the online CPUs, and the host
+    /// joins the group of an identity it can be a part of ([`Identity::joins`]).
+    pub cpus_offline: u32,
     /// MemTotal of /proc/meminfo rounded to the GiB (2^30 bytes); `None` when unreadable.
     pub memory_gib: Option<u64>,
     /// DIMM population (`8 x 32 GiB`) from SMBIOS Type 17, where the firmware gives it.
@@ -54,7 +62,43 @@ impl std::fmt::Display for Identity {
                 .unwrap_or_else(|| "memory size unknown".into()),
             self.dimms.as_deref().unwrap_or("not given"),
             self.board.as_deref().unwrap_or("not given")
-        )
+        )?;
+        if self.cpus_offline > 0 {
+            write!(
+                f,
+                ", {} offline (sockets and cores count the online ones)",
+                hwsurvey_model::units::plural(u64::from(self.cpus_offline), "present CPU")
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl Identity {
+    /// Whether a host of this identity belongs to the group of `group`: equal identities, or
+    /// this host has present CPUs offline and `group` (with none offline) has the same
+    /// architecture, CPU model, present threads, memory, DIMMs and board, and at least this
+    /// host's sockets and cores (which count only its online CPUs). A lemon with two CPUs
+    /// offline is compared with its siblings, and its offline CPUs are named as the cause.
+    pub fn joins(&self, group: &Identity) -> bool {
+        if self == group {
+            return true;
+        }
+        let at_most = |mine: Option<u32>, theirs: Option<u32>| match (mine, theirs) {
+            (Some(a), Some(b)) => a <= b,
+            (None, None) => true,
+            _ => false,
+        };
+        self.cpus_offline > 0
+            && group.cpus_offline == 0
+            && self.arch == group.arch
+            && self.cpu_model == group.cpu_model
+            && self.threads == group.threads
+            && self.memory_gib == group.memory_gib
+            && self.dimms == group.dimms
+            && self.board == group.board
+            && at_most(self.sockets, group.sockets)
+            && at_most(self.cores, group.cores)
     }
 }
 
@@ -115,7 +159,16 @@ pub fn identity(file: &ResultFile, m: &Machine) -> Identity {
             .unwrap_or_else(|| "CPU model unknown".into()),
         sockets: topo.packages.known().copied(),
         cores: topo.cores.known().copied(),
-        threads: topo.threads.known().copied(),
+        threads: m
+            .cpu
+            .present
+            .known()
+            .map(|p| p.len() as u32)
+            .or_else(|| topo.threads.known().copied()),
+        cpus_offline: match (m.cpu.present.known(), m.cpu.online.known()) {
+            (Some(p), Some(o)) => p.difference(o).len() as u32,
+            _ => 0,
+        },
         memory_gib: m
             .memory
             .meminfo

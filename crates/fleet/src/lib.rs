@@ -15,10 +15,17 @@
 
 pub mod facts;
 pub mod figures;
+mod input;
 pub mod render;
+pub mod sample;
+mod types;
+
+pub use input::{collect, is_failure_marker, load_all, InputError, Loaded, Source, FAILURE_MARKER};
+pub use types::{
+    Cause, Fleet, Group, GroupFigure, Host, HostFigure, HostFinding, Outlier, Run, Verdict,
+};
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 
 use hwsurvey_result::{Outcome, ResultFile, RunStatus};
 use serde::Serialize;
@@ -62,350 +69,6 @@ impl Default for Options {
             min_diff_pct: DEFAULT_MIN_DIFF_PCT,
             drift_pct: DEFAULT_DRIFT_PCT,
             precondition_rules: BTreeSet::new(),
-        }
-    }
-}
-
-/// One result file to read, and the host its folder names.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Source {
-    /// The file.
-    pub path: PathBuf,
-    /// `<host>` of `DIR/.../<host>/<file>.json` (the layout `reports/fleet/<run-id>/<host>/`),
-    /// when the file sits in a sub-folder of the directory given; `None` for files given by
-    /// name or directly in the directory.
-    pub folder_host: Option<String>,
-}
-
-/// A command-line input that cannot be used at all (missing path, unreadable directory, a
-/// directory without any `.json`): an input error, unlike a bad result file.
-#[derive(Debug, Clone, PartialEq)]
-pub struct InputError(pub String);
-
-impl std::fmt::Display for InputError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for InputError {}
-
-/// Name of a host's failure marker: a text file that the fleet playbook (fleet/) writes into
-/// `<run-id>/<host>/` when the host failed before or during its run (unreachable, no binary
-/// for its architecture, the run refused or killed, disk full), holding the reason in one or a
-/// few lines. [`load_all`] makes it a failed entry of that host with the reason.
-pub const FAILURE_MARKER: &str = "hwsurvey-failed.txt";
-
-/// Whether `path` is a failure marker ([`FAILURE_MARKER`]).
-pub fn is_failure_marker(path: &Path) -> bool {
-    path.file_name().is_some_and(|n| n == FAILURE_MARKER)
-}
-
-/// The result files of `inputs`: a file is taken as given; a directory is walked recursively
-/// for `*.json` files and [`FAILURE_MARKER`] files (sorted by path; symbolic links to
-/// directories are not followed).
-///
-/// Err: a path that does not exist, a directory that cannot be read, or no file at all.
-pub fn collect(inputs: &[PathBuf]) -> Result<Vec<Source>, InputError> {
-    let mut out = Vec::new();
-    for input in inputs {
-        let meta = std::fs::metadata(input)
-            .map_err(|e| InputError(format!("{}: {e}", input.display())))?;
-        if meta.is_dir() {
-            let mut files = Vec::new();
-            walk(input, &mut files)?;
-            if files.is_empty() {
-                return Err(InputError(format!(
-                    "{}: no .json result file (nor {FAILURE_MARKER}) in this directory or below",
-                    input.display()
-                )));
-            }
-            files.sort();
-            for path in files {
-                let folder_host = path
-                    .parent()
-                    .filter(|p| *p != input.as_path())
-                    .and_then(|p| p.file_name())
-                    .map(|n| n.to_string_lossy().into_owned());
-                out.push(Source { path, folder_host });
-            }
-        } else {
-            out.push(Source {
-                path: input.clone(),
-                folder_host: None,
-            });
-        }
-    }
-    if out.is_empty() {
-        return Err(InputError("no result file given".into()));
-    }
-    Ok(out)
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| InputError(format!("{}: {e}", dir.display())))?;
-    for entry in entries {
-        let entry = entry.map_err(|e| InputError(format!("{}: {e}", dir.display())))?;
-        let path = entry.path();
-        let kind = entry
-            .file_type()
-            .map_err(|e| InputError(format!("{}: {e}", path.display())))?;
-        if kind.is_dir() {
-            walk(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "json") || is_failure_marker(&path) {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
-
-/// A source and what loading it gave: the file, or the loader's one-line error.
-pub type Loaded = (Source, Result<ResultFile, String>);
-
-/// Loads every source ([`hwsurvey_result::load`]: size, JSON, schema and values checked),
-/// on up to `available_parallelism` threads; the order of `sources` is kept. A failure marker
-/// ([`FAILURE_MARKER`]) loads as `Err("<path>: host failed: <its text on one line>")`.
-pub fn load_all(sources: Vec<Source>) -> Vec<Loaded> {
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(sources.len().max(1));
-    let chunk = sources.len().div_ceil(threads).max(1);
-    let mut results: Vec<Result<ResultFile, String>> = Vec::with_capacity(sources.len());
-    std::thread::scope(|s| {
-        let handles: Vec<_> = sources
-            .chunks(chunk)
-            .map(|part| {
-                s.spawn(move || {
-                    part.iter()
-                        .map(|src| {
-                            if is_failure_marker(&src.path) {
-                                Err(marker_reason(&src.path))
-                            } else {
-                                hwsurvey_result::load(&src.path).map_err(|e| e.to_string())
-                            }
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        for h in handles {
-            match h.join() {
-                Ok(part) => results.extend(part),
-                Err(_) => results.push(Err("loading panicked".into())),
-            }
-        }
-    });
-    sources.into_iter().zip(results).collect()
-}
-
-/// The failure a marker records: `<path>: host failed: <text>` (text on one line, at most 500
-/// characters; `no reason recorded` when empty), or the error reading it.
-fn marker_reason(path: &Path) -> String {
-    match std::fs::read(path) {
-        Ok(bytes) => {
-            let text = String::from_utf8_lossy(&bytes);
-            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            let text = if text.is_empty() {
-                "no reason recorded".into()
-            } else {
-                hwsurvey_model::text::one_line(&text, 500).into_owned()
-            };
-            format!("{}: host failed: {text}", path.display())
-        }
-        Err(e) => format!(
-            "{}: host failed (its failure marker unreadable: {e})",
-            path.display()
-        ),
-    }
-}
-
-/// Verdict of a host, as `hwsurvey qualify` words them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// Every run complete and readable; no failed or warned machine finding.
-    Pass,
-    /// A warned machine finding, or a test of a run failed.
-    Warn,
-    /// A file unreadable, a run not complete, or a failed machine finding.
-    Fail,
-}
-
-impl Verdict {
-    /// `pass`, `warn`, `fail`.
-    pub fn word(self) -> &'static str {
-        match self {
-            Verdict::Pass => "pass",
-            Verdict::Warn => "warn",
-            Verdict::Fail => "fail",
-        }
-    }
-}
-
-/// One run of a host.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Run {
-    /// The result file.
-    pub path: String,
-    /// UTC start, RFC 3339 (`started_at` of the file).
-    pub started_at: String,
-    /// Profile id and revision (`standard v3`).
-    pub profile: String,
-}
-
-/// One headline figure of a host, pooled over its runs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HostFigure {
-    /// Figure key ([`figures::FIGURES`]).
-    pub figure: &'static str,
-    /// Median over the host's runs, in the figure's unit.
-    pub value: f64,
-    /// Runs that measured it.
-    pub runs: usize,
-    /// (max - min) / median of the runs' values, percent; `None` for one run.
-    pub spread_pct: Option<f64>,
-}
-
-/// A figure of a host outside its group's spread.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Outlier {
-    /// Figure key.
-    pub figure: &'static str,
-    /// The host's value, in the figure's unit.
-    pub value: f64,
-    /// The group's median.
-    pub group_median: f64,
-    /// The group's MAD (median absolute deviation from the median).
-    pub group_mad: f64,
-    /// (value - median) / median, percent (negative: below the median).
-    pub diff_pct: f64,
-    /// Whether the difference is the worse way (lower throughput, higher latency).
-    pub worse: bool,
-}
-
-/// A probe difference from the group's majority.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Cause {
-    /// What differs (`THP`, `CPUs online`, `DIMMs`).
-    pub fact: &'static str,
-    /// The host's value.
-    pub host: String,
-    /// The value most hosts of the group have.
-    pub group: String,
-}
-
-/// A qualification finding worth showing (failed or warned).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HostFinding {
-    /// Rule id.
-    pub rule: String,
-    /// `fail` or `warn`.
-    pub verdict: String,
-    /// The finding's one line.
-    pub summary: String,
-    /// A precondition of the profile (never changes the host's verdict).
-    pub precondition: bool,
-}
-
-/// One host: its runs pooled.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Host {
-    /// Host name: the folder `<host>` of `reports/fleet/<run-id>/<host>/`, else the run's
-    /// hostname (`environment.hostname`), else the file name.
-    pub name: String,
-    /// Group number (1-based, [`Fleet::groups`]); `None` when no run could be read.
-    pub group: Option<usize>,
-    /// pass / warn / fail.
-    pub verdict: Verdict,
-    /// The readable runs, oldest first.
-    pub runs: Vec<Run>,
-    /// Why the host failed, one line each (unreadable file naming it, a run not complete).
-    pub failures: Vec<String>,
-    /// Headline figures, pooled over the runs.
-    pub figures: Vec<HostFigure>,
-    /// Figures outside the group's spread.
-    pub outliers: Vec<Outlier>,
-    /// Figures that moved monotonically over successive runs by more than the drift
-    /// threshold, one line each.
-    pub drift: Vec<String>,
-    /// Probe differences from the group's majority (for hosts with outliers or drift).
-    pub causes: Vec<Cause>,
-    /// Failed or warned qualification findings stored in the latest run.
-    pub findings: Vec<HostFinding>,
-    /// Facts of the latest run ([`facts::host_facts`]), for the causes.
-    #[serde(skip)]
-    pub facts: Vec<(&'static str, String)>,
-    /// Identity of the latest run.
-    #[serde(skip)]
-    pub identity: Option<Identity>,
-}
-
-impl Host {
-    /// Whether the host stood out (an outlier figure) or drifted.
-    pub fn flagged(&self) -> bool {
-        !self.outliers.is_empty() || !self.drift.is_empty()
-    }
-}
-
-/// A group's statistics of one figure.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct GroupFigure {
-    /// Figure key.
-    pub figure: &'static str,
-    /// Hosts with the figure.
-    pub hosts: usize,
-    /// Median over those hosts.
-    pub median: f64,
-    /// Median absolute deviation from it.
-    pub mad: f64,
-}
-
-/// Hosts of one hardware identity.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Group {
-    /// 1-based number (`G1`).
-    pub id: usize,
-    /// The identity.
-    pub identity: Identity,
-    /// `identity` in words.
-    pub identity_text: String,
-    /// Host names.
-    pub hosts: Vec<String>,
-    /// Median and MAD per figure (figures at least [`MIN_GROUP_HOSTS`] hosts have).
-    pub figures: Vec<GroupFigure>,
-    /// Why the group has no outlier rule, when it has too few hosts.
-    pub note: Option<String>,
-}
-
-/// The whole analysis.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Fleet {
-    /// The rule's parameters.
-    pub options: Options,
-    /// Result files read (and not).
-    pub files: usize,
-    /// Groups, in order of their first host.
-    pub groups: Vec<Group>,
-    /// Hosts, by name.
-    pub hosts: Vec<Host>,
-}
-
-impl Fleet {
-    /// Exit status of `hwsurvey fleet`: 2 when a host failed, else 1 when a host stood out,
-    /// drifted or warned, else 0.
-    pub fn exit_code(&self) -> u8 {
-        if self.hosts.iter().any(|h| h.verdict == Verdict::Fail) {
-            2
-        } else if self
-            .hosts
-            .iter()
-            .any(|h| h.flagged() || h.verdict == Verdict::Warn)
-        {
-            1
-        } else {
-            0
         }
     }
 }
@@ -528,29 +191,7 @@ pub fn analyse(loaded: Vec<Loaded>, opts: &Options) -> Fleet {
         .into_iter()
         .map(|(name, (runs, failures))| pool(name, runs, failures, opts))
         .collect();
-    // groups by identity, in order of their first host
-    let mut groups: Vec<Group> = Vec::new();
-    for h in hosts.iter_mut() {
-        let Some(id) = h.identity.clone() else {
-            continue;
-        };
-        let n = match groups.iter().position(|g| g.identity == id) {
-            Some(i) => i,
-            None => {
-                groups.push(Group {
-                    id: groups.len() + 1,
-                    identity_text: id.to_string(),
-                    identity: id,
-                    hosts: vec![],
-                    figures: vec![],
-                    note: None,
-                });
-                groups.len() - 1
-            }
-        };
-        groups[n].hosts.push(h.name.clone());
-        h.group = Some(n + 1);
-    }
+    let mut groups = group_hosts(&mut hosts);
     for g in groups.iter_mut() {
         let members: Vec<&mut Host> = hosts.iter_mut().filter(|h| h.group == Some(g.id)).collect();
         judge_group(g, members, opts);
@@ -561,6 +202,47 @@ pub fn analyse(loaded: Vec<Loaded>, opts: &Options) -> Fleet {
         groups,
         hosts,
     }
+}
+
+/// Groups `hosts` (sorted by name) by hardware identity and sets each host's group number;
+/// the groups are numbered in order of their first host. Hosts with every present CPU online
+/// form groups of equal identities first; then a host with present CPUs offline joins the
+/// first group its identity can be a part of ([`Identity::joins`]: its sockets and cores
+/// count only its online CPUs), else a group of its own.
+fn group_hosts(hosts: &mut [Host]) -> Vec<Group> {
+    // (identity, member indexes into `hosts`)
+    let mut found: Vec<(Identity, Vec<usize>)> = Vec::new();
+    for complete in [true, false] {
+        for (i, h) in hosts.iter().enumerate() {
+            let Some(id) = &h.identity else { continue };
+            if (id.cpus_offline == 0) != complete {
+                continue;
+            }
+            match found.iter_mut().find(|(g, _)| id.joins(g)) {
+                Some((_, members)) => members.push(i),
+                None => found.push((id.clone(), vec![i])),
+            }
+        }
+    }
+    found.sort_by_key(|(_, members)| members.iter().copied().min());
+    found
+        .into_iter()
+        .enumerate()
+        .map(|(n, (identity, mut members))| {
+            members.sort_unstable();
+            for &i in &members {
+                hosts[i].group = Some(n + 1);
+            }
+            Group {
+                id: n + 1,
+                identity_text: identity.to_string(),
+                identity,
+                hosts: members.iter().map(|&i| hosts[i].name.clone()).collect(),
+                figures: vec![],
+                note: None,
+            }
+        })
+        .collect()
 }
 
 /// Pools the runs of one host: per figure the median, spread and drift; facts, identity and
@@ -761,66 +443,4 @@ pub fn causes(
         }
     }
     out
-}
-
-/// Fleets built from the example result files of this repository (`reports/examples/`), for
-/// tests and the benchmark: a copy renamed to another host, its samples scaled (statistics
-/// recomputed, so the loader's checks pass), its THP mode or start time changed.
-pub mod sample {
-    use hwsurvey_model::Probed;
-    use hwsurvey_result::{Metric, MetricResult, ResultFile};
-
-    /// `reports/examples/<name>` of this source tree, loaded. Panics when absent (a test
-    /// helper: the examples are part of the repository).
-    pub fn example(name: &str) -> ResultFile {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../reports/examples/v1")
-            .join(name);
-        hwsurvey_result::load(&path).unwrap_or_else(|e| panic!("{e}"))
-    }
-
-    /// `file` as run on host `name` (`environment.hostname`).
-    pub fn with_host(mut file: ResultFile, name: &str) -> ResultFile {
-        file.environment.hostname = Probed::Known(name.to_string());
-        file
-    }
-
-    /// Every sample of every metric of the tests of `family` (all families: `None`) times
-    /// `factor`, statistics and peak recomputed from the new samples.
-    pub fn scale(mut file: ResultFile, family: Option<&str>, factor: f64) -> ResultFile {
-        for t in file
-            .tests
-            .iter_mut()
-            .filter(|t| family.is_none_or(|f| t.point.family == f))
-        {
-            for m in t.metrics.iter_mut() {
-                let samples: Vec<f64> = m.samples.iter().map(|v| v * factor).collect();
-                *m = MetricResult::from_metric(Metric {
-                    name: m.name.clone(),
-                    better: m.better,
-                    samples,
-                    report_peak: m.peak.is_some(),
-                });
-            }
-        }
-        file
-    }
-
-    /// THP set to `mode` (`never`) in both the run environment and the machine document.
-    pub fn set_thp(mut file: ResultFile, mode: &str) -> ResultFile {
-        file.environment.thp_enabled = Probed::Known(mode.to_string());
-        if let Some(sel) = file
-            .machine
-            .pointer_mut("/pages/thp/enabled/known/selected")
-        {
-            *sel = serde_json::Value::String(mode.to_string());
-        }
-        file
-    }
-
-    /// Start time set to `rfc3339`.
-    pub fn started_at(mut file: ResultFile, rfc3339: &str) -> ResultFile {
-        file.started_at = rfc3339.to_string();
-        file
-    }
 }

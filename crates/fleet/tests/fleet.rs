@@ -281,3 +281,93 @@ fn hosts_are_named_by_hostname_when_files_are_given_by_name() {
     let e = collect(&[empty.path().to_path_buf()]).unwrap_err();
     assert!(e.0.contains("no .json result file"), "{e}");
 }
+
+/// A lemon with a CPU offline (`maxcpus=1` on a 2-CPU host): its online topology has 1 core
+/// of 2, yet it is one of its siblings' group (its present CPUs and everything else match), its
+/// halved STREAM figure stands out, and the cause named is the offline CPU.
+#[test]
+fn a_host_with_cpus_offline_is_compared_with_its_siblings_and_the_offline_cpus_are_its_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = example("x86_64-standard.json");
+    for (host, f) in [
+        ("node1", 1.0),
+        ("node2", 1.02),
+        ("node3", 0.5),
+        ("node4", 0.99),
+    ] {
+        let mut file = scale(with_host(base.clone(), host), None, f);
+        if host == "node3" {
+            file = hwsurvey_fleet::sample::offline_cpus(
+                scale(with_host(base.clone(), host), Some("mem.bandwidth"), f),
+                "0",
+            );
+        }
+        write(dir.path(), host, "result.json", &file);
+    }
+    let fleet = fleet_of(dir.path(), &Options::default());
+    assert_eq!(fleet.groups.len(), 1, "{:#?}", fleet.groups);
+    let g = &fleet.groups[0];
+    assert_eq!(g.hosts, ["node1", "node2", "node3", "node4"]);
+    // the group is the siblings' identity (none offline), 2 threads present
+    assert_eq!(g.identity.cpus_offline, 0);
+    assert_eq!(g.identity.threads, Some(2));
+    assert_eq!(g.identity.cores, Some(2));
+    let flagged: Vec<&str> = fleet
+        .hosts
+        .iter()
+        .filter(|h| h.flagged())
+        .map(|h| h.name.as_str())
+        .collect();
+    assert_eq!(flagged, ["node3"]);
+    let bad = fleet.hosts.iter().find(|h| h.name == "node3").unwrap();
+    assert!(bad
+        .outliers
+        .iter()
+        .any(|o| o.figure == "stream.triad.all" && (o.diff_pct + 50.0).abs() < 1.0 && o.worse));
+    let causes: Vec<(&str, &str, &str)> = bad
+        .causes
+        .iter()
+        .map(|c| (c.fact, c.host.as_str(), c.group.as_str()))
+        .collect();
+    assert_eq!(
+        causes,
+        [(
+            "CPUs online",
+            "1 of 2 present (online 0, present 0-1)",
+            "all 2 present"
+        )]
+    );
+}
+
+/// A host with CPUs offline joins only a group it can be a part of: not one with another
+/// memory size, nor one with fewer cores than its online ones.
+#[test]
+fn a_host_with_cpus_offline_joins_only_a_matching_group() {
+    let m = |f: ResultFile| {
+        let machine = hwsurvey_fleet::facts::machine_of(&f).unwrap();
+        hwsurvey_fleet::facts::identity(&f, &machine)
+    };
+    let base = example("x86_64-standard.json");
+    let sibling = m(base.clone());
+    let lemon = m(hwsurvey_fleet::sample::offline_cpus(base.clone(), "0"));
+    assert_eq!(
+        (lemon.cpus_offline, lemon.threads, lemon.cores),
+        (1, Some(2), Some(1))
+    );
+    assert_ne!(lemon, sibling);
+    assert!(lemon.joins(&sibling));
+    assert!(
+        !sibling.joins(&lemon),
+        "a complete identity joins only its equal"
+    );
+    let mut bigger = sibling.clone();
+    bigger.memory_gib = sibling.memory_gib.map(|g| g * 2);
+    assert!(!lemon.joins(&bigger));
+    let mut fewer_cores = lemon.clone();
+    fewer_cores.cpus_offline = 0;
+    fewer_cores.cores = Some(0);
+    assert!(!lemon.joins(&fewer_cores));
+    assert!(lemon
+        .to_string()
+        .ends_with(", 1 present CPU offline (sockets and cores count the online ones)"));
+}

@@ -28,6 +28,8 @@ use anyhow::{bail, Context, Result};
 use base64::Engine as _;
 use serde::Deserialize;
 
+pub mod serve;
+
 /// Line the guest's init prints when it starts (the end of the kernel's boot); a line ending
 /// with it counts (the firmware's screen-clearing escapes may come first).
 pub const READY_MARKER: &str = "HWSURVEY-GUEST-READY";
@@ -451,7 +453,7 @@ pub struct RunOptions {
     pub echo_console: bool,
 }
 
-fn run_cmd(cmd: &mut Command) -> Result<String> {
+pub(crate) fn run_cmd(cmd: &mut Command) -> Result<String> {
     let out = cmd
         .output()
         .with_context(|| format!("cannot start {cmd:?}"))?;
@@ -466,12 +468,12 @@ fn run_cmd(cmd: &mut Command) -> Result<String> {
 }
 
 /// `target/guests/cache/<debian-arch>`.
-fn cache_dir(arch: &str) -> PathBuf {
+pub(crate) fn cache_dir(arch: &str) -> PathBuf {
     workspace_root().join("target/guests/cache").join(arch)
 }
 
 /// Downloads (once) and unpacks a package of `arch` into the cache; returns its folder.
-fn fetch_package(arch: &str, package: &str) -> Result<PathBuf> {
+pub(crate) fn fetch_package(arch: &str, package: &str) -> Result<PathBuf> {
     let cache = cache_dir(arch);
     let unpacked = cache.join(package);
     if unpacked.join(".complete").exists() {
@@ -509,8 +511,23 @@ fn fetch_package(arch: &str, package: &str) -> Result<PathBuf> {
     Ok(unpacked)
 }
 
-/// The versioned kernel package the meta package `linux-image-<arch>` depends on.
+/// The versioned kernel package the meta package `linux-image-<arch>` depends on. Asked of
+/// apt-cache once per architecture and process (a guest's kernel and each of its modules ask
+/// again; apt-cache takes seconds on a loaded host).
 fn kernel_package(arch: &str) -> Result<String> {
+    static KNOWN: std::sync::Mutex<BTreeMap<String, String>> =
+        std::sync::Mutex::new(BTreeMap::new());
+    if let Some(p) = KNOWN.lock().ok().and_then(|k| k.get(arch).cloned()) {
+        return Ok(p);
+    }
+    let package = kernel_package_uncached(arch)?;
+    if let Ok(mut k) = KNOWN.lock() {
+        k.insert(arch.to_owned(), package.clone());
+    }
+    Ok(package)
+}
+
+fn kernel_package_uncached(arch: &str) -> Result<String> {
     let meta = format!("linux-image-{arch}:{arch}");
     let text = run_cmd(Command::new("apt-cache").args(["depends", &meta])).with_context(|| {
         format!(
@@ -601,12 +618,13 @@ pub fn dist_binary(guest: &Guest) -> Result<PathBuf> {
 }
 
 /// A word quoted for the guest's shell.
-fn shell_quote(word: &str) -> String {
+pub(crate) fn shell_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', "'\\''"))
 }
 
-/// The guest's `/init`: mounts, the cgroup, the commands, the output on the console, power off.
-pub fn init_script(guest: &Guest, commands: &[Vec<String>]) -> String {
+/// The start of every guest's `/init`: busybox's applets, the mounts, the kernel modules of the
+/// definition (`insmod`, in order), the guest's name as its hostname.
+pub(crate) fn init_head(guest: &Guest) -> String {
     let mut s = String::from(
         "#!/bin/busybox sh\n\
          /bin/busybox --install -s /bin\n\
@@ -628,7 +646,13 @@ pub fn init_script(guest: &Guest, commands: &[Vec<String>]) -> String {
     // the guest's name as its hostname, so that result files and compare's default column
     // labels tell the guests apart (the kernel's default is "(none)")
     let _ = writeln!(s, "hostname {}", shell_quote(&guest.name));
-    let _ = writeln!(s, "echo {READY_MARKER}");
+    s
+}
+
+/// The part of `/init` that puts the init shell (and so everything it starts) into the
+/// definition's cgroup with its memory limit.
+pub(crate) fn init_cgroup(guest: &Guest) -> String {
+    let mut s = String::new();
     match &guest.cgroup {
         Some(CgroupLimit {
             version: 2,
@@ -666,6 +690,14 @@ pub fn init_script(guest: &Guest, commands: &[Vec<String>]) -> String {
         }
         None => {}
     }
+    s
+}
+
+/// The guest's `/init`: mounts, the cgroup, the commands, the output on the console, power off.
+pub fn init_script(guest: &Guest, commands: &[Vec<String>]) -> String {
+    let mut s = init_head(guest);
+    let _ = writeln!(s, "echo {READY_MARKER}");
+    s.push_str(&init_cgroup(guest));
     s.push_str("cd /out\n");
     for (i, argv) in commands.iter().enumerate() {
         let words: Vec<String> = argv.iter().map(|w| shell_quote(w)).collect();
@@ -710,6 +742,11 @@ pub fn build_initramfs(guest: &Guest, commands: &[Vec<String>], path: &Path) -> 
     set_executable(&init)?;
     set_executable(&root.join("bin/busybox"))?;
     set_executable(&root.join("bin/hwsurvey"))?;
+    write_cpio(root, path)
+}
+
+/// Writes the tree `root` as a cpio archive (newc, every file owned by root) to `path`.
+pub(crate) fn write_cpio(root: &Path, path: &Path) -> Result<()> {
     let mut list = String::new();
     for entry in walk(root)? {
         let rel = entry.strip_prefix(root)?;
@@ -739,14 +776,16 @@ pub fn build_initramfs(guest: &Guest, commands: &[Vec<String>], path: &Path) -> 
     Ok(())
 }
 
-fn set_executable(path: &Path) -> Result<()> {
+pub(crate) fn set_executable(path: &Path) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(path, fs::Permissions::from_mode(0o755))
         .with_context(|| format!("cannot chmod {}", path.display()))
 }
 
-/// Every path under `root` (folders before their contents), without `root` itself.
-fn walk(root: &Path) -> Result<Vec<PathBuf>> {
+/// Every path under `root` (folders before their contents), without `root` itself. A symbolic
+/// link is one entry, never followed (a package's `/lib64/ld-linux-x86-64.so.2` points to an
+/// absolute path, which is the host's outside the guest).
+pub(crate) fn walk(root: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -755,7 +794,7 @@ fn walk(root: &Path) -> Result<Vec<PathBuf>> {
             .collect();
         entries.sort();
         for p in entries {
-            if p.is_dir() {
+            if p.symlink_metadata().is_ok_and(|m| m.is_dir()) {
                 stack.push(p.clone());
             }
             out.push(p);

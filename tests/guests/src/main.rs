@@ -7,6 +7,8 @@
 //! Prints the boot and command
 //! times to stderr. Exit status: the first failing command's, 0 when all succeed, 2 on a bad
 //! invocation, 1 when the guest could not be run (the console log's path is in the message).
+//! `guest --serve NAME` boots NAME as an SSH host instead (dropbear, Python; a forwarded port
+//! of 127.0.0.1) and prints the ssh command; the guest stays up until this is stopped.
 //! Called by `scripts/guest`.
 
 use std::path::PathBuf;
@@ -18,8 +20,54 @@ const USAGE: &str =
     "usage: scripts/guest NAME [--out DIR] [--console] [--timeout SECONDS] -- COMMAND... [-- COMMAND...]\n\
                      NAME: one of tests/guests/machines/*.toml";
 
+/// `guest --serve NAME`: boots NAME as an SSH host (tests/guests/src/serve.rs) with a key pair
+/// made in its run folder, prints the ssh command, and keeps it up until qemu ends or the
+/// process is stopped (Ctrl-C kills qemu with it).
+fn serve(name: &str) -> ExitCode {
+    use hwsurvey_guests::serve::{free_port, run_dir, ssh_keypair, ServeOptions, Serving};
+    let result = (|| -> anyhow::Result<()> {
+        let guest = Guest::load(name)?;
+        let dir = run_dir(name);
+        let keys_dir = dir.with_extension("keys");
+        std::fs::create_dir_all(&keys_dir)?;
+        let keys = ssh_keypair(&keys_dir)?;
+        let opts = ServeOptions {
+            authorized_key: keys.public_line.clone(),
+            port: free_port()?,
+            out_dir: dir,
+            files: vec![],
+            die_during: None,
+        };
+        let mut g = Serving::start(&guest, &opts)?;
+        let boot = g.wait_ready()?;
+        eprintln!(
+            "guest: {name}: up after {:.1} s; console: {}\n  ssh -i {} -p {} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null root@127.0.0.1",
+            boot.as_secs_f64(),
+            g.console_log.display(),
+            keys.private_key.display(),
+            g.port
+        );
+        while g.exited().is_none() {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("guest: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, name] = &args[..] {
+        if flag == "--serve" {
+            return serve(name);
+        }
+    }
     let Some(sep) = args.iter().position(|a| a == "--") else {
         eprintln!("{USAGE}");
         return ExitCode::from(2);

@@ -1,0 +1,162 @@
+//! The inputs of a fleet: result files and failure markers found under the paths given
+//! ([`collect`]), loaded in parallel ([`load_all`]); a file that cannot be read is its host's
+//! failure with the loader's one-line error, never a reason to drop the other hosts.
+
+use std::path::{Path, PathBuf};
+
+use hwsurvey_result::ResultFile;
+
+/// One result file to read, and the host its folder names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    /// The file.
+    pub path: PathBuf,
+    /// `<host>` of `DIR/.../<host>/<file>.json` (the layout `reports/fleet/<run-id>/<host>/`),
+    /// when the file sits in a sub-folder of the directory given; `None` for files given by
+    /// name or directly in the directory.
+    pub folder_host: Option<String>,
+}
+
+/// A command-line input that cannot be used at all (missing path, unreadable directory, a
+/// directory without any `.json`): an input error, unlike a bad result file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputError(pub String);
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// Name of a host's failure marker: a text file that the fleet playbook (fleet/) writes into
+/// `<run-id>/<host>/` when the host failed before or during its run (unreachable, no binary
+/// for its architecture, the run refused or killed, disk full), holding the reason in one or a
+/// few lines. [`load_all`] makes it a failed entry of that host with the reason.
+pub const FAILURE_MARKER: &str = "hwsurvey-failed.txt";
+
+/// Whether `path` is a failure marker ([`FAILURE_MARKER`]).
+pub fn is_failure_marker(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == FAILURE_MARKER)
+}
+
+/// The result files of `inputs`: a file is taken as given; a directory is walked recursively
+/// for `*.json` files and [`FAILURE_MARKER`] files (sorted by path; symbolic links to
+/// directories are not followed).
+///
+/// Err: a path that does not exist, a directory that cannot be read, or no file at all.
+pub fn collect(inputs: &[PathBuf]) -> Result<Vec<Source>, InputError> {
+    let mut out = Vec::new();
+    for input in inputs {
+        let meta = std::fs::metadata(input)
+            .map_err(|e| InputError(format!("{}: {e}", input.display())))?;
+        if meta.is_dir() {
+            let mut files = Vec::new();
+            walk(input, &mut files)?;
+            if files.is_empty() {
+                return Err(InputError(format!(
+                    "{}: no .json result file (nor {FAILURE_MARKER}) in this directory or below",
+                    input.display()
+                )));
+            }
+            files.sort();
+            for path in files {
+                let folder_host = path
+                    .parent()
+                    .filter(|p| *p != input.as_path())
+                    .and_then(|p| p.file_name())
+                    .map(|n| n.to_string_lossy().into_owned());
+                out.push(Source { path, folder_host });
+            }
+        } else {
+            out.push(Source {
+                path: input.clone(),
+                folder_host: None,
+            });
+        }
+    }
+    if out.is_empty() {
+        return Err(InputError("no result file given".into()));
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| InputError(format!("{}: {e}", dir.display())))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| InputError(format!("{}: {e}", dir.display())))?;
+        let path = entry.path();
+        let kind = entry
+            .file_type()
+            .map_err(|e| InputError(format!("{}: {e}", path.display())))?;
+        if kind.is_dir() {
+            walk(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "json") || is_failure_marker(&path) {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// A source and what loading it gave: the file, or the loader's one-line error.
+pub type Loaded = (Source, Result<ResultFile, String>);
+
+/// Loads every source ([`hwsurvey_result::load`]: size, JSON, schema and values checked),
+/// on up to `available_parallelism` threads; the order of `sources` is kept. A failure marker
+/// ([`FAILURE_MARKER`]) loads as `Err("<path>: host failed: <its text on one line>")`.
+pub fn load_all(sources: Vec<Source>) -> Vec<Loaded> {
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(sources.len().max(1));
+    let chunk = sources.len().div_ceil(threads).max(1);
+    let mut results: Vec<Result<ResultFile, String>> = Vec::with_capacity(sources.len());
+    std::thread::scope(|s| {
+        let handles: Vec<_> = sources
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .map(|src| {
+                            if is_failure_marker(&src.path) {
+                                Err(marker_reason(&src.path))
+                            } else {
+                                hwsurvey_result::load(&src.path).map_err(|e| e.to_string())
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            match h.join() {
+                Ok(part) => results.extend(part),
+                Err(_) => results.push(Err("loading panicked".into())),
+            }
+        }
+    });
+    sources.into_iter().zip(results).collect()
+}
+
+/// The failure a marker records: `<path>: host failed: <text>` (text on one line, at most 500
+/// characters; `no reason recorded` when empty), or the error reading it.
+fn marker_reason(path: &Path) -> String {
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(&bytes);
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let text = if text.is_empty() {
+                "no reason recorded".into()
+            } else {
+                hwsurvey_model::text::one_line(&text, 500).into_owned()
+            };
+            format!("{}: host failed: {text}", path.display())
+        }
+        Err(e) => format!(
+            "{}: host failed (its failure marker unreadable: {e})",
+            path.display()
+        ),
+    }
+}

@@ -1,0 +1,94 @@
+//! Fleets built from the example result files of this repository (`reports/examples/v1/`, schema 1), for
+//! tests and the benchmark: a copy renamed to another host, its samples scaled (statistics
+//! recomputed, so the loader's checks pass), its THP mode or start time changed.
+
+use hwsurvey_model::Probed;
+use hwsurvey_result::{Metric, MetricResult, ResultFile};
+
+/// `reports/examples/v1/<name>` of this source tree, loaded. Panics when absent (a test
+/// helper: the examples are part of the repository).
+pub fn example(name: &str) -> ResultFile {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../reports/examples/v1")
+        .join(name);
+    hwsurvey_result::load(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `file` as run on host `name` (`environment.hostname`).
+pub fn with_host(mut file: ResultFile, name: &str) -> ResultFile {
+    file.environment.hostname = Probed::Known(name.to_string());
+    file
+}
+
+/// Every sample of every metric of the tests of `family` (all families: `None`) times
+/// `factor`, statistics and peak recomputed from the new samples.
+pub fn scale(mut file: ResultFile, family: Option<&str>, factor: f64) -> ResultFile {
+    for t in file
+        .tests
+        .iter_mut()
+        .filter(|t| family.is_none_or(|f| t.point.family == f))
+    {
+        for m in t.metrics.iter_mut() {
+            let samples: Vec<f64> = m.samples.iter().map(|v| v * factor).collect();
+            *m = MetricResult::from_metric(Metric {
+                name: m.name.clone(),
+                better: m.better,
+                samples,
+                report_peak: m.peak.is_some(),
+            });
+        }
+    }
+    file
+}
+
+/// THP set to `mode` (`never`) in both the run environment and the machine document.
+pub fn set_thp(mut file: ResultFile, mode: &str) -> ResultFile {
+    file.environment.thp_enabled = Probed::Known(mode.to_string());
+    if let Some(sel) = file
+        .machine
+        .pointer_mut("/pages/thp/enabled/known/selected")
+    {
+        *sel = serde_json::Value::String(mode.to_string());
+    }
+    file
+}
+
+/// Start time set to `rfc3339`.
+pub fn started_at(mut file: ResultFile, rfc3339: &str) -> ResultFile {
+    file.started_at = rfc3339.to_string();
+    file
+}
+
+/// The machine document as the probe writes it when only the CPUs `online` (a list: `0`,
+/// `0-3`) of the present ones are online (`maxcpus=`, CPUs taken offline): `cpu/online`,
+/// `offline`, `present_offline`, each logical CPU's `online`, and the topology counts over
+/// the online CPUs (cores and threads: one thread per core, as the examples have).
+pub fn offline_cpus(mut file: ResultFile, online: &str) -> ResultFile {
+    let on = hwsurvey_model::CpuSet::parse_list(online)
+        .unwrap_or_else(|e| panic!("offline_cpus: {online:?}: {e}"));
+    let cpu = file
+        .machine
+        .pointer_mut("/cpu")
+        .expect("the machine document has a cpu section");
+    let present = cpu
+        .pointer("/present/known")
+        .and_then(|p| p.as_str())
+        .map(|p| hwsurvey_model::CpuSet::parse_list(p).expect("cpu/present of the example"))
+        .expect("cpu/present known in the example");
+    let off = present.difference(&on).to_list_string();
+    let n = on.len() as u64;
+    cpu["online"] = serde_json::json!({ "known": on.to_list_string() });
+    cpu["offline"] = serde_json::json!({ "known": off });
+    cpu["present_offline"] = serde_json::json!({ "known": off });
+    if let Some(cpus) = cpu["cpus"].as_array_mut() {
+        for c in cpus {
+            let id = c["cpu"].as_u64().and_then(|i| u32::try_from(i).ok());
+            c["online"] = serde_json::Value::Bool(id.is_some_and(|i| on.contains(i)));
+        }
+    }
+    let topo = &mut cpu["topology"];
+    topo["cores"] = serde_json::json!({ "known": n });
+    topo["threads"] = serde_json::json!({ "known": n });
+    topo["threads_with_topology"] = serde_json::json!(n);
+    file
+}

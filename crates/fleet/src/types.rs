@@ -1,0 +1,196 @@
+//! The fleet's model: hosts with their pooled figures, outliers, causes and findings; groups
+//! of one hardware identity with their medians; the whole [`Fleet`] that the renderers show.
+
+use serde::Serialize;
+
+use crate::facts::Identity;
+use crate::Options;
+
+/// Verdict of a host, as `hwsurvey qualify` words them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Every run complete and readable; no failed or warned machine finding.
+    Pass,
+    /// A warned machine finding, or a test of a run failed.
+    Warn,
+    /// A file unreadable, a run not complete, or a failed machine finding.
+    Fail,
+}
+
+impl Verdict {
+    /// `pass`, `warn`, `fail`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Warn => "warn",
+            Verdict::Fail => "fail",
+        }
+    }
+}
+
+/// One run of a host.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Run {
+    /// The result file.
+    pub path: String,
+    /// UTC start, RFC 3339 (`started_at` of the file).
+    pub started_at: String,
+    /// Profile id and revision (`standard v3`).
+    pub profile: String,
+}
+
+/// One headline figure of a host, pooled over its runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HostFigure {
+    /// Figure key ([`crate::figures::FIGURES`]).
+    pub figure: &'static str,
+    /// Median over the host's runs, in the figure's unit.
+    pub value: f64,
+    /// Runs that measured it.
+    pub runs: usize,
+    /// (max - min) / median of the runs' values, percent; `None` for one run.
+    pub spread_pct: Option<f64>,
+}
+
+/// A figure of a host outside its group's spread.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outlier {
+    /// Figure key.
+    pub figure: &'static str,
+    /// The host's value, in the figure's unit.
+    pub value: f64,
+    /// The group's median.
+    pub group_median: f64,
+    /// The group's MAD (median absolute deviation from the median).
+    pub group_mad: f64,
+    /// (value - median) / median, percent (negative: below the median).
+    pub diff_pct: f64,
+    /// Whether the difference is the worse way (lower throughput, higher latency).
+    pub worse: bool,
+}
+
+/// A probe difference from the group's majority.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cause {
+    /// What differs (`THP`, `CPUs online`, `DIMMs`).
+    pub fact: &'static str,
+    /// The host's value.
+    pub host: String,
+    /// The value most hosts of the group have.
+    pub group: String,
+}
+
+/// A qualification finding worth showing (failed or warned).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HostFinding {
+    /// Rule id.
+    pub rule: String,
+    /// `fail` or `warn`.
+    pub verdict: String,
+    /// The finding's one line.
+    pub summary: String,
+    /// A precondition of the profile (never changes the host's verdict).
+    pub precondition: bool,
+}
+
+/// One host: its runs pooled.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Host {
+    /// Host name: the folder `<host>` of `reports/fleet/<run-id>/<host>/`, else the run's
+    /// hostname (`environment.hostname`), else the file name.
+    pub name: String,
+    /// Group number (1-based, [`Fleet::groups`]); `None` when no run could be read.
+    pub group: Option<usize>,
+    /// pass / warn / fail.
+    pub verdict: Verdict,
+    /// The readable runs, oldest first.
+    pub runs: Vec<Run>,
+    /// Why the host failed, one line each (unreadable file naming it, a run not complete).
+    pub failures: Vec<String>,
+    /// Headline figures, pooled over the runs.
+    pub figures: Vec<HostFigure>,
+    /// Figures outside the group's spread.
+    pub outliers: Vec<Outlier>,
+    /// Figures that moved monotonically over successive runs by more than the drift
+    /// threshold, one line each.
+    pub drift: Vec<String>,
+    /// Probe differences from the group's majority (for hosts with outliers or drift).
+    pub causes: Vec<Cause>,
+    /// Failed or warned qualification findings stored in the latest run.
+    pub findings: Vec<HostFinding>,
+    /// Facts of the latest run ([`crate::facts::host_facts`]), for the causes.
+    #[serde(skip)]
+    pub facts: Vec<(&'static str, String)>,
+    /// Identity of the latest run.
+    #[serde(skip)]
+    pub identity: Option<Identity>,
+}
+
+impl Host {
+    /// Whether the host stood out (an outlier figure) or drifted.
+    pub fn flagged(&self) -> bool {
+        !self.outliers.is_empty() || !self.drift.is_empty()
+    }
+}
+
+/// A group's statistics of one figure.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GroupFigure {
+    /// Figure key.
+    pub figure: &'static str,
+    /// Hosts with the figure.
+    pub hosts: usize,
+    /// Median over those hosts.
+    pub median: f64,
+    /// Median absolute deviation from it.
+    pub mad: f64,
+}
+
+/// Hosts of one hardware identity.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Group {
+    /// 1-based number (`G1`).
+    pub id: usize,
+    /// The identity.
+    pub identity: Identity,
+    /// `identity` in words.
+    pub identity_text: String,
+    /// Host names.
+    pub hosts: Vec<String>,
+    /// Median and MAD per figure (figures at least [`MIN_GROUP_HOSTS`] hosts have).
+    pub figures: Vec<GroupFigure>,
+    /// Why the group has no outlier rule, when it has too few hosts.
+    pub note: Option<String>,
+}
+
+/// The whole analysis.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fleet {
+    /// The rule's parameters.
+    pub options: Options,
+    /// Result files read (and not).
+    pub files: usize,
+    /// Groups, in order of their first host.
+    pub groups: Vec<Group>,
+    /// Hosts, by name.
+    pub hosts: Vec<Host>,
+}
+
+impl Fleet {
+    /// Exit status of `hwsurvey fleet`: 2 when a host failed, else 1 when a host stood out,
+    /// drifted or warned, else 0.
+    pub fn exit_code(&self) -> u8 {
+        if self.hosts.iter().any(|h| h.verdict == Verdict::Fail) {
+            2
+        } else if self
+            .hosts
+            .iter()
+            .any(|h| h.flagged() || h.verdict == Verdict::Warn)
+        {
+            1
+        } else {
+            0
+        }
+    }
+}
