@@ -463,7 +463,8 @@ fn html_report_printed_whole_one_png_per_page() {
     );
 }
 
-/// The three machines of reports/examples/ (the order and flags of `scripts/examples`) print
+/// The three machines of reports/examples/v1/ (schema 1; the shipped standard-profile example
+/// one folder up prints to 19 pages, issue 18) print
 /// to at most 12 A4 pages in Chromium, and page 1 holds the headline: its title, every row
 /// label and the footnotes of what a machine does not have.
 #[test]

@@ -1,9 +1,10 @@
 //! Snapshots of every format (terminal, Markdown, CSV, JSON, HTML with its inline SVG plots)
-//! over the three result files checked in under reports/examples/: this machine's standard run
-//! (x86_64) and the quick runs of the aarch64 and sparc64 dist binaries under qemu-user. The
-//! files are fixed inputs (their timestamps and figures are part of them); the comparison is
-//! built exactly as `scripts/examples` builds it (in that order, labels by default, `--force`
-//! because standard and quick are different profiles).
+//! over the three result files checked in under reports/examples/: the standard profile on this
+//! machine (x86_64, 1 package x 2 cores), in the x86-2s4n-smt guest (2 packages x 4 cores x 2
+//! threads, 4 NUMA nodes) and in the arm64-2n-clusters guest (2 packages x 2 clusters x 2
+//! cores), the guests under qemu-system TCG. The files are fixed inputs (their timestamps and
+//! figures are part of them); the comparison is built exactly as `scripts/examples` builds it
+//! (in that order, labels by default).
 //!
 //! Regenerate (new runs, then the reports and these snapshots):
 //!
@@ -18,13 +19,13 @@ use hwsurvey_report::{
 };
 
 const FILES: [&str; 3] = [
-    "x86_64-standard.json",
-    "aarch64-qemu-quick.json",
-    "sparc64-qemu-quick.json",
+    "vm-x86_64-standard.json",
+    "guest-x86-2s4n-smt-standard.json",
+    "guest-arm64-2n-clusters-standard.json",
 ];
 
 fn examples_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/v1")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples")
 }
 
 fn inputs() -> Vec<Input> {

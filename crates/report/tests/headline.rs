@@ -12,13 +12,13 @@ use hwsurvey_report::{
 use serde_json::Value;
 
 const FILES: [&str; 3] = [
-    "x86_64-standard.json",
-    "aarch64-qemu-quick.json",
-    "sparc64-qemu-quick.json",
+    "vm-x86_64-standard.json",
+    "guest-x86-2s4n-smt-standard.json",
+    "guest-arm64-2n-clusters-standard.json",
 ];
 
 fn examples_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/v1")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples")
 }
 
 fn inputs() -> Vec<Input> {
