@@ -157,6 +157,11 @@ impl fmt::Debug for PageBuffer {
     }
 }
 
+/// 8-byte plain values that any bit pattern makes valid (the views of a [`PageBuffer`]).
+trait EightByteValue: Copy {}
+impl EightByteValue for f64 {}
+impl EightByteValue for u64 {}
+
 impl PageBuffer {
     /// Allocates at least `len_bytes` (rounded up to whole `usize` words) with `mode`.
     ///
@@ -240,26 +245,25 @@ impl PageBuffer {
 
     /// The buffer as `f64` values (`len_bytes / 8` of them).
     pub fn as_f64_mut(&mut self) -> &mut [f64] {
-        let n = self.len_bytes / std::mem::size_of::<f64>();
-        let ptr = self.as_words_mut().as_mut_ptr() as *mut f64;
-        // SAFETY: the region is `len_bytes` long, word-aligned (>= 8 on 64-bit; on 32-bit targets
-        // the mmap region is page-aligned and the heap fallback is checked below), any bit pattern
-        // is a valid f64, and `&mut self` gives exclusive access.
-        assert!(
-            ptr.align_offset(std::mem::align_of::<f64>()) == 0,
-            "buffer not 8-byte aligned"
-        );
-        unsafe { std::slice::from_raw_parts_mut(ptr, n) }
+        self.as_words_of_mut::<f64>()
     }
 
     /// The buffer as `u64` values (`len_bytes / 8` of them).
     pub fn as_u64_mut(&mut self) -> &mut [u64] {
-        let n = self.len_bytes / std::mem::size_of::<u64>();
-        let ptr = self.as_words_mut().as_mut_ptr() as *mut u64;
-        // SAFETY: as in `as_f64_mut`: `len_bytes` long, 8-byte aligned (checked), any bit
-        // pattern is a valid u64, exclusive access through `&mut self`.
+        self.as_words_of_mut::<u64>()
+    }
+
+    /// The buffer as 8-byte values of `T` (`f64` or `u64`: any bit pattern is a valid value).
+    /// Panics when the buffer is not 8-byte aligned.
+    fn as_words_of_mut<T: EightByteValue>(&mut self) -> &mut [T] {
+        let n = self.len_bytes / std::mem::size_of::<T>();
+        let ptr = self.as_words_mut().as_mut_ptr() as *mut T;
+        // SAFETY: the region is `len_bytes` long, word-aligned (>= 8 on 64-bit; on 32-bit targets
+        // the mmap region is page-aligned and the heap fallback is checked here), any bit pattern
+        // is a valid `T` (the trait is implemented only for f64 and u64), and `&mut self` gives
+        // exclusive access.
         assert!(
-            ptr.align_offset(std::mem::align_of::<u64>()) == 0,
+            ptr.align_offset(std::mem::align_of::<T>()) == 0,
             "buffer not 8-byte aligned"
         );
         unsafe { std::slice::from_raw_parts_mut(ptr, n) }
