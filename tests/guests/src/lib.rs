@@ -38,6 +38,22 @@ pub const BEGIN_MARKER: &str = "HWSURVEY-GUEST-OUT-BEGIN";
 /// Line after it.
 pub const END_MARKER: &str = "HWSURVEY-GUEST-OUT-END";
 
+/// Whether guest tests run here (`HWSURVEY_GUESTS=1` on an x86_64 Linux host); prints
+/// `SKIPPED: guest NAME: ...` with the reason when not.
+pub fn enabled(name: &str) -> bool {
+    if std::env::var_os("HWSURVEY_GUESTS").is_none_or(|v| v != "1") {
+        println!(
+            "SKIPPED: guest {name}: guests boot only with HWSURVEY_GUESTS=1 (scripts/test's guests stage)"
+        );
+        return false;
+    }
+    if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+        println!("SKIPPED: guest {name}: the runner runs on an x86_64 Linux host only");
+        return false;
+    }
+    true
+}
+
 /// The workspace root (two levels above this crate).
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -27,22 +27,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use hwsurvey_guests::serve::{free_port, ssh_keypair, ServeOptions, Serving, GUEST_PYTHON};
-use hwsurvey_guests::{workspace_root, Guest, Topology};
-
-/// Whether the guest tests run here; prints the skip reason when not.
-fn enabled(name: &str) -> bool {
-    if std::env::var_os("HWSURVEY_GUESTS").is_none_or(|v| v != "1") {
-        println!(
-            "SKIPPED: guest {name}: guests boot only with HWSURVEY_GUESTS=1 (scripts/test's guests stage)"
-        );
-        return false;
-    }
-    if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
-        println!("SKIPPED: guest {name}: the runner runs on an x86_64 Linux host only");
-        return false;
-    }
-    true
-}
+use hwsurvey_guests::{enabled, workspace_root, Guest, Topology};
 
 /// One guest of the fleet: its definition (renamed), and its inventory line's variables (a
 /// snapshot only on the first: each remote task costs seconds of Python under TCG).

@@ -10,26 +10,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use hwsurvey_guests::{run, CommandOutput, Guest, GuestRun, RunOptions};
+use hwsurvey_guests::{enabled, run, CommandOutput, Guest, GuestRun, RunOptions};
 use hwsurvey_model::units::format_bytes_binary;
 use hwsurvey_model::CpuSet;
 use hwsurvey_probe::{probe_machine, Machine, SysRoot};
 use hwsurvey_result::{Outcome, PinStatus};
-
-/// Whether the guest tests run here; prints the skip reason when not.
-fn enabled(name: &str) -> bool {
-    if std::env::var_os("HWSURVEY_GUESTS").is_none_or(|v| v != "1") {
-        println!(
-            "SKIPPED: guest {name}: guests boot only with HWSURVEY_GUESTS=1 (scripts/test's guests stage)"
-        );
-        return false;
-    }
-    if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
-        println!("SKIPPED: guest {name}: the runner runs on an x86_64 Linux host only");
-        return false;
-    }
-    true
-}
 
 /// A guest command that failed: its words, exit status and stderr.
 fn exited(out: &CommandOutput) -> String {
