@@ -206,8 +206,26 @@ fn x86_cluster_65535_is_not_a_level() {
 
 #[test]
 fn ping_pong_counts_every_round_trip() {
-    let r = ping_pong(100, &|_| {}).unwrap();
+    let r = ping_pong(100, None, &|_| {}).unwrap();
     assert_eq!(r.round_trips, 100);
     assert!(r.round_trip_ns > 0.0);
-    assert!(ping_pong(0, &|_| {}).is_err());
+    assert!(ping_pong(0, None, &|_| {}).is_err());
+}
+
+/// A sample far longer than its time cap (a billion round trips take minutes) ends at the cap,
+/// at a multiple of 1024 round trips, and both threads agree on the count (issue 13: a c2c
+/// sample calibrated for 0.3 s ran 2.6 s on a descheduled VM).
+#[test]
+fn ping_pong_stops_at_its_time_cap() {
+    let cap = std::time::Duration::from_millis(50);
+    let t = std::time::Instant::now();
+    let r = ping_pong(1_000_000_000, Some(cap), &|_| {}).unwrap();
+    let wall = t.elapsed();
+    assert!(r.round_trips < 1_000_000_000);
+    assert_eq!(r.round_trips % 1024, 0, "{}", r.round_trips);
+    assert!(r.elapsed_ns >= 50_000_000, "{} ns", r.elapsed_ns);
+    assert!(wall < std::time::Duration::from_secs(5), "{wall:?}");
+    // a cap that is never reached changes nothing
+    let r = ping_pong(2000, Some(std::time::Duration::from_secs(60)), &|_| {}).unwrap();
+    assert_eq!(r.round_trips, 2000);
 }

@@ -198,19 +198,31 @@ struct Line {
     value: AtomicU64,
 }
 
-/// Spins until `v` holds `want`. After [`SPINS_BEFORE_YIELD`] failed looks it yields the CPU
-/// between looks, so two threads that ended up on one CPU (pinning refused, qemu-user) still
-/// progress; pinned to distinct CPUs the answer arrives long before that.
+/// Spins until `v` holds `want` or [`STOP_VALUE`]; returns the value seen. After
+/// [`SPINS_BEFORE_YIELD`] failed looks it yields the CPU between looks, so two threads that
+/// ended up on one CPU (pinning refused, qemu-user) still progress; pinned to distinct CPUs the
+/// answer arrives long before that.
 #[inline(always)]
-fn wait_for(v: &AtomicU64, want: u64) {
+fn wait_for(v: &AtomicU64, want: u64) -> u64 {
     let mut spins = 0u32;
-    while v.load(Ordering::Relaxed) != want {
+    loop {
+        let seen = v.load(Ordering::Relaxed);
+        if seen == want || seen == STOP_VALUE {
+            return seen;
+        }
         spins += 1;
         if spins >= SPINS_BEFORE_YIELD {
             std::thread::yield_now();
         }
     }
 }
+
+/// The line's value by which the initiator tells the responder that a sample ended early
+/// (its time cap was reached).
+const STOP_VALUE: u64 = u64::MAX;
+
+/// Round trips between two looks at the clock by the initiator of a time-capped sample.
+const ROUND_TRIPS_PER_CLOCK_LOOK: u64 = 1024;
 
 /// Failed looks at the line before [`wait_for`] starts yielding (far above any cache-line
 /// transfer: ~100 ns per look at most).
@@ -246,10 +258,25 @@ pub enum PingPongError {
     Thread(String),
 }
 
-/// Runs `round_trips` ping-pong round trips between two threads. `pin(0)` is called first in the
-/// initiator thread, `pin(1)` in the responder, before a barrier; the caller's closure pins to
-/// the pair's CPUs (and may record the outcome). A fresh line is allocated per call.
-pub fn ping_pong<P>(round_trips: u64, pin: &P) -> Result<PingPong, PingPongError>
+/// Runs `round_trips` ping-pong round trips between two threads, or fewer when `time_cap` is
+/// given and passes first (the initiator looks at the clock every
+/// [`ROUND_TRIPS_PER_CLOCK_LOOK`] round trips, then stops the responder). `pin(0)` is called
+/// first in the initiator thread, `pin(1)` in the responder, before a barrier; the caller's
+/// closure pins to the pair's CPUs (and may record the outcome). A fresh line is allocated per
+/// call.
+///
+/// The time cap keeps a sample near its intended length when the pair runs slower than in
+/// the calibration run (issue 13: on this 2-vCPU VM a calibrated sample of 2.5 million round
+/// trips took 2.6 s instead of 0.3 s, because both vCPUs were descheduled now and then).
+///
+/// Errors: [`PingPongError::NoRounds`] for zero round trips, [`PingPongError::Corrupt`] when
+/// the two threads disagree on the count, [`PingPongError::Thread`] when the responder could
+/// not start or panicked.
+pub fn ping_pong<P>(
+    round_trips: u64,
+    time_cap: Option<Duration>,
+    pin: &P,
+) -> Result<PingPong, PingPongError>
 where
     P: Fn(usize) + Sync,
 {
@@ -262,35 +289,50 @@ where
     let line = &*line;
     let barrier = Barrier::new(2);
     let barrier = &barrier;
-    let elapsed = std::thread::scope(|s| {
+    let (done, replies, elapsed) = std::thread::scope(|s| {
         let responder = std::thread::Builder::new()
             .name("c2c-responder".into())
             .spawn_scoped(s, move || {
                 pin(1);
                 barrier.wait();
+                let mut replies = 0u64;
                 for i in 0..round_trips {
                     let want = 2 * i + 1;
-                    wait_for(&line.value, want);
+                    if wait_for(&line.value, want) == STOP_VALUE {
+                        break;
+                    }
                     line.value.store(want + 1, Ordering::Relaxed);
+                    replies += 1;
                 }
+                replies
             })
             .map_err(|e| PingPongError::Thread(e.to_string()))?;
         pin(0);
         barrier.wait();
         let start = Instant::now();
+        let mut done = 0u64;
         for i in 0..round_trips {
             line.value.store(2 * i + 1, Ordering::Relaxed);
-            let want = 2 * i + 2;
-            wait_for(&line.value, want);
+            wait_for(&line.value, 2 * i + 2);
+            done = i + 1;
+            if done % ROUND_TRIPS_PER_CLOCK_LOOK == 0
+                && done < round_trips
+                && time_cap.is_some_and(|cap| start.elapsed() >= cap)
+            {
+                line.value.store(STOP_VALUE, Ordering::Relaxed);
+                break;
+            }
         }
         let elapsed = start.elapsed();
-        responder
+        let replies = responder
             .join()
             .map_err(|_| PingPongError::Thread("responder panicked".into()))?;
-        Ok::<Duration, PingPongError>(elapsed)
+        Ok::<(u64, u64, Duration), PingPongError>((done, replies, elapsed))
     })?;
     let got = line.value.load(Ordering::Relaxed);
-    if got != 2 * round_trips {
+    let finished = done == round_trips && got == 2 * round_trips;
+    let stopped = done < round_trips && got == STOP_VALUE;
+    if replies != done || !(finished || stopped) {
         return Err(PingPongError::Corrupt {
             got,
             expected: 2 * round_trips,
@@ -298,9 +340,9 @@ where
     }
     let elapsed_ns = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
     Ok(PingPong {
-        round_trips,
+        round_trips: done,
         elapsed_ns,
-        round_trip_ns: elapsed_ns as f64 / round_trips as f64,
+        round_trip_ns: elapsed_ns as f64 / done as f64,
     })
 }
 
@@ -451,7 +493,7 @@ impl Family for C2cLatency {
             }
         };
         // Calibration (and warm-up): scale the round trips so a sample lasts the minimum time.
-        let cal = match ping_pong(params.calibration_round_trips, &pin) {
+        let cal = match ping_pong(params.calibration_round_trips, None, &pin) {
             Ok(r) => r,
             Err(e) => {
                 return PointOutcome::Failed {
@@ -461,7 +503,11 @@ impl Family for C2cLatency {
         };
         let per_rt_s = (cal.round_trip_ns * 1e-9).max(1e-9);
         let round_trips = ((ctx.min_sample_s() * 1.05 / per_rt_s).ceil() as u64).max(1);
-        let samples = ctx.repeat(|| ping_pong(round_trips, &pin).map(|r| r.round_trip_ns));
+        // A sample runs slower than the calibration when the pair is descheduled: the cap
+        // ends it at its intended length all the same (at a multiple of 1024 round trips).
+        let cap = Duration::from_secs_f64(ctx.min_sample_s() * 1.05);
+        let samples =
+            ctx.repeat(|| ping_pong(round_trips, Some(cap), &pin).map(|r| r.round_trip_ns));
         let samples = match samples {
             Ok(s) => s,
             Err(e) => {

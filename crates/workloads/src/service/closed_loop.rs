@@ -3,18 +3,18 @@
 //! threads are deliberately *not* pinned: the scheduler's handling of more runnable threads
 //! than CPUs (the oversubscribed range) is part of what is measured.
 
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use super::clock::Clock;
+use super::gate::StartGate;
 use super::histogram::{LatencyRecorder, LatencySummary};
 use super::rng::SplitMix64;
 use super::ServiceError;
 
-const WAIT: u8 = 3;
 const WARMUP: u8 = 0;
 const MEASURE: u8 = 1;
 const STOP: u8 = 2;
@@ -56,15 +56,15 @@ where
             "closed loop needs >= 1 client and a non-zero window, got {clients} clients, {duration:?}"
         )));
     }
-    let phase = AtomicU8::new(WAIT);
-    let ready = AtomicUsize::new(0);
+    let phase = AtomicU8::new(WARMUP);
+    let gate = StartGate::new();
     let results: Mutex<Vec<(u64, LatencyRecorder)>> = Mutex::new(Vec::with_capacity(clients));
     let mut window_ns = 0u64;
     std::thread::scope(|s| -> Result<(), ServiceError> {
         let mut started = 0usize;
         let mut spawn_error = None;
         for c in 0..clients {
-            let (phase, ready, results) = (&phase, &ready, &results);
+            let (phase, gate, results) = (&phase, &gate, &results);
             let spawned = std::thread::Builder::new()
                 .name(format!("client-{c}"))
                 .stack_size(256 * 1024)
@@ -73,10 +73,8 @@ where
                     let mut rec = LatencyRecorder::new();
                     let mut ops = 0u64;
                     let mut sink = 0u64;
-                    ready.fetch_add(1, Ordering::SeqCst);
-                    while phase.load(Ordering::SeqCst) == WAIT {
-                        std::thread::yield_now();
-                    }
+                    // asleep until every client is up (see the gate's module doc)
+                    gate.arrive_and_wait();
                     loop {
                         let p = phase.load(Ordering::Relaxed);
                         if p == STOP {
@@ -107,15 +105,14 @@ where
         if let Some(message) = spawn_error {
             // Release the threads that did start, then report.
             phase.store(STOP, Ordering::SeqCst);
+            gate.open();
             return Err(ServiceError::Spawn {
                 threads: clients,
                 message,
             });
         }
-        while ready.load(Ordering::SeqCst) < started {
-            std::thread::sleep(Duration::from_micros(200));
-        }
-        phase.store(WARMUP, Ordering::SeqCst);
+        gate.wait_for_arrivals(started);
+        gate.open();
         std::thread::sleep(warmup);
         phase.store(MEASURE, Ordering::Relaxed);
         let t0 = clock.now_ns();

@@ -7,11 +7,12 @@
 //! The chase itself is behind [`LatencyProbe`], so the dependent-load kernel of `mem.latency`
 //! is reused; pinning is a callback, so this module makes no system calls.
 
-use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::gate::StartGate;
 use super::ServiceError;
 
 /// Bytes each streaming thread moves between two looks at the clock and the phase flag (4 KiB).
@@ -142,7 +143,6 @@ pub struct LoadedLatencyPoint {
 #[derive(Default)]
 struct Counter(AtomicU64);
 
-const WAIT: u8 = 0;
 const RUN: u8 = 1;
 const MEASURE: u8 = 2;
 const STOP: u8 = 3;
@@ -176,8 +176,8 @@ pub fn run_loaded_point(
             std::mem::size_of_val(&**b)
         )));
     }
-    let phase = AtomicU8::new(WAIT);
-    let ready = AtomicUsize::new(0);
+    let phase = AtomicU8::new(RUN);
+    let gate = StartGate::new();
     let counters: Vec<Counter> = (0..level.load_threads)
         .map(|_| Counter::default())
         .collect();
@@ -185,7 +185,7 @@ pub fn run_loaded_point(
     std::thread::scope(|s| {
         let mut started = 0;
         for (i, buf) in load_buffers.iter_mut().take(level.load_threads).enumerate() {
-            let (phase, ready) = (&phase, &ready);
+            let (phase, gate) = (&phase, &gate);
             let bytes = &counters[i].0;
             let buf: &mut [usize] = buf;
             let spawned = std::thread::Builder::new()
@@ -195,13 +195,15 @@ pub fn run_loaded_point(
                     // First touch by the streaming thread itself (NUMA placement, page faults
                     // out of the measured window).
                     stream_write(buf, 0);
-                    ready.fetch_add(1, Ordering::SeqCst);
+                    // asleep until every streaming thread has touched its buffer
+                    gate.arrive_and_wait();
                     stream_until_stopped(buf, kind, level.delay_ns_per_chunk, phase, bytes);
                 });
             match spawned {
                 Ok(_) => started += 1,
                 Err(e) => {
                     phase.store(STOP, Ordering::SeqCst);
+                    gate.open();
                     return Err(ServiceError::Spawn {
                         threads: level.load_threads,
                         message: e.to_string(),
@@ -209,10 +211,8 @@ pub fn run_loaded_point(
                 }
             }
         }
-        while ready.load(Ordering::SeqCst) < started {
-            std::thread::sleep(Duration::from_micros(200));
-        }
-        phase.store(RUN, Ordering::SeqCst);
+        gate.wait_for_arrivals(started);
+        gate.open();
         std::thread::sleep(warmup);
         phase.store(MEASURE, Ordering::SeqCst);
         let t0 = Instant::now();
@@ -240,9 +240,6 @@ fn stream_until_stopped(
     phase: &AtomicU8,
     bytes: &AtomicU64,
 ) {
-    while phase.load(Ordering::Relaxed) == WAIT {
-        std::thread::yield_now();
-    }
     let mut sink = 0usize;
     let mut value = 1usize;
     let mut counted = 0u64;
