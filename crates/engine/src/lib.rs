@@ -21,6 +21,7 @@ pub mod profile;
 pub mod run;
 pub mod runner;
 pub mod signals;
+pub mod speed;
 
 /// The live run environment, read by the probe crate.
 pub use hwsurvey_probe::run_env as env;

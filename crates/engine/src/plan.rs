@@ -42,6 +42,7 @@ pub fn build_plan(
     // one source of machine facts: CPU places and the last-level cache from the probe
     let env = &crate::ladder::with_machine_facts(machine, env.clone());
     let marks = crate::ladder::landmarks(machine, env);
+    let speed = options.fixed_work();
     let mut out = Vec::new();
     let cap_with_source = env.memory_cap(profile.run.memory_fraction);
     let cap = cap_with_source.as_ref().map(|(b, _)| *b);
@@ -84,6 +85,7 @@ pub fn build_plan(
             env,
             options,
             landmarks: &marks,
+            speed: &speed,
         };
         let planned = family.plan(&input)?;
         let mem_cap = input.memory_cap_bytes();
@@ -168,6 +170,7 @@ pub fn build_plan(
             None if uncapped => Some(UNCAPPED_SOURCE.into()),
             None => None,
         },
+        fixed_work: Some(speed),
         families: out,
     })
 }

@@ -27,6 +27,25 @@ pub struct RunOptions {
     /// instead of assuming 1 GiB, and with the THP state unknown the THP points are planned.
     #[serde(default)]
     pub capture: bool,
+    /// This machine's speed at fixed work, measured before planning
+    /// ([`crate::speed::measure`]; not a command-line option). `None`: the reference
+    /// machine's figures, stated in the plan ([`RunOptions::fixed_work`]).
+    #[serde(default)]
+    pub speed: Option<crate::speed::FixedWorkSpeed>,
+}
+
+impl RunOptions {
+    /// The fixed-work speed the estimates use: the measured one, or the reference machine's
+    /// with the reason (a plan for a capture cannot measure the captured machine).
+    pub fn fixed_work(&self) -> crate::speed::FixedWorkSpeed {
+        self.speed.clone().unwrap_or_else(|| {
+            crate::speed::FixedWorkSpeed::reference(if self.capture {
+                "reference machine (a plan for a captured machine cannot measure it)"
+            } else {
+                "reference machine (not measured)"
+            })
+        })
+    }
 }
 
 /// What a family's `plan` gets.
@@ -43,6 +62,8 @@ pub struct PlanInput<'a> {
     pub options: &'a RunOptions,
     /// The topology landmarks of the usable CPUs ([`crate::ladder::landmarks`]).
     pub landmarks: &'a [Landmark],
+    /// The fixed-work speed of the estimates ([`RunOptions::fixed_work`]).
+    pub speed: &'a crate::speed::FixedWorkSpeed,
 }
 
 impl PlanInput<'_> {
@@ -118,6 +139,18 @@ impl PlanInput<'_> {
         memory_working_set_bytes(self.settings, self.env, self.memory_cap_bytes())
     }
 
+    /// Seconds of fixed work for a point of `threads` threads over `memory_bytes`: first touch
+    /// of its memory and the start of its threads at this machine's measured speed
+    /// ([`RunOptions::fixed_work`]).
+    pub fn fixed_work_s(&self, memory_bytes: u64, threads: usize) -> f64 {
+        self.speed().touch_and_start_s(memory_bytes, threads)
+    }
+
+    /// The fixed-work speed of the plan ([`RunOptions::fixed_work`]), measured once per plan.
+    pub fn speed(&self) -> &crate::speed::FixedWorkSpeed {
+        self.speed
+    }
+
     /// Expected time of a point whose repetition is short, seconds: warm-up and calibration
     /// (doubling up to 1/4 of a sample: about half a sample in all), the profile's
     /// `samples_min` samples plus one (the adaptive rule's usual extra sample, measured on a
@@ -133,7 +166,8 @@ impl PlanInput<'_> {
             + 0.05
     }
 
-    /// Builds a point with the profile's placement and the standard estimate.
+    /// Builds a point with the profile's placement and the standard estimate plus the fixed
+    /// work of its threads and memory ([`PlanInput::fixed_work_s`]).
     pub fn point(
         &self,
         id: impl Into<String>,
@@ -149,7 +183,7 @@ impl PlanInput<'_> {
             cpus: self.cpus_for(threads),
             params: serde_json::to_value(params).unwrap_or(serde_json::Value::Null),
             memory_bytes,
-            estimated_s: self.estimate_point_s(),
+            estimated_s: self.estimate_point_s() + self.fixed_work_s(memory_bytes, threads),
             landmarks: vec![],
         }
     }

@@ -285,6 +285,7 @@ mod tests {
             memory_working_set_bytes: 1 << 20,
             memory_cap_bytes: None,
             memory_cap_source: None,
+            fixed_work: None,
             families: vec![FamilyPlan {
                 family: "test.slow".into(),
                 budget_s: 0.05,

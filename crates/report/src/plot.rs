@@ -13,6 +13,9 @@ use hwsurvey_model::units::{format_bytes_binary, three_significant};
 
 use crate::layout::{Comparison, PlotSpec, Table};
 
+/// Per platform the points of one curve, `(x, y)`.
+pub(crate) type Series = Vec<Vec<(f64, f64)>>;
+
 /// Per test id without `/threads=N`: (unit, per platform the (threads, value) points).
 type SeriesGroups = BTreeMap<String, (String, Vec<Vec<(f64, f64)>>)>;
 
@@ -56,6 +59,8 @@ fn quantity(unit: &str) -> &'static str {
 fn axis_unit(unit: &str, max: f64) -> (String, f64) {
     match unit {
         "bytes_per_s" => ("GB/s".into(), 1e9),
+        // a loaded machine's latency runs to hundreds of microseconds
+        "ns" if max >= 1e4 => ("µs".into(), 1e3),
         "ns" => ("ns".into(), 1.0),
         u if max >= 1e6 => (format!("million {}", u.replace("_per_s", "/s")), 1e6),
         u => (u.replace("_per_s", "/s"), 1.0),
@@ -70,6 +75,32 @@ pub fn scaling_plots(c: &Comparison, max_per_family: usize) -> Vec<(String, Stri
     scaling_plots_with(c, max_per_family, false)
 }
 
+/// The thread-scaling series groups of family table `t` that have a line of two points or
+/// more: `(test id without /threads=N, unit, per platform the points)`, those most platforms
+/// can draw a line of first (a block size only one run had comes last), among them STREAM
+/// Triad, then the other STREAM kernels, then by name.
+pub(crate) fn thread_groups(t: &Table, platforms: usize) -> Vec<(String, String, Series)> {
+    let mut groups: Vec<_> = scaling_series(t, platforms)
+        .into_iter()
+        .filter(|(_, (_, series))| series.iter().any(|s| s.len() >= 2))
+        .map(|(prefix, (unit, series))| (prefix, unit, series))
+        .collect();
+    groups.sort_by_key(|(prefix, _, series)| {
+        let headline = if prefix.contains("triad") {
+            0 // STREAM Triad: the bandwidth headline
+        } else if prefix.starts_with("stream.") {
+            1
+        } else {
+            2
+        };
+        (
+            std::cmp::Reverse(series.iter().filter(|s| s.len() >= 2).count()),
+            headline,
+        )
+    });
+    groups
+}
+
 fn scaling_plots_with(
     c: &Comparison,
     max_per_family: usize,
@@ -78,27 +109,7 @@ fn scaling_plots_with(
     let n = c.platforms.len();
     let mut out = Vec::new();
     for t in c.tables.iter().filter(|t| t.id.starts_with("family:")) {
-        // the series groups most platforms can draw a line of come first (a block size only one
-        // run had comes last), among them STREAM Triad, then the other STREAM kernels, then by
-        // name
-        let mut groups: Vec<_> = scaling_series(t, n)
-            .into_iter()
-            .filter(|(_, (_, series))| series.iter().any(|s| s.len() >= 2))
-            .collect();
-        groups.sort_by_key(|(prefix, (_, series))| {
-            let headline = if prefix.contains("triad") {
-                0 // STREAM Triad: the bandwidth headline
-            } else if prefix.starts_with("stream.") {
-                1
-            } else {
-                2
-            };
-            (
-                std::cmp::Reverse(series.iter().filter(|s| s.len() >= 2).count()),
-                headline,
-            )
-        });
-        for (prefix, (unit, series)) in groups.into_iter().take(max_per_family) {
+        for (prefix, unit, series) in thread_groups(t, n).into_iter().take(max_per_family) {
             let title = format!("{}: {prefix} vs threads", t.title);
             let caption = captions.then_some(title.as_str());
             if let Some(svg) = line_plot(caption, &unit, &c.platforms, &series) {
@@ -385,36 +396,46 @@ pub fn curve_plots(c: &Comparison) -> Vec<(String, String)> {
     curve_plots_with(c, false)
 }
 
+/// The points of scaling table `t`'s curve per platform, x as log2 and y as log10 where its
+/// [`PlotSpec`] says so; `None` without a spec or when no platform has two points.
+pub(crate) fn curve_series(t: &Table, platforms: usize) -> Option<Series> {
+    let spec = t.plot.as_ref()?;
+    let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); platforms];
+    for r in &t.rows {
+        for (k, cell) in r.cells.iter().take(platforms).enumerate() {
+            let (Some(x), Some(y)) = (cell.x.or(r.x), cell.value) else {
+                continue;
+            };
+            let x = if spec.x_log { x.log2() } else { x };
+            let y = if spec.y_log { y.log10() } else { y };
+            if x.is_finite() && y.is_finite() {
+                series[k].push((x, y));
+            }
+        }
+    }
+    if series.iter().all(|s| s.len() < 2) {
+        return None;
+    }
+    Some(series)
+}
+
+/// Base unit of a table's values (its first row with one).
+pub(crate) fn table_unit(t: &Table) -> String {
+    t.rows
+        .iter()
+        .find_map(|r| r.unit.clone())
+        .unwrap_or_default()
+}
+
 fn curve_plots_with(c: &Comparison, captions: bool) -> Vec<(String, String)> {
     let n = c.platforms.len();
     let mut out = Vec::new();
     for t in &c.tables {
-        let Some(spec) = &t.plot else {
+        let (Some(spec), Some(series)) = (&t.plot, curve_series(t, n)) else {
             continue;
         };
-        let mut series: Vec<Vec<(f64, f64)>> = vec![Vec::new(); n];
-        for r in &t.rows {
-            for (k, cell) in r.cells.iter().take(n).enumerate() {
-                let (Some(x), Some(y)) = (cell.x.or(r.x), cell.value) else {
-                    continue;
-                };
-                let x = if spec.x_log { x.log2() } else { x };
-                let y = if spec.y_log { y.log10() } else { y };
-                if x.is_finite() && y.is_finite() {
-                    series[k].push((x, y));
-                }
-            }
-        }
-        if series.iter().all(|s| s.len() < 2) {
-            continue;
-        }
-        let unit = t
-            .rows
-            .iter()
-            .find_map(|r| r.unit.clone())
-            .unwrap_or_default();
         let caption = captions.then_some(t.title.as_str());
-        if let Some(svg) = spec_plot(caption, spec, &unit, &c.platforms, &series) {
+        if let Some(svg) = spec_plot(caption, spec, &table_unit(t), &c.platforms, &series) {
             out.push((t.title.clone(), svg));
         }
     }
@@ -546,19 +567,22 @@ fn spec_plot(
     Some(svg)
 }
 
-/// Every plot of a comparison, in table order: thread scaling (at most three series groups
-/// per family) and the scaling tables' curves. `(title, svg)`, the SVG without a caption: the
-/// HTML report places a plot after the table whose title it carries (or starts with,
-/// followed by `:`) and gives it one heading.
+mod figure;
+
+pub use figure::{report_figures, COLUMNS, SHARED_Y_SPAN};
+
+/// The figures of the printed report ([`report_figures`]): small multiples, per family its
+/// first [`REPORT_PLOTS_PER_FAMILY`] thread-scaling series groups as panels of one figure,
+/// and per view of the scaling tables one figure with a panel per table. `(title, svg)`, the
+/// SVG without the title: the HTML report gives each figure its caption.
 pub fn all_plots(c: &Comparison) -> Vec<(String, String)> {
-    let mut out = scaling_plots_with(c, REPORT_PLOTS_PER_FAMILY, false);
-    out.extend(curve_plots_with(c, false));
-    out
+    report_figures(c)
 }
 
-/// Thread-scaling plots the report shows per family ([`all_plots`]); [`plot_files`] writes
-/// every one, and [`left_out_of_report`] names the others.
-pub const REPORT_PLOTS_PER_FAMILY: usize = 3;
+/// Thread-scaling series groups the report draws per family, as panels of one figure (one
+/// row of [`COLUMNS`]); [`plot_files`] writes every one as its own plot, and
+/// [`left_out_of_report`] names the others.
+pub const REPORT_PLOTS_PER_FAMILY: usize = 4;
 
 /// Titles of the thread-scaling plots [`all_plots`] leaves out of the report (beyond
 /// [`REPORT_PLOTS_PER_FAMILY`] per family), so that the report can say so.

@@ -49,6 +49,9 @@ pub struct Marks {
     new_reasons: Vec<usize>,
     /// Footnote numbers already used by the tables on top (machines, headline).
     offset: usize,
+    /// Longest missing reason written in its cell ([`INLINE_REASON_CHARS`] by default); the
+    /// printed report's detail tables footnote every reason ([`Marks::footnote_all`]).
+    inline_max: Option<usize>,
 }
 
 impl Marks {
@@ -77,11 +80,18 @@ impl Marks {
             ..Marks::default()
         }
     }
+    /// From now on every missing reason is a footnote, short ones too (`— [n]`): the printed
+    /// report's detail tables, where "not run: not in this run's plan" would otherwise fill
+    /// dozens of cells and widen every row.
+    pub fn footnote_all(&mut self) {
+        self.inline_max = Some(0);
+    }
     /// What one cell shows: [`crate::Cell::display`], except a long missing reason, which is
     /// `— [n]` with the reason written under the table ([`Marks::notes_of`]).
     pub fn cell(&mut self, cell: &crate::Cell) -> String {
+        let inline_max = self.inline_max.unwrap_or(INLINE_REASON_CHARS);
         match &cell.missing {
-            Some(why) if why.chars().count() > INLINE_REASON_CHARS => {
+            Some(why) if why.chars().count() > inline_max => {
                 let n = match self.reasons.iter().position(|r| r == why) {
                     Some(i) => i + 1,
                     None => {
@@ -96,7 +106,7 @@ impl Marks {
             }
             // a rule not evaluated: its long reason (the same in many cells) as a footnote
             None if cell.text == "not-evaluated" => match &cell.note {
-                Some(why) if why.chars().count() > INLINE_REASON_CHARS => {
+                Some(why) if why.chars().count() > inline_max => {
                     let mut missing = cell.clone();
                     missing.note = None;
                     missing.missing = Some(why.clone());
@@ -391,9 +401,10 @@ th{background:#eee}td.missing{color:#888;font-style:italic}td.num{text-align:rig
 .better{color:#060}.worse{color:#a00}.noise{color:#666}.nc{color:#777;font-style:italic}\
 td.fail{background:#f8d0d0;color:#800;font-weight:bold}td.warn{background:#fbe9c0;color:#7a4a00;font-weight:bold}td.pass{color:#060}\
 table.headline td{text-align:right;white-space:nowrap}table.headline{font-size:8.5pt}table.glance td{font-size:8pt}\
-section.detail table{font-size:7.5pt}section.detail h2{font-size:9.5pt}\
-div.plots{display:grid;grid-template-columns:repeat(3,1fr);gap:4px 8px}\
-div.plots figure{margin:0;break-inside:avoid;page-break-inside:avoid}figcaption{font-size:7pt;color:#333}\
+section.detail table{font-size:7.5pt}section.detail h2{font-size:9.5pt}section.detail td{white-space:nowrap;padding:0 3px}section.detail th{padding:0 3px}\
+td.all .note{display:inline}\
+div.plots{display:flex;flex-wrap:wrap;gap:6px 8px;align-items:flex-start}\
+div.plots figure{margin:0;break-inside:avoid;page-break-inside:avoid}figcaption{font-size:8pt;font-weight:bold;color:#222}\
 svg{max-width:100%;height:auto}h2{break-after:avoid;page-break-after:avoid}\
 section.first{break-after:page;page-break-after:always}\
 @page{size:A4;margin:10mm}\
@@ -431,6 +442,14 @@ fn cell_class(t: &Table, cell: &crate::Cell) -> &'static str {
     }
 }
 
+/// Whether a row of the machine or qualification table says the same in every column, so
+/// that the printed report writes it once in a cell spanning them all.
+fn same_everywhere(t: &Table, r: &crate::Row) -> bool {
+    (t.id == "qualify" || t.id == "machine")
+        && r.cells.len() > 1
+        && r.cells.iter().all(|c| c == &r.cells[0])
+}
+
 fn html_table(t: &Table, marks: &mut Marks, class: &str) -> String {
     let mut out = format!(
         "<h2>{}</h2>\n<table class=\"{class}\"><thead><tr>",
@@ -442,6 +461,18 @@ fn html_table(t: &Table, marks: &mut Marks, class: &str) -> String {
     out += "</tr></thead><tbody>\n";
     for r in &t.rows {
         out += &format!("<tr><th>{}</th>", html_escape(&r.label));
+        if same_everywhere(t, r) {
+            let cell = &r.cells[0];
+            out += &format!(
+                "<td class=\"{}\" colspan=\"{}\">{} <span class=\"note\">(all {})</span></td>",
+                format!("{} all", cell_class(t, cell)).trim_start(),
+                r.cells.len(),
+                html_escape(&marks.cell(cell)),
+                r.cells.len()
+            );
+            out += "</tr>\n";
+            continue;
+        }
         for cell in &r.cells {
             out += &format!(
                 "<td class=\"{}\">{}</td>",
@@ -458,10 +489,52 @@ fn html_table(t: &Table, marks: &mut Marks, class: &str) -> String {
     out
 }
 
+/// Whether scaling table `t` (one with a plot) holds nothing its family's table does not:
+/// every value of a platform is the value of some row of the family table in the same
+/// column, with no per-cell x (a load level's delivered bandwidth is new), and every
+/// missing reason is one the family table gives too. The printed report shows such a
+/// table as its plot only.
+pub fn repeats_family_rows(c: &Comparison, t: &Table) -> bool {
+    let Some(family) =
+        t.id.strip_prefix("scaling:")
+            .and_then(|rest| rest.split(':').next())
+    else {
+        return false;
+    };
+    if t.plot.is_none() {
+        return false;
+    }
+    let Some(f) = c.tables.iter().find(|f| f.id == format!("family:{family}")) else {
+        return false;
+    };
+    let n = c.platforms.len();
+    t.rows.iter().all(|r| {
+        r.cells.iter().take(n).enumerate().all(|(k, cell)| {
+            if cell.x.is_some() {
+                return false;
+            }
+            match (cell.value, &cell.missing) {
+                (Some(v), _) => f.rows.iter().any(|fr| {
+                    fr.unit == r.unit && fr.cells.get(k).and_then(|fc| fc.value) == Some(v)
+                }),
+                (None, Some(why)) => {
+                    why.starts_with("not run")
+                        || f.rows.iter().any(|fr| {
+                            fr.cells.get(k).and_then(|fc| fc.missing.as_ref()) == Some(why)
+                        })
+                }
+                (None, None) => false,
+            }
+        })
+    })
+}
+
 /// HTML: one self-contained file; every string from a result file is escaped; plots are SVG
 /// generated here (plotters), inlined. Order for print: the machines in one line each and the
 /// headline with its footnotes (page 1), the findings, the machine details, the plots as small
-/// multiples (three per row), then the detail tables of each family.
+/// multiples (figures of up to four panels a row, [`crate::plot::report_figures`]), then the
+/// detail tables of each family, a scaling table that only repeats rows of its family table
+/// left to its plot ([`repeats_family_rows`]).
 pub fn html(c: &Comparison, plots: &[(String, String)]) -> String {
     let mut out = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>hwsurvey comparison</title><style>{CSS}</style></head><body>\n<h1>hwsurvey comparison: {}</h1>\n",
@@ -501,7 +574,28 @@ pub fn html(c: &Comparison, plots: &[(String, String)]) -> String {
         out += "</section>\n";
     }
     if !plots.is_empty() {
-        out += "<section class=\"plots\"><h2>Plots</h2>\n<div class=\"plots\">\n";
+        out += "<section class=\"plots\"><h2>Plots</h2>\n";
+        // named once per view: "mem.latency latency vs working set" for its ten page modes
+        let repeated: Vec<&Table> = c
+            .tables
+            .iter()
+            .filter(|t| repeats_family_rows(c, t))
+            .collect();
+        let mut views: Vec<&str> = Vec::new();
+        for t in &repeated {
+            let view = t.title.split(" (").next().unwrap_or(&t.title);
+            if !views.contains(&view) {
+                views.push(view);
+            }
+        }
+        if !repeated.is_empty() {
+            out += &format!(
+                "<p class=\"note\">The tables behind {} of these plots repeat rows of the family tables below and are not printed again (every other format has them): {}.</p>\n",
+                repeated.len(),
+                html_escape(&views.join("; "))
+            );
+        }
+        out += "<div class=\"plots\">\n";
         for (title, svg) in plots {
             out += &format!(
                 "<figure><figcaption>{}</figcaption>{svg}</figure>\n",
@@ -510,10 +604,13 @@ pub fn html(c: &Comparison, plots: &[(String, String)]) -> String {
         }
         out += "</div></section>\n";
     }
+    // every missing reason of the detail tables is a footnote: one line per row
+    marks.footnote_all();
     for t in c
         .tables
         .iter()
         .filter(|t| !on_top(t) && t.id != "qualify" && t.id != "machine")
+        .filter(|t| !repeats_family_rows(c, t))
     {
         out += "<section class=\"detail\">\n";
         out += &html_table(t, &mut marks, "");

@@ -294,6 +294,7 @@ pub fn result(s: &Spec) -> ResultFile {
             memory_working_set_bytes: 1 << 28,
             memory_cap_bytes: None,
             memory_cap_source: None,
+            fixed_work: None,
             families,
         },
         tests,

@@ -53,3 +53,76 @@ fn examples_every_format_snapshot() {
     insta::assert_snapshot!("examples_json", render(&c, Format::Json, &plots));
     insta::assert_snapshot!("examples_html", render(&c, Format::Html, &plots));
 }
+
+/// Where one panel's values are more than ten times another's, each panel of the figure has
+/// its own y range, and the axis title says so: the guests' floating-point scores are a tenth
+/// of their integer ones; the write bandwidths at every thread count share one axis.
+#[test]
+fn examples_figures_share_y_unless_ten_times_apart() {
+    let c = comparison();
+    let plots = plot::all_plots(&c);
+    let axis_title = |title: &str| {
+        let (_, svg) = plots.iter().find(|(t, _)| t == title).unwrap();
+        let start = svg.find("x: ").unwrap();
+        svg[start..].split('<').next().unwrap().trim().to_string()
+    };
+    assert_eq!(
+        axis_title("cpu.scaling vs threads"),
+        "x: threads   y: throughput (million ops/s), own scale per panel"
+    );
+    assert_eq!(
+        axis_title("mem.bandwidth write bandwidth vs block size"),
+        "x: block size per thread (log scale)   y: bandwidth (GB/s)"
+    );
+}
+
+/// The printed report (HTML) leaves out the scaling tables that only repeat rows of their
+/// family table, and loses nothing by it: every value of such a table is in the report; a
+/// table with figures of its own (a load level's delivered bandwidth) stays. Missing reasons
+/// of the detail tables are footnotes written once, not text repeated in dozens of cells.
+#[test]
+fn examples_html_prints_no_table_twice_and_loses_no_value() {
+    let c = comparison();
+    let html = render(&c, Format::Html, &[]);
+    let repeated: Vec<&hwsurvey_report::Table> = c
+        .tables
+        .iter()
+        .filter(|t| hwsurvey_report::render::repeats_family_rows(&c, t))
+        .collect();
+    // 12 block-size tables, 10 page modes of the latency curves, 2 of point-select throughput
+    assert_eq!(repeated.len(), 24);
+    for t in &repeated {
+        let heading = format!(
+            "<h2>{}</h2>",
+            hwsurvey_report::render::html_escape(&t.title)
+        );
+        assert!(!html.contains(&heading), "{heading}");
+        for r in &t.rows {
+            for cell in r.cells.iter().filter(|c| c.value.is_some()) {
+                assert!(
+                    html.contains(&cell.display()),
+                    "{}: {}",
+                    t.title,
+                    cell.display()
+                );
+            }
+        }
+    }
+    for kept in [
+        "mem.loaded_latency latency vs delivered bandwidth (read load)",
+        "service.point_select p99 latency vs clients (pages=thp)",
+    ] {
+        assert!(html.contains(&format!("<h2>{kept}</h2>")), "{kept}");
+    }
+    assert!(!html.contains("— not run"));
+    assert!(!html.contains("— no pair to compare"));
+    assert_eq!(
+        html.matches("] not run: not in this run&#39;s plan<")
+            .count(),
+        1
+    );
+    // a finding the same on every machine is written once, across their columns
+    assert!(html.contains(
+        "<tr><th>profile</th><td class=\"all\" colspan=\"3\">standard v2 <span class=\"note\">(all 3)</span></td></tr>"
+    ));
+}

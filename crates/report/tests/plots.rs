@@ -7,6 +7,21 @@ use std::path::PathBuf;
 use hwsurvey_report::plot::{self, colour, count_ticks, file_name, log2_ticks, plot_files};
 use hwsurvey_report::{compare, inputs_with_default_labels, render, Comparison, Format, Input};
 
+/// The report's figures over these files: per family its thread scaling, then per view of
+/// the scaling tables.
+const FIGURES: [&str; 10] = [
+    "mem.bandwidth vs threads",
+    "raid.parity vs threads",
+    "cpu.scaling vs threads",
+    "sync.contention vs threads",
+    "mem.bandwidth read bandwidth vs block size",
+    "mem.bandwidth write bandwidth vs block size",
+    "mem.latency latency vs working set",
+    "mem.loaded_latency latency vs delivered bandwidth",
+    "service.point_select throughput vs clients",
+    "service.point_select p99 latency vs clients",
+];
+
 fn examples() -> Comparison {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples/v1");
     let inputs: Vec<Input> = inputs_with_default_labels(
@@ -72,16 +87,24 @@ fn line_colours_readable_on_white_with_distinct_markers() {
         let contrast = 1.05 / (luminance(c.0, c.1, c.2) + 0.05);
         assert!(contrast >= 3.0, "colour {k} {c:?}: contrast {contrast:.2}");
     }
-    // the sparc64 line (third) was yellow: now black squares on a dotted line
+    // the sparc64 line (third) was yellow: now black squares on a dotted line, in the
+    // report's figure and in the standalone file
     let c = examples();
     let plots = plot::all_plots(&c);
-    let (_, svg) = plots
+    let (_, figure) = plots
         .iter()
-        .find(|(t, _)| t == "sync.contention: mutex vs threads")
+        .find(|(t, _)| t == "sync.contention vs threads")
         .unwrap();
-    assert!(svg.contains("<circle") && svg.contains("fill=\"#0072B2\""));
-    assert!(svg.contains("<polygon") && svg.contains("fill=\"#D55E00\""));
-    assert!(svg.contains("<rect") && svg.contains("fill=\"#000000\""));
+    let files = plot_files(&c);
+    let (_, file) = files
+        .iter()
+        .find(|(n, _)| n == "sync.contention-mutex-vs-threads.svg")
+        .unwrap();
+    for svg in [figure, file] {
+        assert!(svg.contains("<circle") && svg.contains("fill=\"#0072B2\""));
+        assert!(svg.contains("<polygon") && svg.contains("fill=\"#D55E00\""));
+        assert!(svg.contains("<rect") && svg.contains("fill=\"#000000\""));
+    }
     assert_eq!(colour(2), plotters::style::RGBColor(0, 0, 0));
 }
 
@@ -89,7 +112,8 @@ fn line_colours_readable_on_white_with_distinct_markers() {
 fn each_plot_has_one_heading() {
     let c = examples();
     let plots = plot::all_plots(&c);
-    assert_eq!(plots.len(), 24);
+    let titles: Vec<&str> = plots.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(titles, FIGURES, "{titles:?}");
     let html = render(&c, Format::Html, &plots);
     for (title, svg) in &plots {
         let escaped = hwsurvey_report::render::html_escape(title);
@@ -119,12 +143,13 @@ fn count_axes_have_whole_number_ticks() {
     assert!(many.len() <= 17 && many.iter().all(|t| t.fract() == 0.0));
     assert_eq!(log2_ticks(-0.25, 4.25), [0.0, 1.0, 2.0, 3.0, 4.0]);
     let c = examples();
-    let plots = plot::all_plots(&c);
+    // the standalone files (one plot each, 640 x 360)
+    let plots = plot_files(&c);
     let mut thread_plots = 0;
     for (title, svg) in &plots {
         let labels = x_tick_labels(svg);
         assert!(!labels.is_empty(), "{title}: no x tick labels found");
-        if title.ends_with(" vs threads") {
+        if title.ends_with("-vs-threads.svg") {
             thread_plots += 1;
             for l in &labels {
                 assert!(
@@ -133,15 +158,15 @@ fn count_axes_have_whole_number_ticks() {
                 );
             }
         }
-        if title.contains("vs clients") {
+        if title.contains("-vs-clients-") {
             assert_eq!(labels, ["1", "2", "4", "8", "16"], "{title}");
         }
     }
-    assert_eq!(thread_plots, 10);
+    assert_eq!(thread_plots, 35);
     // the x86_64 run has 4 thread counts at most on 2 CPUs: 0 1 2 3 4, no 0.5 steps
     let (_, mutex) = plots
         .iter()
-        .find(|(t, _)| t == "sync.contention: mutex vs threads")
+        .find(|(t, _)| t == "sync.contention-mutex-vs-threads.svg")
         .unwrap();
     assert_eq!(x_tick_labels(mutex), ["0", "1", "2", "3", "4"]);
 }
@@ -155,12 +180,20 @@ fn plot_files_named_by_family_and_view() {
     let c = examples();
     let files = plot_files(&c);
     let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-    // every plot, also those the report leaves out (at most 3 thread-scaling plots per family
-    // there), which left_out_of_report names so that the report can say where they are
+    // every plot, also the thread-scaling series the report leaves out (it draws at most 4
+    // per family, as the panels of one figure: 4 of mem.bandwidth's 23, 4 of raid.parity's 8,
+    // both of cpu.scaling and of sync.contention), which left_out_of_report names so that the
+    // report can say where they are; and one file per scaling table (14)
     let left_out = plot::left_out_of_report(&c);
-    assert_eq!(names.len(), plot::all_plots(&c).len() + left_out.len());
-    assert_eq!(left_out.len(), 25, "{left_out:?}");
-    assert!(left_out.contains(&"mem.bandwidth: stream.scale vs threads".to_string()));
+    let threads = names
+        .iter()
+        .filter(|n| n.ends_with("-vs-threads.svg"))
+        .count();
+    assert_eq!(threads, 35);
+    assert_eq!(names.len(), threads + 14);
+    assert_eq!(left_out.len(), 35 - 12, "{left_out:?}");
+    assert!(left_out.contains(&"mem.bandwidth: read/block=1KiB vs threads".to_string()));
+    assert!(!left_out.contains(&"mem.bandwidth: stream.scale vs threads".to_string()));
     assert!(names.contains(&"mem.bandwidth-stream.scale-vs-threads.svg"));
     for expected in [
         "sync.contention-mutex-vs-threads.svg",
@@ -190,4 +223,60 @@ fn plot_files_named_by_family_and_view() {
         .find(|(n, _)| n == "sync.contention-mutex-vs-threads.svg")
         .unwrap();
     assert!(svg.contains("sync.contention: mutex vs threads"));
+}
+
+/// The report's figures are small multiples: one legend and one pair of axis titles above
+/// the panels, a panel per series group or scaling table with its own title, the panels on
+/// the same axes (the same tick labels in each) unless one's values are more than ten times
+/// another's, which the axis title then says.
+#[test]
+fn figures_are_small_multiples_with_one_legend() {
+    let c = examples();
+    let plots = plot::all_plots(&c);
+    for (title, panels, y_ticks) in [
+        (
+            "mem.bandwidth vs threads",
+            &["stream.triad", "stream.add", "stream.copy", "stream.scale"][..],
+            &["0", "20", "40"][..],
+        ),
+        (
+            "sync.contention vs threads",
+            &["atomic_increment", "mutex"][..],
+            &["0", "200", "400"][..],
+        ),
+        (
+            "mem.latency latency vs working set",
+            &[
+                "full_random, base",
+                "page_local, base",
+                "full_random, thp",
+                "page_local, thp",
+            ][..],
+            &["1", "5", "20", "100", "500"][..],
+        ),
+    ] {
+        let (_, svg) = plots.iter().find(|(t, _)| t == title).unwrap();
+        let texts: Vec<String> = texts(svg).into_iter().map(|(_, _, t)| t).collect();
+        let found: Vec<&String> = texts
+            .iter()
+            .filter(|t| panels.contains(&t.as_str()))
+            .collect();
+        assert_eq!(found, panels, "{title}: {texts:?}");
+        // the legend once: each platform's label one time, after the axis titles
+        assert!(texts[0].starts_with("x: "), "{title}: {texts:?}");
+        assert_eq!(texts[1..=c.platforms.len()], c.platforms[..], "{title}");
+        for label in &c.platforms {
+            assert_eq!(texts.iter().filter(|t| *t == label).count(), 1, "{title}");
+        }
+        // each panel's title followed by the same y tick labels
+        assert!(!texts[0].ends_with(", own scale per panel"), "{title}");
+        for p in panels {
+            let at = texts.iter().position(|t| t == p).unwrap();
+            assert_eq!(
+                texts[at + 1..=at + y_ticks.len()],
+                y_ticks[..],
+                "{title}: {p}"
+            );
+        }
+    }
 }

@@ -186,9 +186,74 @@ pub struct Plan {
     /// plans written before it was kept.
     #[serde(default)]
     pub memory_cap_source: Option<String>,
+    /// The machine's speed at fixed work (memory first touch, pointer-chain layout, thread
+    /// start) that the time estimates used; `None` in files written before it was kept.
+    #[serde(default)]
+    pub fixed_work: Option<FixedWorkSpeed>,
     /// Families in run order.
     pub families: Vec<FamilyPlan>,
 }
+
+/// How fast this machine does the fixed work of a point, the part of its time that is not a
+/// timed sample: allocating and first touching its memory, laying out a pointer chain or a
+/// hash table, starting its threads. Measured by `hwsurvey_engine::speed::measure` just before
+/// planning (about 0.1 s here; seconds in an emulator), so that the estimate follows the
+/// machine: a 16-vCPU qemu TCG guest on 2 host cores does this work 5-20x slower than this
+/// VM while its timed samples last as long (issue 13).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FixedWorkSpeed {
+    /// First touch and fill of fresh memory by one thread, seconds per byte.
+    pub touch_s_per_byte: f64,
+    /// Building a random cyclic pointer chain (Sattolo's shuffle) over 8-byte slots by one
+    /// thread, seconds per slot.
+    pub layout_s_per_slot: f64,
+    /// Starting and joining one thread, seconds.
+    pub spawn_s: f64,
+    /// CPUs that really run at once: `parallel_threads` threads doing the touch job together
+    /// against one thread doing it alone (1 ..= `parallel_threads`). Below the usable CPUs on
+    /// an oversubscribed virtual machine.
+    pub parallel_cpus: f64,
+    /// Threads of the parallel measurement (the usable CPUs, at most 64); 0 when not measured.
+    pub parallel_threads: usize,
+    /// "measured", or why the figures are the reference machine's (e.g. a plan for a capture).
+    pub source: String,
+}
+
+impl FixedWorkSpeed {
+    /// The reference figures: this project's 2-vCPU build VM (AMD EPYC, KVM), a release build of
+    /// `hwsurvey_engine::speed::measure`. Used where nothing was measured; every thread is
+    /// taken to run at once (`parallel_cpus` 4096, `parallel_threads` 0: not measured), as on
+    /// real hardware.
+    pub fn reference(source: impl Into<String>) -> Self {
+        FixedWorkSpeed {
+            touch_s_per_byte: REFERENCE_TOUCH_S_PER_BYTE,
+            layout_s_per_slot: REFERENCE_LAYOUT_S_PER_SLOT,
+            spawn_s: REFERENCE_SPAWN_S,
+            parallel_cpus: 4096.0,
+            parallel_threads: 0,
+            source: source.into(),
+        }
+    }
+
+    /// This machine's layout time against the reference machine's (1.0 there).
+    pub fn layout_factor(&self) -> f64 {
+        self.layout_s_per_slot / REFERENCE_LAYOUT_S_PER_SLOT
+    }
+
+    /// Seconds to allocate and first touch `bytes` of memory split over `threads` threads
+    /// (they run `min(threads, parallel_cpus)` at once) and to start those threads.
+    pub fn touch_and_start_s(&self, bytes: u64, threads: usize) -> f64 {
+        let at_once = (threads.max(1) as f64).min(self.parallel_cpus.max(1.0));
+        bytes as f64 * self.touch_s_per_byte / at_once + threads as f64 * self.spawn_s
+    }
+}
+
+/// [`FixedWorkSpeed::reference`]'s first touch, seconds per byte.
+pub const REFERENCE_TOUCH_S_PER_BYTE: f64 = 0.6e-9;
+/// [`FixedWorkSpeed::reference`]'s chain layout, seconds per slot.
+pub const REFERENCE_LAYOUT_S_PER_SLOT: f64 = 10e-9;
+/// [`FixedWorkSpeed::reference`]'s thread start and join, seconds.
+pub const REFERENCE_SPAWN_S: f64 = 30e-6;
 
 impl Plan {
     /// Number of points to measure.

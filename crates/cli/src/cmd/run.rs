@@ -101,6 +101,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         storage_devices: args.storage_device.clone(),
         destructive: args.destructive,
         capture: false,
+        // the machine's speed at a point's fixed work, for the time estimate (about 0.1 s)
+        speed: Some(hwsurvey_engine::speed::measure(env.cpu_count())),
     };
     // Every storage directory and device the user named is checked before anything runs (and
     // for --plan-only): a refused one is a one-line error, exit 2, never a skipped point.
@@ -330,6 +332,7 @@ fn plan_captured(
         storage_devices: args.storage_device.clone(),
         destructive: args.destructive,
         capture: true,
+        speed: None,
     };
     let (profile, plan, time_limit) = fitted_plan(args, profile, &machine, &env, &options)?;
     if let Some(note) = profile.obsolete_note() {
@@ -724,6 +727,7 @@ mod tests {
             memory_working_set_bytes: 1 << 20,
             memory_cap_bytes: None,
             memory_cap_source: None,
+            fixed_work: None,
             families,
         }
     }

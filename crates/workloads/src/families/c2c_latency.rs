@@ -315,7 +315,7 @@ where
             line.value.store(2 * i + 1, Ordering::Relaxed);
             wait_for(&line.value, 2 * i + 2);
             done = i + 1;
-            if done % ROUND_TRIPS_PER_CLOCK_LOOK == 0
+            if done.is_multiple_of(ROUND_TRIPS_PER_CLOCK_LOOK)
                 && done < round_trips
                 && time_cap.is_some_and(|cap| start.elapsed() >= cap)
             {

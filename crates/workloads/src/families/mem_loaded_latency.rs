@@ -152,7 +152,11 @@ impl Family for MemLoadedLatency {
             * CHUNK_BYTES as u64;
         // the profile's minimum samples plus the usual extra one
         let samples = (input.settings.samples_min.max(2) + 1) as f64;
-        let per_point = layout_estimate_s(chase) + samples * (p.warmup_s + p.window_s) + 0.05;
+        // the chase's layout at this machine's measured layout speed; the streaming buffers'
+        // first touch and the threads' start come with each point's threads and memory
+        let per_point = layout_estimate_s(chase) * input.speed().layout_factor()
+            + samples * (p.warmup_s + p.window_s)
+            + 0.05;
         let mut idle_done = false;
         for &kind in &p.load_kinds {
             for level in plan_load_levels(max_load, &p.delays_ns_per_chunk) {
@@ -188,8 +192,10 @@ impl Family for MemLoadedLatency {
                     continue;
                 }
                 let mem = chase + per_thread * level.load_threads as u64;
-                let mut point = input.point(id, level.load_threads + 1, &params, mem);
-                point.estimated_s = per_point;
+                let threads = level.load_threads + 1;
+                let mut point = input.point(id, threads, &params, mem);
+                point.estimated_s =
+                    per_point + input.fixed_work_s(per_thread * level.load_threads as u64, threads);
                 out.points.push(point);
             }
         }

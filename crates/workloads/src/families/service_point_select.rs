@@ -317,7 +317,8 @@ impl Family for ServicePointSelect {
         let cpus = input.env.cpu_count().max(1);
         let cap = p.max_clients.max(1);
         let mem = memory_bytes(p.rows);
-        let build = build_estimate_s(p.rows);
+        // the table and index build runs at this machine's measured layout speed
+        let build = build_estimate_s(p.rows) * input.speed().layout_factor();
         let samples = input.settings.samples_min.max(2) as f64;
         let timing = Timing::from_params(&p);
         for &mode in &p.page_modes {
@@ -346,8 +347,10 @@ impl Family for ServicePointSelect {
                 }
                 // Each client keeps a latency histogram (about 220 KiB at 3 significant
                 // figures over 1 ns .. 60 s).
-                let mut point = input.point(id, n, &params, mem + n as u64 * HISTOGRAM_BYTES);
-                point.estimated_s = build + p.warmup_s + samples * p.window_s;
+                let point_mem = mem + n as u64 * HISTOGRAM_BYTES;
+                let mut point = input.point(id, n, &params, point_mem);
+                point.estimated_s =
+                    build + input.fixed_work_s(point_mem, n) + p.warmup_s + samples * p.window_s;
                 out.points.push(point);
             }
             let params = PointParams {
@@ -368,8 +371,11 @@ impl Family for ServicePointSelect {
             }
             let mut point = input.point(id, cpus, &params, mem);
             let trials = (p.search_max_trials + p.confirm_trials) as f64;
-            point.estimated_s =
-                build + p.warmup_s + p.window_s + trials * (p.warmup_s + p.search_window_s * 1.2);
+            point.estimated_s = build
+                + input.fixed_work_s(mem, cpus)
+                + p.warmup_s
+                + p.window_s
+                + trials * (p.warmup_s + p.search_window_s * 1.2);
             out.points.push(point);
         }
         Ok(out)

@@ -1,0 +1,141 @@
+//! How fast this machine does a point's fixed work: the measurement behind the time estimate's
+//! non-sample part ([`FixedWorkSpeed`], kept in the plan of the result file).
+//!
+//! A point's time is its timed samples (as long on any machine) plus fixed work that scales
+//! with the machine: allocating and first touching its memory, laying out a pointer chain or a
+//! hash table, starting its threads. In a 16-vCPU qemu TCG guest on 2 host cores that work ran
+//! 5-20x slower than on this VM, so an estimate from constants was off by up to 47x for a
+//! family (issue 13). Four small jobs, each timed three times (the median kept), measure it:
+//!
+//! - **touch**: fill a fresh 16 MiB buffer (page faults, zeroing, stores), one thread;
+//! - **layout**: Sattolo's shuffle of a 1 Mi-slot (8 MiB) cyclic chain, one thread;
+//! - **spawn**: start and join 16 threads one after another;
+//! - **parallel**: the touch job over 4 MiB by `min(usable CPUs, 64)` unpinned threads at once
+//!   against one thread alone, giving the CPUs that really run at once.
+//!
+//! About 0.1 s on this VM. Nothing here reads /proc or /sys.
+
+use std::time::Instant;
+
+pub use hwsurvey_result::plan::FixedWorkSpeed;
+
+const TOUCH_BYTES: usize = 16 << 20;
+const LAYOUT_SLOTS: usize = 1 << 20;
+const SPAWN_THREADS: usize = 16;
+const PARALLEL_BYTES: usize = 4 << 20;
+const MAX_PARALLEL_THREADS: usize = 64;
+
+/// Measures this machine's [`FixedWorkSpeed`] with `usable_cpus` threads for the parallel part
+/// (clamped to 1..=64). Never fails: a thread that cannot start counts as not run in parallel.
+pub fn measure(usable_cpus: usize) -> FixedWorkSpeed {
+    let touch_s = median3(|| timed(|| touch(TOUCH_BYTES)));
+    let layout_s = median3(|| timed(|| layout(LAYOUT_SLOTS)));
+    let spawn_s = median3(|| {
+        timed(|| {
+            for _ in 0..SPAWN_THREADS {
+                if let Ok(h) = std::thread::Builder::new().spawn(|| std::hint::black_box(0u64)) {
+                    let _ = h.join();
+                }
+            }
+        })
+    });
+    let threads = usable_cpus.clamp(1, MAX_PARALLEL_THREADS);
+    let (one, all) = if threads > 1 {
+        let one = median3(|| timed(|| touch(PARALLEL_BYTES)));
+        let all = median3(|| {
+            timed(|| {
+                std::thread::scope(|s| {
+                    for _ in 0..threads {
+                        let _ =
+                            std::thread::Builder::new().spawn_scoped(s, || touch(PARALLEL_BYTES));
+                    }
+                })
+            })
+        });
+        (one, all)
+    } else {
+        (1.0, 1.0)
+    };
+    FixedWorkSpeed {
+        touch_s_per_byte: touch_s / TOUCH_BYTES as f64,
+        layout_s_per_slot: layout_s / LAYOUT_SLOTS as f64,
+        spawn_s: spawn_s / SPAWN_THREADS as f64,
+        parallel_cpus: parallel_cpus(threads, one, all),
+        parallel_threads: threads,
+        source: "measured".into(),
+    }
+}
+
+/// CPUs running at once: `threads` jobs of `one_s` each took `all_s` together, clamped to
+/// 1..=`threads`.
+pub fn parallel_cpus(threads: usize, one_s: f64, all_s: f64) -> f64 {
+    if !(one_s > 0.0 && all_s > 0.0) {
+        return 1.0;
+    }
+    (threads as f64 * one_s / all_s).clamp(1.0, threads.max(1) as f64)
+}
+
+fn timed(f: impl FnOnce()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64()
+}
+
+fn median3(mut f: impl FnMut() -> f64) -> f64 {
+    let mut v = [f(), f(), f()];
+    v.sort_by(f64::total_cmp);
+    v[1]
+}
+
+/// Fills a fresh buffer of `bytes` (first touch of every page) and reads one word back.
+fn touch(bytes: usize) {
+    let words = vec![1u64; bytes / 8];
+    std::hint::black_box(&words);
+}
+
+/// Sattolo's shuffle: a single random cycle over `slots` slots (the layout of a chase).
+fn layout(slots: usize) {
+    let mut next: Vec<u64> = (0..slots as u64).collect();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for i in (1..slots).rev() {
+        // SplitMix64 step
+        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        let j = (z % i as u64) as usize;
+        next.swap(i, j);
+    }
+    std::hint::black_box(&next);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parallel_cpus_is_the_speedup_clamped_to_the_threads() {
+        // 16 jobs of 10 ms in 80 ms: 2 CPUs at once (a 16-vCPU guest on 2 host cores)
+        assert!((parallel_cpus(16, 0.010, 0.080) - 2.0).abs() < 1e-12);
+        // faster than possible (timer noise) is clamped to the threads
+        assert_eq!(parallel_cpus(4, 0.010, 0.001), 4.0);
+        // slower than one at a time is 1
+        assert_eq!(parallel_cpus(4, 0.010, 0.100), 1.0);
+        assert_eq!(parallel_cpus(4, 0.0, 0.1), 1.0);
+    }
+
+    #[test]
+    fn a_measurement_gives_positive_figures_within_the_threads() {
+        let s = measure(2);
+        eprintln!("{s:?}");
+        assert_eq!(s.source, "measured");
+        assert_eq!(s.parallel_threads, 2);
+        assert!((1.0..=2.0).contains(&s.parallel_cpus), "{s:?}");
+        // 16 MiB filled in 0.1 ms .. 10 s; a slot laid out in 0.1 ns .. 10 us; a thread in
+        // 1 us .. 100 ms: wide bounds, but a unit error (ms for s) falls outside them.
+        assert!((6e-15..6e-7).contains(&s.touch_s_per_byte), "{s:?}");
+        assert!((1e-10..1e-5).contains(&s.layout_s_per_slot), "{s:?}");
+        assert!((1e-6..0.1).contains(&s.spawn_s), "{s:?}");
+    }
+}

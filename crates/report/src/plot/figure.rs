@@ -1,0 +1,336 @@
+//! Small multiples for the printed report: one figure per family's thread scaling and per
+//! view of a family's scaling tables (block size at each thread count, working set in each
+//! page mode), its panels side by side, at most [`COLUMNS`] in a row, on the same axes (x
+//! always; y too unless one panel's values are more than [`SHARED_Y_SPAN`] times
+//! another's), with the axis titles and one legend written once, above the panels. A panel
+//! is drawn at the size it is printed, so its text stays legible on paper.
+
+use plotters::prelude::*;
+
+use crate::layout::{Comparison, PlotSpec};
+
+use super::{
+    axis_unit, colour, count_ticks, curve_series, dashes, draw_line, linear_ticks, log10_ticks,
+    log2_ticks, marker, quantity, table_unit, thread_groups, tick_text, x_tick, Series, TickedAxis,
+    REPORT_PLOTS_PER_FAMILY,
+};
+
+/// Panels in a row: four fill the printed width of an A4 page (190 mm at 96 dpi, 718 px).
+pub const COLUMNS: usize = 4;
+/// Width and height of one panel, pixels (drawn at the size printed).
+const PANEL: (u32, u32) = (176, 150);
+/// Height of the strip above the panels with the axis titles and the legend.
+const STRIP: u32 = 34;
+/// Largest ratio of one panel's highest value to another's on a shared linear y axis; a
+/// figure with a wider spread gives each panel its own y range (and says so).
+pub const SHARED_Y_SPAN: f64 = 10.0;
+/// Ticks per axis in a panel, at most.
+const MAX_TICKS: usize = 5;
+/// Font size of tick labels and of panel titles, pixels.
+const TICK_FONT: u32 = 10;
+const TITLE_FONT: u32 = 11;
+
+/// One figure: panels that share a spec and a unit.
+struct Figure {
+    title: String,
+    spec: PlotSpec,
+    unit: String,
+    /// (panel title, per platform the points, x log2 / y log10 where the spec says so).
+    panels: Vec<(String, Series)>,
+}
+
+/// The spec of a thread-scaling figure: threads on a linear count axis.
+fn threads_spec(unit: &str) -> PlotSpec {
+    PlotSpec {
+        x_label: "threads".into(),
+        x_unit: "threads".into(),
+        x_log: false,
+        y_label: quantity(unit).into(),
+        y_log: false,
+    }
+}
+
+/// The view and the panel of a scaling table's title: `"mem.latency latency vs working set
+/// (full_random, thp)"` -> (`"mem.latency latency vs working set"`, `"full_random, thp"`).
+fn view_and_panel(title: &str) -> (String, String) {
+    match title.strip_suffix(')').and_then(|t| t.split_once(" (")) {
+        Some((view, panel)) => (view.to_string(), panel.to_string()),
+        None => (title.to_string(), String::new()),
+    }
+}
+
+fn figures(c: &Comparison) -> Vec<Figure> {
+    let n = c.platforms.len();
+    let mut out: Vec<Figure> = Vec::new();
+    for t in c.tables.iter().filter(|t| t.id.starts_with("family:")) {
+        let groups = thread_groups(t, n);
+        let mut family: Vec<Figure> = Vec::new();
+        for (prefix, unit, series) in groups.into_iter().take(REPORT_PLOTS_PER_FAMILY) {
+            match family.iter_mut().find(|f| f.unit == unit) {
+                Some(f) => f.panels.push((prefix, series)),
+                None => family.push(Figure {
+                    title: format!("{} vs threads", t.title),
+                    spec: threads_spec(&unit),
+                    unit,
+                    panels: vec![(prefix, series)],
+                }),
+            }
+        }
+        out.extend(family);
+    }
+    // the scaling tables: one figure per view (read and write block-size tables alternate
+    // by thread count: each view gathers its own), in the order of their first tables
+    let threads_figures = out.len();
+    for t in c.tables.iter() {
+        let (Some(spec), Some(series)) = (&t.plot, curve_series(t, n)) else {
+            continue;
+        };
+        let (view, panel) = view_and_panel(&t.title);
+        let unit = table_unit(t);
+        match out[threads_figures..]
+            .iter_mut()
+            .find(|f| f.title == view && f.unit == unit && &f.spec == spec)
+        {
+            Some(f) => f.panels.push((panel, series)),
+            None => out.push(Figure {
+                title: view,
+                spec: spec.clone(),
+                unit,
+                panels: vec![(panel, series)],
+            }),
+        }
+    }
+    out
+}
+
+/// Every `k`-th tick so that at most [`MAX_TICKS`] remain (the first one kept).
+fn thin(ticks: Vec<f64>) -> Vec<f64> {
+    let step = ticks.len().div_ceil(MAX_TICKS).max(1);
+    ticks.into_iter().step_by(step).collect()
+}
+
+/// y range and ticks of values up to `max` (after the unit's divisor), or of log10 values
+/// from `min` to `max`.
+fn y_axis(log: bool, min: f64, max: f64) -> (f64, f64, Vec<f64>) {
+    if log {
+        let (lo, hi) = (min.floor(), max.ceil().max(min.floor() + 1.0));
+        (lo, hi, thin(log10_ticks(lo, hi)))
+    } else {
+        let top = (max * 1.08).max(1e-9);
+        (0.0, top, linear_ticks(0.0, top, 4))
+    }
+}
+
+/// The figures of the printed report as SVG, `(title, svg)`: per family its first
+/// [`REPORT_PLOTS_PER_FAMILY`] thread-scaling series groups as panels of one figure, then per
+/// view of the scaling tables one figure with a panel per table. The titles are the HTML
+/// figure captions (the SVG has none); the panels' titles, the axis titles and the legend are
+/// in the SVG.
+pub fn report_figures(c: &Comparison) -> Vec<(String, String)> {
+    figures(c)
+        .into_iter()
+        .filter_map(|f| Some((f.title.clone(), draw(&f, &c.platforms)?)))
+        .collect()
+}
+
+fn draw(f: &Figure, labels: &[String]) -> Option<String> {
+    let spec = &f.spec;
+    let pts = || f.panels.iter().flat_map(|(_, s)| s.iter().flatten());
+    let (mut xmin, mut xmax) = (f64::INFINITY, f64::NEG_INFINITY);
+    for &(x, _) in pts() {
+        xmin = xmin.min(x);
+        xmax = xmax.max(x);
+    }
+    let ymax_all = pts().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
+    if !xmin.is_finite() || !ymax_all.is_finite() {
+        return None;
+    }
+    // y in a readable unit: linear values divided; log axes show the raw unit
+    let (yunit, div) = if spec.y_log {
+        (f.unit.replace("_per_s", "/s"), 1.0)
+    } else {
+        axis_unit(&f.unit, ymax_all)
+    };
+    let threads = spec.x_unit == "threads";
+    let (x0, x1, xticks) = if threads {
+        let ticks = count_ticks(xmax);
+        let top = ticks.last().copied().unwrap_or(1.0).max(xmax);
+        (0.0, top * 1.05, thin(ticks))
+    } else if spec.x_log {
+        let (a, b) = (xmin.floor() - 0.25, xmax.ceil() + 0.25);
+        (a, b, thin(log2_ticks(a, b)))
+    } else {
+        let top = (xmax * 1.05).max(1e-9);
+        (0.0, top, linear_ticks(0.0, top, 4))
+    };
+    // per panel (min, max) of y, divided into the axis unit
+    let extent: Vec<(f64, f64)> = f
+        .panels
+        .iter()
+        .map(|(_, s)| {
+            let ys = || s.iter().flatten().map(|p| p.1 / div);
+            (
+                ys().fold(f64::INFINITY, f64::min),
+                ys().fold(f64::NEG_INFINITY, f64::max),
+            )
+        })
+        .collect();
+    let tops: Vec<f64> = extent.iter().map(|e| e.1).filter(|v| *v > 0.0).collect();
+    let lowest_top = tops.iter().copied().fold(f64::INFINITY, f64::min);
+    let highest_top = tops.iter().copied().fold(0.0, f64::max);
+    let shared_y = spec.y_log || highest_top <= lowest_top * SHARED_Y_SPAN;
+    let all_min = extent.iter().map(|e| e.0).fold(f64::INFINITY, f64::min);
+    let shared = y_axis(spec.y_log, all_min, ymax_all / div);
+
+    let axes: Vec<(f64, f64, Vec<f64>)> = extent
+        .iter()
+        .map(|e| {
+            if shared_y {
+                shared.clone()
+            } else {
+                y_axis(spec.y_log, e.0, e.1)
+            }
+        })
+        .collect();
+    let yfmt = |v: &f64| {
+        if spec.y_log {
+            tick_text(10f64.powf(*v))
+        } else {
+            tick_text(*v)
+        }
+    };
+    // room for the widest y tick label (about 6 px a character), the same in every panel
+    let widest = axes
+        .iter()
+        .flat_map(|a| a.2.iter())
+        .map(|v| yfmt(v).chars().count())
+        .max()
+        .unwrap_or(1);
+    let y_area = 8 + 6 * widest as u32;
+
+    let n = f.panels.len();
+    let cols = n.min(COLUMNS);
+    let rows = n.div_ceil(cols);
+    let size = (PANEL.0 * cols as u32, STRIP + PANEL.1 * rows as u32);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        root.fill(&WHITE).ok()?;
+        let (strip, grid) = root.split_vertically(STRIP);
+        // axis titles, then the legend: one entry per platform with points
+        let xdesc = match (spec.x_unit.as_str(), spec.x_log) {
+            ("threads", _) => "threads".to_string(),
+            ("bytes", true) => format!("{} (log scale)", spec.x_label),
+            ("bytes_per_s", _) => format!("{} (GB/s)", spec.x_label),
+            (u, true) => format!("{} ({u}, log scale)", spec.x_label),
+            (u, false) => format!("{} ({u})", spec.x_label),
+        };
+        let ydesc = format!(
+            "{} ({yunit}{}){}",
+            spec.y_label,
+            if spec.y_log { ", log scale" } else { "" },
+            if shared_y {
+                ""
+            } else {
+                ", own scale per panel"
+            }
+        );
+        let font = ("sans-serif", TICK_FONT + 1).into_font();
+        strip
+            .draw(&Text::new(
+                format!("x: {xdesc}   y: {ydesc}"),
+                (4, 3),
+                font.clone(),
+            ))
+            .ok()?;
+        let mut x = 4i32;
+        for (k, label) in labels.iter().enumerate() {
+            if !f.panels.iter().any(|(_, s)| !s[k].is_empty()) {
+                continue;
+            }
+            let (c, y) = (colour(k), 25i32);
+            let ends = vec![(x, y), (x + 22, y)];
+            let style = c.stroke_width(2);
+            match dashes(k) {
+                None => strip.draw(&PathElement::new(ends, style)).ok()?,
+                Some((d, g)) => strip
+                    .draw(&plotters::element::DashedPathElement::new(
+                        ends, d, g, style,
+                    ))
+                    .ok()?,
+            }
+            strip
+                .draw(&(EmptyElement::at((x + 11, y)) + marker(k, c)))
+                .ok()?;
+            strip
+                .draw(&Text::new(label.clone(), (x + 28, y - 6), font.clone()))
+                .ok()?;
+            // about 6 px a character at this size
+            x += 28 + 6 * label.chars().count() as i32 + 16;
+        }
+        let areas = grid.split_evenly((rows, cols));
+        for (k, (area, (title, series))) in areas.iter().zip(&f.panels).enumerate() {
+            let (y0, y1, yticks) = axes[k].clone();
+            let mut chart = ChartBuilder::on(area)
+                .caption(title, ("sans-serif", TITLE_FONT))
+                .margin(3)
+                .margin_right(16)
+                .x_label_area_size(16)
+                .y_label_area_size(y_area)
+                .build_cartesian_2d(
+                    TickedAxis::new(x0..x1, xticks.clone()),
+                    TickedAxis::new(y0..y1, yticks),
+                )
+                .ok()?;
+            let xfmt = |v: &f64| x_tick(spec, *v);
+            chart
+                .configure_mesh()
+                .x_label_formatter(&xfmt)
+                .y_label_formatter(&yfmt)
+                .label_style(("sans-serif", TICK_FONT))
+                .draw()
+                .ok()?;
+            for (k, (s, label)) in series.iter().zip(labels).enumerate() {
+                if s.is_empty() {
+                    continue;
+                }
+                let mut pts = s.clone();
+                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let pts = pts
+                    .into_iter()
+                    .map(|(x, y)| (x, if spec.y_log { y } else { y / div }))
+                    .collect();
+                draw_line(&mut chart, k, label, pts)?;
+            }
+        }
+        root.present().ok()?;
+    }
+    Some(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn view_and_panel_split_at_the_last_parenthesis() {
+        assert_eq!(
+            view_and_panel("mem.latency latency vs working set (full_random, thp)"),
+            (
+                "mem.latency latency vs working set".to_string(),
+                "full_random, thp".to_string()
+            )
+        );
+        assert_eq!(
+            view_and_panel("storage.iops: each device"),
+            ("storage.iops: each device".to_string(), String::new())
+        );
+    }
+
+    #[test]
+    fn thin_keeps_at_most_five_ticks_from_the_first() {
+        let t: Vec<f64> = (0..=16).map(f64::from).collect();
+        assert_eq!(thin(t), [0.0, 4.0, 8.0, 12.0, 16.0]);
+        assert_eq!(thin(vec![0.0, 1.0, 2.0]), [0.0, 1.0, 2.0]);
+    }
+}
