@@ -39,6 +39,31 @@ fn headline<'a>(file: &'a ResultFile, family: &str, id: &str) -> Result<&'a Metr
     Err("not run: not in this run's plan".into())
 }
 
+/// Puts the thread rungs of one test together, in increasing threads (a landmark rung with
+/// CPUs of its own after the plain rung of its count): `stream.copy/threads=1, 2, 4, 8,
+/// 8/cores, 16`, then `stream.scale/...`, the tests in the order they first appear. The ids
+/// come plan by plan, so the rungs only a bigger machine has would otherwise follow every
+/// test's common rungs, pages away from them. Ids without a rung keep their place among the
+/// tests.
+fn group_rungs(ids: &mut [String]) {
+    use hwsurvey_result::plan::split_rung;
+    let mut prefixes: Vec<String> = Vec::new();
+    for id in ids.iter() {
+        let p = split_rung(id).map_or(id.as_str(), |r| r.prefix);
+        if !prefixes.iter().any(|q| q == p) {
+            prefixes.push(p.to_string());
+        }
+    }
+    ids.sort_by_cached_key(|id| match split_rung(id) {
+        Some(r) => (
+            prefixes.iter().position(|q| q == r.prefix),
+            r.threads,
+            r.own.is_some(),
+        ),
+        None => (prefixes.iter().position(|q| q == id), 0, false),
+    });
+}
+
 pub(crate) fn family_table(inputs: &[Input], base: usize, family: &str, flags: &[String]) -> Table {
     let mut ids: Vec<String> = Vec::new();
     for i in inputs {
@@ -66,6 +91,7 @@ pub(crate) fn family_table(inputs: &[Input], base: usize, family: &str, flags: &
             }
         }
     }
+    group_rungs(&mut ids);
     let mut columns: Vec<String> = inputs.iter().map(|i| i.label.clone()).collect();
     let others: Vec<usize> = (0..inputs.len()).filter(|&k| k != base).collect();
     for &k in &others {
@@ -188,5 +214,40 @@ fn relative(m: &Result<&MetricResult, String>, b: &Result<&MetricResult, String>
         missing: None,
         x: None,
         stats: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::group_rungs;
+
+    #[test]
+    fn rungs_of_a_test_together_in_thread_order() {
+        let mut ids: Vec<String> = [
+            "stream.copy/threads=1",
+            "stream.copy/threads=2",
+            "stream.scale/threads=1",
+            "idle",
+            "stream.copy/threads=16",
+            "stream.copy/threads=8/cores",
+            "stream.copy/threads=8",
+            "stream.scale/threads=4",
+        ]
+        .map(String::from)
+        .to_vec();
+        group_rungs(&mut ids);
+        assert_eq!(
+            ids,
+            [
+                "stream.copy/threads=1",
+                "stream.copy/threads=2",
+                "stream.copy/threads=8",
+                "stream.copy/threads=8/cores",
+                "stream.copy/threads=16",
+                "stream.scale/threads=1",
+                "stream.scale/threads=4",
+                "idle",
+            ]
+        );
     }
 }
