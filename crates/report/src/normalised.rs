@@ -1,6 +1,8 @@
-//! Normalised views: family headline figures divided by cores, GHz or populated memory
-//! channels, read from each result's machine document.
+//! Normalised views: all-core family headline figures (one thread per core, past the caches
+//! for memory families) divided by cores, GHz or populated memory channels, read from each
+//! result's machine document.
 
+use hwsurvey_result::plan::split_rung;
 use hwsurvey_result::ResultFile;
 use serde_json::Value;
 
@@ -44,29 +46,91 @@ fn channels(f: &ResultFile) -> Result<f64, String> {
         .ok_or_else(|| "populated channels not known".into())
 }
 
-/// Best headline value per family and platform, divided by cores, by GHz of the fastest core
-/// kind, and by populated memory channels (bandwidth only).
+/// Least working set of a memory-resident point, as a share of the run's "memory" working set
+/// (`plan.memory_working_set_bytes`, >= 4x the last-level cache): STREAM's arrays are that
+/// size less the rounding to whole elements per thread.
+const MEMORY_RESIDENT_SHARE: f64 = 0.9;
+
+/// Whether the row `label` of `family` is an all-core figure of file `f`: one thread per core
+/// (its rung's threads = the machine's cores; where the ladder has both, the landmark rung
+/// placed one thread per core, `/threads=8/cores`, rather than the plain rung of that count:
+/// `labels` are the rows the platform measured),
+/// and for a memory family a working set past the caches. A 1 KiB block read (L1-resident)
+/// or a 1-thread result divided by every core is no figure per core.
+fn all_core(f: &ResultFile, family: &str, label: &str, labels: &[&str], cores: f64) -> bool {
+    let Some(rung) = split_rung(label) else {
+        return false;
+    };
+    if rung.threads as f64 != cores {
+        return false;
+    }
+    if rung.own.is_none()
+        && labels.iter().any(|l| {
+            split_rung(l).is_some_and(|r| {
+                r.prefix == rung.prefix && r.threads == rung.threads && r.own == Some("cores")
+            })
+        })
+    {
+        return false;
+    }
+    if !family.starts_with("mem.") {
+        return true;
+    }
+    let memory = f.plan.memory_working_set_bytes as f64;
+    f.tests
+        .iter()
+        .find(|t| t.point.family == family && t.point.id == label)
+        .and_then(|t| t.point.params.get("working_set_bytes"))
+        .and_then(Value::as_f64)
+        .is_some_and(|ws| memory > 0.0 && ws >= memory * MEMORY_RESIDENT_SHARE)
+}
+
+/// Best all-core headline value per family and platform ([`all_core`]: one thread per core,
+/// past the caches for memory families), divided by cores, by GHz of the fastest core kind,
+/// and by populated memory channels (bandwidth only). Families without thread rungs (latency,
+/// c2c, storage, point-select) have no such figure and no row.
 pub(crate) fn normalised_table(inputs: &[Input], tables: &[Table], flags: &[String]) -> Table {
     let mut rows = Vec::new();
     for t in tables.iter().filter(|t| t.id.starts_with("family:")) {
         let family = &t.title;
-        // best value per platform over the family's rows of its most common unit
         let Some(unit) = t.rows.iter().find_map(|r| r.unit.clone()) else {
             continue;
         };
-        let lower_better = unit == "ns";
-        let best: Vec<Option<f64>> = (0..inputs.len())
-            .map(|k| {
+        if unit == "ns" {
+            continue; // a latency per core or per GHz means nothing
+        }
+        if !t.rows.iter().any(|r| split_rung(&r.label).is_some()) {
+            continue;
+        }
+        // per platform: the best all-core value, or why there is none
+        let best: Vec<Result<f64, String>> = inputs
+            .iter()
+            .enumerate()
+            .map(|(k, i)| {
+                let n = cores(&i.file)?;
+                // the rows this platform measured (another's `/cores` rung is no reason to
+                // pass over this one's plain rung)
+                let labels: Vec<&str> = t
+                    .rows
+                    .iter()
+                    .filter(|r| r.cells.get(k).is_some_and(|c| c.value.is_some()))
+                    .map(|r| r.label.as_str())
+                    .collect();
                 t.rows
                     .iter()
                     .filter(|r| r.unit.as_deref() == Some(unit.as_str()))
+                    .filter(|r| all_core(&i.file, family, &r.label, &labels, n))
                     .filter_map(|r| r.cells.get(k).and_then(|c| c.value))
-                    .reduce(if lower_better { f64::min } else { f64::max })
+                    .reduce(f64::max)
+                    .ok_or_else(|| {
+                        if family.starts_with("mem.") {
+                            "no all-core point past the caches measured".into()
+                        } else {
+                            "no all-core point measured".into()
+                        }
+                    })
             })
             .collect();
-        if lower_better {
-            continue; // a latency per core or per GHz means nothing
-        }
         let views: [(&str, Divisor); 3] = [
             ("per core", cores),
             ("per GHz", ghz),
@@ -77,16 +141,16 @@ pub(crate) fn normalised_table(inputs: &[Input], tables: &[Table], flags: &[Stri
                 continue;
             }
             rows.push(Row {
-                label: format!("{family} best {name}"),
+                label: format!("{family} all-core best {name}"),
                 unit: Some(unit.clone()),
                 x: None,
                 cells: inputs
                     .iter()
                     .zip(&best)
                     .map(|(i, b)| match (b, div(&i.file)) {
-                        (None, _) => Cell::missing("no measured value"),
-                        (Some(_), Err(why)) => Cell::missing(why),
-                        (Some(v), Ok(d)) => Cell {
+                        (Err(why), _) => Cell::missing(why.clone()),
+                        (Ok(_), Err(why)) => Cell::missing(why),
+                        (Ok(v), Ok(d)) => Cell {
                             text: human(v / d, &unit),
                             value: Some(v / d),
                             note: None,
@@ -100,7 +164,7 @@ pub(crate) fn normalised_table(inputs: &[Input], tables: &[Table], flags: &[Stri
         }
     }
     let mut notes = flags.to_vec();
-    notes.push("best = highest median of the family's rows; per GHz uses the fastest core kind's cpuinfo_max_freq".into());
+    notes.push("all-core best = highest median of the family's rows run with one thread per core (threads = the machine's cores), for memory families only those whose working set is the run's memory working set (past the caches); per GHz uses the fastest core kind's cpuinfo_max_freq".into());
     Table {
         id: "normalised".into(),
         title: "Normalised views".into(),

@@ -126,3 +126,57 @@ fn examples_html_prints_no_table_twice_and_loses_no_value() {
         "<tr><th>profile</th><td class=\"all\" colspan=\"3\">standard v2 <span class=\"note\">(all 3)</span></td></tr>"
     ));
 }
+
+/// The normalised views divide all-core figures only (issue 18: "best per core" was an
+/// L1-resident 1 KiB block read, or a 1-thread result, divided by every core): per machine
+/// the best STREAM kernel at one thread per core (2 threads on the 2-core VM, the 8/cores rung
+/// of the 8-core x86 guest with SMT, 8 threads on the 8-core arm64 guest), over its cores.
+#[test]
+fn examples_normalised_views_are_all_core_and_past_the_caches() {
+    let c = comparison();
+    let table = |id: &str| c.tables.iter().find(|t| t.id == id).unwrap();
+    let bandwidth = table("family:mem.bandwidth");
+    let value = |label: &str, k: usize| {
+        bandwidth
+            .rows
+            .iter()
+            .find(|r| r.label == label)
+            .unwrap_or_else(|| panic!("{label}"))
+            .cells[k]
+            .value
+            .unwrap()
+    };
+    let best_stream = |rung: &str, k: usize| {
+        ["copy", "scale", "add", "triad"]
+            .iter()
+            .map(|kernel| value(&format!("stream.{kernel}/threads={rung}"), k))
+            .fold(0.0, f64::max)
+    };
+    let per_core = table("normalised")
+        .rows
+        .iter()
+        .find(|r| r.label == "mem.bandwidth all-core best per core")
+        .unwrap();
+    let expected = [
+        best_stream("2", 0) / 2.0,
+        best_stream("8/cores", 1) / 8.0,
+        best_stream("8", 2) / 8.0,
+    ];
+    for (k, want) in expected.iter().enumerate() {
+        assert_eq!(per_core.cells[k].value, Some(*want), "column {k}");
+    }
+    // the 1 KiB block read at one thread, 66 GB/s on the VM, is no longer the VM's figure
+    assert!(value("read/block=1KiB/threads=1", 0) > 2.0 * expected[0] * 2.0);
+    // families without thread rungs have no normalised row
+    let labels: Vec<&str> = table("normalised")
+        .rows
+        .iter()
+        .map(|r| r.label.as_str())
+        .collect();
+    assert!(
+        !labels
+            .iter()
+            .any(|l| l.starts_with("storage.iops") || l.starts_with("service.point_select")),
+        "{labels:?}"
+    );
+}
