@@ -1,5 +1,6 @@
 //! Result files -> [`Comparison`]: the glance and headline tables ([`crate::headline`]), the
-//! machine table ([`crate::machine`]), the qualification table ([`crate::verdicts`]), then per
+//! machine table ([`crate::machine`]), the qualification table ([`crate::verdicts`]), the
+//! scaling summary and the A/B views of the latency curves ([`crate::summary`]), then per
 //! family the headline metric of every test side by side ([`crate::family`]) with its scaling
 //! tables ([`crate::scaling`]), and the normalised views ([`crate::normalised`]).
 
@@ -109,7 +110,20 @@ pub fn compare(
             tables.extend(crate::scaling::storage_ceilings_table(inputs, &flags));
         }
     }
+    // the summaries go after the findings, before the detail tables they read
+    let summaries: Vec<_> = [
+        crate::summary::scaling_table(&tables, &labels, &flags),
+        crate::summary::ab_table(&tables, &labels, &flags),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     tables.push(normalised_table(inputs, &tables, &flags));
+    let after_findings = tables
+        .iter()
+        .position(|t| t.id == "qualify")
+        .map_or(0, |i| i + 1);
+    tables.splice(after_findings..after_findings, summaries);
     let mut c = Comparison {
         platforms: labels.clone(),
         baseline: labels[base].clone(),

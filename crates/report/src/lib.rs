@@ -19,6 +19,7 @@ pub mod render;
 pub mod run;
 pub mod sample;
 pub mod scaling;
+pub mod summary;
 pub mod verdicts;
 
 pub use build::compare;

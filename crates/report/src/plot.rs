@@ -17,9 +17,9 @@ use crate::layout::{Comparison, PlotSpec, Table};
 pub(crate) type Series = Vec<Vec<(f64, f64)>>;
 
 /// Per test id without `/threads=N`: (unit, per platform the (threads, value) points).
-type SeriesGroups = BTreeMap<String, (String, Vec<Vec<(f64, f64)>>)>;
+pub(crate) type SeriesGroups = BTreeMap<String, (String, Vec<Vec<(f64, f64)>>)>;
 
-fn scaling_series(t: &Table, platforms: usize) -> SeriesGroups {
+pub(crate) fn scaling_series(t: &Table, platforms: usize) -> SeriesGroups {
     let mut out: SeriesGroups = BTreeMap::new();
     for r in &t.rows {
         // a landmark rung with CPUs of its own (`/threads=48/cores`) is placed differently from

@@ -442,6 +442,18 @@ fn cell_class(t: &Table, cell: &crate::Cell) -> &'static str {
     }
 }
 
+/// Whether the printed report puts `t` after the first page and before the plots: the
+/// machine details, the findings and the summaries (scaling, A/B).
+fn before_plots(t: &Table) -> bool {
+    [
+        "machine",
+        "qualify",
+        crate::summary::SCALING_ID,
+        crate::summary::AB_ID,
+    ]
+    .contains(&t.id.as_str())
+}
+
 /// Whether a row of the machine or qualification table says the same in every column, so
 /// that the printed report writes it once in a cell spanning them all.
 fn same_everywhere(t: &Table, r: &crate::Row) -> bool {
@@ -564,12 +576,14 @@ pub fn html(c: &Comparison, plots: &[(String, String)]) -> String {
         }
         out += "</section>\n";
     }
-    for t in c
-        .tables
-        .iter()
-        .filter(|t| t.id == "qualify" || t.id == "machine")
-    {
-        out += &format!("<section class=\"{}\">\n", html_escape(&t.id));
+    for t in c.tables.iter().filter(|t| before_plots(t)) {
+        // the summaries are figure tables: one line a row, as the detail tables
+        let compact = if t.id == "machine" || t.id == "qualify" {
+            ""
+        } else {
+            " detail"
+        };
+        out += &format!("<section class=\"{}{compact}\">\n", html_escape(&t.id));
         out += &html_table(t, &mut marks, "");
         out += "</section>\n";
     }
@@ -588,13 +602,6 @@ pub fn html(c: &Comparison, plots: &[(String, String)]) -> String {
                 views.push(view);
             }
         }
-        if !repeated.is_empty() {
-            out += &format!(
-                "<p class=\"note\">The tables behind {} of these plots repeat rows of the family tables below and are not printed again (every other format has them): {}.</p>\n",
-                repeated.len(),
-                html_escape(&views.join("; "))
-            );
-        }
         out += "<div class=\"plots\">\n";
         for (title, svg) in plots {
             out += &format!(
@@ -602,14 +609,22 @@ pub fn html(c: &Comparison, plots: &[(String, String)]) -> String {
                 html_escape(title)
             );
         }
-        out += "</div></section>\n";
+        out += "</div>\n";
+        if !repeated.is_empty() {
+            out += &format!(
+                "<p class=\"note\">The tables behind {} of these plots repeat rows of the family tables below and are not printed again (every other format has them): {}.</p>\n",
+                repeated.len(),
+                html_escape(&views.join("; "))
+            );
+        }
+        out += "</section>\n";
     }
     // every missing reason of the detail tables is a footnote: one line per row
     marks.footnote_all();
     for t in c
         .tables
         .iter()
-        .filter(|t| !on_top(t) && t.id != "qualify" && t.id != "machine")
+        .filter(|t| !on_top(t) && !before_plots(t))
         .filter(|t| !repeats_family_rows(c, t))
     {
         out += "<section class=\"detail\">\n";

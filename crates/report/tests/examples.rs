@@ -180,3 +180,46 @@ fn examples_normalised_views_are_all_core_and_past_the_caches() {
         "{labels:?}"
     );
 }
+
+/// The scaling summary and the A/B views come after the findings and before the detail
+/// tables, and say what the family tables' medians say: the x86 guest's integer score peaks at
+/// 16 threads, 11% efficient there, and reaches 90% of the peak at 4 threads (8.10G of
+/// 8.21G); THP over base pages at 256 MiB is the ratio of the two full-random medians.
+#[test]
+fn examples_scaling_summary_and_ab_views_read_the_family_tables() {
+    let c = comparison();
+    let ids: Vec<&str> = c.tables.iter().map(|t| t.id.as_str()).collect();
+    let at = |id: &str| ids.iter().position(|i| *i == id).unwrap();
+    assert_eq!(at("scaling-summary"), at("qualify") + 1);
+    assert_eq!(at("ab"), at("qualify") + 2);
+    assert!(at("ab") < at("family:mem.bandwidth"));
+    let row = |table: &str, label: &str| {
+        c.tables[at(table)]
+            .rows
+            .iter()
+            .find(|r| r.label == label)
+            .unwrap_or_else(|| panic!("{table}: {label}"))
+            .clone()
+    };
+    let int = row("scaling-summary", "cpu.scaling integer");
+    assert_eq!(int.cells[1].text, "8.21G ops/s @16, 11%, knee 4");
+    assert_eq!(
+        int.cells[1].value,
+        row("family:cpu.scaling", "integer/threads=16").cells[1].value
+    );
+    assert_eq!(
+        row("scaling-summary", "mem.bandwidth stream.triad").cells[0].text,
+        "29.6 GB/s @1, 100%, knee 1"
+    );
+    let ratio = row("ab", "full_random THP/base ws=256MiB");
+    for k in 0..3 {
+        let thp = row("family:mem.latency", "full_random/thp/ws=256MiB").cells[k]
+            .value
+            .unwrap();
+        let base = row("family:mem.latency", "full_random/base/ws=256MiB").cells[k]
+            .value
+            .unwrap();
+        assert_eq!(ratio.cells[k].value, Some(thp / base), "column {k}");
+    }
+    assert_eq!(ratio.cells[0].text, "0.75x");
+}
