@@ -19,7 +19,10 @@ pub(crate) fn qualify_table(inputs: &[Input], flags: &[String]) -> Table {
     let rows = hwsurvey_qualify::RULES
         .iter()
         .map(|def| Row {
-            label: def.id.to_string(),
+            label: match def.kind {
+                hwsurvey_qualify::RuleKind::Precondition => format!("{} (precondition)", def.id),
+                hwsurvey_qualify::RuleKind::Machine => def.id.to_string(),
+            },
             unit: None,
             x: None,
             cells: reports
@@ -53,6 +56,7 @@ pub(crate) fn qualify_table(inputs: &[Input], flags: &[String]) -> Table {
         .collect();
     let mut notes = flags.to_vec();
     notes.push("hwsurvey qualify's built-in rules over each result's machine document and figures; run `hwsurvey qualify RESULT.json` for evidence and fixes".into());
+    notes.push("(precondition): a condition of the profile's measurements (hugetlb pools reserved, THP available, an idle machine), not a fault of the machine; it is counted apart in the headline and never changes qualify's exit code".into());
     for (i, r) in inputs.iter().zip(&reports) {
         if let Ok(hwsurvey_qualify::Report {
             origin: Some(origin),

@@ -223,3 +223,35 @@ fn examples_scaling_summary_and_ab_views_read_the_family_tables() {
     }
     assert_eq!(ratio.cells[0].text, "0.75x");
 }
+
+/// An unmet precondition of the profile (the VM's empty hugetlb pools) is said as such on the
+/// headline, apart from the findings about the machine, and marked in the findings table.
+#[test]
+fn examples_preconditions_apart_from_findings() {
+    let c = comparison();
+    let table = |id: &str| c.tables.iter().find(|t| t.id == id).unwrap();
+    let row = |id: &str, label: &str| {
+        table(id)
+            .rows
+            .iter()
+            .find(|r| r.label == label)
+            .unwrap_or_else(|| panic!("{id}: {label}"))
+            .cells
+            .iter()
+            .map(|c| c.text.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        row("headline", "findings"),
+        ["0 fail, 0 warn", "0 fail, 0 warn", "0 fail, 0 warn"]
+    );
+    assert_eq!(
+        row("headline", "unmet preconditions"),
+        ["pages.hugetlb", "none", "none"]
+    );
+    assert_eq!(
+        row("qualify", "pages.hugetlb (precondition)"),
+        ["warn", "pass", "pass"]
+    );
+    assert_eq!(row("qualify", "cpu.online"), ["pass", "pass", "pass"]);
+}

@@ -384,16 +384,22 @@ pub(super) fn raid_fig(f: &ResultFile) -> Fig {
     .unwrap_or_else(|| Fig::Absent(absent(f, "raid.parity", "RAID-6 gen")))
 }
 
-/// Failed and warned findings of the built-in qualification rules.
-pub(super) fn findings_fig(i: &Input) -> Fig {
+/// The findings of the built-in qualification rules for one result (stored at run time, or
+/// recomputed for older files).
+fn report_of(i: &Input) -> Result<hwsurvey_qualify::Report, String> {
     let rules = hwsurvey_qualify::RuleSet::builtin();
     let rules_ref = hwsurvey_qualify::stored::RulesRef::builtin();
-    match hwsurvey_qualify::stored::findings_of_result(&i.label, &i.file, &rules, &rules_ref) {
+    hwsurvey_qualify::stored::findings_of_result(&i.label, &i.file, &rules, &rules_ref)
+}
+
+/// Failed and warned findings about the machine (an unmet precondition of the profile, such
+/// as an empty hugetlb pool, is no fault of the hardware: [`preconditions_fig`]).
+pub(super) fn findings_fig(i: &Input) -> Fig {
+    match report_of(i) {
         Ok(r) => {
-            let n = |v| r.findings.iter().filter(|f| f.verdict == v).count();
             let (fail, warn) = (
-                n(hwsurvey_qualify::Verdict::Fail),
-                n(hwsurvey_qualify::Verdict::Warn),
+                r.count(hwsurvey_qualify::Verdict::Fail),
+                r.count(hwsurvey_qualify::Verdict::Warn),
             );
             Fig::Val {
                 text: format!("{fail} fail, {warn} warn"),
@@ -403,5 +409,35 @@ pub(super) fn findings_fig(i: &Input) -> Fig {
             }
         }
         Err(why) => Fig::Absent(format!("findings: {why}")),
+    }
+}
+
+/// The profile's preconditions the run did not have (hugetlb pools empty, THP off, a busy
+/// machine at start): their rule ids, or `none`; the value is their count.
+pub(super) fn preconditions_fig(i: &Input) -> Fig {
+    match report_of(i) {
+        Ok(r) => {
+            let unmet: Vec<&str> = r
+                .preconditions()
+                .filter(|f| {
+                    matches!(
+                        f.verdict,
+                        hwsurvey_qualify::Verdict::Warn | hwsurvey_qualify::Verdict::Fail
+                    )
+                })
+                .map(|f| f.rule.as_str())
+                .collect();
+            Fig::Val {
+                text: if unmet.is_empty() {
+                    "none".into()
+                } else {
+                    unmet.join(", ")
+                },
+                value: unmet.len() as f64,
+                summary: None,
+                better: Better::Lower,
+            }
+        }
+        Err(why) => Fig::Absent(format!("preconditions: {why}")),
     }
 }

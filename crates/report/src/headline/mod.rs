@@ -20,7 +20,8 @@ use crate::layout::{Cell, Row, Table};
 mod figures;
 use figures::{
     c2c_class, c2c_fig, cpu_figs, critical_figs, findings_fig, iops_figs, known_ok, latency_fig,
-    loaded_fig, point_select_max, points, raid_fig, triad_figs, why_unknown, Fig,
+    loaded_fig, point_select_max, points, preconditions_fig, raid_fig, triad_figs, why_unknown,
+    Fig,
 };
 
 /// Id of the one-line-per-machine table ([`machines_table`]).
@@ -372,6 +373,10 @@ fn headline_table(
         files.iter().map(|f| raid_fig(f)).collect(),
     ));
     rows.push(("findings".into(), inputs.iter().map(findings_fig).collect()));
+    rows.push((
+        UNMET_PRECONDITIONS.into(),
+        inputs.iter().map(preconditions_fig).collect(),
+    ));
     if planned_only {
         rows.retain(|(label, _)| {
             row_family(label).is_none_or(|family| {
@@ -395,6 +400,9 @@ fn headline_table(
         plot: None,
     }
 }
+
+/// Label of the headline row of the profile's preconditions a run did not have.
+pub const UNMET_PRECONDITIONS: &str = "unmet preconditions";
 
 /// The family a headline row's figures come from, by the row's label; `None` for the
 /// findings, which every run has.
@@ -441,7 +449,7 @@ fn headline_row(
                 cell.value = Some(*value);
                 cell.stats = summary.as_ref().map(crate::layout::CellStats::of);
                 // counts of findings have no ratio
-                if k != base && label != "findings" {
+                if k != base && label != "findings" && label != UNMET_PRECONDITIONS {
                     cell.note = ratio_note(
                         *value,
                         summary.as_ref(),
