@@ -134,6 +134,14 @@ impl Cell {
             stats: None,
         }
     }
+    /// A number computed from other cells (a ratio, a figure per core, a peak): `text` for
+    /// people, `value` in the row's base unit, no statistics of its own.
+    pub fn computed(text: impl Into<String>, value: f64) -> Cell {
+        Cell {
+            value: Some(value),
+            ..Cell::text(text)
+        }
+    }
     /// A measured median: `text` for people (scaled from the row's base unit), the median as
     /// the value, the CV note and the numbers of the summary.
     pub fn measured(s: &hwsurvey_stats::Summary, text: String) -> Cell {

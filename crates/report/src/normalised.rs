@@ -150,14 +150,7 @@ pub(crate) fn normalised_table(inputs: &[Input], tables: &[Table], flags: &[Stri
                     .map(|(i, b)| match (b, div(&i.file)) {
                         (Err(why), _) => Cell::missing(why.clone()),
                         (Ok(_), Err(why)) => Cell::missing(why),
-                        (Ok(v), Ok(d)) => Cell {
-                            text: human(v / d, &unit),
-                            value: Some(v / d),
-                            note: None,
-                            missing: None,
-                            x: None,
-                            stats: None,
-                        },
+                        (Ok(v), Ok(d)) => Cell::computed(human(v / d, &unit), v / d),
                     })
                     .collect(),
             });

@@ -332,6 +332,29 @@ where
     Some(())
 }
 
+/// Draws each platform's line ([`draw_line`]), its points in x order and each y through
+/// `y` (a unit's divisor); a platform without points gets no line and no legend entry.
+fn draw_lines<'a, X, Y>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
+    series: &[Vec<(f64, f64)>],
+    labels: &[String],
+    y: impl Fn(f64) -> f64,
+) -> Option<()>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    for (k, (s, label)) in series.iter().zip(labels).enumerate() {
+        if s.is_empty() {
+            continue;
+        }
+        let mut pts: Vec<(f64, f64)> = s.iter().map(|&(px, py)| (px, y(py))).collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        draw_line(chart, k, label, pts)?;
+    }
+    Some(())
+}
+
 fn line_plot(
     caption: Option<&str>,
     unit: &str,
@@ -368,15 +391,7 @@ fn line_plot(
             .y_desc(format!("{} ({ylabel})", quantity(unit)))
             .draw()
             .ok()?;
-        for (k, (s, label)) in series.iter().zip(labels).enumerate() {
-            if s.is_empty() {
-                continue; // no legend entry for a platform without points
-            }
-            let mut pts = s.clone();
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let pts: Vec<(f64, f64)> = pts.into_iter().map(|(x, y)| (x, y / div)).collect();
-            draw_line(&mut chart, k, label, pts)?;
-        }
+        draw_lines(&mut chart, series, labels, |y| y / div)?;
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::UpperLeft)
@@ -543,18 +558,13 @@ fn spec_plot(
             .y_desc(ydesc)
             .draw()
             .ok()?;
-        for (k, (s, label)) in series.iter().zip(labels).enumerate() {
-            if s.is_empty() {
-                continue;
+        draw_lines(&mut chart, series, labels, |y| {
+            if spec.y_log {
+                y
+            } else {
+                y / div
             }
-            let mut pts = s.clone();
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let pts: Vec<(f64, f64)> = pts
-                .into_iter()
-                .map(|(x, y)| (x, if spec.y_log { y } else { y / div }))
-                .collect();
-            draw_line(&mut chart, k, label, pts)?;
-        }
+        })?;
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::UpperLeft)

@@ -58,19 +58,15 @@ pub(crate) fn scaling_table(
                         .efficiency_at_peak
                         .map(|e| format!("{:.0}%", e * 100.0))
                         .unwrap_or_else(|| "no 1-thread point".into());
-                    Cell {
-                        text: format!(
+                    Cell::computed(
+                        format!(
                             "{} @{}, {eff}, knee {}",
                             human(a.peak, &unit),
                             a.peak_threads,
                             a.knee_threads
                         ),
-                        value: Some(a.peak),
-                        note: None,
-                        missing: None,
-                        x: None,
-                        stats: None,
-                    }
+                        a.peak,
+                    )
                 })
                 .collect();
             rows.push(Row {
@@ -163,14 +159,9 @@ pub(crate) fn ab_table(tables: &[Table], platforms: &[String], flags: &[String])
                         b.cells.get(k).and_then(|c| c.value),
                     );
                     match (x, y) {
-                        (Some(x), Some(y)) if y > 0.0 => Cell {
-                            text: format!("{:.2}x", x / y),
-                            value: Some(x / y),
-                            note: None,
-                            missing: None,
-                            x: None,
-                            stats: None,
-                        },
+                        (Some(x), Some(y)) if y > 0.0 => {
+                            Cell::computed(format!("{:.2}x", x / y), x / y)
+                        }
                         _ => Cell::missing("not both measured"),
                     }
                 })

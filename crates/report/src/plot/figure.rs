@@ -10,7 +10,7 @@ use plotters::prelude::*;
 use crate::layout::{Comparison, PlotSpec};
 
 use super::{
-    axis_unit, colour, count_ticks, curve_series, dashes, draw_line, linear_ticks, log10_ticks,
+    axis_unit, colour, count_ticks, curve_series, dashes, draw_lines, linear_ticks, log10_ticks,
     log2_ticks, marker, quantity, table_unit, thread_groups, tick_text, x_tick, Series, TickedAxis,
     REPORT_PLOTS_PER_FAMILY,
 };
@@ -290,18 +290,13 @@ fn draw(f: &Figure, labels: &[String]) -> Option<String> {
                 .label_style(("sans-serif", TICK_FONT))
                 .draw()
                 .ok()?;
-            for (k, (s, label)) in series.iter().zip(labels).enumerate() {
-                if s.is_empty() {
-                    continue;
+            draw_lines(&mut chart, series, labels, |y| {
+                if spec.y_log {
+                    y
+                } else {
+                    y / div
                 }
-                let mut pts = s.clone();
-                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-                let pts = pts
-                    .into_iter()
-                    .map(|(x, y)| (x, if spec.y_log { y } else { y / div }))
-                    .collect();
-                draw_line(&mut chart, k, label, pts)?;
-            }
+            })?;
         }
         root.present().ok()?;
     }
