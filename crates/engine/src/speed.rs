@@ -9,7 +9,10 @@
 //!
 //! - **touch**: fill a fresh 16 MiB buffer (page faults, zeroing, stores), one thread;
 //! - **layout**: Sattolo's shuffle of a 1 Mi-slot (8 MiB) cyclic chain, one thread;
-//! - **spawn**: start and join 16 threads one after another;
+//! - **spawn**: start 16 threads at once, each filling a 256 KiB buffer (a latency histogram's
+//!   size) and waiting for the others, then join them: a worker's start, first touch and exit
+//!   in a process with other threads (its stacks and buffers are mapped and unmapped while
+//!   they run, which costs TLB shootdowns on a many-CPU guest);
 //! - **parallel**: the touch job over 4 MiB by `min(usable CPUs, 64)` unpinned threads at once
 //!   against one thread alone, giving the CPUs that really run at once.
 //!
@@ -22,6 +25,7 @@ pub use hwsurvey_result::plan::FixedWorkSpeed;
 const TOUCH_BYTES: usize = 16 << 20;
 const LAYOUT_SLOTS: usize = 1 << 20;
 const SPAWN_THREADS: usize = 16;
+const SPAWN_BUFFER_BYTES: usize = 256 << 10;
 const PARALLEL_BYTES: usize = 4 << 20;
 const MAX_PARALLEL_THREADS: usize = 64;
 
@@ -30,15 +34,7 @@ const MAX_PARALLEL_THREADS: usize = 64;
 pub fn measure(usable_cpus: usize) -> FixedWorkSpeed {
     let touch_s = median3(|| timed(|| touch(TOUCH_BYTES)));
     let layout_s = median3(|| timed(|| layout(LAYOUT_SLOTS)));
-    let spawn_s = median3(|| {
-        timed(|| {
-            for _ in 0..SPAWN_THREADS {
-                if let Ok(h) = std::thread::Builder::new().spawn(|| std::hint::black_box(0u64)) {
-                    let _ = h.join();
-                }
-            }
-        })
-    });
+    let spawn_s = median3(|| timed(spawn_workers));
     let threads = usable_cpus.clamp(1, MAX_PARALLEL_THREADS);
     let (one, all) = if threads > 1 {
         let one = median3(|| timed(|| touch(PARALLEL_BYTES)));
@@ -73,6 +69,37 @@ pub fn parallel_cpus(threads: usize, one_s: f64, all_s: f64) -> f64 {
         return 1.0;
     }
     (threads as f64 * one_s / all_s).clamp(1.0, threads.max(1) as f64)
+}
+
+/// Starts [`SPAWN_THREADS`] threads that each fill [`SPAWN_BUFFER_BYTES`] and then sleep
+/// until all have done so, then joins them. A thread that cannot start is not waited for.
+fn spawn_workers() {
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let gate = (std::sync::Mutex::new(false), std::sync::Condvar::new());
+    std::thread::scope(|s| {
+        let mut spawned = 0;
+        for _ in 0..SPAWN_THREADS {
+            let (tx, gate) = (tx.clone(), &gate);
+            let ok = std::thread::Builder::new()
+                .stack_size(256 * 1024)
+                .spawn_scoped(s, move || {
+                    let buf = vec![1u8; SPAWN_BUFFER_BYTES];
+                    let _ = tx.send(());
+                    let mut open = gate.0.lock().unwrap_or_else(|p| p.into_inner());
+                    while !*open {
+                        open = gate.1.wait(open).unwrap_or_else(|p| p.into_inner());
+                    }
+                    std::hint::black_box(buf);
+                })
+                .is_ok();
+            spawned += usize::from(ok);
+        }
+        for _ in 0..spawned {
+            let _ = rx.recv();
+        }
+        *gate.0.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        gate.1.notify_all();
+    });
 }
 
 fn timed(f: impl FnOnce()) -> f64 {

@@ -207,7 +207,8 @@ pub struct FixedWorkSpeed {
     /// Building a random cyclic pointer chain (Sattolo's shuffle) over 8-byte slots by one
     /// thread, seconds per slot.
     pub layout_s_per_slot: f64,
-    /// Starting and joining one thread, seconds.
+    /// Starting one worker thread that fills a 256 KiB buffer (a latency histogram's size) while
+    /// others run, and joining it, seconds.
     pub spawn_s: f64,
     /// CPUs that really run at once: `parallel_threads` threads doing the touch job together
     /// against one thread doing it alone (1 ..= `parallel_threads`). Below the usable CPUs on
@@ -249,11 +250,11 @@ impl FixedWorkSpeed {
 }
 
 /// [`FixedWorkSpeed::reference`]'s first touch, seconds per byte.
-pub const REFERENCE_TOUCH_S_PER_BYTE: f64 = 0.6e-9;
+pub const REFERENCE_TOUCH_S_PER_BYTE: f64 = 0.55e-9;
 /// [`FixedWorkSpeed::reference`]'s chain layout, seconds per slot.
-pub const REFERENCE_LAYOUT_S_PER_SLOT: f64 = 10e-9;
+pub const REFERENCE_LAYOUT_S_PER_SLOT: f64 = 4e-9;
 /// [`FixedWorkSpeed::reference`]'s thread start and join, seconds.
-pub const REFERENCE_SPAWN_S: f64 = 30e-6;
+pub const REFERENCE_SPAWN_S: f64 = 150e-6;
 
 impl Plan {
     /// Number of points to measure.

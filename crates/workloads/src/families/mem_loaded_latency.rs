@@ -194,8 +194,11 @@ impl Family for MemLoadedLatency {
                 let mem = chase + per_thread * level.load_threads as u64;
                 let threads = level.load_threads + 1;
                 let mut point = input.point(id, threads, &params, mem);
-                point.estimated_s =
-                    per_point + input.fixed_work_s(per_thread * level.load_threads as u64, threads);
+                // the buffers are touched once; the streaming threads start anew in each
+                // run of the point (the samples plus the engine's calibration run)
+                point.estimated_s = per_point
+                    + input.fixed_work_s(per_thread * level.load_threads as u64, threads)
+                    + samples * level.load_threads as f64 * input.speed().spawn_s;
                 out.points.push(point);
             }
         }
@@ -286,6 +289,8 @@ fn run(point: &Point, ctx: &RunContext<'_>, p: &PointParams) -> Result<Measureme
                     pos: start,
                 };
                 let mut bandwidth = Vec::new();
+                // the streaming threads touch their buffers in the first run only
+                let mut touched = false;
                 let latency = ctx.repeat(|| -> Result<f64, String> {
                     let pt = run_loaded_point(
                         &mut probe,
@@ -294,9 +299,11 @@ fn run(point: &Point, ctx: &RunContext<'_>, p: &PointParams) -> Result<Measureme
                         p.load_kind,
                         warmup,
                         window,
+                        !touched,
                         &pin,
                     )
                     .map_err(|e| e.to_string())?;
+                    touched = true;
                     bandwidth.push(pt.bandwidth_bytes_per_s);
                     Ok(pt.latency_ns)
                 })?;

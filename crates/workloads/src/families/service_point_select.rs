@@ -346,11 +346,11 @@ impl Family for ServicePointSelect {
                     continue;
                 }
                 // Each client keeps a latency histogram (about 220 KiB at 3 significant
-                // figures over 1 ns .. 60 s).
-                let point_mem = mem + n as u64 * HISTOGRAM_BYTES;
-                let mut point = input.point(id, n, &params, point_mem);
+                // figures over 1 ns .. 60 s); its first touch is part of the measured start of
+                // a worker thread (`spawn_s`), so the fixed work counts the table only.
+                let mut point = input.point(id, n, &params, mem + n as u64 * HISTOGRAM_BYTES);
                 point.estimated_s =
-                    build + input.fixed_work_s(point_mem, n) + p.warmup_s + samples * p.window_s;
+                    build + input.fixed_work_s(mem, n) + p.warmup_s + samples * p.window_s;
                 out.points.push(point);
             }
             let params = PointParams {

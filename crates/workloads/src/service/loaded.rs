@@ -150,7 +150,11 @@ const STOP: u8 = 3;
 /// Measures one point: starts `level.load_threads` streaming threads over `load_buffers` (one
 /// buffer each; extra buffers are unused), lets them run for `warmup`, then chases on the
 /// caller's thread for `duration` while counting the bytes streamed. `pin(role)` runs first on
-/// each thread (including the caller's, with [`Role::Latency`]).
+/// each thread (including the caller's, with [`Role::Latency`]). With `first_touch`, each
+/// streaming thread first writes its whole buffer (its pages land on its NUMA node, the page
+/// faults stay out of the window); the later samples of a point, on the same buffers and CPUs,
+/// pass `false` (rewriting 15 x 36 MB per sample made a point in a 16-vCPU TCG guest take 25-35 s
+/// for 1 s of measuring, issue 13).
 ///
 /// Errors: [`ServiceError::BadConfig`] when fewer buffers than threads are given or a buffer is
 /// smaller than one chunk; [`ServiceError::Spawn`] when a thread cannot be started.
@@ -161,6 +165,7 @@ pub fn run_loaded_point(
     kind: LoadKind,
     warmup: Duration,
     duration: Duration,
+    first_touch: bool,
     pin: &(dyn Fn(Role) + Sync),
 ) -> Result<LoadedLatencyPoint, ServiceError> {
     if load_buffers.len() < level.load_threads {
@@ -194,7 +199,9 @@ pub fn run_loaded_point(
                     pin(Role::Load(i));
                     // First touch by the streaming thread itself (NUMA placement, page faults
                     // out of the measured window).
-                    stream_write(buf, 0);
+                    if first_touch {
+                        stream_write(buf, 0);
+                    }
                     // asleep until every streaming thread has touched its buffer
                     gate.arrive_and_wait();
                     stream_until_stopped(buf, kind, level.delay_ns_per_chunk, phase, bytes);
