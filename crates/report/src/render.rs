@@ -401,7 +401,7 @@ th{background:#eee}td.missing{color:#888;font-style:italic}td.num{text-align:rig
 .better{color:#060}.worse{color:#a00}.noise{color:#666}.nc{color:#777;font-style:italic}\
 td.fail{background:#f8d0d0;color:#800;font-weight:bold}td.warn{background:#fbe9c0;color:#7a4a00;font-weight:bold}td.pass{color:#060}\
 table.headline td{text-align:right;white-space:nowrap}table.headline{font-size:8.5pt}table.glance td{font-size:8pt}\
-section.detail table{font-size:7.5pt}section.detail h2{font-size:9.5pt}section.detail td{white-space:nowrap;padding:0 3px}section.detail th{padding:0 3px}\
+section.detail table{font-size:7.5pt}section.detail h2{font-size:9.5pt}section.detail td{padding:0 3px}table.oneline td{white-space:nowrap}section.detail th{padding:0 3px}\
 td.all .note{display:inline}\
 div.plots{display:flex;flex-wrap:wrap;gap:6px 8px;align-items:flex-start}\
 div.plots figure{margin:0;break-inside:avoid;page-break-inside:avoid}figcaption{font-size:8pt;font-weight:bold;color:#222}\
@@ -454,6 +454,24 @@ fn before_plots(t: &Table) -> bool {
     .contains(&t.id.as_str())
 }
 
+/// Whether `t` is a table of figures (family, scaling, summaries): its cells are short, a
+/// figure and its note, printed one line a row where the page is wide enough.
+fn figures(t: &Table) -> bool {
+    !on_top(t) && t.id != "machine" && t.id != "qualify"
+}
+
+/// A figure cell for HTML, escaped: the figure and its note in parentheses each kept on one
+/// line (no-break spaces inside them), the line free to break only between the two, so a
+/// table of many machines wraps a cell in two rather than running off the page, and one of
+/// three stays a line a row: `29.5 GB/s (CV 4.2%)`, `0.15x (-85% worse)`, `— [33]`.
+pub fn figure_html(shown: &str) -> String {
+    let keep = |s: &str| html_escape(s).replace(' ', "&nbsp;");
+    match shown.split_once(" (") {
+        Some((figure, note)) => format!("{} ({}", keep(figure), keep(note)),
+        None => keep(shown),
+    }
+}
+
 /// Whether a row of the machine or qualification table says the same in every column, so
 /// that the printed report writes it once in a cell spanning them all.
 fn same_everywhere(t: &Table, r: &crate::Row) -> bool {
@@ -462,7 +480,17 @@ fn same_everywhere(t: &Table, r: &crate::Row) -> bool {
         && r.cells.iter().all(|c| c == &r.cells[0])
 }
 
+/// Most columns after the first of a figure table printed one line a row (three machines and
+/// two ratio columns fit an A4 page so); a wider one may break a cell between its figure and
+/// its note ([`figure_html`]).
+pub const ONE_LINE_COLUMNS: usize = 5;
+
 fn html_table(t: &Table, marks: &mut Marks, class: &str) -> String {
+    let class = if figures(t) && t.columns.len() <= ONE_LINE_COLUMNS {
+        format!("{class} oneline").trim().to_string()
+    } else {
+        class.to_string()
+    };
     let mut out = format!(
         "<h2>{}</h2>\n<table class=\"{class}\"><thead><tr>",
         html_escape(&t.title)
@@ -486,11 +514,13 @@ fn html_table(t: &Table, marks: &mut Marks, class: &str) -> String {
             continue;
         }
         for cell in &r.cells {
-            out += &format!(
-                "<td class=\"{}\">{}</td>",
-                cell_class(t, cell),
-                html_escape(&marks.cell(cell))
-            );
+            let shown = marks.cell(cell);
+            let shown = if figures(t) {
+                figure_html(&shown)
+            } else {
+                html_escape(&shown)
+            };
+            out += &format!("<td class=\"{}\">{shown}</td>", cell_class(t, cell));
         }
         out += "</tr>\n";
     }
@@ -633,4 +663,23 @@ pub fn html(c: &Comparison, plots: &[(String, String)]) -> String {
     }
     out += "</body></html>\n";
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::figure_html;
+
+    #[test]
+    fn a_figure_cell_breaks_only_before_its_note() {
+        assert_eq!(
+            figure_html("29.5 GB/s (CV 4.2%)"),
+            "29.5&nbsp;GB/s (CV&nbsp;4.2%)"
+        );
+        assert_eq!(figure_html("0.15x (-85% worse)"), "0.15x (-85%&nbsp;worse)");
+        assert_eq!(figure_html("— [33]"), "—&nbsp;[33]");
+        assert_eq!(
+            figure_html("<b> (x & y)"),
+            "&lt;b&gt; (x&nbsp;&amp;&nbsp;y)"
+        );
+    }
 }
