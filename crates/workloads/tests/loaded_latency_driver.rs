@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use hwsurvey_workloads::service::loaded::{
     plan_load_levels, run_loaded_point, stream_read, stream_write, LatencyProbe, LoadKind,
-    LoadLevel, Role, CHUNK_BYTES,
+    LoadLevel, LoadedRun, Role, CHUNK_BYTES,
 };
 use hwsurvey_workloads::service::ServiceError;
 
@@ -69,9 +69,11 @@ fn a_loaded_point_reports_streamed_bandwidth_and_the_chase_latency() {
             &mut bufs,
             lvl(2, 0),
             kind,
-            Duration::from_millis(5),
-            Duration::from_millis(300),
-            true,
+            LoadedRun {
+                warmup: Duration::from_millis(5),
+                duration: Duration::from_millis(300),
+                first_touch: true,
+            },
             &pin,
         )
         .unwrap();
@@ -107,9 +109,11 @@ fn only_the_first_run_touches_the_streaming_buffers() {
         &mut [&mut a],
         lvl(1, 0),
         LoadKind::Read,
-        Duration::ZERO,
-        window,
-        false,
+        LoadedRun {
+            warmup: Duration::ZERO,
+            duration: window,
+            first_touch: false,
+        },
         &|_| {},
     )
     .unwrap();
@@ -119,9 +123,11 @@ fn only_the_first_run_touches_the_streaming_buffers() {
         &mut [&mut a],
         lvl(1, 0),
         LoadKind::Read,
-        Duration::ZERO,
-        window,
-        true,
+        LoadedRun {
+            warmup: Duration::ZERO,
+            duration: window,
+            first_touch: true,
+        },
         &|_| {},
     )
     .unwrap();
@@ -139,9 +145,11 @@ fn idle_point_has_zero_streamed_bytes_and_missing_buffers_are_an_error() {
         &mut [],
         lvl(0, 0),
         LoadKind::Read,
-        Duration::ZERO,
-        Duration::from_millis(20),
-        true,
+        LoadedRun {
+            warmup: Duration::ZERO,
+            duration: Duration::from_millis(20),
+            first_touch: true,
+        },
         &|_| {},
     )
     .unwrap();
@@ -152,9 +160,11 @@ fn idle_point_has_zero_streamed_bytes_and_missing_buffers_are_an_error() {
         &mut [&mut a],
         lvl(2, 0),
         LoadKind::Read,
-        Duration::ZERO,
-        Duration::from_millis(1),
-        true,
+        LoadedRun {
+            warmup: Duration::ZERO,
+            duration: Duration::from_millis(1),
+            first_touch: true,
+        },
         &|_| {},
     );
     assert!(matches!(e, Err(ServiceError::BadConfig(_))));

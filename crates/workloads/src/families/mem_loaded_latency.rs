@@ -30,7 +30,8 @@ use crate::families::mem_latency::{
     chase, lay_out, successors, ChaseOrder, CHASE_SEED, LINE_BYTES,
 };
 use crate::service::loaded::{
-    plan_load_levels, run_loaded_point, LatencyProbe, LoadKind, LoadLevel, Role, CHUNK_BYTES,
+    plan_load_levels, run_loaded_point, LatencyProbe, LoadKind, LoadLevel, LoadedRun, Role,
+    CHUNK_BYTES,
 };
 use hwsurvey_engine::affinity::{pin_current_thread, PinStatus};
 use hwsurvey_engine::outcome::{Measurement, Metric, PointOutcome};
@@ -297,9 +298,11 @@ fn run(point: &Point, ctx: &RunContext<'_>, p: &PointParams) -> Result<Measureme
                         &mut slices,
                         level,
                         p.load_kind,
-                        warmup,
-                        window,
-                        !touched,
+                        LoadedRun {
+                            warmup,
+                            duration: window,
+                            first_touch: !touched,
+                        },
                         &pin,
                     )
                     .map_err(|e| e.to_string())?;

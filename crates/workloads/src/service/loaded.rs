@@ -73,6 +73,17 @@ pub struct LoadLevel {
     pub delay_ns_per_chunk: u64,
 }
 
+/// How long one run of a loaded point lasts, and whether it first touches the buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadedRun {
+    /// Streaming before the chase starts.
+    pub warmup: Duration,
+    /// The chase's measured window.
+    pub duration: Duration,
+    /// Each streaming thread first writes its whole buffer (see [`run_loaded_point`]).
+    pub first_touch: bool,
+}
+
 /// The load levels for up to `max_load_threads` streaming threads: idle; 1, 2, 4, ... and
 /// `max_load_threads` at full speed; then `max_load_threads` with each of `delays_ns` (ascending
 /// delay = descending bandwidth). Duplicates are removed, order is kept.
@@ -148,9 +159,9 @@ const MEASURE: u8 = 2;
 const STOP: u8 = 3;
 
 /// Measures one point: starts `level.load_threads` streaming threads over `load_buffers` (one
-/// buffer each; extra buffers are unused), lets them run for `warmup`, then chases on the
-/// caller's thread for `duration` while counting the bytes streamed. `pin(role)` runs first on
-/// each thread (including the caller's, with [`Role::Latency`]). With `first_touch`, each
+/// buffer each; extra buffers are unused), lets them run for `run.warmup`, then chases on the
+/// caller's thread for `run.duration` while counting the bytes streamed. `pin(role)` runs first on
+/// each thread (including the caller's, with [`Role::Latency`]). With `run.first_touch`, each
 /// streaming thread first writes its whole buffer (its pages land on its NUMA node, the page
 /// faults stay out of the window); the later samples of a point, on the same buffers and CPUs,
 /// pass `false` (rewriting 15 x 36 MB per sample made a point in a 16-vCPU TCG guest take 25-35 s
@@ -163,9 +174,7 @@ pub fn run_loaded_point(
     load_buffers: &mut [&mut [usize]],
     level: LoadLevel,
     kind: LoadKind,
-    warmup: Duration,
-    duration: Duration,
-    first_touch: bool,
+    run: LoadedRun,
     pin: &(dyn Fn(Role) + Sync),
 ) -> Result<LoadedLatencyPoint, ServiceError> {
     if load_buffers.len() < level.load_threads {
@@ -199,7 +208,7 @@ pub fn run_loaded_point(
                     pin(Role::Load(i));
                     // First touch by the streaming thread itself (NUMA placement, page faults
                     // out of the measured window).
-                    if first_touch {
+                    if run.first_touch {
                         stream_write(buf, 0);
                     }
                     // asleep until every streaming thread has touched its buffer
@@ -220,10 +229,10 @@ pub fn run_loaded_point(
         }
         gate.wait_for_arrivals(started);
         gate.open();
-        std::thread::sleep(warmup);
+        std::thread::sleep(run.warmup);
         phase.store(MEASURE, Ordering::SeqCst);
         let t0 = Instant::now();
-        let latency_ns = probe.chase_ns_per_load(duration);
+        let latency_ns = probe.chase_ns_per_load(run.duration);
         let window = t0.elapsed();
         // Read the byte counts before stopping so they cover the same window.
         let streamed: u64 = counters.iter().map(|c| c.0.load(Ordering::SeqCst)).sum();
