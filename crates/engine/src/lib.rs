@@ -13,6 +13,7 @@
 
 pub mod affinity;
 pub mod family;
+pub mod gate;
 pub mod ladder;
 pub mod pages;
 pub mod plan;

@@ -10,10 +10,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::clock::Clock;
-use super::gate::StartGate;
 use super::histogram::{LatencyRecorder, LatencySummary};
 use super::rng::SplitMix64;
 use super::ServiceError;
+use hwsurvey_engine::gate::StartGate;
 
 const WARMUP: u8 = 0;
 const MEASURE: u8 = 1;

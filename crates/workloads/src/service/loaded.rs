@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::gate::StartGate;
 use super::ServiceError;
+use hwsurvey_engine::gate::StartGate;
 
 /// Bytes each streaming thread moves between two looks at the clock and the phase flag (4 KiB).
 pub const CHUNK_BYTES: usize = 4096;

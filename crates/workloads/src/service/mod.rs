@@ -10,14 +10,12 @@
 //!   omission); [`search`]: highest rate whose p99 stays under a bound (critical-jOPS style);
 //! - [`histogram`]: HdrHistogram-backed latency summaries with their error bound;
 //! - [`loaded`]: chase latency while other threads stream memory;
-//! - [`gate`]: the start gate that worker threads sleep at until a point starts;
 //! - [`clock`]: the time seam ([`clock::ManualClock`] makes the rate limiter testable exactly).
 //!
 //! Nothing here makes a system call except reading the clock, sleeping and starting threads.
 
 pub mod clock;
 pub mod closed_loop;
-pub mod gate;
 pub mod histogram;
 pub mod index;
 pub mod loaded;
