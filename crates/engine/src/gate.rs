@@ -14,28 +14,24 @@
 //! [`StartGate::wait_for_arrivals`], on a condition variable of its own; the opening wakes
 //! every worker once.
 
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
+use std::thread::Thread;
 
-/// The gate (module doc).
+const CLOSED: u8 = 0;
+const OPEN: u8 = 1;
+const ABORTED: u8 = 2;
+
+/// The gate (module doc). Waiting workers are parked one by one and unparked one by one: a
+/// condition variable's `notify_all` would wake them all onto one mutex, and with more
+/// threads than CPUs a holder taken off its CPU makes every other wait for its next slice.
 #[derive(Debug, Default)]
 pub struct StartGate {
-    state: Mutex<GateState>,
-    changed: Condvar,
+    phase: AtomicU8,
+    arrived: AtomicUsize,
+    parked: Mutex<Vec<Thread>>,
+    arrival_lock: Mutex<()>,
     arrivals: Condvar,
-}
-
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-struct GateState {
-    phase: GatePhase,
-    arrived: usize,
-}
-
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-enum GatePhase {
-    #[default]
-    Closed,
-    Open,
-    Aborted,
 }
 
 impl StartGate {
@@ -44,26 +40,29 @@ impl StartGate {
         StartGate::default()
     }
 
-    fn lock(&self) -> MutexGuard<'_, GateState> {
-        // a worker that panicked while holding the lock leaves the state intact
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    fn parked(&self) -> MutexGuard<'_, Vec<Thread>> {
+        // a worker that panicked while holding the lock leaves the list intact
+        self.parked.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Blocks while the gate is closed; `true` when it opened, `false` when aborted.
     pub fn wait(&self) -> bool {
-        let mut s = self.lock();
-        while s.phase == GatePhase::Closed {
-            s = self.changed.wait(s).unwrap_or_else(|p| p.into_inner());
+        if self.phase.load(Ordering::Acquire) == CLOSED {
+            self.parked().push(std::thread::current());
+            // parked until open() or abort() unparks this thread (spurious wake-ups loop)
+            while self.phase.load(Ordering::Acquire) == CLOSED {
+                std::thread::park();
+            }
         }
-        s.phase == GatePhase::Open
+        self.phase.load(Ordering::Acquire) == OPEN
     }
 
     /// A worker: counts itself as arrived (waking [`StartGate::wait_for_arrivals`]), then
     /// [`StartGate::wait`]s.
     pub fn arrive_and_wait(&self) -> bool {
         {
-            let mut s = self.lock();
-            s.arrived += 1;
+            let _g = self.arrival_lock.lock().unwrap_or_else(|p| p.into_inner());
+            self.arrived.fetch_add(1, Ordering::AcqRel);
         }
         self.arrivals.notify_one();
         self.wait()
@@ -71,30 +70,33 @@ impl StartGate {
 
     /// The coordinator: sleeps until `n` workers have arrived.
     pub fn wait_for_arrivals(&self, n: usize) {
-        let mut s = self.lock();
-        while s.arrived < n {
-            s = self.arrivals.wait(s).unwrap_or_else(|p| p.into_inner());
+        let mut g = self.arrival_lock.lock().unwrap_or_else(|p| p.into_inner());
+        while self.arrived.load(Ordering::Acquire) < n {
+            g = self.arrivals.wait(g).unwrap_or_else(|p| p.into_inner());
         }
     }
 
     /// Workers that have arrived so far.
     pub fn arrived(&self) -> usize {
-        self.lock().arrived
+        self.arrived.load(Ordering::Acquire)
     }
 
     /// Lets every waiting worker start, and every later arrival pass.
     pub fn open(&self) {
-        self.set(GatePhase::Open);
+        self.set(OPEN);
     }
 
     /// Sends every waiting worker home without starting.
     pub fn abort(&self) {
-        self.set(GatePhase::Aborted);
+        self.set(ABORTED);
     }
 
-    fn set(&self, to: GatePhase) {
-        self.lock().phase = to;
-        self.changed.notify_all();
+    fn set(&self, to: u8) {
+        self.phase.store(to, Ordering::Release);
+        let waiting = std::mem::take(&mut *self.parked());
+        for t in waiting {
+            t.unpark();
+        }
     }
 }
 

@@ -13,6 +13,10 @@
 //!   size) and waiting for the others, then join them: a worker's start, first touch and exit
 //!   in a process with other threads (its stacks and buffers are mapped and unmapped while
 //!   they run, which costs TLB shootdowns on a many-CPU guest);
+//! - **drain**: 8 busy threads per usable CPU (at most 256) spin on a flag; the time from
+//!   setting it until the last has exited, per thread beyond the CPUs. Each must get a CPU
+//!   once to see the flag: on this VM (EEVDF) that is a scheduler slice each, about 10 ms per
+//!   closed-loop client past the CPUs over a point's runs;
 //! - **parallel**: the touch job over 4 MiB by `min(usable CPUs, 64)` unpinned threads at once
 //!   against one thread alone, giving the CPUs that really run at once.
 //!
@@ -28,6 +32,7 @@ const SPAWN_THREADS: usize = 16;
 const SPAWN_BUFFER_BYTES: usize = 256 << 10;
 const PARALLEL_BYTES: usize = 4 << 20;
 const MAX_PARALLEL_THREADS: usize = 64;
+const MAX_DRAIN_THREADS: usize = 256;
 
 /// Measures this machine's [`FixedWorkSpeed`] with `usable_cpus` threads for the parallel part
 /// (clamped to 1..=64). Never fails: a thread that cannot start counts as not run in parallel.
@@ -35,6 +40,7 @@ pub fn measure(usable_cpus: usize) -> FixedWorkSpeed {
     let touch_s = median3(|| timed(|| touch(TOUCH_BYTES)));
     let layout_s = median3(|| timed(|| layout(LAYOUT_SLOTS)));
     let spawn_s = median3(|| timed(spawn_workers));
+    let drain_s = drain_s_per_thread(usable_cpus.max(1));
     let threads = usable_cpus.clamp(1, MAX_PARALLEL_THREADS);
     let (one, all) = if threads > 1 {
         let one = median3(|| timed(|| touch(PARALLEL_BYTES)));
@@ -56,10 +62,42 @@ pub fn measure(usable_cpus: usize) -> FixedWorkSpeed {
         touch_s_per_byte: touch_s / TOUCH_BYTES as f64,
         layout_s_per_slot: layout_s / LAYOUT_SLOTS as f64,
         spawn_s: spawn_s / SPAWN_THREADS as f64,
+        drain_s_per_thread: drain_s,
         parallel_cpus: parallel_cpus(threads, one, all),
         parallel_threads: threads,
         source: "measured".into(),
     }
+}
+
+/// [`FixedWorkSpeed::drain_s_per_thread`]: `8 x cpus` (at most 256) threads spin on a flag
+/// for 20 ms; seconds from setting the flag until all have exited, per thread beyond `cpus`
+/// (median of three).
+fn drain_s_per_thread(cpus: usize) -> f64 {
+    let n = (8 * cpus).min(MAX_DRAIN_THREADS);
+    if n <= cpus {
+        return 0.0;
+    }
+    let t = median3(|| {
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let mut stopped_at = None;
+        std::thread::scope(|s| {
+            for _ in 0..n {
+                let stop = &stop;
+                let _ = std::thread::Builder::new()
+                    .stack_size(64 * 1024)
+                    .spawn_scoped(s, move || {
+                        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                            std::hint::spin_loop();
+                        }
+                    });
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            stopped_at = Some(Instant::now());
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        stopped_at.map_or(0.0, |t| t.elapsed().as_secs_f64())
+    });
+    t / (n - cpus) as f64
 }
 
 /// CPUs running at once: `threads` jobs of `one_s` each took `all_s` together, clamped to
@@ -164,5 +202,7 @@ mod tests {
         assert!((6e-15..6e-7).contains(&s.touch_s_per_byte), "{s:?}");
         assert!((1e-10..1e-5).contains(&s.layout_s_per_slot), "{s:?}");
         assert!((1e-6..0.1).contains(&s.spawn_s), "{s:?}");
+        // 16 spinning threads on 2 CPUs: each waits for a slice (0 .. 100 ms)
+        assert!((0.0..0.1).contains(&s.drain_s_per_thread), "{s:?}");
     }
 }

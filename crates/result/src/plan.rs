@@ -210,6 +210,12 @@ pub struct FixedWorkSpeed {
     /// Starting one worker thread that fills a 256 KiB buffer (a latency histogram's size) while
     /// others run, and joining it, seconds.
     pub spawn_s: f64,
+    /// Seconds until a busy thread beyond the CPUs sees a stop flag and exits: with more
+    /// runnable threads than CPUs, each waits for a scheduler slice (`8 x` the usable CPUs,
+    /// at most 256, spin on a flag; the time to drain them per thread beyond the CPUs). 0 in
+    /// files written before it was kept.
+    #[serde(default)]
+    pub drain_s_per_thread: f64,
     /// CPUs that really run at once: `parallel_threads` threads doing the touch job together
     /// against one thread doing it alone (1 ..= `parallel_threads`). Below the usable CPUs on
     /// an oversubscribed virtual machine.
@@ -230,6 +236,7 @@ impl FixedWorkSpeed {
             touch_s_per_byte: REFERENCE_TOUCH_S_PER_BYTE,
             layout_s_per_slot: REFERENCE_LAYOUT_S_PER_SLOT,
             spawn_s: REFERENCE_SPAWN_S,
+            drain_s_per_thread: REFERENCE_DRAIN_S_PER_THREAD,
             parallel_cpus: 4096.0,
             parallel_threads: 0,
             source: source.into(),
@@ -253,6 +260,8 @@ impl FixedWorkSpeed {
 pub const REFERENCE_TOUCH_S_PER_BYTE: f64 = 0.55e-9;
 /// [`FixedWorkSpeed::reference`]'s chain layout, seconds per slot.
 pub const REFERENCE_LAYOUT_S_PER_SLOT: f64 = 4e-9;
+/// [`FixedWorkSpeed::reference`]'s drain time per busy thread beyond the CPUs, seconds.
+pub const REFERENCE_DRAIN_S_PER_THREAD: f64 = 3e-3;
 /// [`FixedWorkSpeed::reference`]'s thread start and join, seconds.
 pub const REFERENCE_SPAWN_S: f64 = 150e-6;
 

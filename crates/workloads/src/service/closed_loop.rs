@@ -4,7 +4,6 @@
 //! than CPUs (the oversubscribed range) is part of what is measured.
 
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Mutex;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -58,13 +57,15 @@ where
     }
     let phase = AtomicU8::new(WARMUP);
     let gate = StartGate::new();
-    let results: Mutex<Vec<(u64, LatencyRecorder)>> = Mutex::new(Vec::with_capacity(clients));
     let mut window_ns = 0u64;
-    std::thread::scope(|s| -> Result<(), ServiceError> {
-        let mut started = 0usize;
+    // Each client hands its count and histogram back through its join handle: a mutex shared
+    // by every client at the end was a convoy when clients outnumber the CPUs (a holder taken
+    // off its CPU made all others wait for its next slice).
+    let results = std::thread::scope(|s| -> Result<Vec<(u64, LatencyRecorder)>, ServiceError> {
+        let mut handles = Vec::with_capacity(clients);
         let mut spawn_error = None;
         for c in 0..clients {
-            let (phase, gate, results) = (&phase, &gate, &results);
+            let (phase, gate) = (&phase, &gate);
             let spawned = std::thread::Builder::new()
                 .name(format!("client-{c}"))
                 .stack_size(256 * 1024)
@@ -90,12 +91,10 @@ where
                         }
                     }
                     std::hint::black_box(sink);
-                    if let Ok(mut v) = results.lock() {
-                        v.push((ops, rec));
-                    }
+                    (ops, rec)
                 });
             match spawned {
-                Ok(_) => started += 1,
+                Ok(h) => handles.push(h),
                 Err(e) => {
                     spawn_error = Some(e.to_string());
                     break;
@@ -111,7 +110,7 @@ where
                 message,
             });
         }
-        gate.wait_for_arrivals(started);
+        gate.wait_for_arrivals(handles.len());
         gate.open();
         std::thread::sleep(warmup);
         phase.store(MEASURE, Ordering::Relaxed);
@@ -119,9 +118,9 @@ where
         std::thread::sleep(duration);
         phase.store(STOP, Ordering::Relaxed);
         window_ns = clock.now_ns().saturating_sub(t0).max(1);
-        Ok(())
+        // a client that panicked (it cannot: the op is the caller's) would be left out
+        Ok(handles.into_iter().filter_map(|h| h.join().ok()).collect())
     })?;
-    let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
     let mut latency = LatencyRecorder::new();
     let mut ops = 0u64;
     for (n, rec) in &results {
