@@ -319,7 +319,9 @@ impl Family for ServicePointSelect {
         let mem = memory_bytes(p.rows);
         // the table and index build runs at this machine's measured layout speed
         let build = build_estimate_s(p.rows) * input.speed().layout_factor();
-        let samples = input.settings.samples_min.max(2) as f64;
+        // closed-loop runs of a point: the profile's minimum samples plus the usual adaptive
+        // extra one (as PlanInput::estimate_point_s)
+        let runs = ((input.settings.samples_min + 1).min(input.settings.samples_max)).max(1) as f64;
         let timing = Timing::from_params(&p);
         for &mode in &p.page_modes {
             let label = mode.label();
@@ -347,10 +349,17 @@ impl Family for ServicePointSelect {
                 }
                 // Each client keeps a latency histogram (about 220 KiB at 3 significant
                 // figures over 1 ns .. 60 s); its first touch is part of the measured start of
-                // a worker thread (`spawn_s`), so the fixed work counts the table only.
+                // a worker thread (`spawn_s`), so the fixed work counts the table only. Every
+                // sample is a closed-loop run of its own: the clients start, warm up, run the
+                // window and, past the CPUs, wait a slice each to see the stop (`drain`).
                 let mut point = input.point(id, n, &params, mem + n as u64 * HISTOGRAM_BYTES);
-                point.estimated_s =
-                    build + input.fixed_work_s(mem, n) + p.warmup_s + samples * p.window_s;
+                let speed = input.speed();
+                let past_cpus = n.saturating_sub(cpus) as f64;
+                let per_run = p.warmup_s
+                    + p.window_s
+                    + n as f64 * speed.spawn_s
+                    + past_cpus * speed.drain_s_per_thread;
+                point.estimated_s = build + input.fixed_work_s(mem, 0) + runs * per_run;
                 out.points.push(point);
             }
             let params = PointParams {
