@@ -506,11 +506,20 @@ impl Family for C2cLatency {
         };
         let per_rt_s = (cal.round_trip_ns * 1e-9).max(1e-9);
         let round_trips = ((ctx.min_sample_s() * 1.05 / per_rt_s).ceil() as u64).max(1);
-        // A sample runs slower than the calibration when the pair is descheduled: the cap
-        // ends it at its intended length all the same (at a multiple of 1024 round trips).
+        // Every sample lasts its intended length whatever the pace: the time cap ends it (at a
+        // multiple of 1024 round trips) when the pair runs slower than in the calibration
+        // (descheduled), and the round-trip bound is 16 x the calibrated count so that a
+        // calibration slower than the samples (cold lines: 471 ns a round trip against 100 ns
+        // after, on this VM) does not end them early at 45 ms for a 0.2 s minimum.
         let cap = Duration::from_secs_f64(ctx.min_sample_s() * 1.05);
-        let samples =
-            ctx.repeat(|| ping_pong(round_trips, Some(cap), &pin).map(|r| r.round_trip_ns));
+        let bound = round_trips.saturating_mul(16);
+        let mut done = Vec::new();
+        let samples = ctx.repeat(|| {
+            ping_pong(bound, Some(cap), &pin).map(|r| {
+                done.push(r.round_trips);
+                r.round_trip_ns
+            })
+        });
         let samples = match samples {
             Ok(s) => s,
             Err(e) => {
@@ -527,7 +536,7 @@ impl Family for C2cLatency {
                 ..Default::default()
             }
             .detail("pair_class", &params.pair.label)
-            .detail("round_trips_per_sample", round_trips)
+            .detail("round_trips_per_sample", done)
             .detail("line_alignment_bytes", std::mem::align_of::<Line>()),
         )
     }
