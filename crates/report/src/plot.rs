@@ -334,6 +334,11 @@ where
 
 /// Draws each platform's line ([`draw_line`]), its points in x order and each y through
 /// `y` (a unit's divisor); a platform without points gets no line and no legend entry.
+/// A series value as drawn: log10 values as they are, linear ones in the axis unit (`div`).
+fn drawn_y(y_log: bool, div: f64) -> impl Fn(f64) -> f64 {
+    move |y| if y_log { y } else { y / div }
+}
+
 fn draw_lines<'a, X, Y>(
     chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
     series: &[Vec<(f64, f64)>],
@@ -558,13 +563,7 @@ fn spec_plot(
             .y_desc(ydesc)
             .draw()
             .ok()?;
-        draw_lines(&mut chart, series, labels, |y| {
-            if spec.y_log {
-                y
-            } else {
-                y / div
-            }
-        })?;
+        draw_lines(&mut chart, series, labels, drawn_y(spec.y_log, div))?;
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::UpperLeft)

@@ -103,34 +103,25 @@ fn a_loaded_point_reports_streamed_bandwidth_and_the_chase_latency() {
 fn only_the_first_run_touches_the_streaming_buffers() {
     let mut probe = FixedProbe(80.0);
     let mut a = vec![7usize; 1 << 12];
-    let window = Duration::from_millis(20);
-    run_loaded_point(
-        &mut probe,
-        &mut [&mut a],
-        lvl(1, 0),
-        LoadKind::Read,
-        LoadedRun {
+    let mut run = |buf: &mut [usize], first_touch: bool| {
+        let run = LoadedRun {
             warmup: Duration::ZERO,
-            duration: window,
-            first_touch: false,
-        },
-        &|_| {},
-    )
-    .unwrap();
+            duration: Duration::from_millis(20),
+            first_touch,
+        };
+        run_loaded_point(
+            &mut probe,
+            &mut [buf],
+            lvl(1, 0),
+            LoadKind::Read,
+            run,
+            &|_| {},
+        )
+        .unwrap();
+    };
+    run(&mut a, false);
     assert!(a.iter().all(|&w| w == 7), "a later run rewrote the buffer");
-    run_loaded_point(
-        &mut probe,
-        &mut [&mut a],
-        lvl(1, 0),
-        LoadKind::Read,
-        LoadedRun {
-            warmup: Duration::ZERO,
-            duration: window,
-            first_touch: true,
-        },
-        &|_| {},
-    )
-    .unwrap();
+    run(&mut a, true);
     assert!(
         a.iter().all(|&w| w == 0),
         "the first run did not touch the buffer"

@@ -10,9 +10,9 @@ use plotters::prelude::*;
 use crate::layout::{Comparison, PlotSpec};
 
 use super::{
-    axis_unit, colour, count_ticks, curve_series, dashes, draw_lines, linear_ticks, log10_ticks,
-    log2_ticks, marker, quantity, table_unit, thread_groups, tick_text, x_tick, Series, TickedAxis,
-    REPORT_PLOTS_PER_FAMILY,
+    axis_unit, colour, count_ticks, curve_series, dashes, draw_lines, drawn_y, linear_ticks,
+    log10_ticks, log2_ticks, marker, quantity, table_unit, thread_groups, tick_text, x_tick,
+    Series, TickedAxis, REPORT_PLOTS_PER_FAMILY,
 };
 
 /// Panels in a row: four fill the printed width of an A4 page (190 mm at 96 dpi, 718 px).
@@ -290,13 +290,7 @@ fn draw(f: &Figure, labels: &[String]) -> Option<String> {
                 .label_style(("sans-serif", TICK_FONT))
                 .draw()
                 .ok()?;
-            draw_lines(&mut chart, series, labels, |y| {
-                if spec.y_log {
-                    y
-                } else {
-                    y / div
-                }
-            })?;
+            draw_lines(&mut chart, series, labels, drawn_y(spec.y_log, div))?;
         }
         root.present().ok()?;
     }
