@@ -55,8 +55,10 @@ fn examples_every_format_snapshot() {
 }
 
 /// Where one panel's values are more than ten times another's, each panel of the figure has
-/// its own y range, and the axis title says so: the guests' floating-point scores are a tenth
-/// of their integer ones; the write bandwidths at every thread count share one axis.
+/// its own y range, and the axis title says so: the write bandwidth per thread count has the
+/// VM's cache-resident blocks (tens of GB/s) in the 1- and 2-thread panels and only the TCG
+/// guests (a few GB/s) in the 16-thread panel; cpu.scaling's panels (integer peaks of 18.6G,
+/// 14.6G and 5.27G ops/s) share one axis.
 #[test]
 fn examples_figures_share_y_unless_ten_times_apart() {
     let c = comparison();
@@ -68,11 +70,11 @@ fn examples_figures_share_y_unless_ten_times_apart() {
     };
     assert_eq!(
         axis_title("cpu.scaling vs threads"),
-        "x: threads   y: throughput (million ops/s), own scale per panel"
+        "x: threads   y: throughput (million ops/s)"
     );
     assert_eq!(
         axis_title("mem.bandwidth write bandwidth vs block size"),
-        "x: block size per thread (log scale)   y: bandwidth (GB/s)"
+        "x: block size per thread (log scale)   y: bandwidth (GB/s), own scale per panel"
     );
 }
 
@@ -161,8 +163,9 @@ fn examples_normalised_views_are_all_core_and_past_the_caches() {
     for (k, want) in expected.iter().enumerate() {
         assert_eq!(per_core.cells[k].value, Some(*want), "column {k}");
     }
-    // the 1 KiB block read at one thread, 66 GB/s on the VM, is no longer the VM's figure
-    assert!(value("read/block=1KiB/threads=1", 0) > 2.0 * expected[0] * 2.0);
+    // the 1 KiB block read at one thread (L1-resident, 83.6 GB/s on the VM) is no longer the
+    // VM's figure: STREAM Add at 2 threads over 2 cores, 44.5 GB/s per core
+    assert!(value("read/block=1KiB/threads=1", 0) > 1.5 * expected[0]);
     // families without thread rungs have no normalised row
     let labels: Vec<&str> = table("normalised")
         .rows
@@ -205,7 +208,7 @@ fn examples_scaling_summary_and_ab_views_read_the_family_tables() {
     );
     assert_eq!(
         row("scaling-summary", "mem.bandwidth stream.triad").cells[0].text,
-        "29.6 GB/s @1, 100%, knee 1"
+        "46.1 GB/s @2, 66%, knee 2"
     );
     let ratio = row("ab", "full_random THP/base ws=256MiB");
     for k in 0..3 {
@@ -217,7 +220,7 @@ fn examples_scaling_summary_and_ab_views_read_the_family_tables() {
             .unwrap();
         assert_eq!(ratio.cells[k].value, Some(thp / base), "column {k}");
     }
-    assert_eq!(ratio.cells[0].text, "0.75x");
+    assert_eq!(ratio.cells[0].text, "0.88x");
 }
 
 /// An unmet precondition of the profile (the VM's empty hugetlb pools) is said as such on the
