@@ -186,6 +186,21 @@ fn probed<T: std::fmt::Display>(p: &Probed<T>) -> String {
     }
 }
 
+/// Facts of [`host_facts`] that explain a flagged host but never flag one by themselves: the
+/// kernel release differs whenever a fleet is half-way through an update, and says nothing by
+/// itself of what the hardware delivers. Every other fact is part of the host's
+/// *configuration* (CPUs online, DIMMs, their speed and channels, PCIe links, THP, governor,
+/// cgroup limits, hugetlb pools, SMT, numa_balancing): a host whose configuration differs from
+/// its group's majority stands out with that cause, even when none of its figures is outside
+/// the group's spread ([`crate::causes`], [`is_configuration`]).
+pub const CONTEXT_ONLY_FACTS: [&str; 1] = ["kernel"];
+
+/// Whether the fact `name` of [`host_facts`] is configuration: a difference from the group's
+/// majority flags the host by itself (every fact but [`CONTEXT_ONLY_FACTS`]).
+pub fn is_configuration(name: &str) -> bool {
+    !CONTEXT_ONLY_FACTS.contains(&name)
+}
+
 /// The settings and population of a host that can explain a figure, `(name, value)` in a
 /// fixed order; a fact the host's files do not give is `"unknown"` (absent is not a
 /// difference worth naming, see [`crate::causes`]).
