@@ -4,9 +4,10 @@
 //! `hwsurvey fleet` on the results the playbook fetched:
 //!
 //! - `fleet-x86-a`, `-b`, `-c`: three x86-2s-2cpu guests (2 sockets x 1 core); `-c` is the
-//!   lemon, booted with `maxcpus=1`: one of its two present CPUs offline, so its figure at
-//!   all threads is about half its siblings'. It must be in their group, the only host
-//!   flagged, with the offline CPU named as the cause.
+//!   lemon, booted with `maxcpus=1`: one of its two present CPUs offline. It must be in their
+//!   group and the only host flagged: it stands out by its configuration (CPUs online differ
+//!   from the group's majority), the offline CPU named as the cause, and its cpu.scaling
+//!   integer figure at all threads, about half its siblings', is an outlier too.
 //! - `fleet-x86-d`: a fourth x86 guest that powers itself off one second into its
 //!   `hwsurvey run` (a host dying mid-run): it must be listed as failed with the playbook's
 //!   reason, and the others' results must be intact.
@@ -16,8 +17,9 @@
 //! All five share one `hwsurvey_chassis`, so one measures at a time (TCG guests on a 2-core
 //! host disturb each other's figures), and the run is first looked at after 20 s
 //! (`hwsurvey_poll_s`), once it has ended: each look runs Python in the guest, which took its
-//! vCPUs from the measurement (triad CVs of 0.4 with 3 s looks on a loaded host). The profile is tests/guests/fleet/profile.toml (STREAM
-//! Triad at 1 and all threads, 0.2 s samples), put at /etc/hwsurvey/fleet.toml in each guest.
+//! vCPUs from the measurement (triad CVs of 0.4 with 3 s looks on a loaded host). The profile
+//! is tests/guests/fleet/profile.toml (STREAM Triad and the cpu.scaling integer kernel at 1
+//! and all threads, 0.2 s samples), put at /etc/hwsurvey/fleet.toml in each guest.
 //! Needs ansible-core in target/fleet-venv (scripts/fleet-setup) and `ssh`/`ssh-keygen`
 //! (openssh-client); runs only with HWSURVEY_GUESTS=1, where anything missing is a failure.
 //! Prints each guest's boot time and the test's total time.
@@ -197,7 +199,7 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
          ansible_ssh_transfer_method=piped\n\
          ansible_python_interpreter={GUEST_PYTHON}\n\
          hwsurvey_profile=/etc/hwsurvey/fleet.toml\n\
-         hwsurvey_families='[\"mem.bandwidth\"]'\n\
+         hwsurvey_families='[\"mem.bandwidth\", \"cpu.scaling\"]'\n\
          hwsurvey_chassis=tcg-host\n\
          hwsurvey_poll_s=20\n\
          hwsurvey_run_timeout_s=600\n",
@@ -262,7 +264,7 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
         "{marker}"
     );
 
-    // the others: complete result files of the family asked for, each its own guest's
+    // the others: complete result files of the families asked for, each its own guest's
     for host in ["fleet-x86-a", "fleet-x86-b", "fleet-x86-c", "fleet-arm-a"] {
         let path = run_dir.join(host).join("result.json");
         let file = hwsurvey_result::load(&path).unwrap_or_else(|e| panic!("{host}: {e}\n{log}"));
@@ -273,9 +275,12 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
             "{}",
             path.display()
         );
-        assert!(
-            !file.tests.is_empty() && file.tests.iter().all(|t| t.point.family == "mem.bandwidth"),
-            "{}: not the mem.bandwidth run asked for",
+        let families: std::collections::BTreeSet<&str> =
+            file.tests.iter().map(|t| t.point.family.as_str()).collect();
+        assert_eq!(
+            families,
+            ["cpu.scaling", "mem.bandwidth"].into(),
+            "{}: not the mem.bandwidth and cpu.scaling run asked for",
             path.display()
         );
         assert!(!run_dir.join(host).join("hwsurvey-failed.txt").exists());
@@ -329,11 +334,35 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
             .find(|h| h["name"] == name)
             .unwrap_or_else(|| panic!("no host {name} in the fleet:\n{table}"))
     };
+    // every host's figures, and the groups' medians and MADs, for the log
+    for h in hosts {
+        let figures: Vec<String> = h["figures"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|f| {
+                format!(
+                    "{} {:.4e}",
+                    string_at(f, "/figure"),
+                    f["value"].as_f64().unwrap_or(f64::NAN)
+                )
+            })
+            .collect();
+        println!(
+            "fleet host {}: {} [{}]",
+            string_at(h, "/name"),
+            string_at(h, "/verdict"),
+            figures.join(", ")
+        );
+    }
     let flagged: Vec<&str> = hosts
         .iter()
         .filter(|h| {
             h["outliers"].as_array().is_some_and(|o| !o.is_empty())
                 || h["drift"].as_array().is_some_and(|d| !d.is_empty())
+                || h["causes"]
+                    .as_array()
+                    .is_some_and(|c| c.iter().any(|c| c["configuration"] == true))
         })
         .map(|h| h["name"].as_str().unwrap())
         .collect();
@@ -343,23 +372,32 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
         "only the lemon stands out:\n{table}"
     );
     let lemon = host("fleet-x86-c");
-    let triad = lemon["outliers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["figure"] == "stream.triad.all")
-        .unwrap_or_else(|| panic!("the lemon's STREAM Triad at all threads:\n{table}"));
-    let diff = triad["diff_pct"].as_f64().unwrap();
-    assert!(
-        triad["worse"] == true && (-80.0..=-25.0).contains(&diff),
-        "one CPU of two: about half the group's median, got {diff:.1} %:\n{table}"
-    );
+    // it stands out by its configuration: one CPU of two offline, where its siblings have both
     let causes = lemon["causes"].as_array().unwrap();
     assert!(
         causes.iter().any(|c| string_at(c, "/fact") == "CPUs online"
             && string_at(c, "/host") == "1 of 2 present (online 0, present 0-1)"
-            && string_at(c, "/group") == "all 2 present"),
+            && string_at(c, "/group") == "all 2 present"
+            && c["configuration"] == true),
         "the cause: one CPU of two offline:\n{table}"
+    );
+    assert!(
+        table.contains(
+            "fleet-x86-c:\n  stands out: its configuration differs from the group's majority (CPUs online"
+        ),
+        "{table}"
+    );
+    // and by its figure: the integer kernel at all threads runs on one vCPU, not two
+    let integer = lemon["outliers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["figure"] == "cpu.integer.all")
+        .unwrap_or_else(|| panic!("the lemon's cpu.scaling integer at all threads:\n{table}"));
+    let diff = integer["diff_pct"].as_f64().unwrap();
+    assert!(
+        integer["worse"] == true && (-80.0..=-25.0).contains(&diff),
+        "one CPU of two: about half the group's median, got {diff:.1} %:\n{table}"
     );
     // the host that died: failed, with the playbook's reason; no group
     let dead = host("fleet-x86-d");
