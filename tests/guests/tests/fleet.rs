@@ -6,8 +6,10 @@
 //! - `fleet-x86-a`, `-b`, `-c`: three x86-2s-2cpu guests (2 sockets x 1 core); `-c` is the
 //!   lemon, booted with `maxcpus=1`: one of its two present CPUs offline. It must be in their
 //!   group and the only host flagged: it stands out by its configuration (CPUs online differ
-//!   from the group's majority), the offline CPU named as the cause, and its cpu.scaling
-//!   integer figure at all threads, about half its siblings', is an outlier too.
+//!   from the group's majority), the offline CPU named as the cause. Its figures are not
+//!   asked to stand out: under TCG on a 2-core host they spread wider between siblings than
+//!   a CPU offline takes (tests/guests/fleet/profile.toml), so `hwsurvey fleet` is asked with
+//!   `--min-diff-pct 100` ([`TCG_MIN_DIFF_PCT`]) and no sibling may be flagged for that noise.
 //! - `fleet-x86-d`: a fourth x86 guest that powers itself off one second into its
 //!   `hwsurvey run` (a host dying mid-run): it must be listed as failed with the playbook's
 //!   reason, and the others' results must be intact.
@@ -18,8 +20,8 @@
 //! host disturb each other's figures), and the run is first looked at after 20 s
 //! (`hwsurvey_poll_s`), once it has ended: each look runs Python in the guest, which took its
 //! vCPUs from the measurement (triad CVs of 0.4 with 3 s looks on a loaded host). The profile
-//! is tests/guests/fleet/profile.toml (STREAM Triad and the cpu.scaling integer kernel at 1
-//! and all threads, 0.2 s samples), put at /etc/hwsurvey/fleet.toml in each guest.
+//! is tests/guests/fleet/profile.toml (STREAM Triad at 1 and all threads, 0.2 s samples), put
+//! at /etc/hwsurvey/fleet.toml in each guest.
 //! Needs ansible-core in target/fleet-venv (scripts/fleet-setup) and `ssh`/`ssh-keygen`
 //! (openssh-client); runs only with HWSURVEY_GUESTS=1, where anything missing is a failure.
 //! Prints each guest's boot time and the test's total time.
@@ -30,6 +32,14 @@ use std::time::Instant;
 
 use hwsurvey_guests::serve::{free_port, ssh_keypair, ServeOptions, Serving, GUEST_PYTHON};
 use hwsurvey_guests::{enabled, workspace_root, Guest, Topology};
+
+/// `--min-diff-pct` of the test's `hwsurvey fleet`: a figure stands out only when it is more
+/// than twice or less than zero times its group's median. Figures of TCG guests on a 2-core
+/// host shared with builds are the emulator's, not hardware's: siblings' STREAM Triad at all
+/// threads lay 27 % and 67 % from each other on two runs (2026-12-02), more than one CPU of
+/// two offline took from the lemon's (whose figure was not the lowest), so the default 5 %
+/// would flag a sibling for noise. The lemon is found by its configuration.
+const TCG_MIN_DIFF_PCT: &str = "100";
 
 /// One guest of the fleet: its definition (renamed), and its inventory line's variables (a
 /// snapshot only on the first: each remote task costs seconds of Python under TCG).
@@ -199,7 +209,7 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
          ansible_ssh_transfer_method=piped\n\
          ansible_python_interpreter={GUEST_PYTHON}\n\
          hwsurvey_profile=/etc/hwsurvey/fleet.toml\n\
-         hwsurvey_families='[\"mem.bandwidth\", \"cpu.scaling\"]'\n\
+         hwsurvey_families='[\"mem.bandwidth\"]'\n\
          hwsurvey_chassis=tcg-host\n\
          hwsurvey_poll_s=20\n\
          hwsurvey_run_timeout_s=600\n",
@@ -264,7 +274,7 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
         "{marker}"
     );
 
-    // the others: complete result files of the families asked for, each its own guest's
+    // the others: complete result files of the family asked for, each its own guest's
     for host in ["fleet-x86-a", "fleet-x86-b", "fleet-x86-c", "fleet-arm-a"] {
         let path = run_dir.join(host).join("result.json");
         let file = hwsurvey_result::load(&path).unwrap_or_else(|e| panic!("{host}: {e}\n{log}"));
@@ -275,12 +285,9 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
             "{}",
             path.display()
         );
-        let families: std::collections::BTreeSet<&str> =
-            file.tests.iter().map(|t| t.point.family.as_str()).collect();
-        assert_eq!(
-            families,
-            ["cpu.scaling", "mem.bandwidth"].into(),
-            "{}: not the mem.bandwidth and cpu.scaling run asked for",
+        assert!(
+            !file.tests.is_empty() && file.tests.iter().all(|t| t.point.family == "mem.bandwidth"),
+            "{}: not the mem.bandwidth run asked for",
             path.display()
         );
         assert!(!run_dir.join(host).join("hwsurvey-failed.txt").exists());
@@ -290,6 +297,7 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
     let out = Command::new(&fleet_bin)
         .arg("fleet")
         .arg(&run_dir)
+        .args(["--min-diff-pct", TCG_MIN_DIFF_PCT])
         .arg("--json")
         .output()
         .unwrap();
@@ -298,6 +306,7 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
     let terminal = Command::new(&fleet_bin)
         .arg("fleet")
         .arg(&run_dir)
+        .args(["--min-diff-pct", TCG_MIN_DIFF_PCT])
         .env("COLUMNS", "160")
         .output()
         .unwrap();
@@ -387,18 +396,19 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
         ),
         "{table}"
     );
-    // and by its figure: the integer kernel at all threads runs on one vCPU, not two
-    let integer = lemon["outliers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["figure"] == "cpu.integer.all")
-        .unwrap_or_else(|| panic!("the lemon's cpu.scaling integer at all threads:\n{table}"));
-    let diff = integer["diff_pct"].as_f64().unwrap();
+    // the rule as asked, stated in the report
+    assert_eq!(fleet["options"]["min_diff_pct"], 100.0, "{text}");
     assert!(
-        integer["worse"] == true && (-80.0..=-25.0).contains(&diff),
-        "one CPU of two: about half the group's median, got {diff:.1} %:\n{table}"
+        table.contains("(k = 3) and more than 100 % from the median")
+            && table.contains("configuration rule: a host whose configuration (CPUs online,"),
+        "{table}"
     );
+    // the siblings: no outlier, no configuration of their own
+    for sibling in ["fleet-x86-a", "fleet-x86-b"] {
+        let h = host(sibling);
+        assert_eq!(h["verdict"], "pass", "{table}");
+        assert_eq!(h["causes"], serde_json::json!([]), "{table}");
+    }
     // the host that died: failed, with the playbook's reason; no group
     let dead = host("fleet-x86-d");
     assert_eq!(dead["verdict"], "fail", "{table}");
