@@ -37,8 +37,8 @@ use hwsurvey_guests::{enabled, workspace_root, Guest, Topology};
 /// than twice or less than zero times its group's median. Figures of TCG guests on a 2-core
 /// host shared with builds are the emulator's, not hardware's: siblings' STREAM Triad at all
 /// threads lay 27 % and 67 % from each other on two runs (2026-12-02), more than one CPU of
-/// two offline took from the lemon's (whose figure was not the lowest), so the default 5 %
-/// would flag a sibling for noise. The lemon is found by its configuration.
+/// two offline took from the lemon's (21 % and 10 % below the group median), so the default
+/// 5 % would flag a sibling for noise. The lemon is found by its configuration.
 const TCG_MIN_DIFF_PCT: &str = "100";
 
 /// One guest of the fleet: its definition (renamed), and its inventory line's variables (a
