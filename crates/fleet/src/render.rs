@@ -80,10 +80,16 @@ pub fn outlier_rule(fleet: &Fleet) -> String {
     )
 }
 
-/// The configuration rule ([`crate::facts::is_configuration`]).
+/// The configuration rule, naming the facts ([`crate::facts::FACT_NAMES`],
+/// [`crate::facts::is_configuration`]).
 pub fn configuration_rule() -> String {
+    let configuration: Vec<&str> = crate::facts::FACT_NAMES
+        .into_iter()
+        .filter(|f| crate::facts::is_configuration(f))
+        .collect();
     format!(
-        "configuration rule: a host whose configuration (CPUs online, DIMMs, DIMM speed, memory channels, PCIe links below max, THP, governor, cgroup limits, hugetlb pools, SMT, numa_balancing; not the {}) differs from the value held by more than half of its group ({} or more hosts) stands out with that cause, whatever its figures",
+        "configuration rule: a host whose configuration ({}; not the {}) differs from the value held by more than half of its group ({} or more hosts) stands out with that cause, whatever its figures",
+        configuration.join(", "),
         crate::facts::CONTEXT_ONLY_FACTS.join(", "),
         crate::MIN_GROUP_HOSTS
     )
