@@ -65,8 +65,20 @@ fn the_defective_host_is_named_with_its_cause() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("(k = 4) and more than 35 %"), "{text}");
     assert!(!text.contains("  outlier: "), "{text}");
-    // pages.hugetlb is a precondition of the profile: no host warns, nothing stands out
-    assert_eq!(out.status.code(), Some(0), "{text}");
+    // node4's figure no longer stands out, its configuration still does (THP never where
+    // the other four run madvise): exit 1, the rule stated
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(
+            "node4:\n  stands out: its configuration differs from the group's majority (THP)\n  cause: THP is never (the group's majority: madvise)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("1 stood out or drifted, 0 failed"), "{text}");
+    assert!(
+        text.contains("configuration rule: a host whose configuration (DIMMs, DIMM speed, memory channels, PCIe links below max, THP, governor, CPUs online, cgroup CPU quota, cgroup memory limit, cgroup cpuset, hugetlb pools, SMT, numa_balancing; not the kernel) differs from the value held by more than half of its group (3 or more hosts) stands out with that cause, whatever its figures"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -88,6 +100,15 @@ fn json_and_markdown_hold_the_same_verdicts() {
     let node4 = hosts.iter().find(|h| h["name"] == "node4").unwrap();
     assert_eq!(node4["outliers"][0]["figure"], "stream.triad.all");
     assert_eq!(node4["causes"][0]["fact"], "THP");
+    assert_eq!(node4["causes"][0]["configuration"], true);
+    assert!(v["rules"]["outlier"]
+        .as_str()
+        .unwrap()
+        .contains("(k = 3) and more than 5 % from the median"));
+    assert!(v["rules"]["configuration"]
+        .as_str()
+        .unwrap()
+        .starts_with("configuration rule: a host whose configuration (DIMMs,"));
     let md = dir.path().join("fleet.md");
     let out = hwsurvey()
         .arg("fleet")

@@ -186,6 +186,39 @@ fn probed<T: std::fmt::Display>(p: &Probed<T>) -> String {
     }
 }
 
+/// The names of the facts of [`host_facts`], in its order.
+pub const FACT_NAMES: [&str; 14] = [
+    "DIMMs",
+    "DIMM speed",
+    "memory channels",
+    "PCIe links below max",
+    "THP",
+    "governor",
+    "kernel",
+    "CPUs online",
+    "cgroup CPU quota",
+    "cgroup memory limit",
+    "cgroup cpuset",
+    "hugetlb pools",
+    "SMT",
+    "numa_balancing",
+];
+
+/// Facts of [`host_facts`] that explain a flagged host but never flag one by themselves: the
+/// kernel release differs whenever a fleet is half-way through an update, and says nothing by
+/// itself of what the hardware delivers. Every other fact is part of the host's
+/// *configuration* (CPUs online, DIMMs, their speed and channels, PCIe links, THP, governor,
+/// cgroup limits, hugetlb pools, SMT, numa_balancing): a host whose configuration differs from
+/// its group's majority stands out with that cause, even when none of its figures is outside
+/// the group's spread ([`crate::causes`], [`is_configuration`]).
+pub const CONTEXT_ONLY_FACTS: [&str; 1] = ["kernel"];
+
+/// Whether the fact `name` of [`host_facts`] is configuration: a difference from the group's
+/// majority flags the host by itself (every fact but [`CONTEXT_ONLY_FACTS`]).
+pub fn is_configuration(name: &str) -> bool {
+    !CONTEXT_ONLY_FACTS.contains(&name)
+}
+
 /// The settings and population of a host that can explain a figure, `(name, value)` in a
 /// fixed order; a fact the host's files do not give is `"unknown"` (absent is not a
 /// difference worth naming, see [`crate::causes`]).
@@ -322,4 +355,22 @@ pub fn host_facts(file: &ResultFile, m: &Machine) -> Vec<(&'static str, String)>
     out.push(("SMT", probed(&env.smt_control)));
     out.push(("numa_balancing", probed(&env.numa_balancing)));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`FACT_NAMES`] are the names [`host_facts`] gives, in its order; the facts that are not
+    /// configuration are among them.
+    #[test]
+    fn fact_names_are_host_facts_names() {
+        let file = crate::sample::example("x86_64-standard.json");
+        let m = machine_of(&file).unwrap();
+        let names: Vec<&str> = host_facts(&file, &m).iter().map(|(n, _)| *n).collect();
+        assert_eq!(names, FACT_NAMES);
+        assert!(CONTEXT_ONLY_FACTS.iter().all(|f| FACT_NAMES.contains(f)));
+        assert!(!is_configuration("kernel"));
+        assert!(is_configuration("CPUs online") && is_configuration("THP"));
+    }
 }

@@ -5,9 +5,12 @@
 //! runs of one host pooled: median per figure, between-run spread, drift) -> groups by
 //! hardware identity ([`facts::Identity`]) -> per group and headline figure
 //! ([`figures::FIGURES`]) the median and MAD, a host flagged when it lies outside
-//! median ± k x MAD *and* more than a minimum relative difference from the median -> for each
-//! flagged host the probe differences from its group's majority ([`facts::host_facts`]) and
-//! its failed or warned qualification findings -> [`Fleet`], rendered by [`render`].
+//! median ± k x MAD *and* more than a minimum relative difference from the median; a host
+//! also stands out when its configuration ([`facts::is_configuration`]: CPUs online, DIMMs,
+//! links, THP...) differs from the value more than half its group holds, whatever its
+//! figures -> for each flagged host the probe differences from its group's majority
+//! ([`facts::host_facts`]) and its failed or warned qualification findings -> [`Fleet`],
+//! rendered by [`render`].
 //!
 //! Pure functions over loaded files; nothing here measures or runs a workload. A file that
 //! cannot be read is one failed entry with its reason (the loader's one-line error naming the
@@ -399,20 +402,25 @@ fn judge_group(g: &mut Group, mut members: Vec<&mut Host>, opts: &Options) {
             }
         }
     }
-    // causes: each fact of a flagged host that differs from the group's majority value
+    // causes: each fact that differs from the group's majority value. A configuration
+    // difference flags its host by itself (in a group large enough to have a majority worth
+    // the name); the others are kept only for a host flagged by a figure or drift.
     let all_facts: Vec<Vec<(&'static str, String)>> =
         members.iter().map(|h| h.facts.clone()).collect();
+    let judged = members.len() >= MIN_GROUP_HOSTS;
     for h in members.iter_mut() {
-        if !h.flagged() {
-            continue;
+        let found = causes(&h.facts, &all_facts);
+        let by_configuration = judged && found.iter().any(|c| c.configuration);
+        if by_configuration || h.flagged() {
+            h.causes = found;
         }
-        h.causes = causes(&h.facts, &all_facts);
     }
 }
 
 /// The facts of `host` that differ from the majority value of `group` (every member's facts,
 /// the host's included). A fact the host does not know, or whose group has no majority
-/// (no value held by more than half the hosts), is not named.
+/// (no value held by more than half the hosts), is not named. Each is marked
+/// [`Cause::configuration`] unless it is one of [`facts::CONTEXT_ONLY_FACTS`].
 pub fn causes(
     host: &[(&'static str, String)],
     group: &[Vec<(&'static str, String)>],
@@ -439,6 +447,7 @@ pub fn causes(
                 fact,
                 host: value.clone(),
                 group: majority.to_string(),
+                configuration: facts::is_configuration(fact),
             });
         }
     }

@@ -1,8 +1,9 @@
 //! Renderers of a [`Fleet`]: pure functions fleet -> text (terminal, Markdown, JSON, HTML).
 //!
-//! Every format states the outlier rule with its parameters, lists the groups with their
-//! identity and figure medians, then the fleet table (one row per host: group, pass / warn /
-//! fail, outliers with figure and % from the group median, causes), then the details of each
+//! Every format states the rules with their parameters (outliers by figure, by configuration,
+//! drift), lists the groups with their identity and figure medians, then the fleet table (one
+//! row per host: group, pass / warn / fail, what it stands out by: outlier figures with their %
+//! from the group median, configuration facts, drift; causes), then the details of each
 //! flagged or failed host.
 
 use crate::figures::{self, FigureKind};
@@ -27,12 +28,23 @@ pub fn render(fleet: &Fleet, format: Format, width: Option<usize>) -> String {
         Format::Terminal => terminal(fleet, width),
         Format::Markdown => markdown(fleet),
         Format::Html => html(fleet),
-        Format::Json => {
-            serde_json::to_string_pretty(fleet)
-                .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
-                + "\n"
-        }
+        Format::Json => json(fleet),
     }
+}
+
+/// JSON: the [`Fleet`] with the rules in words (`rules`: `outlier`, `configuration`, `drift`).
+pub fn json(fleet: &Fleet) -> String {
+    let error = |e: serde_json::Error| serde_json::json!({ "error": e.to_string() }).to_string();
+    let mut v = match serde_json::to_value(fleet) {
+        Ok(v) => v,
+        Err(e) => return error(e) + "\n",
+    };
+    v["rules"] = serde_json::json!({
+        "outlier": outlier_rule(fleet),
+        "configuration": configuration_rule(),
+        "drift": drift_rule(fleet),
+    });
+    serde_json::to_string_pretty(&v).unwrap_or_else(error) + "\n"
 }
 
 fn kind(key: &str) -> &'static FigureKind {
@@ -47,17 +59,59 @@ fn pct(v: f64) -> String {
     }
 }
 
-/// The rule in one line: `outlier: outside the group median ± 3 x MAD and more than 5 % from
-/// the median; drift: ...`.
+/// The rules in one line: `outlier rule: a host's figure outside the group median ± k x MAD
+/// (k = 3) and more than 5 % from the median ...; configuration rule: ...; drift: ...`.
 pub fn rule_line(fleet: &Fleet) -> String {
+    format!(
+        "{}; {}; {}",
+        outlier_rule(fleet),
+        configuration_rule(),
+        drift_rule(fleet)
+    )
+}
+
+/// The figure rule with its parameters.
+pub fn outlier_rule(fleet: &Fleet) -> String {
     let o = &fleet.options;
     format!(
-        "outlier rule: a host's figure outside the group median ± k x MAD (k = {}) and more than {} % from the median (--k, --min-diff-pct); drift: a figure moving one way over {} or more successive runs by more than {} % in total",
+        "outlier rule: a host's figure outside the group median ± k x MAD (k = {}) and more than {} % from the median (--k, --min-diff-pct)",
         pct(o.k),
         pct(o.min_diff_pct),
-        crate::DRIFT_MIN_RUNS,
-        pct(o.drift_pct)
     )
+}
+
+/// The configuration rule, naming the facts ([`crate::facts::FACT_NAMES`],
+/// [`crate::facts::is_configuration`]).
+pub fn configuration_rule() -> String {
+    let configuration: Vec<&str> = crate::facts::FACT_NAMES
+        .into_iter()
+        .filter(|f| crate::facts::is_configuration(f))
+        .collect();
+    format!(
+        "configuration rule: a host whose configuration ({}; not the {}) differs from the value held by more than half of its group ({} or more hosts) stands out with that cause, whatever its figures",
+        configuration.join(", "),
+        crate::facts::CONTEXT_ONLY_FACTS.join(", "),
+        crate::MIN_GROUP_HOSTS
+    )
+}
+
+/// The drift rule with its parameter.
+pub fn drift_rule(fleet: &Fleet) -> String {
+    format!(
+        "drift: a figure moving one way over {} or more successive runs by more than {} % in total",
+        crate::DRIFT_MIN_RUNS,
+        pct(fleet.options.drift_pct)
+    )
+}
+
+/// `THP, CPUs online`: the configuration facts that make `h` stand out.
+fn configuration_facts(h: &Host) -> String {
+    h.causes
+        .iter()
+        .filter(|c| c.configuration)
+        .map(|c| c.fact)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `STREAM Triad, all threads -30.0 % (31.1 GB/s vs 44.4 GB/s)`.
@@ -86,6 +140,9 @@ fn causes_text(h: &Host) -> String {
 
 fn outliers_cell(h: &Host) -> String {
     let mut parts: Vec<String> = h.outliers.iter().map(outlier_text).collect();
+    if h.stands_out_by_configuration() {
+        parts.push(format!("configuration: {}", configuration_facts(h)));
+    }
     parts.extend(h.drift.iter().map(|d| format!("drift: {d}")));
     if parts.is_empty() {
         "-".into()
@@ -133,7 +190,7 @@ fn table_rows(fleet: &Fleet) -> Vec<Vec<String>> {
         "group".into(),
         "verdict".into(),
         "runs".into(),
-        "outliers".into(),
+        "stands out by".into(),
         "causes".into(),
     ]];
     for h in &fleet.hosts {
@@ -191,6 +248,12 @@ fn details(h: &Host) -> Vec<String> {
             outlier_text(o),
             if o.worse { "worse" } else { "better" },
             figures::show(kind(o.figure), o.group_mad)
+        ));
+    }
+    if h.stands_out_by_configuration() {
+        out.push(format!(
+            "  stands out: its configuration differs from the group's majority ({})",
+            configuration_facts(h)
         ));
     }
     for d in &h.drift {
@@ -408,7 +471,9 @@ pub fn html(fleet: &Fleet) -> String {
         let h = &fleet.hosts[r];
         match c {
             2 => h.verdict.word().to_string(),
-            4 if h.outliers.iter().any(|o| o.worse) => "worse".into(),
+            4 if h.outliers.iter().any(|o| o.worse) || h.stands_out_by_configuration() => {
+                "worse".into()
+            }
             4 if h.flagged() => "better".into(),
             5 if h.flagged() => "flag".into(),
             _ => String::new(),
@@ -473,7 +538,10 @@ pub fn html(fleet: &Fleet) -> String {
                     let class = if item.starts_with("failed:") || item.starts_with("finding: fail")
                     {
                         " class=\"worse\""
-                    } else if item.starts_with("outlier:") || item.starts_with("cause:") {
+                    } else if item.starts_with("outlier:")
+                        || item.starts_with("stands out:")
+                        || item.starts_with("cause:")
+                    {
                         " class=\"flag\""
                     } else {
                         ""

@@ -79,6 +79,9 @@ pub struct Cause {
     pub host: String,
     /// The value most hosts of the group have.
     pub group: String,
+    /// A configuration difference ([`crate::facts::is_configuration`]): it flags the host by
+    /// itself, whatever its figures. The kernel release only explains a flagged host.
+    pub configuration: bool,
 }
 
 /// A qualification finding worth showing (failed or warned).
@@ -115,7 +118,8 @@ pub struct Host {
     /// Figures that moved monotonically over successive runs by more than the drift
     /// threshold, one line each.
     pub drift: Vec<String>,
-    /// Probe differences from the group's majority (for hosts with outliers or drift).
+    /// Probe differences from the group's majority, for a flagged host (an outlier figure,
+    /// drift, or a configuration difference, which flags it by itself).
     pub causes: Vec<Cause>,
     /// Failed or warned qualification findings stored in the latest run.
     pub findings: Vec<HostFinding>,
@@ -128,9 +132,16 @@ pub struct Host {
 }
 
 impl Host {
-    /// Whether the host stood out (an outlier figure) or drifted.
+    /// Whether the host stood out (an outlier figure, or a configuration different from its
+    /// group's majority) or drifted.
     pub fn flagged(&self) -> bool {
-        !self.outliers.is_empty() || !self.drift.is_empty()
+        !self.outliers.is_empty() || !self.drift.is_empty() || self.stands_out_by_configuration()
+    }
+
+    /// Whether a configuration difference from its group's majority makes the host stand out
+    /// ([`Cause::configuration`]).
+    pub fn stands_out_by_configuration(&self) -> bool {
+        self.causes.iter().any(|c| c.configuration)
     }
 }
 

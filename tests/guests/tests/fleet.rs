@@ -4,9 +4,12 @@
 //! `hwsurvey fleet` on the results the playbook fetched:
 //!
 //! - `fleet-x86-a`, `-b`, `-c`: three x86-2s-2cpu guests (2 sockets x 1 core); `-c` is the
-//!   lemon, booted with `maxcpus=1`: one of its two present CPUs offline, so its figure at
-//!   all threads is about half its siblings'. It must be in their group, the only host
-//!   flagged, with the offline CPU named as the cause.
+//!   lemon, booted with `maxcpus=1`: one of its two present CPUs offline. It must be in their
+//!   group and the only host flagged: it stands out by its configuration (CPUs online differ
+//!   from the group's majority), the offline CPU named as the cause. Its figures are not
+//!   asked to stand out: under TCG on a 2-core host they spread wider between siblings than
+//!   a CPU offline takes (tests/guests/fleet/profile.toml), so `hwsurvey fleet` is asked with
+//!   `--min-diff-pct 100` ([`TCG_MIN_DIFF_PCT`]) and no sibling may be flagged for that noise.
 //! - `fleet-x86-d`: a fourth x86 guest that powers itself off one second into its
 //!   `hwsurvey run` (a host dying mid-run): it must be listed as failed with the playbook's
 //!   reason, and the others' results must be intact.
@@ -16,8 +19,9 @@
 //! All five share one `hwsurvey_chassis`, so one measures at a time (TCG guests on a 2-core
 //! host disturb each other's figures), and the run is first looked at after 20 s
 //! (`hwsurvey_poll_s`), once it has ended: each look runs Python in the guest, which took its
-//! vCPUs from the measurement (triad CVs of 0.4 with 3 s looks on a loaded host). The profile is tests/guests/fleet/profile.toml (STREAM
-//! Triad at 1 and all threads, 0.2 s samples), put at /etc/hwsurvey/fleet.toml in each guest.
+//! vCPUs from the measurement (triad CVs of 0.4 with 3 s looks on a loaded host). The profile
+//! is tests/guests/fleet/profile.toml (STREAM Triad at 1 and all threads, 0.2 s samples), put
+//! at /etc/hwsurvey/fleet.toml in each guest.
 //! Needs ansible-core in target/fleet-venv (scripts/fleet-setup) and `ssh`/`ssh-keygen`
 //! (openssh-client); runs only with HWSURVEY_GUESTS=1, where anything missing is a failure.
 //! Prints each guest's boot time and the test's total time.
@@ -28,6 +32,14 @@ use std::time::Instant;
 
 use hwsurvey_guests::serve::{free_port, ssh_keypair, ServeOptions, Serving, GUEST_PYTHON};
 use hwsurvey_guests::{enabled, workspace_root, Guest, Topology};
+
+/// `--min-diff-pct` of the test's `hwsurvey fleet`: a figure stands out only when it is more
+/// than twice or less than zero times its group's median. Figures of TCG guests on a 2-core
+/// host shared with builds are the emulator's, not hardware's: siblings' STREAM Triad at all
+/// threads lay 27 % and 67 % from each other on two runs (2026-12-02), more than one CPU of
+/// two offline took from the lemon's (21 % and 10 % below the group median), so the default
+/// 5 % would flag a sibling for noise. The lemon is found by its configuration.
+const TCG_MIN_DIFF_PCT: &str = "100";
 
 /// One guest of the fleet: its definition (renamed), and its inventory line's variables (a
 /// snapshot only on the first: each remote task costs seconds of Python under TCG).
@@ -285,6 +297,7 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
     let out = Command::new(&fleet_bin)
         .arg("fleet")
         .arg(&run_dir)
+        .args(["--min-diff-pct", TCG_MIN_DIFF_PCT])
         .arg("--json")
         .output()
         .unwrap();
@@ -293,6 +306,7 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
     let terminal = Command::new(&fleet_bin)
         .arg("fleet")
         .arg(&run_dir)
+        .args(["--min-diff-pct", TCG_MIN_DIFF_PCT])
         .env("COLUMNS", "160")
         .output()
         .unwrap();
@@ -329,11 +343,35 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
             .find(|h| h["name"] == name)
             .unwrap_or_else(|| panic!("no host {name} in the fleet:\n{table}"))
     };
+    // every host's figures, and the groups' medians and MADs, for the log
+    for h in hosts {
+        let figures: Vec<String> = h["figures"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|f| {
+                format!(
+                    "{} {:.4e}",
+                    string_at(f, "/figure"),
+                    f["value"].as_f64().unwrap_or(f64::NAN)
+                )
+            })
+            .collect();
+        println!(
+            "fleet host {}: {} [{}]",
+            string_at(h, "/name"),
+            string_at(h, "/verdict"),
+            figures.join(", ")
+        );
+    }
     let flagged: Vec<&str> = hosts
         .iter()
         .filter(|h| {
             h["outliers"].as_array().is_some_and(|o| !o.is_empty())
                 || h["drift"].as_array().is_some_and(|d| !d.is_empty())
+                || h["causes"]
+                    .as_array()
+                    .is_some_and(|c| c.iter().any(|c| c["configuration"] == true))
         })
         .map(|h| h["name"].as_str().unwrap())
         .collect();
@@ -343,24 +381,34 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
         "only the lemon stands out:\n{table}"
     );
     let lemon = host("fleet-x86-c");
-    let triad = lemon["outliers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["figure"] == "stream.triad.all")
-        .unwrap_or_else(|| panic!("the lemon's STREAM Triad at all threads:\n{table}"));
-    let diff = triad["diff_pct"].as_f64().unwrap();
-    assert!(
-        triad["worse"] == true && (-80.0..=-25.0).contains(&diff),
-        "one CPU of two: about half the group's median, got {diff:.1} %:\n{table}"
-    );
+    // it stands out by its configuration: one CPU of two offline, where its siblings have both
     let causes = lemon["causes"].as_array().unwrap();
     assert!(
         causes.iter().any(|c| string_at(c, "/fact") == "CPUs online"
             && string_at(c, "/host") == "1 of 2 present (online 0, present 0-1)"
-            && string_at(c, "/group") == "all 2 present"),
+            && string_at(c, "/group") == "all 2 present"
+            && c["configuration"] == true),
         "the cause: one CPU of two offline:\n{table}"
     );
+    assert!(
+        table.contains(
+            "fleet-x86-c:\n  stands out: its configuration differs from the group's majority (CPUs online"
+        ),
+        "{table}"
+    );
+    // the rule as asked, stated in the report
+    assert_eq!(fleet["options"]["min_diff_pct"], 100.0, "{text}");
+    assert!(
+        table.contains("(k = 3) and more than 100 % from the median")
+            && table.contains("configuration rule: a host whose configuration (DIMMs,"),
+        "{table}"
+    );
+    // the siblings: no outlier, no configuration of their own
+    for sibling in ["fleet-x86-a", "fleet-x86-b"] {
+        let h = host(sibling);
+        assert_eq!(h["verdict"], "pass", "{table}");
+        assert_eq!(h["causes"], serde_json::json!([]), "{table}");
+    }
     // the host that died: failed, with the playbook's reason; no group
     let dead = host("fleet-x86-d");
     assert_eq!(dead["verdict"], "fail", "{table}");

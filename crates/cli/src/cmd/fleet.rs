@@ -20,7 +20,14 @@ model, sockets x cores x threads, memory to the GiB, DIMM population and board w
 them) and per headline figure (STREAM Triad all threads, cpu.scaling integer and floating point
 at 1 and all threads, mem.latency at the largest working set, service.point_select closed-loop
 max, raid.parity gen), a host stands out when its figure lies outside the group median ± k x MAD
-and more than --min-diff-pct from the median. Several result files of one host are pooled (median
+and more than --min-diff-pct from the median.
+
+Configuration rule: in a group of 3 or more hosts, a host whose configuration (CPUs online,
+DIMMs, DIMM speed, memory channels, PCIe links below max, THP, governor, cgroup limits, hugetlb
+pools, SMT, numa_balancing) differs from the value more than half the group holds stands out
+with that cause, whatever its figures (the kernel release only explains a flagged host).
+
+Several result files of one host are pooled (median
 per figure, between-run spread); a figure moving one way over 3 or more runs by more than
 --drift-pct is a drift.
 
