@@ -467,6 +467,15 @@ impl Family for C2cLatency {
             };
             let mut point = input.point(id, 2, &params, 0);
             point.cpus = vec![a, b];
+            // The calibration run (at most 1/4 of a sample), the warm-up, then the profile's
+            // minimum samples plus half a one: each sample is ended at its length by the time
+            // cap, and a quiet pair's spread is far under the target CV, so the adaptive rule
+            // often takes none extra (this VM, quiet: 3 samples; busy: 4-5).
+            let min = input.settings.sample_min_s;
+            point.estimated_s = 0.25 * min
+                + input.settings.warmup_s
+                + (input.settings.samples_min as f64 + 0.5) * min * 1.05
+                + input.fixed_work_s(0, 2);
             out.points.push(point);
         }
         Ok(out)
@@ -504,6 +513,16 @@ impl Family for C2cLatency {
                 }
             }
         };
+        // Warm-up: the profile's warmup_s of ping-pong, untimed, as every family's points
+        // warm up (lines, frequency and the pair's placement settle first).
+        let warm = Duration::from_secs_f64(ctx.settings.warmup_s.max(0.0));
+        if !warm.is_zero() {
+            if let Err(e) = ping_pong(u64::MAX / 4, Some(warm), &pin) {
+                return PointOutcome::Failed {
+                    error: e.to_string(),
+                };
+            }
+        }
         let per_rt_s = (cal.round_trip_ns * 1e-9).max(1e-9);
         let round_trips = ((ctx.min_sample_s() * 1.05 / per_rt_s).ceil() as u64).max(1);
         // Every sample lasts its intended length whatever the pace: the time cap ends it (at a
