@@ -62,7 +62,7 @@ pub fn measure(usable_cpus: usize) -> FixedWorkSpeed {
         touch_s_per_byte: touch_s / TOUCH_BYTES as f64,
         layout_s_per_slot: layout_s / LAYOUT_SLOTS as f64,
         spawn_s: spawn_s / SPAWN_THREADS as f64,
-        drain_s_per_thread: drain_s,
+        drain_s_per_thread: Some(drain_s),
         parallel_cpus: parallel_cpus(threads, one, all),
         parallel_threads: threads,
         source: "measured".into(),
@@ -112,31 +112,23 @@ pub fn parallel_cpus(threads: usize, one_s: f64, all_s: f64) -> f64 {
 /// Starts [`SPAWN_THREADS`] threads that each fill [`SPAWN_BUFFER_BYTES`] and then sleep
 /// until all have done so, then joins them. A thread that cannot start is not waited for.
 fn spawn_workers() {
-    let (tx, rx) = std::sync::mpsc::channel::<()>();
-    let gate = (std::sync::Mutex::new(false), std::sync::Condvar::new());
+    let gate = crate::gate::StartGate::new();
     std::thread::scope(|s| {
         let mut spawned = 0;
         for _ in 0..SPAWN_THREADS {
-            let (tx, gate) = (tx.clone(), &gate);
+            let gate = &gate;
             let ok = std::thread::Builder::new()
                 .stack_size(256 * 1024)
                 .spawn_scoped(s, move || {
                     let buf = vec![1u8; SPAWN_BUFFER_BYTES];
-                    let _ = tx.send(());
-                    let mut open = gate.0.lock().unwrap_or_else(|p| p.into_inner());
-                    while !*open {
-                        open = gate.1.wait(open).unwrap_or_else(|p| p.into_inner());
-                    }
+                    gate.arrive_and_wait();
                     std::hint::black_box(buf);
                 })
                 .is_ok();
             spawned += usize::from(ok);
         }
-        for _ in 0..spawned {
-            let _ = rx.recv();
-        }
-        *gate.0.lock().unwrap_or_else(|p| p.into_inner()) = true;
-        gate.1.notify_all();
+        gate.wait_for_arrivals(spawned);
+        gate.open();
     });
 }
 
@@ -203,6 +195,6 @@ mod tests {
         assert!((1e-10..1e-5).contains(&s.layout_s_per_slot), "{s:?}");
         assert!((1e-6..0.1).contains(&s.spawn_s), "{s:?}");
         // 16 spinning threads on 2 CPUs: each waits for a slice (0 .. 100 ms)
-        assert!((0.0..0.1).contains(&s.drain_s_per_thread), "{s:?}");
+        assert!((0.0..0.1).contains(&s.drain_s()), "{s:?}");
     }
 }

@@ -20,6 +20,16 @@ fn fleet_of(dir: &Path, opts: &Options) -> Fleet {
 
 /// Five x86 hosts a few percent apart; `node3` has STREAM and bandwidth samples at 0.7 and
 /// THP never.
+/// The names of the hosts the fleet flags, in its order.
+fn flagged(fleet: &Fleet) -> Vec<&str> {
+    fleet
+        .hosts
+        .iter()
+        .filter(|h| h.flagged())
+        .map(|h| h.name.as_str())
+        .collect()
+}
+
 fn five_hosts(dir: &Path) {
     let base = example("x86_64-standard.json");
     for (i, f) in [1.0, 1.01, 0.99, 0.7, 1.02].iter().enumerate() {
@@ -41,12 +51,7 @@ fn the_defective_host_is_the_only_one_flagged_with_its_cause() {
     let fleet = fleet_of(dir.path(), &Options::default());
     assert_eq!(fleet.groups.len(), 1, "{:#?}", fleet.groups);
     assert_eq!(fleet.groups[0].hosts.len(), 5);
-    let flagged: Vec<&str> = fleet
-        .hosts
-        .iter()
-        .filter(|h| h.flagged())
-        .map(|h| h.name.as_str())
-        .collect();
+    let flagged = flagged(&fleet);
     assert_eq!(flagged, ["node4"]);
     let bad = fleet.hosts.iter().find(|h| h.name == "node4").unwrap();
     // only the STREAM figure moved: -30 % from the group median (which is node1's value)
@@ -91,12 +96,7 @@ fn a_wider_rule_flags_no_figure_but_the_configuration_still_stands_out() {
     };
     let fleet = fleet_of(dir.path(), &opts);
     assert!(fleet.hosts.iter().all(|h| h.outliers.is_empty()));
-    let flagged: Vec<&str> = fleet
-        .hosts
-        .iter()
-        .filter(|h| h.flagged())
-        .map(|h| h.name.as_str())
-        .collect();
+    let flagged = flagged(&fleet);
     assert_eq!(flagged, ["node4"]);
     let bad = fleet.hosts.iter().find(|h| h.name == "node4").unwrap();
     assert!(bad.stands_out_by_configuration());
@@ -155,12 +155,7 @@ fn a_host_with_cpus_offline_stands_out_by_its_configuration_when_no_figure_does(
         triad.mad / triad.median
     );
     assert!(fleet.hosts.iter().all(|h| h.outliers.is_empty()));
-    let flagged: Vec<&str> = fleet
-        .hosts
-        .iter()
-        .filter(|h| h.flagged())
-        .map(|h| h.name.as_str())
-        .collect();
+    let flagged = flagged(&fleet);
     assert_eq!(flagged, ["x86-c"]);
     let lemon = fleet.hosts.iter().find(|h| h.name == "x86-c").unwrap();
     let causes: Vec<(&str, &str, &str, bool)> = lemon
@@ -270,12 +265,7 @@ fn the_kernel_alone_flags_no_host_and_a_configuration_difference_needs_a_majorit
         .map(|c| (c.fact, c.host.as_str(), c.group.as_str(), c.configuration))
         .collect();
     assert_eq!(causes, [("kernel", "6.19.1-rc", "6.18.44-fc-v669", false)]);
-    let flagged: Vec<&str> = fleet
-        .hosts
-        .iter()
-        .filter(|h| h.flagged())
-        .map(|h| h.name.as_str())
-        .collect();
+    let flagged = flagged(&fleet);
     assert_eq!(flagged, ["n3"]);
 
     // THP never on two hosts of four: no majority, no one stands out
@@ -336,12 +326,7 @@ fn two_architectures_make_two_groups() {
     let arm = fleet.hosts.iter().find(|h| h.name == "arm1").unwrap();
     assert_eq!(arm.verdict, Verdict::Fail);
     assert!(arm.findings.iter().any(|f| f.rule == "binary.arch"));
-    let flagged: Vec<&str> = fleet
-        .hosts
-        .iter()
-        .filter(|h| h.flagged())
-        .map(|h| h.name.as_str())
-        .collect();
+    let flagged = flagged(&fleet);
     assert_eq!(flagged, ["node4"]);
 }
 
@@ -419,12 +404,7 @@ fn a_failure_marker_is_a_failed_host_with_its_reason() {
     // its result still counts in the group: five hosts, node4 the only one flagged
     assert_eq!(node2.group, Some(1));
     assert_eq!(fleet.groups[0].hosts.len(), 5);
-    let flagged: Vec<&str> = fleet
-        .hosts
-        .iter()
-        .filter(|h| h.flagged())
-        .map(|h| h.name.as_str())
-        .collect();
+    let flagged = flagged(&fleet);
     assert_eq!(flagged, ["node4"]);
     assert_eq!(fleet.exit_code(), 2);
     // a run folder where every host failed is a fleet of failed hosts, not an input error
@@ -535,12 +515,7 @@ fn a_host_with_cpus_offline_is_compared_with_its_siblings_and_the_offline_cpus_a
     assert_eq!(g.identity.cpus_offline, 0);
     assert_eq!(g.identity.threads, Some(2));
     assert_eq!(g.identity.cores, Some(2));
-    let flagged: Vec<&str> = fleet
-        .hosts
-        .iter()
-        .filter(|h| h.flagged())
-        .map(|h| h.name.as_str())
-        .collect();
+    let flagged = flagged(&fleet);
     assert_eq!(flagged, ["node3"]);
     let bad = fleet.hosts.iter().find(|h| h.name == "node3").unwrap();
     assert!(bad

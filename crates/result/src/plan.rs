@@ -212,10 +212,10 @@ pub struct FixedWorkSpeed {
     pub spawn_s: f64,
     /// Seconds until a busy thread beyond the CPUs sees a stop flag and exits: with more
     /// runnable threads than CPUs, each waits for a scheduler slice (`8 x` the usable CPUs,
-    /// at most 256, spin on a flag; the time to drain them per thread beyond the CPUs). 0 in
-    /// files written before it was kept.
+    /// at most 256, spin on a flag; the time to drain them per thread beyond the CPUs). `None`
+    /// in files written before it was kept.
     #[serde(default)]
-    pub drain_s_per_thread: f64,
+    pub drain_s_per_thread: Option<f64>,
     /// CPUs that really run at once: `parallel_threads` threads doing the touch job together
     /// against one thread doing it alone (1 ..= `parallel_threads`). Below the usable CPUs on
     /// an oversubscribed virtual machine.
@@ -236,11 +236,18 @@ impl FixedWorkSpeed {
             touch_s_per_byte: REFERENCE_TOUCH_S_PER_BYTE,
             layout_s_per_slot: REFERENCE_LAYOUT_S_PER_SLOT,
             spawn_s: REFERENCE_SPAWN_S,
-            drain_s_per_thread: REFERENCE_DRAIN_S_PER_THREAD,
+            drain_s_per_thread: Some(REFERENCE_DRAIN_S_PER_THREAD),
             parallel_cpus: 4096.0,
             parallel_threads: 0,
             source: source.into(),
         }
+    }
+
+    /// [`FixedWorkSpeed::drain_s_per_thread`], or the reference machine's where a file did
+    /// not keep it.
+    pub fn drain_s(&self) -> f64 {
+        self.drain_s_per_thread
+            .unwrap_or(REFERENCE_DRAIN_S_PER_THREAD)
     }
 
     /// This machine's layout time against the reference machine's (1.0 there).

@@ -358,7 +358,7 @@ impl Family for ServicePointSelect {
                 let per_run = p.warmup_s
                     + p.window_s
                     + n as f64 * speed.spawn_s
-                    + past_cpus * speed.drain_s_per_thread;
+                    + past_cpus * speed.drain_s();
                 point.estimated_s = build + input.fixed_work_s(mem, 0) + runs * per_run;
                 out.points.push(point);
             }
