@@ -108,6 +108,38 @@ fn bad_files_get_one_line_errors() {
     one_line_error(&huge, "huge.json: 1073741824 bytes, larger than the");
 }
 
+/// An edited copy of a profile keeps its id and version, but not its settings' fingerprint:
+/// compare refuses to line it up with the original without --mixed-profiles, and says why
+/// (breaker finding: an edited standard.toml compared as "standard v2" with the real one).
+#[test]
+fn an_edited_copy_of_a_profile_needs_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_three(dir.path());
+    for (k, fp) in [
+        (0, "00000000000000aa"),
+        (1, "00000000000000aa"),
+        (2, "00000000000000bb"),
+    ] {
+        let mut f = hwsurvey_result::load(&files[k]).unwrap();
+        f.profile.fingerprint = Some(fp.into());
+        f.write_atomic(&files[k]).unwrap();
+    }
+    hwsurvey()
+        .arg("compare")
+        .args(&files)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("(settings 00000000000000bb)"))
+        .stderr(predicate::str::contains(
+            "one id and version with other settings is an edited copy of a profile",
+        ));
+    // files written before fingerprints were kept are taken at their word
+    let mut f = hwsurvey_result::load(&files[2]).unwrap();
+    f.profile.fingerprint = None;
+    f.write_atomic(&files[2]).unwrap();
+    hwsurvey().arg("compare").args(&files).assert().success();
+}
+
 #[test]
 fn different_profile_versions_need_force() {
     let dir = tempfile::tempdir().unwrap();

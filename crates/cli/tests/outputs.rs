@@ -180,18 +180,17 @@ fn run_never_writes_over_its_profile() {
 }
 
 fn quick_run(out: &Path) -> std::process::Command {
+    profile_run(out, "quick".as_ref())
+}
+
+/// `run --profile PROFILE --only mem.bandwidth --force -o OUT`, output to a pipe.
+fn profile_run(out: &Path, profile: &std::ffi::OsStr) -> std::process::Command {
     // through the target's runner: under qemu-user a bare foreign binary is not run at all
     let mut cmd = hwsurvey_testkit::target_command(&assert_cmd::cargo::cargo_bin("hwsurvey"));
     cmd.current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
-        .args([
-            "run",
-            "--profile",
-            "quick",
-            "--only",
-            "mem.bandwidth",
-            "--force",
-            "-o",
-        ])
+        .args(["run", "--profile"])
+        .arg(profile)
+        .args(["--only", "mem.bandwidth", "--force", "-o"])
         .arg(out)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped());
@@ -199,13 +198,27 @@ fn quick_run(out: &Path) -> std::process::Command {
 }
 
 /// The reproduction: two `run --force -o same.json` at once both reported success.
-/// The second is refused at once, naming the lock, while the first finishes.
+/// The second is refused at once, naming the lock, while the first finishes. The first runs
+/// the quick profile with 0.4 s samples (about 15 s): with the quick profile's 0.01 s samples
+/// it finished, on a loaded CI host (2026-12-04), before the second had started up, and the
+/// second then rightly wrote the file.
 #[test]
 fn a_second_concurrent_run_on_one_output_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("same.json");
     let lock = dir.path().join(".same.json.lock");
-    let mut first = quick_run(&out).spawn().unwrap();
+    let quick = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../profiles/quick.toml"),
+    )
+    .unwrap();
+    assert!(quick.contains("\nsample_min_s = 0.01\n"));
+    let slow = dir.path().join("slow.toml");
+    std::fs::write(
+        &slow,
+        quick.replace("\nsample_min_s = 0.01\n", "\nsample_min_s = 0.4\n"),
+    )
+    .unwrap();
+    let mut first = profile_run(&out, slow.as_os_str()).spawn().unwrap();
     let start = std::time::Instant::now();
     while !lock.exists() && start.elapsed() < std::time::Duration::from_secs(300) {
         std::thread::sleep(std::time::Duration::from_millis(5));

@@ -170,6 +170,7 @@ pub fn build_plan(
             None if uncapped => Some(UNCAPPED_SOURCE.into()),
             None => None,
         },
+        cpu_quota: env.cpu_quota.clone(),
         fixed_work: Some(speed),
         families: out,
     })

@@ -205,16 +205,9 @@ impl PlanInput<'_> {
 }
 
 pub(crate) fn memory_working_set_bytes(settings: &RunSettings, env: &RunEnv, cap: u64) -> u64 {
-    let from_llc = env
-        .llc
-        .known()
-        .map(|l| (l.total_size_bytes as f64 * settings.memory_llc_multiple) as u64)
-        .unwrap_or(0);
-    let mut ws = from_llc.max(settings.memory_min_working_set_bytes);
-    if let Some(max) = settings.memory_max_working_set_bytes {
-        ws = ws.min(max);
-    }
-    ws.min(cap)
+    settings
+        .working_set_rule_bytes(env.llc.known().map(|l| l.total_size_bytes))
+        .min(cap)
 }
 
 /// What a family returns from `plan`.

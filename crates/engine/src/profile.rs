@@ -114,6 +114,27 @@ pub struct Profile {
     /// Keys the profile gives that no longer change anything (`run.budget_s`,
     /// `families."<id>".budget_s`: time budgets that used to drop points), for a note.
     pub obsolete_keys: Vec<String>,
+    /// [`settings_fingerprint`] of the text: two profiles with one id and version but other
+    /// settings (an edited copy of `standard.toml`) have different fingerprints.
+    pub fingerprint: String,
+}
+
+/// FNV-1a 64 (16 hex digits) of a profile's settings: the TOML document without its
+/// `description`, written back in key order, so comments, blank lines, key order and the
+/// description do not change it, and every setting does. Empty for text that is not TOML
+/// (never the case for a parsed profile).
+pub fn settings_fingerprint(text: &str) -> String {
+    let Ok(mut doc) = text.parse::<toml::Table>() else {
+        return String::new();
+    };
+    doc.remove("description");
+    match toml::to_string(&doc) {
+        Ok(canonical) => format!(
+            "{:016x}",
+            hwsurvey_model::text::fnv1a64(canonical.as_bytes())
+        ),
+        Err(_) => String::new(),
+    }
 }
 
 impl Profile {
@@ -577,6 +598,7 @@ impl Profile {
             run: doc.run,
             families,
             obsolete_keys: obsolete,
+            fingerprint: settings_fingerprint(&text),
         })
     }
 

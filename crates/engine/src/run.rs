@@ -84,6 +84,7 @@ pub fn run_with_cancel(
             version: req.profile.version,
             source: req.profile.source.clone(),
             run: req.profile.run.clone(),
+            fingerprint: Some(req.profile.fingerprint.clone()).filter(|f| !f.is_empty()),
         },
         started_at: rfc3339(SystemTime::now()),
         finished_at: None,
@@ -285,6 +286,7 @@ mod tests {
             memory_working_set_bytes: 1 << 20,
             memory_cap_bytes: None,
             memory_cap_source: None,
+            cpu_quota: None,
             fixed_work: None,
             families: vec![FamilyPlan {
                 family: "test.slow".into(),

@@ -34,6 +34,44 @@ const PARALLEL_BYTES: usize = 4 << 20;
 const MAX_PARALLEL_THREADS: usize = 64;
 const MAX_DRAIN_THREADS: usize = 256;
 
+/// Stack each measuring thread reserves (std's default for spawned threads), bytes: it counts
+/// against an address-space limit (`RLIMIT_AS`) though little of it is touched.
+const THREAD_STACK_BYTES: usize = 2 << 20;
+
+/// The most memory the measurement holds at once with `usable_cpus` usable CPUs, bytes: the
+/// largest of its jobs (the 16 MiB touch, the 8 MiB chain, 16 spawned threads' buffers and
+/// stacks, the parallel touch's threads), counting every thread's stack reservation.
+pub fn bytes_needed(usable_cpus: usize) -> u64 {
+    let threads = usable_cpus.clamp(1, MAX_PARALLEL_THREADS);
+    [
+        TOUCH_BYTES,
+        LAYOUT_SLOTS * 8,
+        SPAWN_THREADS * (SPAWN_BUFFER_BYTES + THREAD_STACK_BYTES),
+        threads * (PARALLEL_BYTES + THREAD_STACK_BYTES),
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(0) as u64
+}
+
+/// [`measure`] when `headroom_bytes` (what the process's memory limits leave it, see
+/// `RunEnv::memory_cap`) holds twice [`bytes_needed`]; otherwise the reference figures, with
+/// the two sizes as the reason: under a tight cgroup or `ulimit -v` the measurement itself
+/// would be killed or abort on a failed allocation (measured 2026-12-04: `run --plan-only`
+/// aborted under `ulimit -v` 40 MiB, allocating the parallel touch's 4 MiB).
+pub fn measure_within(usable_cpus: usize, headroom_bytes: Option<u64>) -> FixedWorkSpeed {
+    let need = bytes_needed(usable_cpus);
+    match headroom_bytes {
+        Some(h) if h < 2 * need => FixedWorkSpeed::reference(format!(
+            "reference machine (not measured: the memory limits leave {}, measuring needs {} \
+             twice over)",
+            hwsurvey_model::units::format_bytes_binary(h),
+            hwsurvey_model::units::format_bytes_binary(need)
+        )),
+        _ => measure(usable_cpus),
+    }
+}
+
 /// Measures this machine's [`FixedWorkSpeed`] with `usable_cpus` threads for the parallel part
 /// (clamped to 1..=64). Never fails: a thread that cannot start counts as not run in parallel.
 pub fn measure(usable_cpus: usize) -> FixedWorkSpeed {
@@ -170,6 +208,25 @@ fn layout(slots: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Under a tight memory limit the reference figures are used, with the two sizes as the
+    /// reason; with room (or no limit known) the machine is measured. 2 CPUs: the spawn job's
+    /// 16 x (256 KiB + 2 MiB) = 36 MiB is the largest.
+    #[test]
+    fn a_tight_memory_limit_uses_the_reference_figures() {
+        assert_eq!(bytes_needed(2), 36 << 20);
+        // 64 CPUs: 64 x (4 MiB + 2 MiB)
+        assert_eq!(bytes_needed(64), 384 << 20);
+        let s = measure_within(2, Some(16 << 20));
+        assert_eq!(
+            s.source,
+            "reference machine (not measured: the memory limits leave 16 MiB, measuring needs \
+             36 MiB twice over)"
+        );
+        assert_eq!(s.parallel_threads, 0);
+        assert_eq!(measure_within(2, Some(72 << 20)).source, "measured");
+        assert_eq!(measure_within(2, None).source, "measured");
+    }
 
     #[test]
     fn parallel_cpus_is_the_speedup_clamped_to_the_threads() {

@@ -315,7 +315,10 @@ pub fn host_facts(file: &ResultFile, m: &Machine) -> Vec<(&'static str, String)>
         cg.and_then(|c| c.cpu_max.known())
             .map(|q| match q.quota_us {
                 None => "none".to_string(),
-                Some(us) => format!("{:.2} CPUs", us as f64 / q.period_us.max(1) as f64),
+                Some(us) => format!(
+                    "{} CPUs",
+                    hwsurvey_model::units::format_cpus(us as f64 / q.period_us.max(1) as f64)
+                ),
             })
             .unwrap_or_else(|| "unknown".into()),
     ));

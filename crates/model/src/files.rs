@@ -155,7 +155,21 @@ pub fn read_regular(path: &Path, what: &'static str, max_bytes: u64) -> Result<V
     let meta = file.metadata().map_err(|e| fail(FileProblem::Io(e)))?;
     check(&meta)?;
     let capacity = usize::try_from(meta.len()).unwrap_or(0);
-    let mut bytes = Vec::with_capacity(capacity.saturating_add(1));
+    // a failed allocation is an error naming the size, not an abort: under `ulimit -v` 30 MiB
+    // qualify's read of its own 16 MB binary ended the process ("memory allocation of ...
+    // bytes failed", breaker finding 2026-12-04)
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(capacity.saturating_add(1))
+        .map_err(|_| {
+            fail(FileProblem::Io(std::io::Error::new(
+                std::io::ErrorKind::OutOfMemory,
+                format!(
+                    "cannot allocate {} bytes to read it (a memory limit: ulimit -v, a cgroup?)",
+                    capacity.saturating_add(1)
+                ),
+            )))
+        })?;
     file.take(max_bytes.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| fail(FileProblem::Io(e)))?;

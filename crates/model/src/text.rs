@@ -219,3 +219,24 @@ mod tests {
         assert_eq!(shorten("aéb", 2), "a… (4 bytes)");
     }
 }
+
+/// FNV-1a, 64 bits (offset basis 0xcbf29ce484222325, prime 0x100000001b3; Fowler, Noll, Vo):
+/// tells two texts apart (rules files, profiles), not a security hash.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod fnv_tests {
+    use super::fnv1a64;
+
+    #[test]
+    fn fnv1a64_reference_values() {
+        // FNV-1a 64 test vectors (Fowler/Noll/Vo reference): "", "a", "foobar".
+        assert_eq!(fnv1a64(b""), 0xcbf29ce484222325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63dc4c8601ec8c);
+        assert_eq!(fnv1a64(b"foobar"), 0x85944171f73967e8);
+    }
+}

@@ -123,3 +123,29 @@ mod tests {
         assert_eq!(format_rate_decimal(f64::NAN), "n/a");
     }
 }
+
+/// A count of CPUs' worth of run time (a CPU quota's quota / period) for people: two decimals
+/// (`1.50`), or as many as it takes (up to 6) when two would round it to another value
+/// (`1.99999` for 199999 / 100000, never `2.00`; `0.001`, never `0.00`).
+pub fn format_cpus(cpus: f64) -> String {
+    let two = format!("{cpus:.2}");
+    if (two.parse::<f64>().unwrap_or(f64::NAN) - cpus).abs() < 1e-12 {
+        return two;
+    }
+    let six = format!("{cpus:.6}");
+    six.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+#[cfg(test)]
+mod cpus_tests {
+    use super::format_cpus;
+
+    #[test]
+    fn quotas_never_round_to_another_value() {
+        assert_eq!(format_cpus(1.5), "1.50");
+        assert_eq!(format_cpus(2.0), "2.00");
+        assert_eq!(format_cpus(199_999.0 / 100_000.0), "1.99999");
+        assert_eq!(format_cpus(1_000.0 / 1_000_000.0), "0.001");
+        assert_eq!(format_cpus(0.5), "0.50");
+    }
+}

@@ -8,11 +8,23 @@
 //! - `RLIMIT_AS` and `RLIMIT_DATA` (`/proc/self/limits`, "Max address space" and
 //!   "Max data size", soft limit).
 //!
+//! Each limit keeps what already counts against it ([`MemoryLimit::in_use_bytes`]): the
+//! cgroup's `memory.current` (v2) or `memory.usage_in_bytes` / `memory.memsw.usage_in_bytes`
+//! (v1), beside the limit file; the process's `VmSize` / `VmData` (`/proc/self/status`) for
+//! `RLIMIT_AS` / `RLIMIT_DATA`. A run may use only the rest ([`MemoryLimit::headroom_bytes`]):
+//! a 2 GiB cgroup that other processes already fill to 1.5 GiB leaves 0.5 GiB, and the tool's
+//! own footprint counts too.
+//!
 //! CPUs: the intersection of the affinity mask (`sched_getaffinity` on the live machine,
 //! `Cpus_allowed_list` of `/proc/self/status` in a capture), the cgroup v2
 //! `cpuset.cpus.effective`, the cgroup v1 `cpuset.effective_cpus` / `cpuset.cpus`, and the
 //! legacy cpuset file system (`/proc/self/cpuset` names the cpuset; its mount holds
 //! `effective_cpus` / `cpus`).
+//!
+//! CPU time: the lowest CFS bandwidth limit ([`CpuQuota`]) of the cgroup v2 `cpu.max` and the
+//! cgroup v1 `cpu.cfs_quota_us` / `cpu.cfs_period_us`, in the process's cgroup and every
+//! ancestor: a quota of 1.5 CPUs lets the process's threads run 150 ms of every 100 ms period
+//! together, however many CPUs they may run on, and throttles them for the rest.
 //!
 //! Mount points come from `/proc/self/mountinfo` (cgroup v2 may sit at `/sys/fs/cgroup` or
 //! `/sys/fs/cgroup/unified`); without it the usual places under `/sys/fs/cgroup` are tried.
@@ -36,6 +48,18 @@ pub struct MemoryLimit {
     /// What set it, e.g. `cgroup v1 memory.limit_in_bytes (/sys/fs/cgroup/memory/a/memory.limit_in_bytes)`,
     /// `MemAvailable (/proc/meminfo)`, `RLIMIT_AS (/proc/self/limits)`.
     pub source: String,
+    /// Bytes already counted against the limit when it was read (see the module doc);
+    /// `None` when unknown (no usage file, or a value written before 2026-12-03).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_use_bytes: Option<u64>,
+}
+
+impl MemoryLimit {
+    /// What is left under the limit: `bytes` less `in_use_bytes` (all of it when the use is
+    /// unknown), bytes.
+    pub fn headroom_bytes(&self) -> u64 {
+        self.bytes.saturating_sub(self.in_use_bytes.unwrap_or(0))
+    }
 }
 
 /// One set of CPUs the process is confined to, and where it came from.
@@ -47,6 +71,25 @@ pub struct CpuLimit {
     pub source: String,
 }
 
+/// A CFS bandwidth limit on the process's cgroup or an ancestor: its threads together may run
+/// `quota_us` of every `period_us` (Documentation/scheduler/sched-bwc.rst).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuQuota {
+    /// Run time allowed per period, microseconds.
+    pub quota_us: u64,
+    /// The period, microseconds (> 0).
+    pub period_us: u64,
+    /// What set it: `cgroup v2 cpu.max (<file>)` or `cgroup v1 cpu.cfs_quota_us (<file>)`.
+    pub source: String,
+}
+
+impl CpuQuota {
+    /// CPUs' worth of run time: quota / period (1.5 = one and a half CPUs busy all the time).
+    pub fn cpus(&self) -> f64 {
+        self.quota_us as f64 / self.period_us as f64
+    }
+}
+
 /// Every limit found for the probing process.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Limits {
@@ -56,27 +99,33 @@ pub struct Limits {
     pub memory_limits: Vec<MemoryLimit>,
     /// CPU sets the process is confined to (affinity, cpusets).
     pub cpu_limits: Vec<CpuLimit>,
+    /// CFS bandwidth limits of its cgroups, innermost first (empty in values written before
+    /// 2026-12-04).
+    #[serde(default)]
+    pub cpu_quotas: Vec<CpuQuota>,
     /// Files that were there but could not be read or parsed.
     pub problems: Vec<Unknown>,
 }
 
 impl Limits {
-    /// The lowest of MemAvailable and every finite limit, with its source; `None` when none
-    /// is known.
+    /// The one of MemAvailable and every finite limit that leaves the least headroom
+    /// ([`MemoryLimit::headroom_bytes`]), with its source; `None` when none is known.
     pub fn memory_cap(&self) -> Option<MemoryLimit> {
         let avail = self.mem_available_bytes.known().map(|b| MemoryLimit {
             bytes: *b,
             source: "MemAvailable (/proc/meminfo)".into(),
+            in_use_bytes: None,
         });
         avail
             .into_iter()
             .chain(self.memory_limits.iter().cloned())
-            .min_by_key(|l| l.bytes)
+            .min_by_key(MemoryLimit::headroom_bytes)
     }
 
-    /// The lowest finite limit other than MemAvailable (cgroups, rlimits), if any.
+    /// The finite limit other than MemAvailable (cgroups, rlimits) that leaves the least
+    /// headroom, if any.
     pub fn lowest_limit(&self) -> Option<&MemoryLimit> {
-        self.memory_limits.iter().min_by_key(|l| l.bytes)
+        self.memory_limits.iter().min_by_key(|l| l.headroom_bytes())
     }
 
     /// The lowest finite cgroup limit (v1 or v2), bytes, if any.
@@ -86,6 +135,11 @@ impl Limits {
             .filter(|l| l.source.starts_with("cgroup"))
             .map(|l| l.bytes)
             .min()
+    }
+
+    /// The CPU quota that allows the least run time ([`lowest_cpu_quota`]), if any.
+    pub fn cpu_quota(&self) -> Option<&CpuQuota> {
+        lowest_cpu_quota(&self.cpu_quotas)
     }
 
     /// The CPUs usable by the process: the intersection of every CPU limit, with the sources
@@ -320,11 +374,28 @@ fn cgroup_memory_limits(
     out: &mut Vec<MemoryLimit>,
     problems: &mut Vec<Unknown>,
 ) {
-    let mut read_limit = |path: &str, what: &str| match root.read(path) {
+    // The usage file beside a limit: unknown when missing (the limit stands); one that is there
+    // but unreadable or not a byte count is named in the problems, never taken as 0.
+    let in_use = |path: &str, problems: &mut Vec<Unknown>| match root.read(path) {
+        Ok(t) => match t.trim().parse::<u64>() {
+            Ok(b) => Some(b),
+            Err(_) => {
+                problems.push(ProbeError::invalid(path, "bytes", t.trim()).into());
+                None
+            }
+        },
+        Err(e) if e.is_missing() => None,
+        Err(e) => {
+            problems.push(e.into());
+            None
+        }
+    };
+    let mut read_limit = |path: &str, what: &str, usage: &str| match root.read(path) {
         Ok(t) => match parse_limit_bytes(&t) {
             Ok(Some(b)) => out.push(MemoryLimit {
                 bytes: b,
                 source: format!("{what} ({path})"),
+                in_use_bytes: in_use(usage, problems),
             }),
             Ok(None) => {}
             Err(bad) => {
@@ -334,31 +405,159 @@ fn cgroup_memory_limits(
         Err(e) if e.is_missing() => {}
         Err(e) => problems.push(e.into()),
     };
+    for (v2, d) in cgroup_dirs_up(memberships, mounts, "memory") {
+        if v2 {
+            let current = format!("{d}/memory.current");
+            read_limit(&format!("{d}/memory.max"), "cgroup v2 memory.max", &current);
+            read_limit(
+                &format!("{d}/memory.high"),
+                "cgroup v2 memory.high",
+                &current,
+            );
+        } else {
+            read_limit(
+                &format!("{d}/memory.limit_in_bytes"),
+                "cgroup v1 memory.limit_in_bytes",
+                &format!("{d}/memory.usage_in_bytes"),
+            );
+            read_limit(
+                &format!("{d}/memory.memsw.limit_in_bytes"),
+                "cgroup v1 memory.memsw.limit_in_bytes",
+                &format!("{d}/memory.memsw.usage_in_bytes"),
+            );
+        }
+    }
+}
+
+/// The folders of the process's cgroups that can hold a limit of `controller`, each with
+/// whether it is in the unified (v2) hierarchy: for each line of `/proc/self/cgroup`, its
+/// folder in every mount of that hierarchy (v2, or a v1 mount with `controller`) and every
+/// ancestor up to the mount point, innermost first.
+fn cgroup_dirs_up(
+    memberships: &[CgroupMembership],
+    mounts: &[CgroupMount],
+    controller: &str,
+) -> Vec<(bool, String)> {
+    let mut out = Vec::new();
     for mb in memberships {
-        if mb.controllers.is_empty() {
-            for m in mounts.iter().filter(|m| m.fs == CgroupFs::V2) {
-                let dir = cgroup_dir(m, &mb.path);
-                for d in up_to(&dir, m.mount_point.trim_end_matches('/')) {
-                    read_limit(&format!("{d}/memory.max"), "cgroup v2 memory.max");
-                    read_limit(&format!("{d}/memory.high"), "cgroup v2 memory.high");
-                }
+        let v2 = mb.controllers.is_empty();
+        if !v2 && !mb.controllers.iter().any(|c| c == controller) {
+            continue;
+        }
+        let of_hierarchy = |m: &&CgroupMount| {
+            if v2 {
+                m.fs == CgroupFs::V2
+            } else {
+                has_controller(m, controller)
             }
-        } else if mb.controllers.iter().any(|c| c == "memory") {
-            for m in mounts.iter().filter(|m| has_controller(m, "memory")) {
-                let dir = cgroup_dir(m, &mb.path);
-                for d in up_to(&dir, m.mount_point.trim_end_matches('/')) {
-                    read_limit(
-                        &format!("{d}/memory.limit_in_bytes"),
-                        "cgroup v1 memory.limit_in_bytes",
-                    );
-                    read_limit(
-                        &format!("{d}/memory.memsw.limit_in_bytes"),
-                        "cgroup v1 memory.memsw.limit_in_bytes",
-                    );
-                }
+        };
+        for m in mounts.iter().filter(of_hierarchy) {
+            let dir = cgroup_dir(m, &mb.path);
+            for d in up_to(&dir, m.mount_point.trim_end_matches('/')) {
+                out.push((v2, d));
             }
         }
     }
+    out
+}
+
+/// Parses cgroup v2 `cpu.max` (`max 100000`, `50000 100000`): the quota (`None` for `max`) and
+/// the period, microseconds; `None` when it is neither form.
+pub fn parse_cpu_max_fields(text: &str) -> Option<(Option<u64>, u64)> {
+    let mut w = text.split_whitespace();
+    let quota = w.next()?;
+    let period_us: u64 = w.next()?.parse().ok()?;
+    let quota_us = if quota == "max" {
+        None
+    } else {
+        Some(quota.parse().ok()?)
+    };
+    Some((quota_us, period_us))
+}
+
+/// Reads every CFS bandwidth limit on the way up from the process's cgroups: v2 `cpu.max`
+/// (`max PERIOD` = none), v1 `cpu.cfs_quota_us` (-1 = none) with `cpu.cfs_period_us`. A file
+/// that is there but unreadable or malformed is named in `problems`, never taken as no limit.
+fn cgroup_cpu_quotas(
+    root: &SysRoot,
+    memberships: &[CgroupMembership],
+    mounts: &[CgroupMount],
+    out: &mut Vec<CpuQuota>,
+    problems: &mut Vec<Unknown>,
+) {
+    let read = |path: &str, problems: &mut Vec<Unknown>| match root.read(path) {
+        Ok(t) => Some(t.trim().to_string()),
+        Err(e) if e.is_missing() => None,
+        Err(e) => {
+            problems.push(e.into());
+            None
+        }
+    };
+    for (v2, d) in cgroup_dirs_up(memberships, mounts, "cpu") {
+        if v2 {
+            let path = format!("{d}/cpu.max");
+            let Some(t) = read(&path, problems) else {
+                continue;
+            };
+            match parse_cpu_max_fields(&t) {
+                Some((quota, period_us)) if period_us > 0 => {
+                    if let Some(quota_us) = quota {
+                        out.push(CpuQuota {
+                            quota_us,
+                            period_us,
+                            source: format!("cgroup v2 cpu.max ({path})"),
+                        });
+                    }
+                }
+                _ => problems.push(
+                    ProbeError::invalid(&path, "\"max PERIOD\" or \"QUOTA PERIOD\"", &t).into(),
+                ),
+            }
+            continue;
+        }
+        let qpath = format!("{d}/cpu.cfs_quota_us");
+        let Some(q) = read(&qpath, problems) else {
+            continue;
+        };
+        let ppath = format!("{d}/cpu.cfs_period_us");
+        let Some(p) = read(&ppath, problems) else {
+            continue;
+        };
+        let period_us = match p.parse::<u64>() {
+            Ok(v) if v > 0 => v,
+            _ => {
+                problems.push(ProbeError::invalid(&ppath, "microseconds > 0", &p).into());
+                continue;
+            }
+        };
+        match q.parse::<i64>() {
+            Ok(-1) => {}
+            Ok(v) if v > 0 => out.push(CpuQuota {
+                quota_us: v as u64,
+                period_us,
+                source: format!("cgroup v1 cpu.cfs_quota_us ({qpath})"),
+            }),
+            _ => problems.push(ProbeError::invalid(&qpath, "microseconds > 0 or -1", &q).into()),
+        }
+    }
+}
+
+/// The one of `quotas` that allows the least run time ([`CpuQuota::cpus`]): the one that binds.
+pub fn lowest_cpu_quota(quotas: &[CpuQuota]) -> Option<&CpuQuota> {
+    quotas.iter().min_by(|a, b| a.cpus().total_cmp(&b.cpus()))
+}
+
+/// Every CFS bandwidth limit of the process's cgroups and their ancestors (see
+/// [`CpuQuota`]), innermost first, and the files that could not be read or parsed.
+pub fn cpu_quotas(root: &SysRoot) -> (Vec<CpuQuota>, Vec<Unknown>) {
+    let memberships = root
+        .read("/proc/self/cgroup")
+        .map(|t| parse_proc_cgroup(&t))
+        .unwrap_or_default();
+    let mounts = cgroup_mounts(root, &memberships);
+    let (mut found, mut problems) = (Vec::new(), Vec::new());
+    cgroup_cpu_quotas(root, &memberships, &mounts, &mut found, &mut problems);
+    (found, problems)
 }
 
 /// The first of `candidates` that exists, read as a CPU list; `Ok(None)` when none exists.
@@ -516,18 +715,24 @@ pub fn probe(root: &SysRoot) -> Limits {
         &mut problems,
     );
     if let Ok(text) = root.read("/proc/self/limits") {
-        for (row, name) in [
-            ("Max address space", "RLIMIT_AS"),
-            ("Max data size", "RLIMIT_DATA"),
+        let status = root.read("/proc/self/status").ok();
+        for (row, name, used) in [
+            ("Max address space", "RLIMIT_AS", "VmSize"),
+            ("Max data size", "RLIMIT_DATA", "VmData"),
         ] {
             if let Some(Some(b)) = parse_proc_limits(&text, row) {
                 memory_limits.push(MemoryLimit {
                     bytes: b,
                     source: format!("{name} (/proc/self/limits)"),
+                    in_use_bytes: status
+                        .as_deref()
+                        .and_then(|t| crate::memory::meminfo::parse_meminfo_bytes(t, used)),
                 });
             }
         }
     }
+    let mut cpu_quotas = Vec::new();
+    cgroup_cpu_quotas(root, &memberships, &mounts, &mut cpu_quotas, &mut problems);
     let mut cpu_limits: Vec<CpuLimit> = affinity(root, &mut problems).into_iter().collect();
     let (sets, p) = cgroup_cpusets(root);
     cpu_limits.extend(sets);
@@ -536,6 +741,7 @@ pub fn probe(root: &SysRoot) -> Limits {
         mem_available_bytes,
         memory_limits,
         cpu_limits,
+        cpu_quotas,
         problems,
     }
 }
@@ -618,12 +824,15 @@ Max address space         1073741824           unlimited            bytes
                 MemoryLimit {
                     bytes: 1 << 30,
                     source: "cgroup v2 memory.high (x)".into(),
+                    in_use_bytes: None,
                 },
                 MemoryLimit {
                     bytes: 200 << 20,
                     source: "cgroup v1 memory.limit_in_bytes (y)".into(),
+                    in_use_bytes: None,
                 },
             ],
+            cpu_quotas: vec![],
             cpu_limits: vec![
                 CpuLimit {
                     cpus: set("0-7"),

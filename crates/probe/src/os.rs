@@ -609,16 +609,22 @@ pub fn summary(os: &Os) -> String {
         Probed::Known(c) => {
             let _ = writeln!(
                 out,
-                "  cgroup cpu {} ({}), cpuset {}, memory {} ({})",
+                "  cgroup cpu {}, cpuset {}, memory {} ({})",
                 match &c.cpu_max {
+                    // the source names the version ("cgroup v1 cpu.cfs_quota_us (FILE)")
                     Probed::Known(CpuMax {
                         quota_us: Some(q),
                         period_us,
-                    }) => format!("{q}/{period_us} us"),
-                    Probed::Known(_) => "unlimited".into(),
-                    Probed::Unknown(u) => format!("unknown ({u})"),
+                        source: Some(s),
+                    }) => format!("{q}/{period_us} us, from {s}"),
+                    Probed::Known(CpuMax {
+                        quota_us: Some(q),
+                        period_us,
+                        source: None,
+                    }) => format!("{q}/{period_us} us ({})", version(c.cpu_version)),
+                    Probed::Known(_) => format!("unlimited ({})", version(c.cpu_version)),
+                    Probed::Unknown(u) => format!("unknown ({u}) ({})", version(c.cpu_version)),
                 },
-                version(c.cpu_version),
                 show(&c.cpuset_cpus),
                 match &c.memory_max_bytes {
                     Probed::Known(Some(b)) => hwsurvey_model::units::format_bytes_binary(*b),

@@ -82,6 +82,12 @@ pub struct RunEnv {
     /// written before it was kept.
     #[serde(default)]
     pub memory_limit: Option<crate::limits::MemoryLimit>,
+    /// The cgroup CPU quota that allows the least run time (v2 `cpu.max`, v1
+    /// `cpu.cfs_quota_us`, up the hierarchy; see [`crate::limits::CpuQuota`]); `None` when
+    /// there is none, or in result files written before 2026-12-04. Threads past its CPUs'
+    /// worth are throttled, whatever [`RunEnv::usable_cpus`] holds.
+    #[serde(default)]
+    pub cpu_quota: Option<crate::limits::CpuQuota>,
     /// Base page size, bytes (`KernelPageSize` of the first mapping in `/proc/self/smaps`).
     pub base_page_size_bytes: Probed<u64>,
     /// hugetlb pools.
@@ -123,22 +129,7 @@ fn read_word(root: &SysRoot, path: &str) -> Probed<String> {
     }
 }
 
-/// Parses `/proc/meminfo` and returns the named field in bytes (the kernel's "kB" is KiB).
-pub fn parse_meminfo_bytes(text: &str, field: &str) -> Option<u64> {
-    text.lines().find_map(|line| {
-        let (name, rest) = line.split_once(':')?;
-        if name.trim() != field {
-            return None;
-        }
-        let mut it = rest.split_whitespace();
-        let value: u64 = it.next()?.parse().ok()?;
-        match it.next() {
-            Some("kB") => value.checked_mul(1024),
-            None => Some(value),
-            Some(_) => None,
-        }
-    })
-}
+pub use crate::memory::meminfo::parse_meminfo_bytes;
 
 /// Parses the bracketed selection of a sysfs mode file: `always [madvise] never` -> `madvise`.
 pub fn parse_bracketed(text: &str) -> Option<String> {
@@ -381,6 +372,7 @@ impl RunEnv {
             mem_available_bytes,
             cgroup_memory_limit_bytes: cgroup_limit(&limits),
             memory_limit: limits.lowest_limit().cloned(),
+            cpu_quota: limits.cpu_quota().cloned(),
             base_page_size_bytes,
             huge_pools,
             thp_enabled,
@@ -398,8 +390,18 @@ impl RunEnv {
         self.usable_cpus.len().max(1)
     }
 
+    /// The CPU quota when it allows less run time than the usable CPUs can take (quota / period
+    /// below their number): threads past it are throttled. `None` otherwise.
+    pub fn binding_cpu_quota(&self) -> Option<&crate::limits::CpuQuota> {
+        self.cpu_quota
+            .as_ref()
+            .filter(|q| q.cpus() < self.cpu_count() as f64)
+    }
+
     /// Memory the whole run may use: `fraction` x the lowest of MemAvailable, the cgroup
-    /// limit and [`RunEnv::memory_limit`], bytes. `None` when none is known.
+    /// limit and the headroom under [`RunEnv::memory_limit`] (its limit less what already
+    /// counts against it: the cgroup's other processes and this one, or this process's address
+    /// space), bytes. `None` when none is known.
     pub fn memory_cap_bytes(&self, fraction: f64) -> Option<u64> {
         self.memory_cap(fraction).map(|(b, _)| b)
     }
@@ -415,7 +417,16 @@ impl RunEnv {
             candidates.push((*c, "cgroup limit".into()));
         }
         if let Some(l) = &self.memory_limit {
-            candidates.push((l.bytes, l.source.clone()));
+            let source = match l.in_use_bytes {
+                Some(used) => format!(
+                    "{}: limit {}, {} in use",
+                    l.source,
+                    hwsurvey_model::units::format_bytes_binary(l.bytes),
+                    hwsurvey_model::units::format_bytes_binary(used)
+                ),
+                None => l.source.clone(),
+            };
+            candidates.push((l.headroom_bytes(), source));
         }
         // The named limit wins a tie with the bare cgroup number (same value, better source).
         let (base, source) = candidates.into_iter().rev().min_by_key(|(b, _)| *b)?;
@@ -503,5 +514,32 @@ mod tests {
         assert_eq!(env.memory_cap_bytes(0.5), Some(200));
         env.cgroup_memory_limit_bytes = Probed::Known(None);
         assert_eq!(env.memory_cap_bytes(0.5), Some(500));
+    }
+
+    /// The breaker's case (2026-12-03): a 32 MiB cgroup v1 limit planned an 8 MiB working set
+    /// (0.25 x the limit) while hwsurvey itself held about 37 MB, and the run was OOM-killed.
+    /// The cap is now a fraction of what is left under the limit.
+    #[test]
+    fn memory_cap_leaves_out_what_already_counts_against_the_limit() {
+        let mut env = RunEnv::read(&SysRoot::new("/nonexistent-root"));
+        env.mem_available_bytes = Probed::Known(20 << 30);
+        env.cgroup_memory_limit_bytes = Probed::Known(Some(2 << 30));
+        env.memory_limit = Some(crate::limits::MemoryLimit {
+            bytes: 2 << 30,
+            source: "cgroup v2 memory.max (/sys/fs/cgroup/a/memory.max)".into(),
+            in_use_bytes: Some(1536 << 20),
+        });
+        let (cap, source) = env.memory_cap(0.5).unwrap();
+        assert_eq!(cap, 256 << 20);
+        assert_eq!(
+            source,
+            "cgroup v2 memory.max (/sys/fs/cgroup/a/memory.max): limit 2 GiB, 1.50 GiB in use"
+        );
+        // Filled past the limit (memory.high lets it): nothing left, a cap of 0.
+        env.memory_limit.as_mut().unwrap().in_use_bytes = Some(3 << 30);
+        assert_eq!(env.memory_cap_bytes(0.5), Some(0));
+        // Use unknown: the whole limit, as before.
+        env.memory_limit.as_mut().unwrap().in_use_bytes = None;
+        assert_eq!(env.memory_cap_bytes(0.5), Some(1 << 30));
     }
 }

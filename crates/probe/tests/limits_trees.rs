@@ -120,6 +120,81 @@ fn v2_memory_high_and_rlimits_count_too() {
             == "cgroup v2 memory.max (/sys/fs/cgroup/unified/user.slice/job/memory.max)"));
 }
 
+/// What already counts against each limit is read beside it: v1 `memory.usage_in_bytes` and
+/// `memory.memsw.usage_in_bytes`, v2 `memory.current`, and the process's own `VmSize` for
+/// `RLIMIT_AS`. The cap is the limit with the least left under it, not the lowest limit: the
+/// 512 MiB v1 parent holding 500 MiB leaves 12 MiB, less than 64 MiB of address space with
+/// 40 MiB mapped (24 MiB left), less than the 1 GiB memory.high.
+#[test]
+fn the_cap_is_the_least_headroom_under_a_limit() {
+    let t = hybrid_tree();
+    let r = t.path();
+    write(
+        r,
+        "/sys/fs/cgroup/memory/jobs/memory.usage_in_bytes",
+        "524288000\n",
+    );
+    write(
+        r,
+        "/sys/fs/cgroup/memory/jobs/memory.memsw.usage_in_bytes",
+        "600000000",
+    );
+    write(
+        r,
+        "/sys/fs/cgroup/unified/user.slice/memory.current",
+        "2048",
+    );
+    write(
+        r,
+        "/proc/self/limits",
+        "Limit                     Soft Limit           Hard Limit           Units\n\
+         Max address space         67108864             unlimited            bytes",
+    );
+    write(
+        r,
+        "/proc/self/status",
+        "Name:\thwsurvey\nVmSize:\t   40960 kB\nCpus_allowed_list:\t0-7\n",
+    );
+    let l = limits::probe(&SysRoot::new(r));
+    let used: Vec<(u64, Option<u64>)> = l
+        .memory_limits
+        .iter()
+        .map(|m| (m.bytes, m.in_use_bytes))
+        .collect();
+    assert_eq!(
+        used,
+        [
+            (512 << 20, Some(524_288_000)),
+            (768 << 20, Some(600_000_000)),
+            (1 << 30, Some(2048)),
+            (64 << 20, Some(40 << 20)),
+        ],
+        "{l:?}"
+    );
+    let cap = l.memory_cap().expect("a cap");
+    assert_eq!(cap.headroom_bytes(), (512 << 20) - 524_288_000);
+    assert_eq!(
+        cap.source,
+        "cgroup v1 memory.limit_in_bytes (/sys/fs/cgroup/memory/jobs/memory.limit_in_bytes)"
+    );
+    // 512 MiB less 500 MiB: 12 MiB.
+    assert_eq!(cap.headroom_bytes(), 12 << 20);
+    assert!(l.problems.is_empty(), "{:?}", l.problems);
+    // A usage file that is there but holds no byte count is named, not taken as 0.
+    write(
+        r,
+        "/sys/fs/cgroup/unified/user.slice/memory.current",
+        "lots\n",
+    );
+    let l = limits::probe(&SysRoot::new(r));
+    assert_eq!(l.memory_limits[2].in_use_bytes, None);
+    let p = format!("{:?}", l.problems);
+    assert!(
+        p.contains("/sys/fs/cgroup/unified/user.slice/memory.current") && p.contains("lots"),
+        "{p}"
+    );
+}
+
 #[test]
 fn no_limit_anywhere_leaves_mem_available() {
     let t = tempfile::tempdir().expect("tempdir");
@@ -211,4 +286,130 @@ fn allowed_cpus_from_v2_walk_up_to_the_nearest_cpuset() {
     let u = l.usable_cpus().expect("usable CPUs");
     assert_eq!(u.cpus, set("1,3"));
     assert_eq!(u.source, "/sys/fs/cgroup/a/cpuset.cpus.effective");
+}
+
+/// CPU quotas, as the kernel writes them (Documentation/scheduler/sched-bwc.rst): cgroup v2
+/// `cpu.max` up the hierarchy (the child's `max 100000` is no limit; its parent's
+/// `150000 100000` is 1.5 CPUs), and cgroup v1 `cpu.cfs_quota_us` / `cpu.cfs_period_us`
+/// (`-1` = none; the parent's 50000 per 20000 is 2.5 CPUs). The least run time wins.
+#[test]
+fn cpu_quotas_up_the_hierarchy_in_v1_and_v2() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let r = t.path();
+    write(r, "/proc/meminfo", MEMINFO);
+    write(
+        r,
+        "/proc/self/mountinfo",
+        "25 20 0:22 / /sys/fs/cgroup ro - tmpfs tmpfs ro,mode=755\n\
+         30 25 0:27 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct\n\
+         32 25 0:29 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw",
+    );
+    write(
+        r,
+        "/proc/self/cgroup",
+        "5:cpu,cpuacct:/batch/job7\n0::/user.slice/job",
+    );
+    write(
+        r,
+        "/sys/fs/cgroup/cpu,cpuacct/batch/job7/cpu.cfs_quota_us",
+        "-1",
+    );
+    write(
+        r,
+        "/sys/fs/cgroup/cpu,cpuacct/batch/job7/cpu.cfs_period_us",
+        "100000",
+    );
+    write(
+        r,
+        "/sys/fs/cgroup/cpu,cpuacct/batch/cpu.cfs_quota_us",
+        "50000",
+    );
+    write(
+        r,
+        "/sys/fs/cgroup/cpu,cpuacct/batch/cpu.cfs_period_us",
+        "20000",
+    );
+    write(
+        r,
+        "/sys/fs/cgroup/unified/user.slice/job/cpu.max",
+        "max 100000",
+    );
+    write(
+        r,
+        "/sys/fs/cgroup/unified/user.slice/cpu.max",
+        "150000 100000",
+    );
+    let l = limits::probe(&SysRoot::new(r));
+    assert!(l.problems.is_empty(), "{:?}", l.problems);
+    let got: Vec<(u64, u64, &str)> = l
+        .cpu_quotas
+        .iter()
+        .map(|q| (q.quota_us, q.period_us, q.source.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                50000,
+                20000,
+                "cgroup v1 cpu.cfs_quota_us (/sys/fs/cgroup/cpu,cpuacct/batch/cpu.cfs_quota_us)"
+            ),
+            (
+                150000,
+                100000,
+                "cgroup v2 cpu.max (/sys/fs/cgroup/unified/user.slice/cpu.max)"
+            ),
+        ]
+    );
+    let q = l.cpu_quota().expect("a quota");
+    assert_eq!(q.cpus(), 1.5);
+    assert!(q.source.ends_with("/user.slice/cpu.max)"), "{}", q.source);
+}
+
+/// A quota file that is there but malformed is named with its value, never taken as no limit.
+#[test]
+fn a_bad_cpu_quota_file_is_named() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let r = t.path();
+    write(r, "/proc/meminfo", MEMINFO);
+    write(
+        r,
+        "/proc/self/mountinfo",
+        "32 25 0:29 / /sys/fs/cgroup rw,relatime - cgroup2 cgroup2 rw",
+    );
+    write(r, "/proc/self/cgroup", "0::/job");
+    write(r, "/sys/fs/cgroup/job/cpu.max", "lots 100000");
+    let l = limits::probe(&SysRoot::new(r));
+    assert!(l.cpu_quotas.is_empty());
+    let p = format!("{:?}", l.problems);
+    assert!(
+        p.contains("/sys/fs/cgroup/job/cpu.max") && p.contains("lots"),
+        "{p}"
+    );
+}
+
+/// The machine document's cgroup CPU limit (`os.cgroup.cpu_max`) follows the walk up the
+/// hierarchy: a malformed quota file on an ancestor makes it unknown, naming the file and
+/// the text, never "unlimited" because the process's own cgroup says `max`.
+#[test]
+fn a_bad_ancestor_quota_makes_the_machines_cpu_limit_unknown() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let r = t.path();
+    write(
+        r,
+        "/proc/self/mountinfo",
+        "32 25 0:29 / /sys/fs/cgroup rw,relatime - cgroup2 cgroup2 rw",
+    );
+    write(r, "/proc/self/cgroup", "0::/job/step");
+    write(r, "/sys/fs/cgroup/job/step/cpu.max", "max 100000");
+    write(r, "/sys/fs/cgroup/job/cpu.max", "lots 100000");
+    let os = hwsurvey_probe::os::probe(&SysRoot::new(r));
+    let c = os.cgroup.known().expect("cgroup").clone();
+    let why = format!("{:?}", c.cpu_max);
+    assert!(
+        why.contains("Unknown")
+            && why.contains("/sys/fs/cgroup/job/cpu.max")
+            && why.contains("lots"),
+        "{why}"
+    );
 }

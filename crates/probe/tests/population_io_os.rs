@@ -279,7 +279,9 @@ fn os_settings_from_a_tree() {
         c.cpu_max,
         Probed::Known(CpuMax {
             quota_us: Some(50_000),
-            period_us: 100_000
+            period_us: 100_000,
+            // read directly: this tree has no mountinfo nor cgroup.controllers for the walk
+            source: None,
         })
     );
     assert_eq!(c.cpuset_cpus.known().unwrap().to_list_string(), "0-3");
@@ -312,7 +314,8 @@ fn os_settings_from_a_tree() {
         c.cpu_max,
         Probed::Known(CpuMax {
             quota_us: None,
-            period_us: 100_000
+            period_us: 100_000,
+            source: None,
         })
     );
     assert_eq!(c.cpuset_cpus.known().unwrap().len(), 2);

@@ -77,6 +77,24 @@ pub struct CpuFacts {
     pub threads_per_core: Probed<u32>,
     /// Scaling governor per online CPU (`cpuN/cpufreq/scaling_governor`).
     pub governors: Probed<Vec<(CpuId, String)>>,
+    /// The cgroup CPU quota that allows the least run time, on the process's cgroup or an
+    /// ancestor (v2 `cpu.max`, v1 `cpu.cfs_quota_us` / `cpu.cfs_period_us`); `Known(None)` =
+    /// no quota.
+    #[serde(default = "no_quota_given")]
+    pub quota: Probed<Option<QuotaFacts>>,
+}
+
+/// A CPU quota: CPUs' worth of run time (quota / period) and the file that set it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QuotaFacts {
+    /// quota / period (1.5 = one and a half CPUs busy all the time).
+    pub cpus: f64,
+    /// The file, e.g. `cgroup v2 cpu.max (/sys/fs/cgroup/job/cpu.max)`.
+    pub source: String,
+}
+
+fn no_quota_given() -> Probed<Option<QuotaFacts>> {
+    not_given("CPU quota")
 }
 
 impl Default for CpuFacts {
@@ -90,6 +108,7 @@ impl Default for CpuFacts {
             smt_control: not_given("SMT control"),
             threads_per_core: not_given("threads per core"),
             governors: not_given("governors"),
+            quota: no_quota_given(),
         }
     }
 }

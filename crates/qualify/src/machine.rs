@@ -7,7 +7,7 @@ use hwsurvey_probe::Machine;
 
 use crate::facts::{
     not_given, BinaryFacts, DimmFacts, EdacDimmFacts, Facts, HugePool, NodeFacts, PcieLinkFacts,
-    ResultFacts, TargetFacts,
+    QuotaFacts, ResultFacts, TargetFacts,
 };
 
 /// The facts the rules need, read from a probed machine.
@@ -24,6 +24,21 @@ pub fn from_machine(m: &Machine) -> Facts {
         Probed::Known(m.cpu.cpus.iter().map(|c| c.cpu).collect::<CpuSet>())
     };
     f.cpu.allowed = m.cpu.allowed.status_cpus.clone();
+    f.cpu.quota = match &m.os.cgroup {
+        Probed::Known(c) => match &c.cpu_max {
+            Probed::Known(q) => Probed::Known(match (q.quota_us, q.period_us) {
+                (Some(quota), period) if period > 0 => Some(QuotaFacts {
+                    cpus: quota as f64 / period as f64,
+                    source: q.source.clone().unwrap_or_else(|| {
+                        "the cgroup's cpu.max or cpu.cfs_quota_us (/sys/fs/cgroup)".into()
+                    }),
+                }),
+                _ => None,
+            }),
+            Probed::Unknown(u) => Probed::Unknown(u.clone()),
+        },
+        Probed::Unknown(u) => Probed::Unknown(u.clone()),
+    };
     let by_threads = &m.cpu.topology.cores_by_threads;
     f.cpu.threads_per_core = match by_threads.keys().collect::<Vec<_>>().as_slice() {
         [one] => Probed::Known(**one),

@@ -47,12 +47,7 @@ impl std::fmt::Display for RulesRef {
     }
 }
 
-/// FNV-1a, 64 bits (offset basis 0xcbf29ce484222325, prime 0x100000001b3; Fowler, Noll, Vo).
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
+pub use hwsurvey_model::text::fnv1a64;
 
 /// The `qualification` field of a result file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -179,14 +174,6 @@ pub fn evaluate_for_run(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fnv1a64_reference_values() {
-        // FNV-1a 64 test vectors (Fowler/Noll/Vo reference): "" and "a".
-        assert_eq!(fnv1a64(b""), 0xcbf29ce484222325);
-        assert_eq!(fnv1a64(b"a"), 0xaf63dc4c8601ec8c);
-        assert_eq!(fnv1a64(b"foobar"), 0x85944171f73967e8);
-    }
 
     #[test]
     fn builtin_text_is_the_builtin_set() {

@@ -778,3 +778,37 @@ fn pcie_uplink_shared_by_four_drives_warns_once_naming_them() {
         .summary
         .contains("no endpoint below a PCIe root port"));
 }
+
+/// A cgroup CPU quota below the CPUs the process may use warns, naming the quota's file and
+/// the CPUs; a quota at or above them, or none, passes silently.
+#[test]
+fn cpu_quota_below_the_usable_cpus_warns() {
+    let mut f = Facts::default();
+    f.cpu.online = set("0-3");
+    f.cpu.allowed = set("0-3");
+    f.cpu.quota = Probed::Known(Some(QuotaFacts {
+        cpus: 1.5,
+        source: "cgroup v2 cpu.max (/sys/fs/cgroup/job/cpu.max)".into(),
+    }));
+    let out = rules::cpu_quota(&f, &Params::default());
+    assert_eq!(verdicts(&out), vec![Verdict::Warn]);
+    assert_eq!(
+        out[0].summary,
+        "a cgroup CPU quota allows 1.50 CPUs' worth of run time of the 4 this process may use: \
+         threads past it are throttled"
+    );
+    // the usable CPUs are the allowed and online ones: 2 allowed, a quota of 2.5 does not bind
+    f.cpu.allowed = set("0-1");
+    f.cpu.quota = Probed::Known(Some(QuotaFacts {
+        cpus: 2.5,
+        source: "cgroup v1 cpu.cfs_quota_us (x)".into(),
+    }));
+    assert!(rules::cpu_quota(&f, &Params::default()).is_empty());
+    f.cpu.quota = Probed::Known(None);
+    assert!(rules::cpu_quota(&f, &Params::default()).is_empty());
+    f.cpu.quota = Facts::default().cpu.quota;
+    assert_eq!(
+        verdicts(&rules::cpu_quota(&f, &Params::default())),
+        vec![Verdict::NotEvaluated]
+    );
+}

@@ -69,10 +69,42 @@ pub fn compare(
         })
         .collect();
     let mut flags = Vec::new();
-    if inputs.iter().any(|i| {
-        i.file.profile.id != first.file.profile.id
-            || i.file.profile.version != first.file.profile.version
-    }) {
+    // One id and version with other settings: an edited copy of a profile (its fingerprint
+    // differs; files written before fingerprints were kept are taken at their word).
+    let edited = inputs.iter().any(|i| {
+        matches!(
+            (&i.file.profile.fingerprint, &first.file.profile.fingerprint),
+            (Some(a), Some(b)) if a != b
+        )
+    });
+    let versions: Vec<String> = if edited {
+        let mut v: Vec<String> = inputs
+            .iter()
+            .map(|i| {
+                format!(
+                    "{}: {} v{} (settings {})",
+                    i.label,
+                    i.file.profile.id,
+                    i.file.profile.version,
+                    i.file.profile.fingerprint.as_deref().unwrap_or("unknown")
+                )
+            })
+            .collect();
+        v.push(
+            "one id and version with other settings is an edited copy of a profile: give a \
+             changed profile its own id or version"
+                .into(),
+        );
+        v
+    } else {
+        versions
+    };
+    if edited
+        || inputs.iter().any(|i| {
+            i.file.profile.id != first.file.profile.id
+                || i.file.profile.version != first.file.profile.version
+        })
+    {
         if !force {
             return Err(CompareError::ProfileMismatch(versions.join("; ")));
         }

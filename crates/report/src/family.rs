@@ -97,6 +97,12 @@ pub(crate) fn family_table(inputs: &[Input], base: usize, family: &str, flags: &
     for &k in &others {
         columns.push(format!("{} vs {}", inputs[k].label, inputs[base].label));
     }
+    // A run the headline calls not comparable (emulated, quick profile, busy at start, ...)
+    // gets no win or loss here either.
+    let comparable: Vec<bool> = inputs
+        .iter()
+        .map(|i| crate::headline::not_comparable(&i.file).is_empty())
+        .collect();
     let mut rows = Vec::new();
     for id in &ids {
         let metrics: Vec<Result<&MetricResult, String>> = inputs
@@ -120,7 +126,11 @@ pub(crate) fn family_table(inputs: &[Input], base: usize, family: &str, flags: &
             })
             .collect();
         for &k in &others {
-            cells.push(relative(&metrics[k], &metrics[base]));
+            cells.push(relative(
+                &metrics[k],
+                &metrics[base],
+                comparable[k] && comparable[base],
+            ));
         }
         rows.push(Row {
             label: id.clone(),
@@ -133,7 +143,7 @@ pub(crate) fn family_table(inputs: &[Input], base: usize, family: &str, flags: &
         rows.push(critical_ratio_row(inputs, others.len()));
     }
     let mut notes = flags.to_vec();
-    notes.push("value = median of the samples (CV = coefficient of variation); a relative figure inside both runs' noise (overlapping 95% bootstrap intervals of the medians, or a difference below the larger CV) is shown as \"within noise\", never as a win or a loss".into());
+    notes.push("value = median of the samples (CV = coefficient of variation); a relative figure inside both runs' noise (overlapping 95% bootstrap intervals of the medians, or a difference below the larger CV) is shown as \"within noise\", never as a win or a loss; a relative figure of a run the headline calls not comparable (or against such a baseline) is shown as \"not comparable\"".into());
     Table {
         id: format!("family:{family}"),
         title: family.to_string(),
@@ -144,6 +154,11 @@ pub(crate) fn family_table(inputs: &[Input], base: usize, family: &str, flags: &
         plot: None,
     }
 }
+
+/// The note of a relative cell inside both runs' noise.
+pub(crate) const WITHIN_NOISE: &str = "within noise";
+/// The note of a relative cell where one of the two runs is not comparable.
+pub(crate) const NOT_COMPARABLE: &str = "not comparable";
 
 /// `service.point_select`: the critical rate with THP over that with base pages, per platform
 /// (the page-size effect on latency-bounded throughput); a missing cell says which critical
@@ -177,7 +192,13 @@ fn critical_ratio_row(inputs: &[Input], vs_columns: usize) -> Row {
     }
 }
 
-fn relative(m: &Result<&MetricResult, String>, b: &Result<&MetricResult, String>) -> Cell {
+/// The ratio of `m` to the baseline `b`, judged: "within noise", "+N% better", "-N% worse",
+/// or "not comparable" when `comparable` is false (never a win or a loss).
+fn relative(
+    m: &Result<&MetricResult, String>,
+    b: &Result<&MetricResult, String>,
+    comparable: bool,
+) -> Cell {
     let (Ok(m), Ok(b)) = (m, b) else {
         return Cell::missing("no pair to compare");
     };
@@ -189,11 +210,18 @@ fn relative(m: &Result<&MetricResult, String>, b: &Result<&MetricResult, String>
     }
     let ratio = sm.median / sb.median;
     let text = format!("{:.2}x", ratio);
-    if hwsurvey_stats::within_noise(sm, sb) {
+    let verdict = if !comparable {
+        Some(NOT_COMPARABLE)
+    } else if hwsurvey_stats::within_noise(sm, sb) {
+        Some(WITHIN_NOISE)
+    } else {
+        None
+    };
+    if let Some(verdict) = verdict {
         return Cell {
             text,
             value: Some(ratio),
-            note: Some("within noise".into()),
+            note: Some(verdict.into()),
             missing: None,
             x: None,
             stats: None,

@@ -22,7 +22,7 @@ pub enum CompareError {
     #[error("no result files to compare")]
     Empty,
     /// Different profiles or profile versions, without --force.
-    #[error("results come from different profile versions ({0}); compare them anyway with --mixed-profiles, and every table is flagged")]
+    #[error("results come from different profile versions or settings ({0}); compare them anyway with --mixed-profiles, and every table is flagged")]
     ProfileMismatch(String),
     /// --baseline names no column.
     #[error("--baseline {} is not one of the column labels ({})", quote(.0), shorten(.1, 1000))]

@@ -208,9 +208,10 @@ pub fn terminal_fitted(c: &Comparison, width: Option<usize>) -> String {
     terminal_with(c, width, false)
 }
 
-/// [`terminal_fitted`] with every note on one line, cut with `…` at `width` (or at
-/// [`HEADLINE_COLUMNS`] in a pipe): for summaries that must stay short (`run`'s closing
-/// headline), the full notes being in `compare`'s output of the same file.
+/// [`terminal_fitted`] with every note on one line: cut with `…` at `width` on a terminal, in
+/// full to a pipe or file (`width` `None`, where nothing is cut, as lscpu and numactl print):
+/// for summaries that must stay short (`run`'s closing headline), the full notes being in
+/// `compare`'s output of the same file.
 pub fn terminal_brief(c: &Comparison, width: Option<usize>) -> String {
     terminal_with(c, width, true)
 }
@@ -246,10 +247,17 @@ fn terminal_with(c: &Comparison, width: Option<usize>, one_line_notes: bool) -> 
         out += &format!("{}\n{table}\n", t.title);
         for n in marks.notes_of(t) {
             let n = format!("note: {n}");
-            match w {
-                Some(w) if one_line_notes => out += &cut_line(&n, w),
-                Some(w) => out += &wrap_note(&n, w, 6),
-                None => out += &n,
+            match (w, width) {
+                // a terminal: the brief form cuts a note at its width, but never why a run
+                // is not comparable (cut, a CPU quota's reason was lost: breaker finding)
+                (Some(w), Some(_)) if one_line_notes && !n.contains("not comparable") => {
+                    out += &cut_line(&n, w)
+                }
+                (Some(w), Some(_)) if one_line_notes => out += &wrap_note(&n, w, 6),
+                // a pipe or file: printed in full, on one line in the brief form
+                (_, None) if one_line_notes => out += &n,
+                (Some(w), _) => out += &wrap_note(&n, w, 6),
+                (None, _) => out += &n,
             }
             out.push('\n');
         }
@@ -321,7 +329,8 @@ pub fn csv_field(s: &str) -> String {
 
 /// CSV: `table,row,unit,column,value,text,note,missing,n,min,max,cv,ci95_low,ci95_high`, one
 /// line per flag of the comparison first (table `flags`, row = its number, the flag in `text`:
-/// time-limited or incomplete runs, --force), then one line per cell; `value` in the row's base unit (`bytes_per_s`, `ns`), so machines read
+/// time-limited or incomplete runs, --force), then one line per cell, each table's notes
+/// after its cells (row `note`, the `[n] ...` text its cells' marks point at); `value` in the row's base unit (`bytes_per_s`, `ns`), so machines read
 /// numbers, people read `text`. For a measured median the last six fields are its statistics
 /// ([`crate::CellStats`]: sample count, min, max, CV as a fraction, 95 % interval of the
 /// median, same unit); empty for other cells.
@@ -369,6 +378,16 @@ pub fn csv(c: &Comparison) -> String {
                 out += &fields.map(|f| csv_field(&f)).collect::<Vec<_>>().join(",");
                 out.push('\n');
             }
+        }
+        // the table's notes, which its "[n]" marks point at (why a run is not comparable,
+        // why a figure is missing): row `note`, the note in `text`
+        for n in &t.notes {
+            let mut fields = vec![String::new(); 14];
+            fields[0] = csv_field(&t.id);
+            fields[1] = "note".into();
+            fields[5] = csv_field(n);
+            out += &fields.join(",");
+            out.push('\n');
         }
     }
     out
@@ -436,7 +455,8 @@ fn cell_class(t: &Table, cell: &crate::Cell) -> &'static str {
         (Some(_), _) => "missing",
         (None, Some(n)) if n.ends_with("better") => "num better",
         (None, Some(n)) if n.ends_with("worse") => "num worse",
-        (None, Some("within noise")) => "num noise",
+        (None, Some(crate::family::WITHIN_NOISE)) => "num noise",
+        (None, Some(crate::family::NOT_COMPARABLE)) => "num nc",
         _ if cell.value.is_some() => "num",
         _ => "",
     }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use hwsurvey_model::units::{format_bytes_binary, plural};
+use hwsurvey_model::units::{format_bytes_binary, format_cpus, plural};
 use hwsurvey_result::outcome::Better;
 use hwsurvey_result::plan::{Plan, SkippedPoint};
 use hwsurvey_result::{ResultFile, TestResult};
@@ -16,6 +16,27 @@ use crate::format::{duration_text, human_metric};
 use crate::headline::run_tables;
 use crate::input::{default_label, Input};
 use crate::layout::Comparison;
+
+/// ` (CPU quota 1.50 CPUs from SOURCE: threads past 1.50 CPUs' worth of run time are
+/// throttled)` after the usable CPUs; a quota at or above them reads ` (CPU quota 4.00 CPUs from SOURCE, not
+/// binding)`.
+fn quota_words(q: &hwsurvey_probe::limits::CpuQuota, usable: usize) -> String {
+    if q.cpus() < usable as f64 {
+        format!(
+            " (CPU quota {} CPUs from {}: threads past {} CPUs' worth of run time are \
+             throttled)",
+            format_cpus(q.cpus()),
+            q.source,
+            format_cpus(q.cpus())
+        )
+    } else {
+        format!(
+            " (CPU quota {:.2} CPUs from {}, not binding)",
+            q.cpus(),
+            q.source
+        )
+    }
+}
 
 /// The plan for people: the profile, the machine's figures the plan was sized by, the thread
 /// landmarks, then one line per family (points, estimated time, planned skips counted) and
@@ -31,8 +52,12 @@ pub fn render_plan(plan: &Plan, description: &str, points: bool) -> String {
     );
     let _ = writeln!(
         s,
-        "usable CPUs {}, thread counts {:?}, last-level cache {}, memory working set {}, memory cap {}",
+        "usable CPUs {}{}, thread counts {:?}, last-level cache {}, memory working set {}, memory cap {}",
         plan.usable_cpus,
+        plan.cpu_quota
+            .as_ref()
+            .map(|q| quota_words(q, plan.usable_cpus))
+            .unwrap_or_default(),
         plan.thread_counts,
         plan.llc_total_bytes
             .map(format_bytes_binary)
@@ -161,7 +186,9 @@ pub fn render_closing(file: &ResultFile, width: Option<usize>) -> String {
     let w = width.unwrap_or(crate::render::HEADLINE_COLUMNS);
     let mut out = crate::render::wrap_note(&format!("machine: {machine}"), w, 4);
     out += "\n\n";
-    out += &crate::render::terminal_brief(&c, Some(w));
+    // to a pipe or file (`width` None) the table is still fitted to 100 columns, its notes
+    // printed in full
+    out += &crate::render::terminal_brief(&c, width.map(|_| w));
     let estimated: f64 = file.family_times.iter().map(|f| f.estimated_s).sum();
     let actual: f64 = file.family_times.iter().map(|f| f.actual_s).sum();
     if !file.family_times.is_empty() {
@@ -404,9 +431,7 @@ fn scaling_lines(file: &ResultFile) -> Vec<String> {
                 a.single_thread.map(|v| human_metric(&name, v)).unwrap_or_else(|| "n/a".into()),
                 human_metric(&name, a.peak),
                 plural(a.peak_threads as u64, "thread"),
-                a.efficiency_at_peak
-                    .map(|e| format!("{:.0}%", e * 100.0))
-                    .unwrap_or_else(|| "n/a".into()),
+                crate::summary::efficiency_words(&a).unwrap_or_else(|| "n/a".into()),
                 plural(a.knee_threads as u64, "thread")
             ))
         })
@@ -467,9 +492,38 @@ mod tests {
             memory_working_set_bytes: 1 << 20,
             memory_cap_bytes: None,
             memory_cap_source: None,
+            cpu_quota: None,
             fixed_work: None,
             families,
         }
+    }
+
+    /// The plan's CPU line names a CPU quota and whether it binds (below the usable CPUs).
+    #[test]
+    fn the_plan_names_a_cpu_quota() {
+        let mut p = plan(vec![]);
+        p.usable_cpus = 4;
+        let quota = |quota_us| hwsurvey_probe::limits::CpuQuota {
+            quota_us,
+            period_us: 100_000,
+            source: "cgroup v2 cpu.max (/sys/fs/cgroup/job/cpu.max)".into(),
+        };
+        p.cpu_quota = Some(quota(150_000));
+        let text = render_plan(&p, "d", false);
+        assert!(
+            text.contains(
+                "usable CPUs 4 (CPU quota 1.50 CPUs from cgroup v2 cpu.max \
+                 (/sys/fs/cgroup/job/cpu.max): threads past 1.50 CPUs' worth of run time are \
+                 throttled), thread counts"
+            ),
+            "{text}"
+        );
+        p.cpu_quota = Some(quota(400_000));
+        let text = render_plan(&p, "d", false);
+        assert!(
+            text.contains("usable CPUs 4 (CPU quota 4.00 CPUs from cgroup v2 cpu.max (/sys/fs/cgroup/job/cpu.max), not binding), thread counts"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -501,6 +555,11 @@ mod tests {
             if let Some(w) = width {
                 let widest = lines.iter().map(|l| l.chars().count()).max().unwrap();
                 assert!(widest <= w, "{widest} columns at {w}:\n{text}");
+            } else {
+                // to a pipe nothing is cut (breaker finding: notes ended in "…" there)
+                for l in lines.iter().filter(|l| l.starts_with("note: ")) {
+                    assert!(!l.ends_with('…'), "cut in a pipe: {l}");
+                }
             }
             for figure in [
                 "STREAM Triad peak @N",
@@ -518,6 +577,32 @@ mod tests {
                 );
             }
         }
+        // why a run is not comparable is wrapped on a terminal, never cut (breaker finding:
+        // a CPU quota's reason was cut off after "quick profile ...; C…")
+        let mut quick = file.clone();
+        quick.profile.id = "quick".into();
+        quick.environment.cpu_quota = Some(hwsurvey_probe::limits::CpuQuota {
+            quota_us: 50_000,
+            period_us: 100_000,
+            source: "cgroup v1 cpu.cfs_quota_us (/sys/fs/cgroup/cpu/brk/cpu.cfs_quota_us)".into(),
+        });
+        let text = render_closing(&quick, Some(80));
+        let joined = text.replace("\n      ", " ");
+        assert!(
+            joined.contains(
+                "A: not comparable: quick profile (small working sets, few samples); CPU quota \
+                 0.50 CPUs of 2 usable: threads past it are throttled; machine busy at start"
+            ),
+            "{text}"
+        );
+        // the 40 lines, plus the lines that say in full why a run is not comparable
+        let extra = text
+            .lines()
+            .skip_while(|l| !l.contains("not comparable"))
+            .skip(1)
+            .take_while(|l| l.starts_with("      "))
+            .count();
+        assert!(text.lines().count() <= 40 + extra, "{text}");
         // a run of cpu.scaling alone: its rows and the findings, no row of a family not run
         let mut only = file.clone();
         only.plan.families.retain(|f| f.family == "cpu.scaling");

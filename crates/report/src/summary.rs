@@ -3,11 +3,27 @@
 //! A/B views of the latency curves (THP over base pages, page-local over full-random chase at
 //! each working set). Both read the family tables, so they show exactly the medians there.
 
-use hwsurvey_stats::scaling::{analyse, ScalingPoint};
+use hwsurvey_stats::scaling::{analyse, Scaling, ScalingPoint};
 
 use crate::format::human;
 use crate::layout::{Cell, Row, Table};
 use crate::plot::scaling_series;
+
+/// A curve's parallel efficiency in words: at the peak (`91%`), and where the curve falls
+/// after its peak, at all threads too (`100% (49% @2)`: the peak at 1 thread, 2 threads
+/// slower together than 1 alone). `None` without a 1-thread point.
+pub fn efficiency_words(a: &Scaling) -> Option<String> {
+    let at_peak = a.efficiency_at_peak?;
+    Some(match a.efficiency_at_all_threads {
+        Some(all) if a.all_threads > a.peak_threads => format!(
+            "{:.0}% ({:.0}% @{})",
+            at_peak * 100.0,
+            all * 100.0,
+            a.all_threads
+        ),
+        _ => format!("{:.0}%", at_peak * 100.0),
+    })
+}
 
 /// Id of the scaling summary table.
 pub const SCALING_ID: &str = "scaling-summary";
@@ -54,10 +70,7 @@ pub(crate) fn scaling_table(
                     let Some(a) = analyse(&points) else {
                         return Cell::missing("no positive figure");
                     };
-                    let eff = a
-                        .efficiency_at_peak
-                        .map(|e| format!("{:.0}%", e * 100.0))
-                        .unwrap_or_else(|| "no 1-thread point".into());
+                    let eff = efficiency_words(&a).unwrap_or_else(|| "no 1-thread point".into());
                     Cell::computed(
                         format!(
                             "{} @{}, {eff}, knee {}",

@@ -33,6 +33,18 @@ pub(crate) fn qualify_table(inputs: &[Input], flags: &[String]) -> Table {
                         let found: Vec<&hwsurvey_qualify::Finding> =
                             r.findings.iter().filter(|f| f.rule == def.id).collect();
                         match found.iter().max_by_key(|f| f.verdict) {
+                            // stored findings keep no list of the rules run: a rule newer
+                            // than the file is missing as a disabled one is
+                            None if r
+                                .origin
+                                .as_deref()
+                                .is_some_and(|o| o.starts_with("findings stored")) =>
+                            {
+                                Cell::missing(
+                                    "no stored finding (rule disabled at run time, or newer \
+                                     than the file)",
+                                )
+                            }
                             None => Cell::missing("rule disabled"),
                             Some(worst) => Cell {
                                 text: worst.verdict.word().to_string(),

@@ -43,7 +43,7 @@ fn table<'a>(c: &'a Comparison, id: &str) -> &'a Table {
 
 const ROWS: [&str; 9] = [
     "int 1 thread, ops/s",
-    "fp all threads, ops/s @N",
+    "fp peak, ops/s @N",
     "STREAM Triad peak @N",
     "Triad / theoretical",
     "idle latency, thp @WS",
@@ -182,4 +182,89 @@ fn terminal_headline_fits_100_columns() {
         "{}",
         text.matches(dmi).count()
     );
+}
+
+/// A cgroup CPU quota below the usable CPUs makes a run not comparable, naming the quota (its
+/// file is on the plan's line and in qualify's finding); one at or above them does not. The shipped VM run has 2 usable CPUs.
+#[test]
+fn a_binding_cpu_quota_is_not_comparable() {
+    let path = examples_dir().join(FILES[0]);
+    let mut file = hwsurvey_result::load(&path).expect("the shipped example loads");
+    assert_eq!(file.environment.cpu_count(), 2);
+    let quota = |quota_us| hwsurvey_probe::limits::CpuQuota {
+        quota_us,
+        period_us: 100_000,
+        source: "cgroup v2 cpu.max (/sys/fs/cgroup/job/cpu.max)".into(),
+    };
+    file.environment.cpu_quota = Some(quota(150_000));
+    let why = hwsurvey_report::headline::not_comparable(&file);
+    assert!(
+        why.contains(&"CPU quota 1.50 CPUs of 2 usable: threads past it are throttled".to_string()),
+        "{why:?}"
+    );
+    file.environment.cpu_quota = Some(quota(200_000));
+    let why = hwsurvey_report::headline::not_comparable(&file);
+    assert!(why.iter().all(|w| !w.contains("CPU quota")), "{why:?}");
+}
+
+/// Every headline row carries the unit of its values (breaker finding: the CSV's headline rows
+/// had an empty unit column), named as the family tables name them.
+#[test]
+fn every_headline_row_has_its_unit() {
+    let c = compare(&inputs(), None, true).unwrap();
+    let h = table(&c, HEADLINE_ID);
+    let units: Vec<(&str, Option<&str>)> = h
+        .rows
+        .iter()
+        .map(|r| (r.label.as_str(), r.unit.as_deref()))
+        .collect();
+    assert!(units.iter().all(|(_, u)| u.is_some()), "{units:?}");
+    let of = |label: &str| units.iter().find(|(l, _)| *l == label).map(|(_, u)| *u);
+    assert_eq!(of("STREAM Triad peak @N"), Some(Some("bytes_per_s")));
+    assert_eq!(of("critical rate THP/base"), Some(Some("ratio")));
+    assert_eq!(of("critical rate, ops/s"), Some(Some("ops_per_s")));
+    assert_eq!(of("int efficiency, knee"), Some(Some("fraction")));
+}
+
+/// A memory cap (here `ulimit -v`) that held the working set below the profile's rule makes a
+/// run not comparable, naming both sizes and the cap's source (breaker finding: under
+/// `ulimit -v` 200 MiB the standard profile planned 89.8 MiB against its 256 MiB minimum,
+/// and nothing said so). The shipped VM run is at its rule.
+#[test]
+fn a_working_set_held_below_the_rule_is_not_comparable() {
+    let path = examples_dir().join(FILES[0]);
+    let mut file = hwsurvey_result::load(&path).expect("the shipped example loads");
+    let llc = file.environment.llc.known().map(|l| l.total_size_bytes);
+    let rule = file.profile.run.working_set_rule_bytes(llc);
+    assert_eq!(file.plan.memory_working_set_bytes, rule);
+    let why = hwsurvey_report::headline::not_comparable(&file);
+    assert!(why.iter().all(|w| !w.contains("working set")), "{why:?}");
+    file.plan.memory_working_set_bytes = 90 << 20;
+    file.plan.memory_cap_source =
+        Some("RLIMIT_AS (/proc/self/limits): limit 195 MiB, 16 MiB in use".into());
+    let why = hwsurvey_report::headline::not_comparable(&file);
+    let want = format!(
+        "memory working set 90 MiB below the profile's {} (capped by RLIMIT_AS)",
+        hwsurvey_model::units::format_bytes_binary(rule)
+    );
+    assert!(why.contains(&want), "{why:?}");
+}
+
+/// The CSV carries each table's notes (row `note`), so a mark such as the headline's `! [5]`
+/// leads somewhere (breaker finding: no row held the footnote text, "not comparable" appeared
+/// nowhere).
+#[test]
+fn csv_keeps_the_notes_the_marks_point_at() {
+    let c = compare(&inputs(), None, true).unwrap();
+    let text = render(&c, Format::Csv, &[]);
+    let h = table(&c, HEADLINE_ID);
+    assert!(!h.notes.is_empty());
+    for n in &h.notes {
+        let line = format!(
+            "headline,note,,,,{},,,,,,,,",
+            hwsurvey_report::render::csv_field(n)
+        );
+        assert!(text.lines().any(|l| l == line), "no {line}");
+    }
+    assert!(text.contains("not comparable"));
 }

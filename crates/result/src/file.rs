@@ -74,6 +74,12 @@ pub struct ProfileRef {
     pub source: String,
     /// Engine rules used (sample time, repetitions, placement, memory fraction).
     pub run: crate::profile::RunSettings,
+    /// FNV-1a 64 of the profile's settings (16 hex digits; the TOML without comments, layout
+    /// and description): one id and version with another fingerprint is an edited copy, whose
+    /// figures `compare` does not line up with the original's. `None` in files written before
+    /// 2026-12-04.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
 }
 
 /// Statistics of one metric.

@@ -186,6 +186,11 @@ pub struct Plan {
     /// plans written before it was kept.
     #[serde(default)]
     pub memory_cap_source: Option<String>,
+    /// The cgroup CPU quota in force when planning (`RunEnv::cpu_quota`): threads past its
+    /// CPUs' worth are throttled. `None` when there is none, or in plans written before
+    /// 2026-12-04.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_quota: Option<hwsurvey_probe::limits::CpuQuota>,
     /// The machine's speed at fixed work (memory first touch, pointer-chain layout, thread
     /// start) that the time estimates used; `None` in files written before it was kept.
     #[serde(default)]

@@ -72,3 +72,20 @@ fn at_least_two<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
         )))
     }
 }
+
+impl RunSettings {
+    /// The "memory" working set these rules ask for, before any memory cap, bytes: the larger
+    /// of `memory_llc_multiple` x the total last-level cache (`llc_total_bytes`, 0 when
+    /// unknown) and `memory_min_working_set_bytes`, at most `memory_max_working_set_bytes`.
+    /// The plan takes the smaller of this and the memory cap.
+    pub fn working_set_rule_bytes(&self, llc_total_bytes: Option<u64>) -> u64 {
+        let from_llc = llc_total_bytes
+            .map(|b| (b as f64 * self.memory_llc_multiple) as u64)
+            .unwrap_or(0);
+        let ws = from_llc.max(self.memory_min_working_set_bytes);
+        match self.memory_max_working_set_bytes {
+            Some(max) => ws.min(max),
+            None => ws,
+        }
+    }
+}

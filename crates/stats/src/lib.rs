@@ -297,21 +297,29 @@ impl Adaptive {
 /// Whether two measurements of the same quantity differ by less than their noise.
 ///
 /// The rule: the difference is "within noise" when the 95% bootstrap intervals of the two
-/// medians overlap, or when the relative difference of the medians is smaller than the larger
-/// of the two CVs. `compare` must not call such a difference a win or a loss.
+/// medians overlap, or when the relative difference of the medians, taken against the smaller
+/// one, is smaller than the larger of the two CVs (the larger median is less than `1 + CV`
+/// times the smaller). `compare` must not call such a difference a win or a loss.
+///
+/// Against the smaller median, not the larger: a difference over the larger is below 1 however
+/// large the ratio, so a run with a CV near 100 % made a 17.8x gap "within noise" (c2c latency
+/// 107 ns vs 1.90 us, 2026-12-03).
 pub fn within_noise(a: &Summary, b: &Summary) -> bool {
     let overlap =
         a.median_ci95_low <= b.median_ci95_high && b.median_ci95_low <= a.median_ci95_high;
     if overlap {
         return true;
     }
-    let base = a.median.abs().max(b.median.abs());
-    if base == 0.0 {
+    let diff = (a.median - b.median).abs();
+    if diff == 0.0 {
         return true;
     }
-    let rel = (a.median - b.median).abs() / base;
+    let smaller = a.median.abs().min(b.median.abs());
+    if smaller == 0.0 {
+        return false;
+    }
     let noise = a.cv.unwrap_or(0.0).max(b.cv.unwrap_or(0.0));
-    rel < noise
+    diff / smaller < noise
 }
 
 #[cfg(test)]
@@ -387,6 +395,33 @@ mod tests {
             .summary();
         assert!(within_noise(&a, &b));
         assert!(!within_noise(&a, &c));
+    }
+
+    /// The breaker's case (2026-12-03): c2c latency 107 ns (CV 68 %) against 1.90 us (CV 99 %),
+    /// 95% intervals 99..135 ns and 1776..9153 ns. The gap is 16.7 times the smaller median,
+    /// far above either CV: a loss, not noise. Over the larger median it was 0.94 < 0.99.
+    #[test]
+    fn a_gap_many_times_the_smaller_median_is_not_noise_whatever_the_cv() {
+        let summary = |median: f64, lo: f64, hi: f64, cv: f64| Summary {
+            median,
+            median_ci95_low: lo,
+            median_ci95_high: hi,
+            cv: Some(cv),
+            ..Sample::new(vec![median, median]).unwrap().summary()
+        };
+        let a = summary(107.0, 99.4, 134.8, 0.68);
+        let c = summary(1898.0, 1776.0, 9153.0, 0.99);
+        assert!(!within_noise(&a, &c));
+        assert!(!within_noise(&c, &a));
+        // The CV rule still holds a small gap inside a wide spread: 5 % apart, CV 8 %,
+        // intervals apart.
+        let d = summary(100.0, 99.0, 101.0, 0.08);
+        let e = summary(105.0, 104.0, 106.0, 0.02);
+        assert!(within_noise(&d, &e) && within_noise(&e, &d));
+        // 9 % apart (over the smaller) with a CV of 8 %: outside; over the larger (8.3 %) it
+        // was inside.
+        let f = summary(109.0, 108.0, 110.0, 0.02);
+        assert!(!within_noise(&d, &f));
     }
 
     proptest! {

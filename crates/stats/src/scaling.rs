@@ -31,6 +31,16 @@ pub struct Scaling {
     pub knee_threads: usize,
     /// Fraction of peak defining the knee (0.9).
     pub knee_fraction: f64,
+    /// The largest thread count on the curve ("all threads"; 0 in values written before
+    /// 2026-12-03).
+    #[serde(default)]
+    pub all_threads: usize,
+    /// Efficiency there: the highest throughput at `all_threads` / (`all_threads` x
+    /// single_thread); absent as `efficiency_at_peak` is. Below `efficiency_at_peak` when the
+    /// curve falls after its peak: 1.30 G ops/s at 1 thread and 1.28 G at 2 is 100 % at the
+    /// peak and 49 % at all threads.
+    #[serde(default)]
+    pub efficiency_at_all_threads: Option<f64>,
 }
 
 /// Fraction of the peak that defines the knee.
@@ -56,13 +66,19 @@ pub fn analyse(points: &[ScalingPoint]) -> Option<Scaling> {
         .find(|p| p.throughput >= KNEE_FRACTION * peak_point.throughput)
         .map(|p| p.threads)
         .unwrap_or(peak_point.threads);
-    let efficiency = single.and_then(|s| {
-        if s > 0.0 {
-            Some(peak_point.throughput / (peak_point.threads as f64 * s))
-        } else {
-            None
-        }
-    });
+    let efficiency_of = |p: ScalingPoint| {
+        single
+            .filter(|s| *s > 0.0)
+            .map(|s| p.throughput / (p.threads as f64 * s))
+    };
+    let efficiency = efficiency_of(peak_point);
+    // Sorted by threads: the last point has the most; the best of the points there.
+    let all_threads = pts.last().map_or(peak_point.threads, |p| p.threads);
+    let at_all = pts
+        .iter()
+        .copied()
+        .filter(|p| p.threads == all_threads)
+        .max_by(|a, b| a.throughput.total_cmp(&b.throughput));
     Some(Scaling {
         single_thread: single,
         peak: peak_point.throughput,
@@ -70,6 +86,8 @@ pub fn analyse(points: &[ScalingPoint]) -> Option<Scaling> {
         efficiency_at_peak: efficiency,
         knee_threads: knee,
         knee_fraction: KNEE_FRACTION,
+        all_threads,
+        efficiency_at_all_threads: at_all.and_then(efficiency_of),
     })
 }
 
@@ -118,6 +136,28 @@ mod tests {
         let e = efficiencies(&pts(&[(1, 10.0), (2, 19.0)]));
         assert_eq!(e[1].0, 2);
         assert!((e[1].1.unwrap() - 0.95).abs() < 1e-12);
+    }
+
+    /// The breaker's quick run (2026-12-03): fp 1.301 G ops/s at 1 thread, 1.277 G at 2. The
+    /// peak is at 1 thread (100 % there); at all threads the efficiency is 49 %.
+    #[test]
+    fn a_curve_that_falls_after_its_peak_keeps_its_all_thread_efficiency() {
+        let s = analyse(&pts(&[(1, 1.301e9), (2, 1.277e9)])).unwrap();
+        assert_eq!((s.peak_threads, s.knee_threads, s.all_threads), (1, 1, 2));
+        assert_eq!(s.efficiency_at_peak, Some(1.0));
+        let all = s.efficiency_at_all_threads.unwrap();
+        assert!((all - 1.277 / 2.602).abs() < 1e-12, "{all}");
+        // Where the peak is at all threads the two are one; of two points at the largest
+        // count (a plain rung and a landmark), the better one counts.
+        let s = analyse(&pts(&[(1, 10.0), (4, 30.0), (8, 32.0), (8, 24.0)])).unwrap();
+        assert_eq!(s.all_threads, 8);
+        assert_eq!(s.efficiency_at_all_threads, s.efficiency_at_peak);
+        assert_eq!(
+            analyse(&pts(&[(2, 5.0)]))
+                .unwrap()
+                .efficiency_at_all_threads,
+            None
+        );
     }
 
     #[test]

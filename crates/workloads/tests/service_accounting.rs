@@ -2,6 +2,8 @@
 //! clock (exact, cannot flake): a known service time, a known stall, and the p50, p99, p999
 //! and coordinated-omission correction they must give.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use hwsurvey_workloads::service::clock::{Clock, ManualClock};
 use hwsurvey_workloads::service::histogram::LatencyRecorder;
 use hwsurvey_workloads::service::open_loop::{run_worker, ArrivalSchedule, WorkerWindow};
@@ -31,6 +33,7 @@ fn run() -> (
         measure_from_ns: 0,
         end_ns: 100 * MS,
         max_lag_ns: 50 * MS,
+        latency_bound_ns: 0,
     };
     let mut from_send = LatencyRecorder::new();
     let mut op = |n: u64| {
@@ -104,6 +107,7 @@ fn the_stall_fails_a_1ms_bound_by_p99_and_names_it() {
         stalls: tally.stalls,
         stalled_ns: tally.stalled_ns,
         max_stall_ns: tally.max_stall_ns,
+        stalled_past_bound_ns: tally.stalled_past_bound_ns,
         latency: tally.latency.summary(),
     };
     let params = SearchParams {
@@ -132,4 +136,112 @@ fn the_stall_fails_a_1ms_bound_by_p99_and_names_it() {
         },
     );
     assert!(t.passed && t.failed.is_empty(), "{}", t.describe());
+}
+
+/// A [`ManualClock`] whose `read`-th reading (1-based) first moves it on by `stall_ns`: the
+/// thread off its CPU just before it reads the clock.
+struct StallingClock {
+    inner: ManualClock,
+    reads: AtomicU64,
+    stalls: Vec<(u64, u64)>,
+}
+
+impl Clock for StallingClock {
+    fn now_ns(&self) -> u64 {
+        let n = self.reads.fetch_add(1, Ordering::SeqCst) + 1;
+        for &(read, stall_ns) in &self.stalls {
+            if read == n {
+                self.inner.advance_ns(stall_ns);
+            }
+        }
+        self.inner.now_ns()
+    }
+
+    fn wait_until_ns(&self, t_ns: u64) {
+        self.inner.wait_until_ns(t_ns);
+    }
+}
+
+/// Stalls just before a send are seen whether the worker was waiting for the request's time
+/// (late past the intended time) or behind its schedule (late past the previous completion),
+/// and their parts past the latency bound are summed. Before 2026-12-03 only stalls inside a
+/// wait's spin or a request were seen: neither of these two.
+#[test]
+fn stalls_before_a_send_are_seen_ahead_of_and_behind_the_schedule() {
+    // Readings per request: the send, then the completion. Request k's send is reading
+    // 2k + 1. Request 100 takes 5 ms; request 101 (due at 10.1 ms, behind: it could go at
+    // 15 ms, when request 100 completes) is sent 2 ms later; request 500 (due at 50 ms, long after the backlog has
+    // drained) is sent 3 ms late.
+    let clock = StallingClock {
+        inner: ManualClock::at(0),
+        reads: AtomicU64::new(0),
+        stalls: vec![(2 * 101 + 1, 2 * MS), (2 * 500 + 1, 3 * MS)],
+    };
+    let schedule = ArrivalSchedule {
+        start_ns: 0,
+        rate_ops_per_s: 10_000.0,
+        workers: 1,
+    };
+    let window = WorkerWindow {
+        measure_from_ns: 0,
+        end_ns: 100 * MS,
+        max_lag_ns: 50 * MS,
+        latency_bound_ns: MS,
+    };
+    let mut op = |n: u64| {
+        clock
+            .inner
+            .advance_ns(if n == 100 { 5 * MS } else { 10 * US });
+        n
+    };
+    let tally = run_worker(&clock, &schedule, 0, &window, &mut op);
+    assert_eq!((tally.issued, tally.abandoned), (1000, 0));
+    // Three stalls: the 5 ms request, 2 ms behind the schedule, 3 ms ahead of it.
+    assert_eq!(tally.stalls, 3);
+    assert_eq!(tally.stalled_ns, 10 * MS);
+    assert_eq!(tally.max_stall_ns, 5 * MS);
+    // Past the 1 ms bound: 4 + 1 + 2 ms.
+    assert_eq!(tally.stalled_past_bound_ns, 7 * MS);
+    // Request 101: due at 10.1 ms, sent at 15 + 2 ms.
+    assert_eq!(tally.max_send_lag_ns, 6_900 * US);
+    // It completes at 17.01 ms: 6.91 ms after it was due, the slowest.
+    assert!(near(tally.latency.summary().unwrap().max_ns, 6_910 * US));
+}
+
+/// A stall that began in the warm-up and ends inside the measured window counts by its part in
+/// the window: the measured requests due in it are charged the rest of it. Before 2026-12-04 a
+/// stall was counted only for a measured request, so one that held up the window's first
+/// requests from the warm-up was not seen at all, while their latency was.
+#[test]
+fn a_stall_reaching_from_the_warm_up_into_the_window_counts_by_its_part_in_it() {
+    // One request every 100 us, 10 us of service; the window opens at 10 ms. Request 95, a
+    // warm-up request due at 9.5 ms, is served for 4 ms: from 9.5 ms to 13.5 ms, 3.5 ms of it
+    // inside the window.
+    let clock = ManualClock::at(0);
+    let schedule = ArrivalSchedule {
+        start_ns: 0,
+        rate_ops_per_s: 10_000.0,
+        workers: 1,
+    };
+    let window = WorkerWindow {
+        measure_from_ns: 10 * MS,
+        end_ns: 60 * MS,
+        max_lag_ns: 50 * MS,
+        latency_bound_ns: MS,
+    };
+    let mut op = |n: u64| {
+        clock.advance_ns(if n == 95 { 4 * MS } else { 10 * US });
+        n
+    };
+    let tally = run_worker(&clock, &schedule, 0, &window, &mut op);
+    assert_eq!((tally.issued, tally.abandoned), (500, 0));
+    assert_eq!(tally.stalls, 1);
+    // 10 ms to 13.5 ms
+    assert_eq!(tally.stalled_ns, 3_500 * US);
+    assert_eq!(tally.max_stall_ns, 3_500 * US);
+    // requests due from 10 ms to 12.5 ms complete after 13.5 ms: past the 1 ms bound
+    assert_eq!(tally.stalled_past_bound_ns, 2_500 * US);
+    // request 100, due at 10 ms, is sent after the warm-up's 96..=99 at 13.54 ms, done at
+    // 13.55 ms: the slowest measured request
+    assert!(near(tally.latency.summary().unwrap().max_ns, 3_550 * US));
 }

@@ -43,6 +43,7 @@ fn synthetic(knee: f64) -> impl FnMut(f64) -> Result<OpenLoopPoint, ()> {
             stalls: 0,
             stalled_ns: 0,
             max_stall_ns: 0,
+            stalled_past_bound_ns: 0,
             latency: rec.summary(),
         })
     }
@@ -180,13 +181,22 @@ fn closed_loop_on_a_small_table_counts_every_request() {
     ));
 }
 
-/// A trial whose workers were stalled for `stalled` of a 0.5 s window, p99 5 ms (fails 1 ms).
-fn stalled_trial(rate: f64, stalled: f64) -> OpenLoopPoint {
+/// A trial whose two workers were stalled for `stalled` of a 0.5 s window in stalls of
+/// `each_ns`, p99 5 ms (fails 1 ms); the stalls' parts past the 1 ms bound are summed as the
+/// open-loop driver sums them.
+fn stalled_by(rate: f64, stalled: f64, each_ns: u64) -> OpenLoopPoint {
     let mut p = synthetic(0.0)(rate).unwrap();
     p.stalled_ns = (stalled * 0.5e9 * 2.0) as u64;
-    p.stalls = 3;
-    p.max_stall_ns = p.stalled_ns / 3;
+    p.stalls = p.stalled_ns / each_ns;
+    p.max_stall_ns = each_ns;
+    p.stalled_past_bound_ns = p.stalls * each_ns.saturating_sub(1_000_000);
     p
+}
+
+/// As [`stalled_by`], in three stalls.
+fn stalled_trial(rate: f64, stalled: f64) -> OpenLoopPoint {
+    let stalled_ns = (stalled * 0.5e9 * 2.0) as u64;
+    stalled_by(rate, stalled, (stalled_ns / 3).max(1))
 }
 
 #[test]
@@ -212,13 +222,36 @@ fn a_busy_machine_stops_the_search_with_the_stall_as_reason() {
     // Stalled as much, but in stalls shorter than the 1 ms bound (0.5 ms each): they cannot
     // make p99 fail at every rate, so the search goes on down as without stalls.
     let out = search_critical_rate(1_000_000.0, &p, |r| {
-        let mut t = stalled_trial(r, 0.05);
-        t.max_stall_ns = 500_000;
-        Ok::<_, ()>(t)
+        Ok::<_, ()>(stalled_by(r, 0.05, 500_000))
     })
     .unwrap();
     assert_eq!(out.stop, SearchStop::NoPassFound);
     assert_eq!(out.trials.len(), 14);
+    // The 2-vCPU guest's failing trial of 2026-12-03 (quick profile, 40 ms window, two
+    // workers): 21 stalls over 50 us, 5.8 % of the window, the longest 1.26 ms. At most three
+    // of them can be over 1 ms (4.64 ms in all), so 0.26-0.78 ms is past the bound, under 1 %:
+    // a lower rate queues less behind the stalls and may pass. The rule before ("1 % stalled
+    // and one stall >= the bound") stopped the search after that rate and its retry.
+    let guest = |r: f64| {
+        let mut t = synthetic(0.0)(r).unwrap();
+        (t.window_s, t.stalls, t.stalled_ns, t.max_stall_ns) = (0.04, 21, 4_640_000, 1_260_000);
+        t.stalled_past_bound_ns = 260_000;
+        Ok::<_, ()>(t)
+    };
+    let out = search_critical_rate(1_000_000.0, &p, guest).unwrap();
+    assert!((out.trials[0].point.stalled_fraction() - 0.058).abs() < 1e-9);
+    assert!((out.trials[0].point.stalled_past_bound_fraction() - 0.00325).abs() < 1e-9);
+    assert_eq!(out.stop, SearchStop::TooFewRequests);
+    assert!(out.trials.len() > 2, "{}", out.trials.len());
+    // Stalls long enough that their parts past the bound fill 1 % (5.8 % in 1.26 ms stalls:
+    // 46 of them, 0.26 ms each past it, 1.2 %) stop it after the rate and its retry.
+    let out = search_critical_rate(1_000_000.0, &p, |r| {
+        Ok::<_, ()>(stalled_by(r, 0.058, 1_260_000))
+    })
+    .unwrap();
+    assert!((out.trials[0].point.stalled_past_bound_fraction() - 0.01196).abs() < 1e-6);
+    assert_eq!(out.stop, SearchStop::Stalled);
+    assert_eq!(out.trials.len(), 2);
 }
 
 #[test]

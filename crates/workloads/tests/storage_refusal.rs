@@ -380,3 +380,41 @@ fn tmpfs_gets_a_clear_message_not_page_cache_numbers() {
         .any(|e| e.file_name().to_string_lossy().starts_with(&ours));
     assert!(!left, "a test file was created on tmpfs");
 }
+
+/// A path that is not there is refused for that, named with the error, not as "not a block
+/// device" (breaker finding, 2026-12-03); a block device of 0 bytes (no medium, an unbound
+/// loop device) is refused before any write.
+#[test]
+fn a_missing_path_and_an_empty_device_are_refused_for_what_they_are() {
+    let r = device::check_device(Path::new("/nonexistent/hwsurvey-test-dev"), true);
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(
+        r[0].to_string(),
+        "cannot be looked at: No such file or directory (os error 2)"
+    );
+    let mut f = facts("/dev/loop7", (7, 7));
+    f.size_bytes = Some(0);
+    let r = refusals(&f, true, &[], &[]);
+    assert_eq!(r, vec![Refusal::Empty]);
+    assert_eq!(
+        r[0].to_string(),
+        "a block device of 0 bytes (no medium, or a loop device with no file bound)"
+    );
+    f.size_bytes = Some(128 << 20);
+    assert!(refusals(&f, true, &[], &[]).is_empty());
+    // a directory or /dev/null: refused as no block device, without libblkid's noise about
+    // why it could not read it (breaker finding)
+    for path in [std::env::temp_dir(), std::path::PathBuf::from("/dev/null")] {
+        let r = device::check_device(&path, true);
+        assert_eq!(r, vec![Refusal::NotABlockDevice], "{}", path.display());
+    }
+    // live: a free loop device is a block device of 0 bytes (where loop devices can be had)
+    match std::process::Command::new("losetup").arg("-f").output() {
+        Ok(o) if o.status.success() => {
+            let free = String::from_utf8_lossy(&o.stdout).trim().to_string();
+            let r = device::check_device(Path::new(&free), true);
+            assert!(r.contains(&Refusal::Empty), "{free}: {r:?}");
+        }
+        other => println!("no free loop device here (losetup -f: {other:?}); live part skipped"),
+    }
+}

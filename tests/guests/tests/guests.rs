@@ -47,14 +47,30 @@ fn boot(guest: &Guest, extra: &[&str]) -> GuestRun {
     let r = run(guest, &commands, &RunOptions::default())
         .unwrap_or_else(|e| panic!("guest {}: {e:#}", guest.name));
     println!(
-        "guest {}: boot {:.1} s, commands {:.1} s (console: {})",
+        "guest {}: boot {:.1} s, commands {:.1} s, host busy elsewhere {} (console: {})",
         guest.name,
         r.boot.as_secs_f64(),
         r.commands.as_secs_f64(),
+        busy_words(&r),
         r.console_log.display()
     );
     r
 }
+
+/// The run's [`GuestRun::host_busy_elsewhere`] as a percentage of the host's CPU time.
+fn busy_words(r: &GuestRun) -> String {
+    r.host_busy_elsewhere
+        .map_or("unknown".to_owned(), |b| format!("{:.0} %", 100.0 * b))
+}
+
+/// Share of the host's CPU time going to other work ([`GuestRun::host_busy_elsewhere`]) from
+/// which a missed critical rate is put down to the host: 10 %, a fifth of a CPU on this 2-CPU
+/// host, whose two CPUs the 2-vCPU guest's threads need. (CI on 2026-12-03 missed it in the
+/// thp mode while other work ran beside; an idle host found it in 16 of 16 searches.)
+const HOST_BUSY: f64 = 0.10;
+
+/// Boots of a measured guest while it misses its critical rate on a busy host.
+const MEASURED_BOOTS: usize = 3;
 
 /// For a guest with drives: an ext2 file system on every NVMe namespace its drives give
 /// (`/dev/nvme<k>n1`, made by busybox's mke2fs, mounted through the ext4 module at `/mnt/d<k>`),
@@ -215,16 +231,21 @@ fn expected_landmarks(guest: &Guest) -> BTreeMap<&'static str, CpuSet> {
 /// pinned, one worker on each of the landmark's CPUs; the critical-rate search, for every page
 /// mode, found a rate under the p99 bound or says which criterion failed, with its numbers.
 /// Returns the failures.
-fn check_measured_run(guest: &Guest, r: &GuestRun, index: usize) -> Vec<String> {
+fn check_measured_run(guest: &Guest, r: &GuestRun, index: usize) -> MeasuredCheck {
     let mut failures = Vec::new();
+    let mut critical = Vec::new();
     let out = &r.outputs[index];
     if out.status != 0 {
-        return vec![exited(out)];
+        failures.push(exited(out));
+        return MeasuredCheck { failures, critical };
     }
     let path = r.files_dir.join("run.json");
     let result = match hwsurvey_result::load(&path) {
         Ok(f) => f,
-        Err(e) => return vec![format!("result file of the guest's run: {e}")],
+        Err(e) => {
+            failures.push(format!("result file of the guest's run: {e}"));
+            return MeasuredCheck { failures, critical };
+        }
     };
     // the init names the guest (result files and compare's default labels tell guests apart)
     if result.environment.hostname.known() != Some(&guest.name) {
@@ -336,15 +357,17 @@ fn check_measured_run(guest: &Guest, r: &GuestRun, index: usize) -> Vec<String> 
             // a 1 ms p99 may be out of reach. Then the reason must name the failing criterion
             // with its numbers (issue 17: "failed: p99 ... > bound ...", "achieved ... <
             // required ..."), never a bare "budget spent". A guest that is not
-            // oversubscribed must find the rate.
+            // oversubscribed must find the rate, unless the host took its vCPUs away
+            // (`search.stop = "stalled"`, see `Expect::critical_rate_found`).
             (Outcome::Skipped, _)
-                if !guest.expect.critical_rate_found
-                    && t.reason.as_deref().is_some_and(|r| {
-                        r.contains("lowest rate tried:")
-                            && r.contains("requested")
-                            && r.contains("achieved")
-                            && r.contains("; failed: ")
-                    }) =>
+                if t.reason.as_deref().is_some_and(|r| {
+                    r.contains("lowest rate tried:")
+                        && r.contains("requested")
+                        && r.contains("achieved")
+                        && r.contains("; failed: ")
+                }) && (!guest.expect.critical_rate_found
+                    || t.details.get("search").and_then(|s| s.get("stop"))
+                        == Some(&serde_json::Value::from("stalled"))) =>
             {
                 println!(
                     "guest {}: {} not found, reason: {}",
@@ -353,10 +376,15 @@ fn check_measured_run(guest: &Guest, r: &GuestRun, index: usize) -> Vec<String> 
                     t.reason.as_deref().unwrap_or_default()
                 )
             }
-            _ => failures.push(format!(
-                "service.point_select {}: no critical rate and no reason naming the failing \
-                 criterion with its numbers ({}: {})",
+            _ => critical.push(format!(
+                "service.point_select {}: no critical rate, {} ({}: {})",
                 t.point.id,
+                if guest.expect.critical_rate_found {
+                    "and its search did not stop for a busy host (search.stop = \"stalled\"), \
+                     or its reason does not name the failing criterion with its numbers"
+                } else {
+                    "and no reason naming the failing criterion with its numbers"
+                },
                 t.outcome,
                 t.reason.as_deref().unwrap_or("no reason")
             )),
@@ -369,7 +397,62 @@ fn check_measured_run(guest: &Guest, r: &GuestRun, index: usize) -> Vec<String> 
     {
         failures.push("service.point_select ran no critical/ point".to_owned());
     }
-    failures
+    MeasuredCheck { failures, critical }
+}
+
+/// What [`check_measured_run`] found wrong: `critical` holds the critical-rate searches that
+/// missed where the guest must find the rate, apart from the rest, since a busy host can be
+/// their cause (see [`HOST_BUSY`]).
+struct MeasuredCheck {
+    failures: Vec<String>,
+    critical: Vec<String>,
+}
+
+/// Bytes of a figure as `format_bytes_binary` prints it (`159 MiB`, `1.23 GiB`, `512 B`).
+fn binary_bytes(text: &str) -> Option<f64> {
+    let (n, unit) = text.trim().split_once(' ')?;
+    let scale = match unit {
+        "B" => 1.0,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        "TiB" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    Some(n.parse::<f64>().ok()? * scale)
+}
+
+/// The plan's line `... memory cap CAP (from SOURCE: limit LIMIT, USED in use)`: the limit is
+/// the cgroup's, what is in use is plausible (under 128 MiB: this run in the guest's otherwise
+/// empty cgroup), and the cap is `fraction` x (limit - in use) within the 3 figures printed.
+fn check_memory_cap(line: &str, fraction: f64, limit: u64) -> Result<(), String> {
+    let want_limit = format!(": limit {}, ", format_bytes_binary(limit));
+    let bad = |why: &str| {
+        Err(format!(
+            "{why}; expected {fraction} x (the cgroup limit less what is in use), planned: {line}"
+        ))
+    };
+    let Some((head, tail)) = line.split_once(&want_limit) else {
+        return bad(&format!("no \"{}\"", want_limit.trim()));
+    };
+    let Some(used) = tail.strip_suffix(" in use)").and_then(binary_bytes) else {
+        return bad("no \"... in use)\" after the limit");
+    };
+    let cap = head
+        .split_once("memory cap ")
+        .and_then(|(_, c)| c.split_once(" (from"))
+        .and_then(|(c, _)| binary_bytes(c));
+    let Some(cap) = cap else {
+        return bad("no \"memory cap N UNIT (from\"");
+    };
+    if used >= 128.0 * 1024.0 * 1024.0 {
+        return bad("over 128 MiB in use");
+    }
+    let want = fraction * (limit as f64 - used);
+    if (cap / want - 1.0).abs() > 0.01 {
+        return bad(&format!("cap {cap} B, want {want:.0} B"));
+    }
+    Ok(())
 }
 
 fn list(set: Option<&CpuSet>) -> String {
@@ -605,10 +688,40 @@ fn check_guest(name: &str, measure: bool) {
         extra.push(setup);
         extra.push(run);
     }
-    let r = boot(&guest, &extra);
+    let mut r = boot(&guest, &extra);
     let mut failures = Vec::new();
+    // A critical rate missed while the host was busy with other work is booted again, up to
+    // MEASURED_BOOTS times; missed in every boot, each on a busy host, it is reported and
+    // left; missed on a quiet host, it fails.
     if measure {
-        failures.extend(check_measured_run(&guest, &r, 4));
+        let mut boots = 1;
+        loop {
+            let m = check_measured_run(&guest, &r, 4);
+            let busy = r.host_busy_elsewhere.unwrap_or(0.0) >= HOST_BUSY;
+            if !m.critical.is_empty() && busy && boots < MEASURED_BOOTS {
+                println!(
+                    "guest {name}: critical rate missed while the host was busy elsewhere ({}), \
+                     booting again ({boots} of {MEASURED_BOOTS}):\n{}",
+                    busy_words(&r),
+                    m.critical.join("\n")
+                );
+                boots += 1;
+                r = boot(&guest, &extra);
+                continue;
+            }
+            failures.extend(m.failures);
+            if busy && !m.critical.is_empty() {
+                println!(
+                    "guest {name}: critical rate missed in {boots} boots, each while the host was \
+                     busy elsewhere (last {}): put down to the host, not failed:\n{}",
+                    busy_words(&r),
+                    m.critical.join("\n")
+                );
+            } else {
+                failures.extend(m.critical);
+            }
+            break;
+        }
     }
     if storage.is_some() {
         let setup = &r.outputs[4 + usize::from(measure)];
@@ -625,8 +738,9 @@ fn check_guest(name: &str, measure: bool) {
     );
     let machine = parse_machine(&guest, &probe.stdout);
     let mut wrong = wrong_facts(&guest, &machine);
-    // The plan's memory cap: the quick profile's memory_fraction x the cgroup limit (below
-    // MemAvailable in every guest).
+    // The plan's memory cap: the quick profile's memory_fraction x what is left under the
+    // cgroup limit (below MemAvailable in every guest): the limit less what the cgroup already
+    // holds (this run itself, in the guest's otherwise empty cgroup), both named on the line.
     let plan = &r.outputs[3];
     if plan.status != 0 {
         failures.push(format!("run --plan-only failed: {}", plan.stderr));
@@ -640,18 +754,51 @@ fn check_guest(name: &str, measure: bool) {
             .and_then(|r| r.get("memory_fraction"))
             .and_then(toml::Value::as_float)
             .expect("[run] memory_fraction in profiles/quick.toml");
-        let cap = (fraction * guest.expect.cgroup_memory_max_bytes as f64) as u64;
-        let want = format!("memory cap {}", format_bytes_binary(cap));
-        if !plan.stdout.contains(&want) {
-            let got = plan
-                .stdout
-                .lines()
-                .find(|l| l.contains("memory cap"))
-                .unwrap_or("no memory cap line");
+        let limit = guest.expect.cgroup_memory_max_bytes;
+        let line = plan
+            .stdout
+            .lines()
+            .find(|l| l.contains("memory cap"))
+            .unwrap_or("no memory cap line");
+        if let Err(why) = check_memory_cap(line, fraction, limit) {
             wrong.push((
                 "plan memory cap".to_owned(),
-                format!("plan memory cap: expected \"{want}\" ({fraction} x the cgroup limit), planned: {got}"),
+                format!("plan memory cap: {why}"),
             ));
+        }
+    }
+    // A CPU quota: the plan names it beside the usable CPUs, qualify's cpu.quota warns.
+    if let Some(cg) = &guest.cgroup {
+        if let Some(q) = cg.cpu_quota_us {
+            let cpus = q as f64 / hwsurvey_guests::CPU_PERIOD_US as f64;
+            let file = if cg.version == 1 {
+                "cgroup v1 cpu.cfs_quota_us (/sys/fs/cgroup/cpu/hwsurvey/cpu.cfs_quota_us)"
+            } else {
+                "cgroup v2 cpu.max (/sys/fs/cgroup/hwsurvey/cpu.max)"
+            };
+            let want = format!(
+                "CPU quota {cpus:.2} CPUs from {file}: threads past {cpus:.2} CPUs' worth of run \
+                 time are throttled"
+            );
+            if plan.status == 0 && !plan.stdout.contains(&want) {
+                failures.push(format!(
+                    "plan: no \"{want}\":\n{}",
+                    plan.stdout.lines().take(3).collect::<Vec<_>>().join("\n")
+                ));
+            }
+            let online = CpuSet::parse_list(&guest.expect.online)
+                .expect("expect.online")
+                .len();
+            let want = format!(
+                "a cgroup CPU quota allows {cpus:.2} CPUs' worth of run time of the {online} \
+                 this process may use"
+            );
+            let qualify = &r.outputs[1].stdout;
+            if !qualify.contains("\"cpu.quota\"") || !qualify.contains(&want) {
+                failures.push(format!(
+                    "qualify: no cpu.quota finding \"{want}\":\n{qualify}"
+                ));
+            }
         }
     }
     for (fact, line) in &wrong {
@@ -760,6 +907,28 @@ fn definitions_parse_and_match_their_file_names() {
                 .unwrap_or_else(|e| panic!("{}: node {} cpus: {e}", g.name, n.node));
         }
     }
+}
+
+/// The host's load beside a guest: busy time from `/proc/stat` (every field but idle and
+/// iowait) and the reaped children's CPU time from `/proc/<pid>/stat`, read from this VM's own
+/// files (2026-12-04).
+#[test]
+fn host_load_is_read_from_proc() {
+    let stat = "cpu  24484 0 3578 610004 218 0 23 64 0 0\n\
+                cpu0 12172 0 1969 304973 20 0 2 29 0 0\n\
+                cpu1 12311 0 1608 305031 198 0 20 34 0 0\n\
+                intr 205216 0 0\n";
+    let (busy, cpus) = hwsurvey_guests::proc_stat_busy_s(stat).unwrap();
+    assert_eq!(cpus, 2);
+    // 24484 + 0 + 3578 + 0 + 23 + 64 ticks of 1/100 s
+    assert!((busy - 281.49).abs() < 1e-9, "{busy}");
+    assert_eq!(hwsurvey_guests::proc_stat_busy_s("intr 1 2 3\n"), None);
+    // a command name holding ") " does not shift the fields: cutime 150, cstime 47
+    let pid = "1208 (my) bash) S 1207 1208 1208 0 -1 4194560 9007 166634 0 158 2 7 150 47 20 0 \
+               1 0 3454 5255168 1006";
+    let children = hwsurvey_guests::children_cpu_s(pid).unwrap();
+    assert!((children - 1.97).abs() < 1e-9, "{children}");
+    assert_eq!(hwsurvey_guests::children_cpu_s("1208 (bash) S 1207"), None);
 }
 
 #[test]

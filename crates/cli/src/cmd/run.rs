@@ -101,8 +101,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         storage_devices: args.storage_device.clone(),
         destructive: args.destructive,
         capture: false,
-        // the machine's speed at a point's fixed work, for the time estimate (about 0.1 s)
-        speed: Some(hwsurvey_engine::speed::measure(env.cpu_count())),
+        // the machine's speed at a point's fixed work, for the time estimate (about 0.1 s),
+        // unless the memory limits leave too little room to measure it
+        speed: Some(hwsurvey_engine::speed::measure_within(
+            env.cpu_count(),
+            env.memory_cap_bytes(1.0),
+        )),
     };
     // Every storage directory and device the user named is checked before anything runs (and
     // for --plan-only): a refused one is a one-line error, exit 2, never a skipped point.
@@ -727,6 +731,7 @@ mod tests {
             memory_working_set_bytes: 1 << 20,
             memory_cap_bytes: None,
             memory_cap_source: None,
+            cpu_quota: None,
             fixed_work: None,
             families,
         }

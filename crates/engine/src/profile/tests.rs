@@ -136,3 +136,24 @@ fn family_params_errors_have_lines() {
         Some("families.\"mem.bandwidth\".params.sizes_bytes")
     );
 }
+
+/// The settings' fingerprint ignores comments, layout, key order and the description, and
+/// changes with any setting; the built-in standard profile's is stable across loads.
+#[test]
+fn the_fingerprint_follows_the_settings_only() {
+    let text = STANDARD_TOML;
+    let fp = settings_fingerprint(text);
+    assert_eq!(fp.len(), 16, "{fp}");
+    let relaid = format!("# a comment\n\n{}", text.replace("\n", "\n\n"));
+    assert_eq!(settings_fingerprint(&relaid), fp);
+    let described = text.replacen("description = \"", "description = \"my copy: ", 1);
+    assert_ne!(described, text);
+    assert_eq!(settings_fingerprint(&described), fp);
+    let edited = text.replacen("samples_max = ", "samples_max = 1", 1);
+    assert_ne!(edited, text);
+    assert_ne!(settings_fingerprint(&edited), fp);
+    // a parsed profile carries its text's fingerprint
+    let text = minimal("", "");
+    let p = Profile::parse("t.toml", &text, KNOWN).unwrap();
+    assert_eq!(p.fingerprint, settings_fingerprint(&text));
+}

@@ -9,6 +9,24 @@ use crate::{ProbeError, SysRoot};
 /// Path of the file parsed here.
 pub const MEMINFO: &str = "/proc/meminfo";
 
+/// Parses `/proc/meminfo` (or `/proc/self/status`, same form) and returns the named field in
+/// bytes (the kernel's "kB" is KiB).
+pub fn parse_meminfo_bytes(text: &str, field: &str) -> Option<u64> {
+    text.lines().find_map(|line| {
+        let (name, rest) = line.split_once(':')?;
+        if name.trim() != field {
+            return None;
+        }
+        let mut it = rest.split_whitespace();
+        let value: u64 = it.next()?.parse().ok()?;
+        match it.next() {
+            Some("kB") => value.checked_mul(1024),
+            None => Some(value),
+            Some(_) => None,
+        }
+    })
+}
+
 /// Memory totals from `/proc/meminfo`, in bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemInfo {

@@ -24,6 +24,11 @@ pub struct CpuMax {
     pub quota_us: Option<u64>,
     /// Period, microseconds.
     pub period_us: u64,
+    /// The file of the quota when it was found in an ancestor cgroup or named by the walk up
+    /// the hierarchy ([`crate::limits::cpu_quotas`]); `None` for the process's own cgroup's
+    /// file read directly, and in values written before 2026-12-04.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// This process's cgroup limits.
@@ -42,19 +47,12 @@ pub struct Cgroup {
     pub memory_max_bytes: Probed<Option<u64>>,
 }
 
-/// Parses v2 `cpu.max` (`max 100000`, `50000 100000`).
+/// Parses v2 `cpu.max` (`max 100000`, `50000 100000`; [`crate::limits::parse_cpu_max_fields`]).
 pub fn parse_cpu_max(text: &str) -> Option<CpuMax> {
-    let mut w = text.split_whitespace();
-    let quota = w.next()?;
-    let period_us: u64 = w.next()?.parse().ok()?;
-    let quota_us = if quota == "max" {
-        None
-    } else {
-        Some(quota.parse().ok()?)
-    };
-    Some(CpuMax {
+    crate::limits::parse_cpu_max_fields(text).map(|(quota_us, period_us)| CpuMax {
         quota_us,
         period_us,
+        source: None,
     })
 }
 
@@ -147,6 +145,7 @@ pub(super) fn probe(root: &SysRoot) -> Probed<Cgroup> {
                     (Ok(q), Ok(period_us)) => Ok(CpuMax {
                         quota_us: u64::try_from(q).ok(),
                         period_us,
+                        source: None,
                     }),
                     (Err(_), _) => Err(ProbeError::invalid(qp, "microseconds or -1", &q)),
                     (_, Err(_)) => Err(ProbeError::invalid(pp, "microseconds", &p)),
@@ -166,6 +165,20 @@ pub(super) fn probe(root: &SysRoot) -> Probed<Cgroup> {
             None,
             Probed::Unknown(ProbeError::invalid(SELF, "a cpu or unified hierarchy", &text).into()),
         )
+    };
+
+    // A quota on an ancestor binds the process too: the lowest on the way up, with its file.
+    // Without one, a quota file on the way up that could not be read or parsed makes the
+    // limit unknown, naming it, rather than "unlimited".
+    let (quotas, problems) = crate::limits::cpu_quotas(root);
+    let cpu_max = match (crate::limits::lowest_cpu_quota(&quotas), problems.first()) {
+        (Some(q), _) => Probed::Known(CpuMax {
+            quota_us: Some(q.quota_us),
+            period_us: q.period_us,
+            source: Some(q.source.clone()),
+        }),
+        (None, Some(bad)) => Probed::Unknown(bad.clone()),
+        (None, None) => cpu_max,
     };
 
     // cpuset.

@@ -59,14 +59,16 @@ fn cpu_max_forms() {
         parse_cpu_max("max 100000\n"),
         Some(CpuMax {
             quota_us: None,
-            period_us: 100000
+            period_us: 100000,
+            source: None,
         })
     );
     assert_eq!(
         parse_cpu_max("50000 100000"),
         Some(CpuMax {
             quota_us: Some(50000),
-            period_us: 100000
+            period_us: 100000,
+            source: None,
         })
     );
     assert_eq!(parse_cpu_max("x"), None);

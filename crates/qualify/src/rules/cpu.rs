@@ -1,7 +1,9 @@
-//! CPU rules: `cpu.online`, `cpu.allowed`, `cpu.smt`, `cpu.governor`, `cpu.isolation`.
+//! CPU rules: `cpu.online`, `cpu.allowed`, `cpu.quota`, `cpu.smt`, `cpu.governor`,
+//! `cpu.isolation`.
 
 use std::collections::BTreeMap;
 
+use hwsurvey_model::units::format_cpus;
 use hwsurvey_model::{CpuSet, Probed};
 
 use crate::facts::Facts;
@@ -133,6 +135,37 @@ pub fn cpu_allowed(f: &Facts, _: &Params) -> Vec<Finding> {
         .fix("run outside the cpuset or widen it (taskset, systemd AllowedCPUs=, docker --cpuset-cpus)")];
     }
     vec![]
+}
+
+/// `cpu.quota`: a cgroup CPU quota allows less run time than the CPUs this process may use
+/// (allowed and online) can take, so threads past it are throttled: a scaling curve flattens
+/// at the quota, not at the machine's limit.
+pub fn cpu_quota(f: &Facts, _: &Params) -> Vec<Finding> {
+    const ID: &str = "cpu.quota";
+    let Some(q) = need!(f.cpu.quota, ID) else {
+        return vec![];
+    };
+    let online = need!(f.cpu.online, ID);
+    let usable = match &f.cpu.allowed {
+        Probed::Known(a) => a.intersection(online),
+        Probed::Unknown(_) => online.clone(),
+    };
+    if q.cpus >= usable.len() as f64 {
+        return vec![];
+    }
+    vec![Finding::new(
+        ID,
+        Verdict::Warn,
+        format!(
+            "a cgroup CPU quota allows {} CPUs' worth of run time of the {} this process may \
+             use: threads past it are throttled",
+            format_cpus(q.cpus),
+            usable.len()
+        ),
+    )
+    .with(q.source.clone(), format!("{} CPUs", format_cpus(q.cpus)))
+    .with("CPUs allowed and online", list(&usable))
+    .fix("run outside the quota or raise it (systemd CPUQuota=, docker --cpus, cgroup cpu.max)")]
 }
 
 /// `cpu.smt`: SMT state from `smt/control`, else from threads per core.

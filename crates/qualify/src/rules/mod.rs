@@ -22,7 +22,7 @@ mod numa;
 mod os;
 mod pages;
 
-pub use cpu::{cpu_allowed, cpu_governor, cpu_isolation, cpu_online, cpu_smt};
+pub use cpu::{cpu_allowed, cpu_governor, cpu_isolation, cpu_online, cpu_quota, cpu_smt};
 pub use io::{io_pcie_link, io_pcie_uplink, pcie_gen, pcie_lane_bytes_per_s};
 pub use memory::{
     channel_token, memory_balance, memory_channels, memory_edac, memory_mixed, memory_speed,
@@ -47,6 +47,13 @@ pub static ALL: &[RuleDef] = &[
         explanation: "this process may run on every online CPU (no cpuset limit)",
         params: &[],
         check: cpu_allowed,
+    },
+    RuleDef {
+        id: "cpu.quota",
+        kind: RuleKind::Machine,
+        explanation: "no cgroup CPU quota below the CPUs this process may use",
+        params: &[],
+        check: cpu_quota,
     },
     RuleDef {
         id: "cpu.smt",

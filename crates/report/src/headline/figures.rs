@@ -129,7 +129,8 @@ pub(super) fn points<'a>(
         .filter(move |t| t.point.family == family && t.outcome == Outcome::Measured && pick(t))
 }
 
-/// `cpu.scaling` kernel `kernel`: (1-thread figure, all-thread figure, "efficiency, knee").
+/// `cpu.scaling` kernel `kernel`: (1-thread figure, peak figure "@threads", "efficiency, knee"
+/// with the efficiency at the peak, and at all threads when the curve falls after it).
 pub(super) fn cpu_figs(f: &ResultFile, kernel: &str) -> [Fig; 3] {
     let pts: Vec<(&TestResult, &MetricResult, &Summary)> =
         points(f, "cpu.scaling", |t| param_str(t, "kernel") == Some(kernel))
@@ -162,14 +163,14 @@ pub(super) fn cpu_figs(f: &ResultFile, kernel: &str) -> [Fig; 3] {
             v
         })
         .unwrap_or_else(why);
-    let eff = match a.efficiency_at_peak {
-        Some(e) => Fig::Val {
-            text: format!("{:.0}%, knee {}", e * 100.0, a.knee_threads),
+    let eff = match (a.efficiency_at_peak, crate::summary::efficiency_words(&a)) {
+        (Some(e), Some(words)) => Fig::Val {
+            text: format!("{words}, knee {}", a.knee_threads),
             value: e,
             summary: None,
             better: Better::Higher,
         },
-        None => Fig::Absent(format!("{kernel} efficiency: no 1-thread point")),
+        _ => Fig::Absent(format!("{kernel} efficiency: no 1-thread point")),
     };
     [single, peak, eff]
 }

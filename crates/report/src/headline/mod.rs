@@ -67,8 +67,9 @@ impl Footnotes {
 }
 
 /// Why the figures of a run are not comparable with a full run on bare metal: quick profile,
-/// time limit, emulated CPU (full-system emulator or a binary under qemu-user), a machine
-/// already loaded at start (1-minute load average above half the usable CPUs). Empty when
+/// time limit, emulated CPU (full-system emulator or a binary under qemu-user), a memory
+/// working set held below the profile's rule by a memory limit, a cgroup CPU quota below the
+/// usable CPUs, a machine already loaded at start (1-minute load average above half the usable CPUs). Empty when
 /// nothing is recorded against it.
 pub fn not_comparable(f: &ResultFile) -> Vec<String> {
     let mut why = Vec::new();
@@ -88,6 +89,34 @@ pub fn not_comparable(f: &ResultFile) -> Vec<String> {
     let bin = known_ok(f.machine.pointer("/os/binary_vs_kernel"));
     if bin.and_then(|b| b.get("native")).and_then(Value::as_bool) == Some(false) {
         why.push("binary emulated (qemu-user): figures measure the emulator".into());
+    }
+    // the memory cap (a cgroup, ulimit -v, MemAvailable) held the working set below the
+    // profile's rule: "past the caches" figures are not those of an uncapped machine
+    let rule = f
+        .profile
+        .run
+        .working_set_rule_bytes(f.environment.llc.known().map(|l| l.total_size_bytes));
+    if f.plan.memory_working_set_bytes < rule {
+        // the limit's name (`RLIMIT_AS`, `cgroup v1 memory.limit_in_bytes`); the plan's line
+        // and the file's plan.memory_cap_source give its file and figures
+        let cap = f
+            .plan
+            .memory_cap_source
+            .as_deref()
+            .map_or("an unknown limit", |s| s.split(" (").next().unwrap_or(s));
+        why.push(format!(
+            "memory working set {} below the profile's {} (capped by {cap})",
+            format_bytes_binary(f.plan.memory_working_set_bytes),
+            format_bytes_binary(rule),
+        ));
+    }
+    if let Some(q) = f.environment.binding_cpu_quota() {
+        // its file is on the plan's line, in probe and in qualify's cpu.quota finding
+        why.push(format!(
+            "CPU quota {} CPUs of {} usable: threads past it are throttled",
+            hwsurvey_model::units::format_cpus(q.cpus()),
+            f.environment.cpu_count(),
+        ));
     }
     if let Some([one, _, _]) = f.load_before.load_average.known() {
         let cpus = f.environment.cpus.len().max(1) as f64;
@@ -293,13 +322,9 @@ fn headline_table(
     let mut rows: Vec<(String, Vec<Fig>)> = Vec::new();
     for (kernel, name) in [("integer", "int"), ("floating_point", "fp")] {
         let figs: Vec<[Fig; 3]> = files.iter().map(|f| cpu_figs(f, kernel)).collect();
-        for (j, label) in [
-            "1 thread, ops/s",
-            "all threads, ops/s @N",
-            "efficiency, knee",
-        ]
-        .iter()
-        .enumerate()
+        for (j, label) in ["1 thread, ops/s", "peak, ops/s @N", "efficiency, knee"]
+            .iter()
+            .enumerate()
         {
             rows.push((
                 format!("{name} {label}"),
@@ -426,6 +451,36 @@ fn row_family(label: &str) -> Option<&'static str> {
     .map(|(_, family)| *family)
 }
 
+/// The unit of a headline row's values, by the row's label, in the names the family tables
+/// use (`ops_per_s`, `bytes_per_s`, `ns`, `iops`, `fraction`, `ratio`, `count`): the CSV and
+/// JSON outputs carry it beside each value. `None` for a label not listed.
+pub fn row_unit(label: &str) -> Option<&'static str> {
+    [
+        ("int 1 thread", "ops_per_s"),
+        ("int peak", "ops_per_s"),
+        ("int efficiency", "fraction"),
+        ("fp 1 thread", "ops_per_s"),
+        ("fp peak", "ops_per_s"),
+        ("fp efficiency", "fraction"),
+        ("STREAM Triad", "bytes_per_s"),
+        ("Triad /", "fraction"),
+        ("idle latency", "ns"),
+        ("loaded latency", "ns"),
+        ("c2c", "ns"),
+        ("point-select", "ops_per_s"),
+        ("critical rate THP/base", "ratio"),
+        ("critical rate", "ops_per_s"),
+        ("4k read IOPS", "iops"),
+        ("CPU per I/O", "ns"),
+        ("RAID-6", "bytes_per_s"),
+        ("findings", "count"),
+        (UNMET_PRECONDITIONS, "count"),
+    ]
+    .iter()
+    .find(|(prefix, _)| label.starts_with(prefix))
+    .map(|(_, unit)| *unit)
+}
+
 fn headline_row(
     label: String,
     figs: &[Fig],
@@ -433,7 +488,7 @@ fn headline_row(
     comparable: &[bool],
     notes: &mut Footnotes,
 ) -> Row {
-    let unit = None;
+    let unit = row_unit(&label).map(str::to_string);
     let cells = figs
         .iter()
         .enumerate()

@@ -51,6 +51,14 @@ pub struct DeviceFacts {
     /// The kernel refused an exclusive open (`O_EXCL`): the error, e.g. "Device or resource
     /// busy". `None` when it succeeded or was not tried.
     pub exclusive_open_error: Option<String>,
+    /// The path could not be looked at (`stat` failed): the error, e.g. "No such file or
+    /// directory (os error 2)". Then nothing else about it is known.
+    #[serde(default)]
+    pub stat_error: Option<String>,
+    /// Size of the block device, bytes (`/sys/dev/block/MAJ:MIN/size`, 512-byte sectors);
+    /// `None` when unknown or not a block device.
+    #[serde(default)]
+    pub size_bytes: Option<u64>,
 }
 
 impl Default for DeviceFacts {
@@ -64,6 +72,8 @@ impl Default for DeviceFacts {
             signatures: vec![],
             signature_check: Ok("not scanned".into()),
             exclusive_open_error: None,
+            stat_error: None,
+            size_bytes: None,
         }
     }
 }
@@ -76,6 +86,13 @@ pub enum Refusal {
     NotDestructive,
     /// Not a block device node.
     NotABlockDevice,
+    /// The path cannot be looked at (`stat` failed: missing, or no permission).
+    NoSuchPath {
+        /// The error.
+        detail: String,
+    },
+    /// A block device of 0 bytes: no medium (an empty card reader, an unbound loop device).
+    Empty,
     /// It has partitions.
     HasPartitions {
         /// Their kernel names.
@@ -123,6 +140,10 @@ impl std::fmt::Display for Refusal {
         match self {
             Refusal::NotDestructive => f.write_str("writing a raw device needs --destructive"),
             Refusal::NotABlockDevice => f.write_str("not a block device"),
+            Refusal::NoSuchPath { detail } => write!(f, "cannot be looked at: {detail}"),
+            Refusal::Empty => f.write_str(
+                "a block device of 0 bytes (no medium, or a loop device with no file bound)",
+            ),
             Refusal::HasPartitions { partitions } => {
                 write!(f, "has partitions: {}", partitions.join(", "))
             }
@@ -162,8 +183,18 @@ pub fn refusals(
     if !destructive {
         r.push(Refusal::NotDestructive);
     }
+    if let Some(detail) = &facts.stat_error {
+        // nothing else is known of a path that is not there
+        r.push(Refusal::NoSuchPath {
+            detail: detail.clone(),
+        });
+        return r;
+    }
     if !facts.is_block_device {
         r.push(Refusal::NotABlockDevice);
+    }
+    if facts.is_block_device && facts.size_bytes == Some(0) {
+        r.push(Refusal::Empty);
     }
     if !facts.partitions.is_empty() {
         r.push(Refusal::HasPartitions {
@@ -176,6 +207,9 @@ pub fn refusals(
             checker: checker.clone(),
         }),
         Ok(_) => {}
+        // a path that is no block device is refused for that; why libblkid could not read a
+        // directory or /dev/null is noise beside it
+        Err(_) if !facts.is_block_device => {}
         Err(detail) => r.push(Refusal::SignatureUnchecked {
             detail: detail.clone(),
         }),
@@ -240,8 +274,12 @@ pub fn inspect(path: &Path, root: &SysRoot) -> DeviceFacts {
         path: path.display().to_string(),
         ..Default::default()
     };
-    let Ok(md) = std::fs::metadata(path) else {
-        return facts;
+    let md = match std::fs::metadata(path) {
+        Ok(md) => md,
+        Err(e) => {
+            facts.stat_error = Some(e.to_string());
+            return facts;
+        }
     };
     facts.is_block_device = md.file_type().is_block_device();
     if facts.is_block_device {
@@ -250,6 +288,9 @@ pub fn inspect(path: &Path, root: &SysRoot) -> DeviceFacts {
         if let Some(dir) = block::device_dir(root, dev.0, dev.1) {
             facts.holders = block::holders(root, &dir);
             facts.partitions = block::partitions(root, &dir);
+            facts.size_bytes = block::attribute(root, &format!("{dir}/size"))
+                .and_then(|s| s.parse::<u64>().ok())
+                .map(|sectors| sectors.saturating_mul(512));
         }
     }
     if written_by_us(facts.dev) {
