@@ -276,3 +276,42 @@ fn a_failing_rate_is_retried_and_a_pass_on_retry_counts() {
     assert!(c <= 700_000.0 && c > 600_000.0, "{c}");
     assert_eq!(out.stop, SearchStop::Converged);
 }
+
+/// The fault of CI on 2026-12-04 in the 2-vCPU guest: the guest's clocksource changed to hpet
+/// after the closed loop had served 1.73 M/s, and the open loop then served about 20 k/s
+/// whatever it was asked. With the quick profile's search (4 trials, step 2, one retry of a
+/// failing rate) it tried 432 k/s twice and 108 k/s twice (15.6 k/s achieved) and stopped with
+/// "trial budget spent". An overloaded trial's achieved rate now bounds the next one, so the
+/// third trial runs at 0.8 x what the service served, passes, and the rate is found.
+#[test]
+fn an_open_loop_far_slower_than_the_closed_loop_is_found_within_the_quick_budget() {
+    let quick = SearchParams {
+        p99_bound_ns: 1_000_000,
+        start_fraction: 0.25,
+        step_factor: 2.0,
+        resolution: 0.25,
+        max_trials: 4,
+        min_achieved_fraction: 0.98,
+        retry_failed: 1,
+    };
+    let capacity = 20_000.0;
+    let mut inner = synthetic(capacity);
+    let trial = |rate: f64| {
+        inner(rate).map(|mut p| {
+            p.achieved_rate_ops_per_s = rate.min(capacity);
+            p.window_s = 0.04;
+            p
+        })
+    };
+    let out = search_critical_rate(1_730_000.0, &quick, trial).unwrap();
+    let rates: Vec<f64> = out
+        .trials
+        .iter()
+        .map(|t| t.point.requested_rate_ops_per_s)
+        .collect();
+    assert_eq!(rates[..3], [432_500.0, 432_500.0, 16_000.0], "{rates:?}");
+    assert!(out.trials[2].passed);
+    assert_eq!(out.critical_throughput_ops_per_s, Some(16_000.0));
+    // Without the overload bound the third trial would have been 432 500 / 4 = 108 125/s.
+    assert_eq!(out.trials.len(), 4);
+}
