@@ -15,8 +15,8 @@ use crate::outcome::PointOutcome;
 use crate::plan::{Plan, Point, RunOptions, SkippedPoint};
 use crate::profile::Profile;
 use crate::result::{
-    rfc3339, FamilyTime, ProfileRef, ResultError, ResultFile, RunStatus, TestResult, Tool,
-    RESULT_SCHEMA, RESULT_SCHEMA_VERSION,
+    rfc3339, ClocksourceChange, FamilyTime, ProfileRef, ResultError, ResultFile, RunStatus,
+    TestResult, Tool, RESULT_SCHEMA, RESULT_SCHEMA_VERSION,
 };
 use crate::runner::RunContext;
 use crate::signals::{interrupt_cause, INTERRUPTED};
@@ -103,6 +103,7 @@ pub fn run_with_cancel(
         qualification: None,
         family_times: Vec::new(),
         time_limit: None,
+        clocksource_changes: Vec::new(),
     };
     let write = |file: &mut ResultFile, observer: &mut dyn Observer| {
         observer.before_write(file);
@@ -111,6 +112,7 @@ pub fn run_with_cancel(
     write(&mut file, observer)?;
     let total = req.plan.point_count();
     let mut index = 0;
+    let mut clocksource = file.load_before.clocksource.known().cloned();
     'families: for fplan in &req.plan.families {
         let Some(family) = req.families.iter().find(|f| f.id() == fplan.family) else {
             for p in &fplan.points {
@@ -162,6 +164,12 @@ pub fn run_with_cancel(
                 t0.elapsed().as_secs_f64(),
             );
             file.tests.push(result);
+            watch_clocksource(
+                req.root,
+                point,
+                &mut clocksource,
+                &mut file.clocksource_changes,
+            );
             if let Some(ft) = file.family_times.last_mut() {
                 ft.points_run += 1;
                 ft.estimated_s += point.estimated_s;
@@ -206,6 +214,30 @@ pub fn run_with_cancel(
     file.load_after = Some(LoadSnapshot::read(req.root));
     write(&mut file, observer)?;
     Ok(file)
+}
+
+/// Reads the clocksource after `point` and records a change of counter against `last` (the
+/// kernel's watchdog may replace an unstable TSC by the HPET in the middle of a run; see
+/// `hwsurvey_probe::clocksource`). An unreadable clocksource changes nothing.
+fn watch_clocksource(
+    root: &SysRoot,
+    point: &Point,
+    last: &mut Option<String>,
+    changes: &mut Vec<ClocksourceChange>,
+) {
+    let Some(now) = hwsurvey_probe::clocksource::current(root).known().cloned() else {
+        return;
+    };
+    if let Some(before) = last.as_deref() {
+        if !hwsurvey_probe::clocksource::same_counter(before, &now) {
+            changes.push(ClocksourceChange {
+                from: before.to_string(),
+                to: now.clone(),
+                seen_after: format!("{} {}", point.family, point.id),
+            });
+        }
+    }
+    *last = Some(now);
 }
 
 fn skip(p: &Point, reason: &str) -> SkippedPoint {

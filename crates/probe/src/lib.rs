@@ -11,6 +11,7 @@
 
 pub mod binary;
 pub mod block;
+pub mod clocksource;
 pub mod cpu;
 pub mod io;
 pub mod limits;

@@ -4,6 +4,7 @@
 //! with the `sys` feature), `/etc/os-release` (or `/usr/lib/os-release`), `/proc/cmdline`,
 //! `/sys/devices/system/cpu/cpufreq/policy*/`, `/sys/devices/system/cpu/smt/{control,active}`,
 //! `/proc/sys/kernel/numa_balancing`, `/sys/kernel/mm/ksm/run`,
+//! `/sys/devices/system/clocksource/clocksource0/` ([`crate::clocksource`]),
 //! `/sys/devices/system/cpu/vulnerabilities/*`, `/proc/self/cgroup` with the cgroup v1 or v2
 //! files it points at, and the ELF header of the running binary (`/proc/self/exe`, read by `hwsurvey_elf::parse_header`).
 //!
@@ -51,6 +52,17 @@ pub struct Os {
     /// ([`crate::virt`]). Machine documents written before it was probed read as unknown.
     #[serde(default = "virtualization_not_probed")]
     pub virtualization: Probed<crate::virt::Virtualization>,
+    /// The kernel's clocksource ([`crate::clocksource`]). Machine documents written before it
+    /// was probed read as unknown.
+    #[serde(default = "clocksource_not_probed")]
+    pub clocksource: Probed<crate::clocksource::Clocksource>,
+}
+
+/// [`Os::clocksource`] of a document written before hwsurvey probed it.
+fn clocksource_not_probed() -> Probed<crate::clocksource::Clocksource> {
+    Probed::Unknown(hwsurvey_model::Unknown::Other {
+        detail: "not probed by the hwsurvey that wrote this document".into(),
+    })
 }
 
 /// [`Os::virtualization`] of a document written before hwsurvey probed it.
@@ -473,6 +485,7 @@ pub fn probe(root: &SysRoot) -> Os {
         binary,
         binary_vs_kernel,
         virtualization: Probed::Known(crate::virt::probe(root)),
+        clocksource: crate::clocksource::probe(root),
         kernel,
     }
 }
@@ -587,6 +600,23 @@ pub fn summary(os: &Os) -> String {
         },
         show(&os.numa_balancing),
         show(&os.ksm_run)
+    );
+    let _ = writeln!(
+        out,
+        "  clocksource {}",
+        match &os.clocksource {
+            Probed::Known(c) => format!(
+                "{} (available: {}){}",
+                shown(&c.current),
+                shown(&c.available.join(" ")),
+                if c.is_slow() {
+                    "; a device register, not a CPU counter: every clock read costs microseconds"
+                } else {
+                    ""
+                }
+            ),
+            Probed::Unknown(u) => format!("unknown ({})", shown(&u.to_string())),
+        }
     );
     if let Probed::Known(v) = &os.vulnerabilities {
         let vulnerable: Vec<&str> = v

@@ -109,6 +109,17 @@ pub struct LoadSnapshot {
     pub load_average: Probed<[f64; 3]>,
     /// `/proc/meminfo` MemAvailable, bytes.
     pub mem_available_bytes: Probed<u64>,
+    /// The kernel's clocksource ([`crate::clocksource::current`]); the kernel may change it
+    /// during a run. Files written before it was recorded read as unknown.
+    #[serde(default = "clocksource_not_recorded")]
+    pub clocksource: Probed<String>,
+}
+
+/// [`LoadSnapshot::clocksource`] of a file written before hwsurvey recorded it.
+fn clocksource_not_recorded() -> Probed<String> {
+    Probed::Unknown(Unknown::Other {
+        detail: "not recorded by the hwsurvey that wrote this file".into(),
+    })
 }
 
 fn unknown_from(e: ProbeError) -> Unknown {
@@ -435,7 +446,7 @@ impl RunEnv {
 }
 
 impl LoadSnapshot {
-    /// Reads `/proc/loadavg` and MemAvailable under `root`.
+    /// Reads `/proc/loadavg`, MemAvailable and the clocksource under `root`.
     pub fn read(root: &SysRoot) -> LoadSnapshot {
         let load_average = match root.read("/proc/loadavg") {
             Ok(t) => match parse_loadavg(&t) {
@@ -462,6 +473,7 @@ impl LoadSnapshot {
         LoadSnapshot {
             load_average,
             mem_available_bytes,
+            clocksource: crate::clocksource::current(root),
         }
     }
 }

@@ -282,6 +282,22 @@ pub struct OsFacts {
     pub kernel_machine: Probed<String>,
     /// `/proc/cmdline`.
     pub cmdline: Probed<String>,
+    /// The kernel's clocksource (`/sys/devices/system/clocksource/clocksource0/`).
+    #[serde(default = "no_clocksource_given")]
+    pub clocksource: Probed<ClocksourceFacts>,
+}
+
+/// The clocksource in use and those available, as the kernel lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClocksourceFacts {
+    /// `current_clocksource` (`tsc`, `hpet`, `arch_sys_counter`).
+    pub current: String,
+    /// `available_clocksource`, in the kernel's order.
+    pub available: Vec<String>,
+}
+
+fn no_clocksource_given() -> Probed<ClocksourceFacts> {
+    not_given("clocksource")
 }
 
 impl Default for OsFacts {
@@ -290,6 +306,7 @@ impl Default for OsFacts {
             kernel_release: not_given("kernel release"),
             kernel_machine: not_given("kernel machine"),
             cmdline: not_given("kernel command line"),
+            clocksource: no_clocksource_given(),
         }
     }
 }

@@ -6,8 +6,8 @@ use hwsurvey_probe::memory::Memory;
 use hwsurvey_probe::Machine;
 
 use crate::facts::{
-    not_given, BinaryFacts, DimmFacts, EdacDimmFacts, Facts, HugePool, NodeFacts, PcieLinkFacts,
-    QuotaFacts, ResultFacts, TargetFacts,
+    not_given, BinaryFacts, ClocksourceFacts, DimmFacts, EdacDimmFacts, Facts, HugePool, NodeFacts,
+    PcieLinkFacts, QuotaFacts, ResultFacts, TargetFacts,
 };
 
 /// The facts the rules need, read from a probed machine.
@@ -162,6 +162,10 @@ fn fill_os_io(f: &mut Facts, m: &Machine) {
     f.os.cmdline = os.cmdline.clone().map(|c| c.raw);
     f.os.kernel_release = os.kernel.release.clone();
     f.os.kernel_machine = os.kernel.machine.clone();
+    f.os.clocksource = os.clocksource.clone().map(|c| ClocksourceFacts {
+        current: c.current,
+        available: c.available,
+    });
     f.binary = os.binary.clone().map(|b| BinaryFacts {
         path: "/proc/self/exe".into(),
         class_bits: b.class_bits,

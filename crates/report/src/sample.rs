@@ -285,6 +285,7 @@ pub fn result(s: &Spec) -> ResultFile {
         load_before: LoadSnapshot {
             load_average: Probed::Known([0.1, 0.1, 0.1]),
             mem_available_bytes: Probed::Known(8 << 30),
+            clocksource: Probed::Unknown(unknown("synthetic")),
         },
         load_after: None,
         plan: Plan {
@@ -306,6 +307,7 @@ pub fn result(s: &Spec) -> ResultFile {
         qualification: None,
         family_times: vec![],
         time_limit: None,
+        clocksource_changes: vec![],
     }
 }
 

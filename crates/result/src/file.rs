@@ -284,6 +284,18 @@ impl FamilyTime {
     }
 }
 
+/// The kernel's clocksource changed during a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClocksourceChange {
+    /// The clocksource before (`current_clocksource` as last read), e.g. `tsc`.
+    pub from: String,
+    /// The clocksource after, e.g. `hpet`.
+    pub to: String,
+    /// `family id` of the point after which the change was first read: it came during that
+    /// point or between it and the previous read.
+    pub seen_after: String,
+}
+
 /// A whole result file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResultFile {
@@ -325,6 +337,13 @@ pub struct ResultFile {
     /// is not comparable to full runs, and every report says so. Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_limit: Option<TimeLimit>,
+    /// Changes of the kernel's clocksource seen during the run (read after every point, see
+    /// `hwsurvey_probe::clocksource`): figures timed before and after read different clocks,
+    /// so such a run is not comparable, and every report says so. Empty (and omitted) when the
+    /// clocksource kept its counter (`tsc-early` to `tsc` is no change), and in files written
+    /// before it was watched.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clocksource_changes: Vec<ClocksourceChange>,
     /// Qualification findings evaluated by `hwsurvey run` and updated before every write
     /// (rules file reference, time, findings with evidence and fix): the document of
     /// `hwsurvey_qualify::stored::StoredFindings`, kept as JSON here because the qualify crate

@@ -244,6 +244,14 @@ pub struct Expect {
     /// 17); false lets any miss pass that names its failing criterion with its numbers.
     #[serde(default)]
     pub critical_rate_found: bool,
+    /// The clocksource the probe must find (`tsc-early` and `tsc` count as one), when the
+    /// definition says: an x86 guest's may be changed by the kernel's watchdog under TCG.
+    pub clocksource: Option<String>,
+    /// A clocksource the test switches the guest's kernel to 2 s into a measured run (writing
+    /// `current_clocksource`, as the kernel's watchdog does when it marks the TSC unstable):
+    /// the run must record the change and say it is not comparable, and the probe and
+    /// qualify's `clock.source` run after it must name the new clocksource.
+    pub clocksource_switch: Option<String>,
 }
 
 /// A shared PCIe link the probe must find (`io.pcie_paths[].shared`) and qualify's

@@ -189,6 +189,85 @@ fn check_storage_ladder(r: &GuestRun, index: usize) -> Vec<String> {
     failures
 }
 
+/// The clocksource file the kernel's watchdog and `clocksource=` set.
+const CURRENT_CLOCKSOURCE: &str =
+    "/sys/devices/system/clocksource/clocksource0/current_clocksource";
+
+/// The commands of [`Expect::clocksource_switch`]: a measured run whose clocksource is switched
+/// to `to` 2 s in (the quick cpu.scaling and service.point_select points take 3-6 s in a
+/// 2-vCPU guest), then qualify and the probe's summary on the switched clock.
+fn clocksource_switch(to: &str) -> [String; 3] {
+    [
+        format!(
+            "sh -c (sleep 2; echo {to} > {CURRENT_CLOCKSOURCE}) & hwsurvey run --profile quick \
+             --only cpu.scaling --only service.point_select -o clock.json; s=$?; wait; exit $s"
+        ),
+        "hwsurvey qualify --format json".to_owned(),
+        "hwsurvey probe".to_owned(),
+    ]
+}
+
+/// Checks the commands of [`clocksource_switch`] (the first at `at`): the run's file records
+/// the change to `to` after a point, its load_before the clocksource it started on, its
+/// summary says it is not comparable; qualify warns `clock.source` and the probe's summary
+/// names `to`.
+fn check_clocksource_switch(r: &GuestRun, at: usize, to: &str) -> Vec<String> {
+    let mut failures = Vec::new();
+    let run = &r.outputs[at];
+    if run.status != 0 {
+        failures.push(format!("clocksource switch run: {}", exited(run)));
+        return failures;
+    }
+    match hwsurvey_result::load(&r.files_dir.join("clock.json")) {
+        Err(e) => failures.push(format!("clocksource switch run's file: {e}")),
+        Ok(f) => {
+            let before = f.load_before.clocksource.known().cloned();
+            println!(
+                "clocksource switch run: started on {before:?}, changes {:?}",
+                f.clocksource_changes
+            );
+            if before.as_deref() == Some(to) {
+                failures.push(format!(
+                    "clocksource switch run: the switch to {to} came before the run read its \
+                     clocksource (the run started more than 2 s late?)"
+                ));
+            }
+            if !(f.clocksource_changes.len() == 1
+                && f.clocksource_changes[0].to == to
+                && Some(&f.clocksource_changes[0].from) == before.as_ref())
+            {
+                failures.push(format!(
+                    "clocksource switch run: changes {:?}, want one from {before:?} to {to}",
+                    f.clocksource_changes
+                ));
+            }
+            let want = format!(
+                "clocksource changed from {} to {to}",
+                before.unwrap_or_default()
+            );
+            if !run.stdout.contains(&want) {
+                failures.push(format!(
+                    "clocksource switch run: its summary does not say \"{want}\":\n{}",
+                    run.stdout
+                ));
+            }
+        }
+    }
+    let qualify = &r.outputs[at + 1].stdout;
+    if !qualify.contains("\"clock.source\"") || !qualify.contains(&format!("clocksource {to}:")) {
+        failures.push(format!(
+            "qualify after the switch: no clock.source warning naming {to}:\n{qualify}"
+        ));
+    }
+    let probe = &r.outputs[at + 2].stdout;
+    if !probe.contains(&format!("clocksource {to} (available: ")) {
+        failures.push(format!(
+            "probe after the switch: no \"clocksource {to}\" line:\n{probe}"
+        ));
+    }
+    failures
+}
+
 /// The measured run of the multi-socket guest: the families whose points sit on the topology
 /// landmarks (`cpu.scaling`) and the critical-rate search (`service.point_select`).
 const MEASURED_RUN: &str =
@@ -519,6 +598,21 @@ fn wrong_facts(guest: &Guest, m: &Machine) -> Vec<(String, String)> {
             .known()
             .map_or_else(|| "unknown".to_owned(), |c| c.selected.clone()),
     );
+    // The clocksource: known in every guest, the definition's where it says.
+    let cs = m.os.clocksource.known();
+    let want_cs = e.clocksource.clone().unwrap_or_else(|| "known".to_owned());
+    check(
+        "clocksource",
+        want_cs.clone(),
+        match cs {
+            Some(c) if e.clocksource.is_none() && !c.available.is_empty() => "known".to_owned(),
+            Some(c) if hwsurvey_probe::clocksource::same_counter(&c.current, &want_cs) => {
+                want_cs.clone()
+            }
+            Some(c) => format!("{} (available: {})", c.current, c.available.join(" ")),
+            None => format!("{:?}", m.os.clocksource),
+        },
+    );
     let cg = m.os.cgroup.known();
     check(
         "cgroup memory version",
@@ -688,6 +782,14 @@ fn check_guest(name: &str, measure: bool) {
         extra.push(setup);
         extra.push(run);
     }
+    let switch = guest
+        .expect
+        .clocksource_switch
+        .as_deref()
+        .map(clocksource_switch);
+    if let Some(cmds) = &switch {
+        extra.extend(cmds.iter().map(String::as_str));
+    }
     let mut r = boot(&guest, &extra);
     let mut failures = Vec::new();
     // A critical rate missed while the host was busy with other work is booted again, up to
@@ -729,6 +831,10 @@ fn check_guest(name: &str, measure: bool) {
             failures.push(format!("storage set-up {}", exited(setup)));
         }
         failures.extend(check_storage_ladder(&r, 5 + usize::from(measure)));
+    }
+    if let Some(to) = &guest.expect.clocksource_switch {
+        let at = 4 + usize::from(measure) + if storage.is_some() { 2 } else { 0 };
+        failures.extend(check_clocksource_switch(&r, at, to));
     }
     let probe = &r.outputs[0];
     assert_eq!(

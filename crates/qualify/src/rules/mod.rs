@@ -29,7 +29,7 @@ pub use memory::{
     memory_triad_share, socket_token,
 };
 pub use numa::numa_nodes;
-pub use os::{binary_arch, elf_machine_name, os_kernel_min};
+pub use os::{binary_arch, clock_source, elf_machine_name, os_kernel_min};
 pub use pages::{pages_hugetlb, pages_sizes, pages_thp};
 
 /// All built-in rules.
@@ -216,5 +216,12 @@ pub static ALL: &[RuleDef] = &[
             doc: "oldest kernel release supported: \"target\" takes the binary's target descriptor's min_kernel (targets/<name>.toml), a version such as \"5.10\" overrides it",
         }],
         check: os_kernel_min,
+    },
+    RuleDef {
+        id: "clock.source",
+        kind: RuleKind::Machine,
+        explanation: "the kernel times with a CPU counter (TSC, arch timer), not a device register",
+        params: &[],
+        check: clock_source,
     },
 ];

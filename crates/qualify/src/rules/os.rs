@@ -115,3 +115,44 @@ pub fn os_kernel_min(f: &Facts, p: &Params) -> Vec<Finding> {
         .with("/proc/sys/kernel/osrelease", release.clone())
         .with(source, source_value)]
 }
+
+/// `clock.source`: the kernel times with a device register (HPET, ACPI PM timer, PIT) or the
+/// tick counter instead of a CPU counter ([`hwsurvey_probe::clocksource::SLOW_CLOCKSOURCES`]):
+/// every clock read then costs microseconds, and every timed figure carries that cost. The
+/// usual cause is the kernel's watchdog marking the TSC unstable, or `clocksource=` on the
+/// command line.
+pub fn clock_source(f: &Facts, _: &Params) -> Vec<Finding> {
+    const ID: &str = "clock.source";
+    const CURRENT: &str = "/sys/devices/system/clocksource/clocksource0/current_clocksource";
+    const AVAILABLE: &str = "/sys/devices/system/clocksource/clocksource0/available_clocksource";
+    let c = need!(f.os.clocksource, ID);
+    if !hwsurvey_probe::clocksource::is_slow(&c.current) {
+        return vec![];
+    }
+    let tsc = c.available.iter().any(|a| a == "tsc");
+    let mut finding = Finding::new(
+        ID,
+        Verdict::Warn,
+        format!(
+            "clocksource {}: every clock read is a device register access (microseconds), so \
+             latencies and open-loop rates measure the clock too (2-vCPU guest: critical rate \
+             30 k/s with hpet, 1.4 M/s with the TSC)",
+            c.current
+        ),
+    )
+    .with(CURRENT, c.current.clone())
+    .with(AVAILABLE, c.available.join(" "));
+    finding = if tsc {
+        finding.fix(
+            "find why the kernel left the TSC (dmesg: \"Marking clocksource 'tsc' as unstable\", \
+             or clocksource= in /proc/cmdline), then echo tsc > \
+             /sys/devices/system/clocksource/clocksource0/current_clocksource",
+        )
+    } else {
+        finding.fix(
+            "no CPU counter is available to the kernel: check tsc= and clocksource= in \
+             /proc/cmdline, and the hypervisor's clock (kvm-clock, hyperv_clocksource_tsc_page)",
+        )
+    };
+    vec![finding]
+}

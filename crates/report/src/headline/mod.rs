@@ -69,8 +69,9 @@ impl Footnotes {
 /// Why the figures of a run are not comparable with a full run on bare metal: quick profile,
 /// time limit, emulated CPU (full-system emulator or a binary under qemu-user), a memory
 /// working set held below the profile's rule by a memory limit, a cgroup CPU quota below the
-/// usable CPUs, a machine already loaded at start (1-minute load average above half the usable CPUs). Empty when
-/// nothing is recorded against it.
+/// usable CPUs, a clocksource changed by the kernel during the run, a machine already loaded
+/// at start (1-minute load average above half the usable CPUs). Empty when nothing is recorded
+/// against it.
 pub fn not_comparable(f: &ResultFile) -> Vec<String> {
     let mut why = Vec::new();
     if f.profile.id == "quick" {
@@ -116,6 +117,13 @@ pub fn not_comparable(f: &ResultFile) -> Vec<String> {
             "CPU quota {} CPUs of {} usable: threads past it are throttled",
             hwsurvey_model::units::format_cpus(q.cpus()),
             f.environment.cpu_count(),
+        ));
+    }
+    for c in &f.clocksource_changes {
+        why.push(format!(
+            "clocksource changed from {} to {} during the run (first read after {}): figures \
+             timed before and after read different clocks",
+            c.from, c.to, c.seen_after
         ));
     }
     if let Some([one, _, _]) = f.load_before.load_average.known() {
