@@ -663,3 +663,44 @@ fn hugetlb_pools_beyond_memory_or_with_more_free_than_total_are_problems() {
         .expect("1 GiB pool");
     assert!(gig.system.total_bytes.known().is_none(), "{:?}", gig.system);
 }
+
+/// The clocksource files: the words the kernel writes (`tsc` and the list in its order), and a
+/// file that is not one word, which becomes an unknown naming the file and the text (never a
+/// clocksource named "tsc hpet").
+#[test]
+fn clocksource_is_read_and_a_garbled_file_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let cs = "/sys/devices/system/clocksource/clocksource0";
+    write(dir.path(), &format!("{cs}/current_clocksource"), "hpet\n");
+    write(
+        dir.path(),
+        &format!("{cs}/available_clocksource"),
+        "tsc hpet acpi_pm \n",
+    );
+    let c = hwsurvey_probe::clocksource::probe(&SysRoot::new(dir.path()));
+    let c = c.known().expect("known");
+    assert_eq!(
+        (c.current.as_str(), c.available.clone(), c.is_slow()),
+        (
+            "hpet",
+            vec!["tsc".into(), "hpet".into(), "acpi_pm".into()],
+            true
+        )
+    );
+    write(
+        dir.path(),
+        &format!("{cs}/current_clocksource"),
+        "tsc hpet\n",
+    );
+    let why = format!(
+        "{:?}",
+        hwsurvey_probe::clocksource::current(&SysRoot::new(dir.path()))
+    );
+    assert!(
+        why.contains("current_clocksource") && why.contains("tsc hpet"),
+        "{why}"
+    );
+    let none = tempfile::tempdir().unwrap();
+    let missing = hwsurvey_probe::clocksource::probe(&SysRoot::new(none.path()));
+    assert!(format!("{missing:?}").contains("Missing"), "{missing:?}");
+}

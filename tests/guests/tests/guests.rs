@@ -326,6 +326,12 @@ fn check_measured_run(guest: &Guest, r: &GuestRun, index: usize) -> MeasuredChec
             return MeasuredCheck { failures, critical };
         }
     };
+    for c in &result.clocksource_changes {
+        println!(
+            "guest {}: clocksource changed from {} to {} (first read after {})",
+            guest.name, c.from, c.to, c.seen_after
+        );
+    }
     // the init names the guest (result files and compare's default labels tell guests apart)
     if result.environment.hostname.known() != Some(&guest.name) {
         failures.push(format!(
