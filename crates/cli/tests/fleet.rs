@@ -76,7 +76,7 @@ fn the_defective_host_is_named_with_its_cause() {
     );
     assert!(text.contains("1 stood out or drifted, 0 failed"), "{text}");
     assert!(
-        text.contains("configuration rule: a host whose configuration (DIMMs, DIMM speed, memory channels, PCIe links below max, THP, governor, CPUs online, cgroup CPU quota, cgroup memory limit, cgroup cpuset, hugetlb pools, SMT, numa_balancing; not the kernel) differs from the value held by more than half of its group (3 or more hosts) stands out with that cause, whatever its figures"),
+        text.contains("configuration rule: a host whose configuration (memory size, DIMMs, DIMM speed, memory channels, PCIe links below max, THP, governor, CPUs online, cgroup CPU quota, cgroup memory limit, cgroup cpuset, hugetlb pools, SMT, numa_balancing; not the kernel) differs from the value held by more than half of its group (3 or more hosts) stands out with that cause, whatever its figures"),
         "{text}"
     );
 }
@@ -108,7 +108,7 @@ fn json_and_markdown_hold_the_same_verdicts() {
     assert!(v["rules"]["configuration"]
         .as_str()
         .unwrap()
-        .starts_with("configuration rule: a host whose configuration (DIMMs,"));
+        .starts_with("configuration rule: a host whose configuration (memory size, DIMMs,"));
     let md = dir.path().join("fleet.md");
     let out = hwsurvey()
         .arg("fleet")

@@ -75,6 +75,23 @@ impl std::fmt::Display for Identity {
 }
 
 impl Identity {
+    /// Whether this identity differs from `group`'s only by its memory (MemTotal and the DIMM
+    /// population): same architecture, CPU model, sockets, cores, threads, offline CPUs and
+    /// board. A lemon with half its memory, or a DIMM missing, is such a host: grouped by its
+    /// own identity it would be a group of one, never judged (see [`crate::MIN_GROUP_HOSTS`]),
+    /// so a group too small to be judged that differs only so from a judged, larger group
+    /// joins it, and its memory is named as the cause (facts `memory size`, `DIMMs`).
+    pub fn differs_only_in_memory(&self, group: &Identity) -> bool {
+        self != group
+            && self.arch == group.arch
+            && self.cpu_model == group.cpu_model
+            && self.sockets == group.sockets
+            && self.cores == group.cores
+            && self.threads == group.threads
+            && self.cpus_offline == group.cpus_offline
+            && self.board == group.board
+    }
+
     /// Whether a host of this identity belongs to the group of `group`: equal identities, or
     /// this host has present CPUs offline and `group` (with none offline) has the same
     /// architecture, CPU model, present threads, memory, DIMMs and board, and at least this
@@ -187,7 +204,8 @@ fn probed<T: std::fmt::Display>(p: &Probed<T>) -> String {
 }
 
 /// The names of the facts of [`host_facts`], in its order.
-pub const FACT_NAMES: [&str; 14] = [
+pub const FACT_NAMES: [&str; 15] = [
+    "memory size",
     "DIMMs",
     "DIMM speed",
     "memory channels",
@@ -207,7 +225,7 @@ pub const FACT_NAMES: [&str; 14] = [
 /// Facts of [`host_facts`] that explain a flagged host but never flag one by themselves: the
 /// kernel release differs whenever a fleet is half-way through an update, and says nothing by
 /// itself of what the hardware delivers. Every other fact is part of the host's
-/// *configuration* (CPUs online, DIMMs, their speed and channels, PCIe links, THP, governor,
+/// *configuration* (CPUs online, memory size, DIMMs, their speed and channels, PCIe links, THP, governor,
 /// cgroup limits, hugetlb pools, SMT, numa_balancing): a host whose configuration differs from
 /// its group's majority stands out with that cause, even when none of its figures is outside
 /// the group's spread ([`crate::causes`], [`is_configuration`]).
@@ -223,7 +241,8 @@ pub fn is_configuration(name: &str) -> bool {
 /// fixed order; a fact the host's files do not give is `"unknown"` (absent is not a
 /// difference worth naming, see [`crate::causes`]).
 ///
-/// Names: `DIMMs` (count and sizes), `DIMM speed` (configured MT/s), `memory channels`
+/// Names: `memory size` (MemTotal of /proc/meminfo, rounded to the GiB as in [`Identity`]),
+/// `DIMMs` (count and sizes), `DIMM speed` (configured MT/s), `memory channels`
 /// (populated), `PCIe links below max` (device, current vs max speed and width), `THP`,
 /// `governor`, `kernel`, `CPUs online` (online vs present), `cgroup CPU quota`,
 /// `cgroup memory limit`, `cgroup cpuset`, `hugetlb pools`, `SMT`, `numa_balancing`.
@@ -232,6 +251,14 @@ pub fn host_facts(file: &ResultFile, m: &Machine) -> Vec<(&'static str, String)>
     let env = &file.environment;
     let mut out: Vec<(&'static str, String)> = Vec::new();
     let pop = m.memory.population.known();
+    out.push((
+        "memory size",
+        m.memory
+            .meminfo
+            .known()
+            .map(|mi| format!("{} GiB", (mi.mem_total_bytes as f64 / GIB).round()))
+            .unwrap_or_else(|| "unknown".into()),
+    ));
     out.push((
         "DIMMs",
         dimm_population(m).unwrap_or_else(|| "unknown".into()),

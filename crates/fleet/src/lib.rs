@@ -211,7 +211,10 @@ pub fn analyse(loaded: Vec<Loaded>, opts: &Options) -> Fleet {
 /// the groups are numbered in order of their first host. Hosts with every present CPU online
 /// form groups of equal identities first; then a host with present CPUs offline joins the
 /// first group its identity can be a part of ([`Identity::joins`]: its sockets and cores
-/// count only its online CPUs), else a group of its own.
+/// count only its online CPUs), else a group of its own. Last, a group too small to be judged
+/// ([`MIN_GROUP_HOSTS`]) whose identity differs only by its memory from a judged, larger group
+/// joins the largest such ([`Identity::differs_only_in_memory`]), so that a host with half
+/// its memory or a DIMM missing is compared with its siblings.
 fn group_hosts(hosts: &mut [Host]) -> Vec<Group> {
     // (identity, member indexes into `hosts`)
     let mut found: Vec<(Identity, Vec<usize>)> = Vec::new();
@@ -225,6 +228,32 @@ fn group_hosts(hosts: &mut [Host]) -> Vec<Group> {
                 Some((_, members)) => members.push(i),
                 None => found.push((id.clone(), vec![i])),
             }
+        }
+    }
+    // A group too small to be judged that differs from a judged, larger one only by its
+    // memory joins it (Identity::differs_only_in_memory): the lemon with half its memory.
+    let mut i = 0;
+    while i < found.len() {
+        let small = found[i].1.len();
+        let into = (small < MIN_GROUP_HOSTS)
+            .then(|| {
+                (0..found.len())
+                    .filter(|&j| {
+                        j != i
+                            && found[j].1.len() >= MIN_GROUP_HOSTS
+                            && found[j].1.len() > small
+                            && found[i].0.differs_only_in_memory(&found[j].0)
+                    })
+                    .max_by_key(|&j| found[j].1.len())
+            })
+            .flatten();
+        match into {
+            Some(j) => {
+                let (_, members) = found.remove(i);
+                let j = if j > i { j - 1 } else { j };
+                found[j].1.extend(members);
+            }
+            None => i += 1,
         }
     }
     found.sort_by_key(|(_, members)| members.iter().copied().min());

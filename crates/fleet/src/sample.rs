@@ -92,3 +92,19 @@ pub fn offline_cpus(mut file: ResultFile, online: &str) -> ResultFile {
     topo["threads_with_topology"] = serde_json::json!(n);
     file
 }
+
+/// The machine document as the probe writes it on a host with `fraction` of the memory
+/// (`MemTotal`, `MemFree`, `MemAvailable` of /proc/meminfo scaled): a DIMM missing, or half
+/// the memory (`mem=` on the kernel command line).
+pub fn memory_fraction(mut file: ResultFile, fraction: f64) -> ResultFile {
+    let mi = file
+        .machine
+        .pointer_mut("/memory/meminfo/known")
+        .expect("the example's meminfo is known");
+    for key in ["mem_total_bytes", "mem_free_bytes", "mem_available_bytes"] {
+        if let Some(v) = mi.get(key).and_then(serde_json::Value::as_u64) {
+            mi[key] = serde_json::json!((v as f64 * fraction) as u64);
+        }
+    }
+    file
+}

@@ -184,7 +184,7 @@ fn a_host_with_cpus_offline_stands_out_by_its_configuration_when_no_figure_does(
     );
     assert!(
         text.contains(
-            "configuration rule: a host whose configuration (DIMMs, DIMM speed, memory channels,"
+            "configuration rule: a host whose configuration (memory size, DIMMs, DIMM speed, memory channels,"
         ),
         "{text}"
     );
@@ -568,4 +568,58 @@ fn a_host_with_cpus_offline_joins_only_a_matching_group() {
     assert!(lemon
         .to_string()
         .ends_with(", 1 present CPU offline (sockets and cores count the online ones)"));
+}
+
+/// A lemon with half its memory (`mem=`, or DIMMs missing): its own identity (12 GiB instead
+/// of 24) made it a group of one, too small to be judged, so no host was flagged. A group too
+/// small to be judged that differs from a judged, larger one only by its memory now joins it,
+/// and the lemon stands out with its memory size as the cause. Three hosts of each size stay
+/// two groups: a fleet may hold two memory sizes on purpose, and neither is a lemon.
+#[test]
+fn a_host_with_half_the_memory_is_compared_with_its_siblings_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = example("x86_64-standard.json");
+    for (host, f) in [
+        ("x86-a", 1.0),
+        ("x86-b", 1.02),
+        ("x86-c", 0.98),
+        ("x86-d", 1.01),
+    ] {
+        let mut file = scale(with_host(base.clone(), host), None, f);
+        if host == "x86-d" {
+            file = hwsurvey_fleet::sample::memory_fraction(file, 0.5);
+        }
+        write(dir.path(), host, "result.json", &file);
+    }
+    let fleet = fleet_of(dir.path(), &Options::default());
+    assert_eq!(fleet.groups.len(), 1, "{:#?}", fleet.groups);
+    assert_eq!(fleet.groups[0].hosts.len(), 4);
+    assert!(fleet.groups[0].identity_text.contains(", 24 GiB,"));
+    assert_eq!(flagged(&fleet), ["x86-d"]);
+    let lemon = fleet.hosts.iter().find(|h| h.name == "x86-d").unwrap();
+    let causes: Vec<(&str, &str, &str, bool)> = lemon
+        .causes
+        .iter()
+        .map(|c| (c.fact, c.host.as_str(), c.group.as_str(), c.configuration))
+        .collect();
+    assert_eq!(causes, [("memory size", "12 GiB", "24 GiB", true)]);
+
+    let dir = tempfile::tempdir().unwrap();
+    for (host, f) in [
+        ("big-a", 1.0),
+        ("big-b", 1.02),
+        ("big-c", 0.98),
+        ("small-a", 1.0),
+        ("small-b", 1.01),
+        ("small-c", 0.99),
+    ] {
+        let mut file = scale(with_host(base.clone(), host), None, f);
+        if host.starts_with("small") {
+            file = hwsurvey_fleet::sample::memory_fraction(file, 0.5);
+        }
+        write(dir.path(), host, "result.json", &file);
+    }
+    let fleet = fleet_of(dir.path(), &Options::default());
+    assert_eq!(fleet.groups.len(), 2, "{:#?}", fleet.groups);
+    assert!(flagged(&fleet).is_empty(), "{:?}", flagged(&fleet));
 }
