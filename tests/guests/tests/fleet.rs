@@ -400,7 +400,8 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
     assert_eq!(fleet["options"]["min_diff_pct"], 100.0, "{text}");
     assert!(
         table.contains("(k = 3) and more than 100 % from the median")
-            && table.contains("configuration rule: a host whose configuration (memory size, DIMMs,"),
+            && table
+                .contains("configuration rule: a host whose configuration (memory size, DIMMs,"),
         "{table}"
     );
     // the siblings: no outlier, no configuration of their own
