@@ -497,8 +497,8 @@ fn html_report_printed_whole_one_png_per_page() {
 
 /// The shipped example, three machines of the standard profile (this VM, the x86-2s4n-smt and
 /// arm64-2n-clusters guests: 2, 16 and 8 CPUs), prints to at most 12 A4 pages in Chromium
-/// (issue 18; 19 pages before the small multiples and the one-line detail rows, 10 after, 11 with the notes printed in full and the clock.source row),
-/// and page 1 holds the headline: its title, every row label and the footnotes of what a
+/// (issue 18; 19 pages before the small multiples and the one-line detail rows, 10 after, 11
+/// with the notes printed in full and the clock.source row), and page 1 holds the headline: its title, every row label and the footnotes of what a
 /// machine does not have.
 #[test]
 fn example_report_prints_to_12_pages_with_the_headline_on_page_1() {
