@@ -83,13 +83,20 @@ impl Identity {
     /// joins it, and its memory is named as the cause (facts `memory size`, `DIMMs`).
     pub fn differs_only_in_memory(&self, group: &Identity) -> bool {
         self != group
-            && self.arch == group.arch
-            && self.cpu_model == group.cpu_model
+            && self.same_part(group)
             && self.sockets == group.sockets
             && self.cores == group.cores
-            && self.threads == group.threads
             && self.cpus_offline == group.cpus_offline
-            && self.board == group.board
+    }
+
+    /// Same architecture, CPU model, present threads and board: the part number of the server,
+    /// which the lemons of [`Identity::joins`] and [`Identity::differs_only_in_memory`] share
+    /// with their group.
+    fn same_part(&self, other: &Identity) -> bool {
+        self.arch == other.arch
+            && self.cpu_model == other.cpu_model
+            && self.threads == other.threads
+            && self.board == other.board
     }
 
     /// Whether a host of this identity belongs to the group of `group`: equal identities, or
@@ -108,12 +115,9 @@ impl Identity {
         };
         self.cpus_offline > 0
             && group.cpus_offline == 0
-            && self.arch == group.arch
-            && self.cpu_model == group.cpu_model
-            && self.threads == group.threads
+            && self.same_part(group)
             && self.memory_gib == group.memory_gib
             && self.dimms == group.dimms
-            && self.board == group.board
             && at_most(self.sockets, group.sockets)
             && at_most(self.cores, group.cores)
     }

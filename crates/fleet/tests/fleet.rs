@@ -30,6 +30,15 @@ fn flagged(fleet: &Fleet) -> Vec<&str> {
         .collect()
 }
 
+/// The causes of host `name`: (fact, host's value, group's value, whether configuration).
+fn causes_of<'a>(fleet: &'a Fleet, name: &str) -> Vec<(&'a str, &'a str, &'a str, bool)> {
+    let host = fleet.hosts.iter().find(|h| h.name == name).unwrap();
+    host.causes
+        .iter()
+        .map(|c| (c.fact, c.host.as_str(), c.group.as_str(), c.configuration))
+        .collect()
+}
+
 fn five_hosts(dir: &Path) {
     let base = example("x86_64-standard.json");
     for (i, f) in [1.0, 1.01, 0.99, 0.7, 1.02].iter().enumerate() {
@@ -157,14 +166,8 @@ fn a_host_with_cpus_offline_stands_out_by_its_configuration_when_no_figure_does(
     assert!(fleet.hosts.iter().all(|h| h.outliers.is_empty()));
     let flagged = flagged(&fleet);
     assert_eq!(flagged, ["x86-c"]);
-    let lemon = fleet.hosts.iter().find(|h| h.name == "x86-c").unwrap();
-    let causes: Vec<(&str, &str, &str, bool)> = lemon
-        .causes
-        .iter()
-        .map(|c| (c.fact, c.host.as_str(), c.group.as_str(), c.configuration))
-        .collect();
     assert_eq!(
-        causes,
+        causes_of(&fleet, "x86-c"),
         [(
             "CPUs online",
             "1 of 2 present (online 0, present 0-1)",
@@ -522,17 +525,13 @@ fn a_host_with_cpus_offline_is_compared_with_its_siblings_and_the_offline_cpus_a
         .outliers
         .iter()
         .any(|o| o.figure == "stream.triad.all" && (o.diff_pct + 50.0).abs() < 1.0 && o.worse));
-    let causes: Vec<(&str, &str, &str)> = bad
-        .causes
-        .iter()
-        .map(|c| (c.fact, c.host.as_str(), c.group.as_str()))
-        .collect();
     assert_eq!(
-        causes,
+        causes_of(&fleet, "node3"),
         [(
             "CPUs online",
             "1 of 2 present (online 0, present 0-1)",
-            "all 2 present"
+            "all 2 present",
+            true
         )]
     );
 }
@@ -596,13 +595,10 @@ fn a_host_with_half_the_memory_is_compared_with_its_siblings_and_named() {
     assert_eq!(fleet.groups[0].hosts.len(), 4);
     assert!(fleet.groups[0].identity_text.contains(", 24 GiB,"));
     assert_eq!(flagged(&fleet), ["x86-d"]);
-    let lemon = fleet.hosts.iter().find(|h| h.name == "x86-d").unwrap();
-    let causes: Vec<(&str, &str, &str, bool)> = lemon
-        .causes
-        .iter()
-        .map(|c| (c.fact, c.host.as_str(), c.group.as_str(), c.configuration))
-        .collect();
-    assert_eq!(causes, [("memory size", "12 GiB", "24 GiB", true)]);
+    assert_eq!(
+        causes_of(&fleet, "x86-d"),
+        [("memory size", "12 GiB", "24 GiB", true)]
+    );
 
     let dir = tempfile::tempdir().unwrap();
     for (host, f) in [
