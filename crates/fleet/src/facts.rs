@@ -13,6 +13,22 @@ use serde::Serialize;
 /// Bytes in a GiB (2^30).
 const GIB: f64 = (1u64 << 30) as f64;
 
+/// Relative difference of MemTotal up to which two hosts have the same memory: 2 %. Identical
+/// servers differ by what the firmware and the kernel reserve (tens of MiB: 48 MiB of 23.5 GiB
+/// is 0.2 %), which rounding to the GiB turned into two sizes at every half GiB; one DIMM of 32
+/// missing is 3.1 %, of 8 is 12.5 %.
+pub const MEMORY_TOLERANCE: f64 = 0.02;
+
+/// Whether MemTotal `a` and `b` are the same memory size (both unknown counts as the same):
+/// within [`MEMORY_TOLERANCE`] of the larger.
+pub fn same_memory(a: Option<u64>, b: Option<u64>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.abs_diff(b) as f64 <= MEMORY_TOLERANCE * a.max(b) as f64,
+        (None, None) => true,
+        _ => false,
+    }
+}
+
 /// The hardware identity of a host: hosts with equal identities form a group.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Identity {
@@ -35,8 +51,9 @@ pub struct Identity {
     /// unknown): when > 0, `sockets` and `cores` count only the online CPUs, and the host
     /// joins the group of an identity it can be a part of ([`Identity::joins`]).
     pub cpus_offline: u32,
-    /// MemTotal of /proc/meminfo rounded to the GiB (2^30 bytes); `None` when unreadable.
-    pub memory_gib: Option<u64>,
+    /// MemTotal of /proc/meminfo (bytes); `None` when unreadable. Two identities have the same
+    /// memory when they are within [`MEMORY_TOLERANCE`] of each other ([`same_memory`]).
+    pub memory_bytes: Option<u64>,
     /// DIMM population (`8 x 32 GiB`) from SMBIOS Type 17, where the firmware gives it.
     pub dimms: Option<String>,
     /// System vendor (SMBIOS Type 1 / DMI `sys_vendor`) and processor versions (Type 4),
@@ -57,8 +74,8 @@ impl std::fmt::Display for Identity {
             n(self.sockets),
             n(self.cores),
             n(self.threads),
-            self.memory_gib
-                .map(|g| format!("{g} GiB"))
+            self.memory_bytes
+                .map(|b| format!("{} GiB", (b as f64 / GIB).round()))
                 .unwrap_or_else(|| "memory size unknown".into()),
             self.dimms.as_deref().unwrap_or("not given"),
             self.board.as_deref().unwrap_or("not given")
@@ -81,12 +98,22 @@ impl Identity {
     /// own identity it would be a group of one, never judged (see [`crate::MIN_GROUP_HOSTS`]),
     /// so a group too small to be judged that differs only so from a judged, larger group
     /// joins it, and its memory is named as the cause (facts `memory size`, `DIMMs`).
+    ///
+    /// Only less memory counts, and only a known size: a host with more memory than its
+    /// siblings is no lemon, and one whose memory is unknown cannot be said to lack any.
     pub fn differs_only_in_memory(&self, group: &Identity) -> bool {
-        self != group
-            && self.same_part(group)
-            && self.sockets == group.sockets
-            && self.cores == group.cores
-            && self.cpus_offline == group.cpus_offline
+        let less = matches!(
+            (self.memory_bytes, group.memory_bytes),
+            (Some(a), Some(b)) if a < b && !same_memory(Some(a), Some(b))
+        );
+        less && self.same_part(group) && self.same_cpus(group)
+    }
+
+    /// Same sockets, cores and offline CPUs.
+    fn same_cpus(&self, other: &Identity) -> bool {
+        self.sockets == other.sockets
+            && self.cores == other.cores
+            && self.cpus_offline == other.cpus_offline
     }
 
     /// Same architecture, CPU model, present threads and board: the part number of the server,
@@ -99,27 +126,56 @@ impl Identity {
             && self.board == other.board
     }
 
-    /// Whether a host of this identity belongs to the group of `group`: equal identities, or
-    /// this host has present CPUs offline and `group` (with none offline) has the same
+    /// Whether a host of this identity belongs to the group of `group`: equal identities (the
+    /// memory within [`MEMORY_TOLERANCE`]), or this host has present CPUs offline and `group` (with none offline) has the same
     /// architecture, CPU model, present threads, memory, DIMMs and board, and at least this
     /// host's sockets and cores (which count only its online CPUs). A lemon with two CPUs
     /// offline is compared with its siblings, and its offline CPUs are named as the cause.
     pub fn joins(&self, group: &Identity) -> bool {
-        if self == group {
-            return true;
-        }
         let at_most = |mine: Option<u32>, theirs: Option<u32>| match (mine, theirs) {
             (Some(a), Some(b)) => a <= b,
             (None, None) => true,
             _ => false,
         };
-        self.cpus_offline > 0
+        let offline_lemon = self.cpus_offline > 0
             && group.cpus_offline == 0
-            && self.same_part(group)
-            && self.memory_gib == group.memory_gib
-            && self.dimms == group.dimms
             && at_most(self.sockets, group.sockets)
-            && at_most(self.cores, group.cores)
+            && at_most(self.cores, group.cores);
+        self.same_part(group)
+            && same_memory(self.memory_bytes, group.memory_bytes)
+            && self.dimms == group.dimms
+            && (self.same_cpus(group) || offline_lemon)
+    }
+}
+
+/// The `memory size` fact of MemTotal `bytes`: `23.5 GiB`. A group's members within
+/// [`MEMORY_TOLERANCE`] of its median are given the median's (see `group_hosts`), so that
+/// identical hosts a few MiB apart do not differ in it.
+pub fn memory_size(bytes: u64) -> String {
+    format_bytes_binary(bytes)
+}
+
+/// The `clocksource` fact: the clocksource the run started on (`tsc-early` read as `tsc`, the
+/// same counter), and the last one it changed to during the run, if it did; from the file's
+/// `load_before.clocksource` and `clocksource_changes`, else the machine document's.
+fn clocksource_fact(file: &ResultFile, m: &Machine) -> String {
+    let start = file
+        .load_before
+        .clocksource
+        .known()
+        .cloned()
+        .or_else(|| m.os.clocksource.known().map(|c| c.current.clone()));
+    let Some(start) = start else {
+        return "unknown".into();
+    };
+    let base = |s: &str| s.strip_suffix("-early").unwrap_or(s).to_string();
+    match file.clocksource_changes.last() {
+        Some(c) => format!(
+            "{}, changed to {} during the run",
+            base(&start),
+            base(&c.to)
+        ),
+        None => base(&start),
     }
 }
 
@@ -190,11 +246,7 @@ pub fn identity(file: &ResultFile, m: &Machine) -> Identity {
             (Some(p), Some(o)) => p.difference(o).len() as u32,
             _ => 0,
         },
-        memory_gib: m
-            .memory
-            .meminfo
-            .known()
-            .map(|mi| (mi.mem_total_bytes as f64 / GIB).round() as u64),
+        memory_bytes: m.memory.meminfo.known().map(|mi| mi.mem_total_bytes),
         dimms: dimm_population(m),
         board,
     }
@@ -208,7 +260,7 @@ fn probed<T: std::fmt::Display>(p: &Probed<T>) -> String {
 }
 
 /// The names of the facts of [`host_facts`], in its order.
-pub const FACT_NAMES: [&str; 15] = [
+pub const FACT_NAMES: [&str; 16] = [
     "memory size",
     "DIMMs",
     "DIMM speed",
@@ -224,13 +276,14 @@ pub const FACT_NAMES: [&str; 15] = [
     "hugetlb pools",
     "SMT",
     "numa_balancing",
+    "clocksource",
 ];
 
 /// Facts of [`host_facts`] that explain a flagged host but never flag one by themselves: the
 /// kernel release differs whenever a fleet is half-way through an update, and says nothing by
 /// itself of what the hardware delivers. Every other fact is part of the host's
 /// *configuration* (CPUs online, memory size, DIMMs, their speed and channels, PCIe links, THP, governor,
-/// cgroup limits, hugetlb pools, SMT, numa_balancing): a host whose configuration differs from
+/// cgroup limits, hugetlb pools, SMT, numa_balancing, clocksource): a host whose configuration differs from
 /// its group's majority stands out with that cause, even when none of its figures is outside
 /// the group's spread ([`crate::causes`], [`is_configuration`]).
 pub const CONTEXT_ONLY_FACTS: [&str; 1] = ["kernel"];
@@ -249,7 +302,8 @@ pub fn is_configuration(name: &str) -> bool {
 /// `DIMMs` (count and sizes), `DIMM speed` (configured MT/s), `memory channels`
 /// (populated), `PCIe links below max` (device, current vs max speed and width), `THP`,
 /// `governor`, `kernel`, `CPUs online` (online vs present), `cgroup CPU quota`,
-/// `cgroup memory limit`, `cgroup cpuset`, `hugetlb pools`, `SMT`, `numa_balancing`.
+/// `cgroup memory limit`, `cgroup cpuset`, `hugetlb pools`, `SMT`, `numa_balancing`,
+/// `clocksource` (the one the run started on, and what the kernel changed it to during it).
 /// BIOS version and microcode are not in the probe document, so they are not compared.
 pub fn host_facts(file: &ResultFile, m: &Machine) -> Vec<(&'static str, String)> {
     let env = &file.environment;
@@ -260,7 +314,7 @@ pub fn host_facts(file: &ResultFile, m: &Machine) -> Vec<(&'static str, String)>
         m.memory
             .meminfo
             .known()
-            .map(|mi| format!("{} GiB", (mi.mem_total_bytes as f64 / GIB).round()))
+            .map(|mi| memory_size(mi.mem_total_bytes))
             .unwrap_or_else(|| "unknown".into()),
     ));
     out.push((
@@ -388,6 +442,7 @@ pub fn host_facts(file: &ResultFile, m: &Machine) -> Vec<(&'static str, String)>
     ));
     out.push(("SMT", probed(&env.smt_control)));
     out.push(("numa_balancing", probed(&env.numa_balancing)));
+    out.push(("clocksource", clocksource_fact(file, m)));
     out
 }
 

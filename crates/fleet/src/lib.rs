@@ -212,9 +212,10 @@ pub fn analyse(loaded: Vec<Loaded>, opts: &Options) -> Fleet {
 /// form groups of equal identities first; then a host with present CPUs offline joins the
 /// first group its identity can be a part of ([`Identity::joins`]: its sockets and cores
 /// count only its online CPUs), else a group of its own. Last, a group too small to be judged
-/// ([`MIN_GROUP_HOSTS`]) whose identity differs only by its memory from a judged, larger group
-/// joins the largest such ([`Identity::differs_only_in_memory`]), so that a host with half
-/// its memory or a DIMM missing is compared with its siblings.
+/// ([`MIN_GROUP_HOSTS`]) whose identity has less memory, and differs only so, from a judged,
+/// larger group joins it ([`Identity::differs_only_in_memory`]; of several, the one with the
+/// least memory), so that a host with half its memory or a DIMM missing is compared with its
+/// siblings.
 fn group_hosts(hosts: &mut [Host]) -> Vec<Group> {
     // (identity, member indexes into `hosts`)
     let mut found: Vec<(Identity, Vec<usize>)> = Vec::new();
@@ -235,6 +236,8 @@ fn group_hosts(hosts: &mut [Host]) -> Vec<Group> {
     let mut i = 0;
     while i < found.len() {
         let small = found[i].1.len();
+        // of the judged, larger groups it is short of memory of, the one with the least
+        // memory (the size it lacks least of), then the one with the most hosts
         let into = (small < MIN_GROUP_HOSTS)
             .then(|| {
                 (0..found.len())
@@ -244,7 +247,7 @@ fn group_hosts(hosts: &mut [Host]) -> Vec<Group> {
                             && found[j].1.len() > small
                             && found[i].0.differs_only_in_memory(&found[j].0)
                     })
-                    .max_by_key(|&j| found[j].1.len())
+                    .min_by_key(|&j| (found[j].0.memory_bytes, std::cmp::Reverse(found[j].1.len())))
             })
             .flatten();
         match into {
@@ -265,6 +268,7 @@ fn group_hosts(hosts: &mut [Host]) -> Vec<Group> {
             for &i in &members {
                 hosts[i].group = Some(n + 1);
             }
+            settle_memory_size(hosts, &members);
             Group {
                 id: n + 1,
                 identity_text: identity.to_string(),
@@ -275,6 +279,29 @@ fn group_hosts(hosts: &mut [Host]) -> Vec<Group> {
             }
         })
         .collect()
+}
+
+/// Gives the members of a group whose MemTotal is within [`facts::MEMORY_TOLERANCE`] of the
+/// group's median the median's `memory size` fact: identical hosts differ by a few MiB of
+/// firmware and kernel reservations, which would otherwise make one of them the odd one out
+/// (48 MiB below 23.5 GiB printed as another size). Members further away keep their own.
+fn settle_memory_size(hosts: &mut [Host], members: &[usize]) {
+    let sizes: Vec<f64> = members
+        .iter()
+        .filter_map(|&i| hosts[i].identity.as_ref()?.memory_bytes)
+        .map(|b| b as f64)
+        .collect();
+    let Some(median) = median(&sizes).map(|m| m as u64) else {
+        return;
+    };
+    for &i in members {
+        let bytes = hosts[i].identity.as_ref().and_then(|id| id.memory_bytes);
+        if facts::same_memory(bytes, Some(median)) {
+            if let Some(f) = hosts[i].facts.iter_mut().find(|(n, _)| *n == "memory size") {
+                f.1 = facts::memory_size(median);
+            }
+        }
+    }
 }
 
 /// Pools the runs of one host: per figure the median, spread and drift; facts, identity and
