@@ -26,30 +26,87 @@ pub const AVAILABLE_PATH: &str =
     "/sys/devices/system/clocksource/clocksource0/available_clocksource";
 
 /// Clocksources read from a device register rather than a CPU counter: the x86 HPET, the ACPI
-/// PM timer and the i8253 PIT, and the tick counters `jiffies` / `refined-jiffies` (a
-/// resolution of 1-10 ms). Each read of the first three costs microseconds, and the tick
-/// counters cannot time a microsecond request at all.
-pub const SLOW_CLOCKSOURCES: &[&str] = &["hpet", "acpi_pm", "pit", "jiffies", "refined-jiffies"];
+/// PM timer and the i8253 PIT. Each read costs microseconds.
+pub const DEVICE_CLOCKSOURCES: &[&str] = &["hpet", "acpi_pm", "pit"];
+
+/// The tick counters: their resolution is the scheduler tick, 1-10 ms, so they cannot time a
+/// request of microseconds at all.
+pub const TICK_CLOCKSOURCES: &[&str] = &["jiffies", "refined-jiffies"];
+
+/// Clocksources that read a counter of the CPU or one the hypervisor keeps in step with it,
+/// each read in nanoseconds: `tsc` (x86; `tsc-early` before its refined calibration),
+/// `kvm-clock`, `hyperv_clocksource_tsc_page`, `xen` (paravirtual clocks), `arch_sys_counter`
+/// (the Arm generic timer), `timebase` (powerpc), `tod` (s390), `stick`, `tick`, `hbtick`
+/// (sparc64), `riscv_clocksource`.
+pub const CPU_COUNTER_CLOCKSOURCES: &[&str] = &[
+    "tsc",
+    "tsc-early",
+    "kvm-clock",
+    "hyperv_clocksource_tsc_page",
+    "xen",
+    "arch_sys_counter",
+    "timebase",
+    "tod",
+    "stick",
+    "tick",
+    "hbtick",
+    "riscv_clocksource",
+];
+
+/// What a clocksource reads, as far as hwsurvey knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClockKind {
+    /// One of [`CPU_COUNTER_CLOCKSOURCES`].
+    CpuCounter,
+    /// One of [`DEVICE_CLOCKSOURCES`].
+    DeviceRegister,
+    /// One of [`TICK_CLOCKSOURCES`].
+    Tick,
+    /// A name hwsurvey does not know.
+    Unknown,
+}
+
+/// What the clocksource `name` reads.
+pub fn kind(name: &str) -> ClockKind {
+    if CPU_COUNTER_CLOCKSOURCES.contains(&name) {
+        ClockKind::CpuCounter
+    } else if DEVICE_CLOCKSOURCES.contains(&name) {
+        ClockKind::DeviceRegister
+    } else if TICK_CLOCKSOURCES.contains(&name) {
+        ClockKind::Tick
+    } else {
+        ClockKind::Unknown
+    }
+}
 
 /// The kernel's clocksource.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Clocksource {
     /// `current_clocksource`, e.g. `tsc`, `kvm-clock`, `arch_sys_counter`, `hpet`.
     pub current: String,
-    /// `available_clocksource`, in the kernel's order (empty when the file is missing).
-    pub available: Vec<String>,
+    /// `available_clocksource`, in the kernel's order.
+    pub available: Probed<Vec<String>>,
 }
 
 impl Clocksource {
-    /// Whether the current clocksource is one of [`SLOW_CLOCKSOURCES`].
+    /// Whether the current clocksource is a device register or a tick counter (see [`kind`]).
     pub fn is_slow(&self) -> bool {
         is_slow(&self.current)
     }
 }
 
-/// Whether `name` is one of [`SLOW_CLOCKSOURCES`].
+/// Whether `name` is a device register or a tick counter (see [`kind`]).
 pub fn is_slow(name: &str) -> bool {
-    SLOW_CLOCKSOURCES.contains(&name)
+    matches!(kind(name), ClockKind::DeviceRegister | ClockKind::Tick)
+}
+
+/// Whether `word` can be a clocksource name: 1 to 64 ASCII letters, digits, `_`, `-` or `.`
+/// (the kernel's names are C identifiers with dashes).
+fn is_name(word: &str) -> bool {
+    (1..=64).contains(&word.len())
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 /// Whether two clocksource names read the same counter: `tsc-early` (the boot-time TSC,
@@ -66,7 +123,7 @@ pub fn current(root: &SysRoot) -> Probed<String> {
     match root.read(CURRENT_PATH) {
         Ok(t) => {
             let word = t.trim();
-            if word.is_empty() || word.contains(char::is_whitespace) || word.len() > 64 {
+            if !is_name(word) {
                 Probed::Unknown(Unknown::Invalid {
                     path: CURRENT_PATH.into(),
                     detail: format!(
@@ -82,15 +139,33 @@ pub fn current(root: &SysRoot) -> Probed<String> {
     }
 }
 
-/// Probes the clocksource under `root` (see the module doc); the list of available ones is
-/// empty when its file cannot be read.
+/// Reads [`AVAILABLE_PATH`] under `root`: names separated by spaces. A file without a name,
+/// or with a word that cannot be one, is an unknown naming the file and the text.
+pub fn available(root: &SysRoot) -> Probed<Vec<String>> {
+    match root.read(AVAILABLE_PATH) {
+        Ok(t) => {
+            let words: Vec<&str> = t.split_whitespace().collect();
+            if words.is_empty() || !words.iter().all(|w| is_name(w)) {
+                Probed::Unknown(Unknown::Invalid {
+                    path: AVAILABLE_PATH.into(),
+                    detail: format!(
+                        "expected clocksource names separated by spaces, got {}",
+                        hwsurvey_model::text::quote(t.trim())
+                    ),
+                })
+            } else {
+                Probed::Known(words.into_iter().map(str::to_string).collect())
+            }
+        }
+        Err(e) => Probed::Unknown(e.into()),
+    }
+}
+
+/// Probes the clocksource under `root` (see the module doc).
 pub fn probe(root: &SysRoot) -> Probed<Clocksource> {
     current(root).map(|current| Clocksource {
         current,
-        available: root
-            .read(AVAILABLE_PATH)
-            .map(|t| t.split_whitespace().map(str::to_string).collect())
-            .unwrap_or_default(),
+        available: available(root),
     })
 }
 
@@ -105,5 +180,8 @@ mod tests {
         assert!(!same_counter("tsc-early", "hpet"));
         assert!(!same_counter("kvm-clock", "tsc"));
         assert!(is_slow("hpet") && is_slow("acpi_pm") && !is_slow("tsc-early"));
+        assert_eq!(kind("jiffies"), ClockKind::Tick);
+        assert_eq!(kind("foo"), ClockKind::Unknown);
+        assert!(!is_name("tsc\0") && !is_name("") && is_name("refined-jiffies"));
     }
 }

@@ -608,11 +608,19 @@ pub fn summary(os: &Os) -> String {
             Probed::Known(c) => format!(
                 "{} (available: {}){}",
                 shown(&c.current),
-                shown(&c.available.join(" ")),
-                if c.is_slow() {
-                    "; a device register, not a CPU counter: every clock read costs microseconds"
-                } else {
-                    ""
+                match &c.available {
+                    Probed::Known(a) => shown(&a.join(" ")),
+                    Probed::Unknown(u) => format!("unknown: {}", shown(&u.to_string())),
+                },
+                match crate::clocksource::kind(&c.current) {
+                    crate::clocksource::ClockKind::DeviceRegister => {
+                        "; a device register, not a CPU counter: every clock read costs \
+                         microseconds"
+                    }
+                    crate::clocksource::ClockKind::Tick => {
+                        "; the tick counter: a resolution of 1-10 ms"
+                    }
+                    _ => "",
                 }
             ),
             Probed::Unknown(u) => format!("unknown ({})", shown(&u.to_string())),

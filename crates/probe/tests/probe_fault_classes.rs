@@ -680,10 +680,14 @@ fn clocksource_is_read_and_a_garbled_file_is_named() {
     let c = hwsurvey_probe::clocksource::probe(&SysRoot::new(dir.path()));
     let c = c.known().expect("known");
     assert_eq!(
-        (c.current.as_str(), c.available.clone(), c.is_slow()),
+        (
+            c.current.as_str(),
+            c.available.known().cloned(),
+            c.is_slow()
+        ),
         (
             "hpet",
-            vec!["tsc".into(), "hpet".into(), "acpi_pm".into()],
+            Some(vec!["tsc".into(), "hpet".into(), "acpi_pm".into()]),
             true
         )
     );
@@ -700,6 +704,18 @@ fn clocksource_is_read_and_a_garbled_file_is_named() {
         why.contains("current_clocksource") && why.contains("tsc hpet"),
         "{why}"
     );
+    // a NUL in the name, and an available list that is not names: named, not passed on
+    write(dir.path(), &format!("{cs}/current_clocksource"), "tsc\0");
+    let why = format!(
+        "{:?}",
+        hwsurvey_probe::clocksource::current(&SysRoot::new(dir.path()))
+    );
+    assert!(why.contains("current_clocksource"), "{why}");
+    write(dir.path(), &format!("{cs}/current_clocksource"), "tsc");
+    write(dir.path(), &format!("{cs}/available_clocksource"), "");
+    let c = hwsurvey_probe::clocksource::probe(&SysRoot::new(dir.path()));
+    let why = format!("{:?}", c.known().expect("current is readable").available);
+    assert!(why.contains("available_clocksource"), "{why}");
     let none = tempfile::tempdir().unwrap();
     let missing = hwsurvey_probe::clocksource::probe(&SysRoot::new(none.path()));
     assert!(format!("{missing:?}").contains("Missing"), "{missing:?}");

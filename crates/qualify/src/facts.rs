@@ -293,7 +293,7 @@ pub struct ClocksourceFacts {
     /// `current_clocksource` (`tsc`, `hpet`, `arch_sys_counter`).
     pub current: String,
     /// `available_clocksource`, in the kernel's order.
-    pub available: Vec<String>,
+    pub available: Probed<Vec<String>>,
 }
 
 fn no_clocksource_given() -> Probed<ClocksourceFacts> {
@@ -353,6 +353,10 @@ pub struct ResultFacts {
     pub triad_peak_bytes_per_s: Option<f64>,
     /// Page modes the profile asked for (`base`, `thp`, `hugetlb`).
     pub page_modes: Vec<String>,
+    /// The clocksource changes the run saw (`from`, `to`, the point after which it was read;
+    /// the result file's `clocksource_changes`).
+    #[serde(default)]
+    pub clocksource_changes: Vec<(String, String, String)>,
 }
 
 /// Parses the kernel's `kB` (KiB) hugepage folder name `hugepages-2048kB` into bytes.

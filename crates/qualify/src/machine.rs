@@ -296,6 +296,11 @@ pub fn result_facts(path: &str, r: &hwsurvey_result::ResultFile) -> ResultFacts 
         path: path.to_string(),
         triad_peak_bytes_per_s: triad,
         page_modes: modes,
+        clocksource_changes: r
+            .clocksource_changes
+            .iter()
+            .map(|c| (c.from.clone(), c.to.clone(), c.seen_after.clone()))
+            .collect(),
     }
 }
 

@@ -207,6 +207,42 @@ fn a_binding_cpu_quota_is_not_comparable() {
     assert!(why.iter().all(|w| !w.contains("CPU quota")), "{why:?}");
 }
 
+/// A clocksource the kernel changed during the run makes it not comparable, in one note however
+/// many changes the file lists (a new user's file of 2000 repeated the note 2000 times).
+#[test]
+fn clocksource_changes_are_one_not_comparable_note() {
+    let path = examples_dir().join(FILES[0]);
+    let mut file = hwsurvey_result::load(&path).expect("the shipped example loads");
+    assert!(hwsurvey_report::headline::not_comparable(&file)
+        .iter()
+        .all(|w| !w.contains("clocksource")));
+    let change = |from: &str, to: &str, after: &str| hwsurvey_result::ClocksourceChange {
+        from: from.into(),
+        to: to.into(),
+        seen_after: after.into(),
+    };
+    file.clocksource_changes = vec![change("tsc", "hpet", "cpu.scaling integer/threads=2")];
+    let why = hwsurvey_report::headline::not_comparable(&file);
+    assert!(
+        why.contains(
+            &"clocksource changed from tsc to hpet during the run (first read after cpu.scaling \
+              integer/threads=2): figures timed before and after read different clocks"
+                .to_string()
+        ),
+        "{why:?}"
+    );
+    file.clocksource_changes.extend(
+        (0..1999).map(|i| change("hpet", if i % 2 == 0 { "acpi_pm" } else { "hpet" }, "x y")),
+    );
+    let why = hwsurvey_report::headline::not_comparable(&file);
+    let notes: Vec<&String> = why.iter().filter(|w| w.contains("clocksource")).collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains("then 1999 more changes, last to acpi_pm"),
+        "{notes:?}"
+    );
+}
+
 /// Every headline row carries the unit of its values (breaker finding: the CSV's headline rows
 /// had an empty unit column), named as the family tables name them.
 #[test]

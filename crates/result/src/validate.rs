@@ -279,6 +279,41 @@ impl ResultFile {
                     .map_err(|e| invalid(e.under(&format!("tests[{i}].metrics[{j}]"))))?;
             }
         }
+        // a change is two clocksource names of different counters, after a point
+        for (i, c) in self.clocksource_changes.iter().enumerate() {
+            let name_ok = |n: &str| {
+                (1..=64).contains(&n.len())
+                    && n.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+            };
+            for (field, v) in [("from", &c.from), ("to", &c.to)] {
+                if !name_ok(v) {
+                    return Err(invalid(FieldProblem::new(
+                        format!("clocksource_changes[{i}].{field}"),
+                        format!(
+                            "{} is not a clocksource name (1 to 64 letters, digits, _ - .)",
+                            hwsurvey_model::text::quote(v)
+                        ),
+                    )));
+                }
+            }
+            if hwsurvey_probe::clocksource::same_counter(&c.from, &c.to) {
+                return Err(invalid(FieldProblem::new(
+                    format!("clocksource_changes[{i}]"),
+                    format!(
+                        "from {} to {} is no change of counter",
+                        hwsurvey_model::text::quote(&c.from),
+                        hwsurvey_model::text::quote(&c.to)
+                    ),
+                )));
+            }
+            if c.seen_after.trim().is_empty() || c.seen_after.len() > 512 {
+                return Err(invalid(FieldProblem::new(
+                    format!("clocksource_changes[{i}].seen_after"),
+                    "expected the family and id of a point (1 to 512 bytes)",
+                )));
+            }
+        }
         for (i, ft) in self.family_times.iter().enumerate() {
             for (field, v) in [("estimated_s", ft.estimated_s), ("actual_s", ft.actual_s)] {
                 if !v.is_finite() || !(0.0..=86_400.0 * 365.0).contains(&v) {

@@ -31,3 +31,50 @@ fn an_unknown_variant_of_a_megabyte_is_one_short_escaped_line() {
     );
     assert!(e.contains("evil\\u{1b}[2J"), "{e}");
 }
+
+/// `clocksource_changes` the engine never writes are refused with the field and the value
+/// (a new user's edits, 2026-12-04): `tsc-early` to `tsc` (one counter), empty names, a NUL,
+/// an empty `seen_after`; a real change loads.
+#[test]
+fn clocksource_changes_that_are_no_change_or_no_name_are_refused() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../reports/examples/v1/x86_64-standard.json"
+    );
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let load = |doc: &serde_json::Value, changes: serde_json::Value| {
+        let mut doc = doc.clone();
+        doc["clocksource_changes"] = changes;
+        hwsurvey_result::parse("r.json", doc.to_string().as_bytes()).map(|f| f.clocksource_changes)
+    };
+    let change = |from: &str, to: &str, after: &str| serde_json::json!([{ "from": from, "to": to, "seen_after": after }]);
+    let ok = load(&doc, change("tsc", "hpet", "cpu.scaling integer/threads=2")).unwrap();
+    assert_eq!((ok[0].from.as_str(), ok[0].to.as_str()), ("tsc", "hpet"));
+    for (changes, want) in [
+        (
+            change("tsc-early", "tsc", "x y"),
+            "at clocksource_changes[0]: from \"tsc-early\" to \"tsc\" is no change of counter",
+        ),
+        (
+            change("", "hpet", "x y"),
+            "at clocksource_changes[0].from: \"\" is not a clocksource name",
+        ),
+        (
+            change("tsc", "hpet\u{0}", "x y"),
+            "at clocksource_changes[0].to: \"hpet\\0\" is not a clocksource name",
+        ),
+        (
+            change("tsc", "hpet", " "),
+            "at clocksource_changes[0].seen_after: expected the family and id of a point",
+        ),
+    ] {
+        let e = load(&doc, changes).unwrap_err().to_string();
+        assert!(
+            e.starts_with("r.json: ") && e.contains(want),
+            "{e}\nwant {want}"
+        );
+    }
+    doc["clocksource_changes"] = serde_json::json!([]);
+    assert!(load(&doc, serde_json::json!([])).unwrap().is_empty());
+}

@@ -611,11 +611,16 @@ fn wrong_facts(guest: &Guest, m: &Machine) -> Vec<(String, String)> {
         "clocksource",
         want_cs.clone(),
         match cs {
-            Some(c) if e.clocksource.is_none() && !c.available.is_empty() => "known".to_owned(),
+            Some(c)
+                if e.clocksource.is_none()
+                    && c.available.known().is_some_and(|a| !a.is_empty()) =>
+            {
+                "known".to_owned()
+            }
             Some(c) if hwsurvey_probe::clocksource::same_counter(&c.current, &want_cs) => {
                 want_cs.clone()
             }
-            Some(c) => format!("{} (available: {})", c.current, c.available.join(" ")),
+            Some(c) => format!("{} (available: {:?})", c.current, c.available),
             None => format!("{:?}", m.os.clocksource),
         },
     );

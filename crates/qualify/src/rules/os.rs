@@ -117,32 +117,85 @@ pub fn os_kernel_min(f: &Facts, p: &Params) -> Vec<Finding> {
 }
 
 /// `clock.source`: the kernel times with a device register (HPET, ACPI PM timer, PIT) or the
-/// tick counter instead of a CPU counter ([`hwsurvey_probe::clocksource::SLOW_CLOCKSOURCES`]):
-/// every clock read then costs microseconds, and every timed figure carries that cost. The
-/// usual cause is the kernel's watchdog marking the TSC unstable, or `clocksource=` on the
-/// command line.
+/// tick counter instead of a CPU counter ([`hwsurvey_probe::clocksource::kind`]): every clock
+/// read then costs microseconds (a tick counter cannot time microseconds at all), and every
+/// timed figure carries it. The usual cause is the kernel's watchdog marking the TSC unstable,
+/// or `clocksource=` on the command line. With a result file, a clocksource the kernel changed
+/// during the run warns too. A name hwsurvey does not know is reported, not judged.
 pub fn clock_source(f: &Facts, _: &Params) -> Vec<Finding> {
+    use hwsurvey_probe::clocksource::{kind, ClockKind};
     const ID: &str = "clock.source";
     const CURRENT: &str = "/sys/devices/system/clocksource/clocksource0/current_clocksource";
     const AVAILABLE: &str = "/sys/devices/system/clocksource/clocksource0/available_clocksource";
-    let c = need!(f.os.clocksource, ID);
-    if !hwsurvey_probe::clocksource::is_slow(&c.current) {
-        return vec![];
+    let mut out = Vec::new();
+    if let Probed::Known(r) = &f.result {
+        for (from, to, after) in &r.clocksource_changes {
+            out.push(
+                Finding::new(
+                    ID,
+                    Verdict::Warn,
+                    format!(
+                        "the kernel changed the clocksource from {from} to {to} during the run \
+                         (first read after {after}): figures timed before and after read \
+                         different clocks"
+                    ),
+                )
+                .with(
+                    format!("{}: clocksource_changes", r.path),
+                    format!("{from} -> {to}"),
+                )
+                .fix(
+                    "find why the kernel left the first clocksource (dmesg: \"Marking \
+                     clocksource ... as unstable\") and run again",
+                ),
+            );
+        }
     }
-    let tsc = c.available.iter().any(|a| a == "tsc");
-    let mut finding = Finding::new(
+    let c = need!(f.os.clocksource, ID);
+    let available = match &c.available {
+        Probed::Known(a) => a.join(" "),
+        Probed::Unknown(u) => format!("unknown ({u})"),
+    };
+    let tsc = c
+        .available
+        .known()
+        .is_some_and(|a| a.iter().any(|n| n == "tsc"));
+    let what = match kind(&c.current) {
+        ClockKind::CpuCounter => return out,
+        ClockKind::DeviceRegister => {
+            "every clock read is a device register access \
+             (microseconds), so latencies and open-loop rates measure the clock too (2-vCPU \
+             guest: critical rate 30 k/s with hpet, 1.4 M/s with the TSC)"
+        }
+        ClockKind::Tick => {
+            "the tick counter: its resolution is 1-10 ms, so no latency of \
+             microseconds can be timed with it"
+        }
+        ClockKind::Unknown => {
+            out.push(
+                Finding::new(
+                    ID,
+                    Verdict::Info,
+                    format!(
+                        "clocksource {}: not one hwsurvey knows as a CPU counter or a device \
+                         register, so the cost of a clock read is not judged",
+                        c.current
+                    ),
+                )
+                .with(CURRENT, c.current.clone())
+                .with(AVAILABLE, available),
+            );
+            return out;
+        }
+    };
+    let finding = Finding::new(
         ID,
         Verdict::Warn,
-        format!(
-            "clocksource {}: every clock read is a device register access (microseconds), so \
-             latencies and open-loop rates measure the clock too (2-vCPU guest: critical rate \
-             30 k/s with hpet, 1.4 M/s with the TSC)",
-            c.current
-        ),
+        format!("clocksource {}: {what}", c.current),
     )
     .with(CURRENT, c.current.clone())
-    .with(AVAILABLE, c.available.join(" "));
-    finding = if tsc {
+    .with(AVAILABLE, available);
+    out.push(if tsc {
         finding.fix(
             "find why the kernel left the TSC (dmesg: \"Marking clocksource 'tsc' as unstable\", \
              or clocksource= in /proc/cmdline), then echo tsc > \
@@ -153,6 +206,6 @@ pub fn clock_source(f: &Facts, _: &Params) -> Vec<Finding> {
             "no CPU counter is available to the kernel: check tsc= and clocksource= in \
              /proc/cmdline, and the hypervisor's clock (kvm-clock, hyperv_clocksource_tsc_page)",
         )
-    };
-    vec![finding]
+    });
+    out
 }

@@ -119,11 +119,17 @@ pub fn not_comparable(f: &ResultFile) -> Vec<String> {
             f.environment.cpu_count(),
         ));
     }
-    for c in &f.clocksource_changes {
+    // one note for all changes: the first, the last clocksource, and how many
+    if let (Some(first), Some(last)) = (f.clocksource_changes.first(), f.clocksource_changes.last())
+    {
+        let more = match f.clocksource_changes.len() {
+            1 => String::new(),
+            n => format!(", then {} more changes, last to {}", n - 1, last.to),
+        };
         why.push(format!(
-            "clocksource changed from {} to {} during the run (first read after {}): figures \
-             timed before and after read different clocks",
-            c.from, c.to, c.seen_after
+            "clocksource changed from {} to {} during the run (first read after {}{more}): \
+             figures timed before and after read different clocks",
+            first.from, first.to, first.seen_after
         ));
     }
     if let Some([one, _, _]) = f.load_before.load_average.known() {
