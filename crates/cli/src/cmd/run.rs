@@ -695,14 +695,27 @@ impl Observer for Progress {
         if !self.tty {
             errln!("{}", progress_line(self.done, self.total, result));
         } else if result.outcome != hwsurvey_result::Outcome::Measured {
-            self.bar.println(format!(
-                "{} {}: {} ({})",
-                result.point.family,
-                result.point.id,
-                result.outcome,
-                result.reason.as_deref().unwrap_or("")
-            ));
+            self.bar
+                .println(not_measured_line(result, crate::fit::stderr_width()));
         }
+    }
+}
+
+/// The line a point that was not measured prints above the progress bar: family, id, outcome
+/// and reason, wrapped with a hanging indent to a terminal `width` columns wide (the reason of
+/// a skipped critical-rate search runs to 700 characters; a new user's 80-column terminal got
+/// it on one line).
+fn not_measured_line(result: &TestResult, width: Option<usize>) -> String {
+    let line = format!(
+        "{} {}: {} ({})",
+        result.point.family,
+        result.point.id,
+        result.outcome,
+        result.reason.as_deref().unwrap_or("")
+    );
+    match width {
+        Some(w) => crate::fit::fit(&line, w).trim_end_matches('\n').to_string(),
+        None => line,
     }
 }
 
@@ -791,5 +804,36 @@ mod tests {
                 "{bad}: {e}"
             );
         }
+    }
+
+    /// A skipped critical-rate search's reason (as the 2-vCPU guest printed it in CI) fits an
+    /// 80-column terminal, every word kept; without a terminal it is one line.
+    #[test]
+    fn a_not_measured_line_fits_the_terminal() {
+        let reason = "no open-loop rate kept p99 <= 1000000 ns (4 trials, search stopped: trial \
+                      budget spent); lowest rate tried: 108169/s requested, 15604/s achieved, \
+                      3598 abandoned, p50 28721151 ns, p99 39845887 ns, p999 40009727 ns; \
+                      workers stalled 21.9 % of the window (220 stalls > 50 us, longest 0.64 \
+                      ms; 0.00 % past the bound); failed: 3598 of 4327 requests abandoned";
+        let r = TestResult::new(
+            point("service.point_select", "critical/pages=base", 2),
+            hwsurvey_engine::PointOutcome::SkippedAfterTrying {
+                reason: reason.into(),
+                details: Default::default(),
+            },
+            "2026-12-04T00:00:00Z".into(),
+            1.0,
+        );
+        let wrapped = not_measured_line(&r, Some(80));
+        assert!(wrapped.lines().count() > 3, "{wrapped}");
+        assert!(
+            wrapped.lines().all(|l| crate::fit::display_width(l) <= 80),
+            "{wrapped}"
+        );
+        let words = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        let whole = not_measured_line(&r, None);
+        assert_eq!(whole.lines().count(), 1);
+        assert_eq!(words(&wrapped), words(&whole));
+        assert!(whole.starts_with("service.point_select critical/pages=base: skipped"));
     }
 }
