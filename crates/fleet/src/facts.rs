@@ -180,13 +180,11 @@ fn clocksource_fact(file: &ResultFile, m: &Machine) -> String {
 }
 
 /// The typed probe document of a result file, or why it cannot be read.
+/// The error names the field (`machine document at memory.meminfo.known.mem_total_bytes:
+/// invalid type: null, expected u64`; [`Machine::from_document`]).
 pub fn machine_of(file: &ResultFile) -> Result<Machine, String> {
-    serde_json::from_value(file.machine.clone()).map_err(|e| {
-        format!(
-            "the \"machine\" document is not one this hwsurvey reads: {}",
-            hwsurvey_model::text::one_line(&e.to_string(), 200)
-        )
-    })
+    Machine::from_document(file.machine.clone())
+        .map_err(|e| format!("the \"machine\" document is not one this hwsurvey reads: {e}"))
 }
 
 /// `8 x 32 GiB` (one entry per distinct size, largest first) of the populated slots; `None`
