@@ -537,6 +537,9 @@ pub struct RunOptions {
     pub out_dir: Option<PathBuf>,
     /// Print the console to stderr as it comes.
     pub echo_console: bool,
+    /// Seconds within which the kernel must reach the init before the boot counts as hung
+    /// and is tried again; `None`: [`BOOT_DEADLINE_S`].
+    pub boot_deadline_s: Option<u64>,
 }
 
 pub(crate) fn run_cmd(cmd: &mut Command) -> Result<String> {
@@ -929,6 +932,54 @@ pub fn qemu_available(qemu: &str) -> Result<()> {
 /// the guest does not finish within its timeout, or when its output cannot be decoded; the
 /// console log stays in the run folder in every case.
 pub fn run(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Result<GuestRun> {
+    for boot in 1..=BOOTS {
+        match run_once(guest, commands, opts)? {
+            Booted::Ran(r) => return Ok(r),
+            Booted::Hung { console_log } => {
+                // kept beside the run folder, which the next boot empties
+                let kept = console_log
+                    .parent()
+                    .and_then(Path::parent)
+                    .unwrap_or(Path::new("."))
+                    .join(format!("{}.hung-{boot}.log", guest.name));
+                let _ = fs::rename(&console_log, &kept);
+                let what = format!(
+                    "{}: the kernel did not reach the init within {} s (boot {boot} of {BOOTS}; \
+                     console log: {})",
+                    guest.name,
+                    opts.boot_deadline_s.unwrap_or(BOOT_DEADLINE_S),
+                    kept.display()
+                );
+                if boot == BOOTS {
+                    bail!("{what}");
+                }
+                eprintln!("guest {what}: booting again");
+            }
+        }
+    }
+    unreachable!("the last boot returns or fails")
+}
+
+/// Seconds within which a guest's kernel must reach its init (the [`READY_MARKER`]): boots take
+/// 3-20 s, 60 s on a busy host. A kernel that does not is hung, and is booted again (up to
+/// [`BOOTS`] times) instead of waiting out the guest's timeout: on 2026-12-04 the 16-vCPU
+/// x86-2s4n-smt kernel locked up 3 s into its boot (every CPU's `migration/N` stopper thread
+/// "stuck for 547 s", soft lockups), on an idle host, after 6 boots that had taken 6-11 s.
+pub const BOOT_DEADLINE_S: u64 = 180;
+
+/// Boots of one run, at most, when the kernel hangs before the init ([`BOOT_DEADLINE_S`]).
+pub const BOOTS: usize = 3;
+
+/// One boot's end.
+enum Booted {
+    /// The init ran the commands.
+    Ran(GuestRun),
+    /// The kernel did not reach the init within [`BOOT_DEADLINE_S`]; its console log.
+    Hung { console_log: PathBuf },
+}
+
+/// One boot of [`run`].
+fn run_once(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Result<Booted> {
     qemu_available(&guest.qemu)?;
     let out_dir = opts.out_dir.clone().unwrap_or_else(|| {
         workspace_root()
@@ -994,18 +1045,35 @@ pub fn run(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Result
     });
 
     let deadline = start + Duration::from_secs(guest.timeout_s);
+    let boot_deadline = start
+        + Duration::from_secs(
+            opts.boot_deadline_s
+                .unwrap_or(BOOT_DEADLINE_S)
+                .min(guest.timeout_s),
+        );
     let mut log = fs::File::create(&console_log)?;
     let mut lines = Vec::new();
     let mut ready_at = None;
     let mut timed_out = false;
+    let mut hung = false;
     loop {
         let now = Instant::now();
+        if ready_at.is_none() && now >= boot_deadline {
+            hung = true;
+            let _ = child.kill();
+            break;
+        }
         if now >= deadline {
             timed_out = true;
             let _ = child.kill();
             break;
         }
-        match rx.recv_timeout(deadline - now) {
+        let until = if ready_at.is_none() {
+            boot_deadline
+        } else {
+            deadline
+        };
+        match rx.recv_timeout(until.saturating_duration_since(now)) {
             Ok((at, line)) => {
                 writeln!(log, "{line}")?;
                 if opts.echo_console {
@@ -1038,6 +1106,9 @@ pub fn run(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Result
     let qemu_stderr = err_reader.join().unwrap_or_default();
     if !qemu_stderr.trim().is_empty() {
         writeln!(log, "--- qemu stderr ---\n{qemu_stderr}")?;
+    }
+    if hung {
+        return Ok(Booted::Hung { console_log });
     }
     let where_log = format!("console log: {}", console_log.display());
     if timed_out {
@@ -1108,12 +1179,12 @@ pub fn run(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Result
             status,
         });
     }
-    Ok(GuestRun {
+    Ok(Booted::Ran(GuestRun {
         boot: ready_at - start,
         commands: end - ready_at,
         outputs,
         files_dir: unpacked.join("out"),
         console_log,
         host_busy_elsewhere,
-    })
+    }))
 }

@@ -1048,6 +1048,46 @@ fn host_load_is_read_from_proc() {
     assert_eq!(hwsurvey_guests::children_cpu_s("1208 (bash) S 1207"), None);
 }
 
+/// A kernel that never reaches the init (here told to wait for a root device that never
+/// comes, `rootwait`, with no init in the initramfs; on 2026-12-04 the 16-vCPU guest's kernel
+/// locked up 3 s into its boot) is booted again, [`hwsurvey_guests::BOOTS`] times in all, each boot's console log
+/// kept, and the run fails naming the deadline; it does not wait out the guest's timeout.
+#[test]
+fn a_kernel_that_never_reaches_the_init_is_booted_again_then_named() {
+    if !enabled("a_kernel_that_never_reaches_the_init_is_booted_again_then_named") {
+        return;
+    }
+    let mut g = Guest::load("x86-2s-2cpu").unwrap();
+    g.name = "never-init".into();
+    g.kernel
+        .cmdline
+        .push_str(" rdinit=/nonexistent root=/dev/vdz rootwait");
+    let runs = hwsurvey_guests::workspace_root().join("target/guests/runs");
+    for k in 1..=hwsurvey_guests::BOOTS {
+        let _ = std::fs::remove_file(runs.join(format!("never-init.hung-{k}.log")));
+    }
+    let opts = RunOptions {
+        boot_deadline_s: Some(8),
+        ..Default::default()
+    };
+    let start = std::time::Instant::now();
+    let e = format!("{:#}", run(&g, &[words("true")], &opts).unwrap_err());
+    let took = start.elapsed().as_secs_f64();
+    println!("never-init: failed after {took:.1} s: {e}");
+    assert!(
+        e.contains("never-init: the kernel did not reach the init within 8 s (boot 3 of 3;"),
+        "{e}"
+    );
+    for k in 1..=hwsurvey_guests::BOOTS {
+        let log = runs.join(format!("never-init.hung-{k}.log"));
+        assert!(log.is_file(), "{} kept", log.display());
+    }
+    assert!(
+        took < 3.0 * 8.0 + 30.0,
+        "{took} s: the guest's timeout was waited out"
+    );
+}
+
 #[test]
 fn qemu_arguments_follow_the_definition() {
     let g = Guest::load("x86-2s4n-smt").unwrap();
