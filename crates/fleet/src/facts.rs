@@ -168,14 +168,14 @@ fn clocksource_fact(file: &ResultFile, m: &Machine) -> String {
     let Some(start) = start else {
         return "unknown".into();
     };
-    let base = |s: &str| s.strip_suffix("-early").unwrap_or(s).to_string();
+    use hwsurvey_probe::clocksource::counter;
     match file.clocksource_changes.last() {
         Some(c) => format!(
             "{}, changed to {} during the run",
-            base(&start),
-            base(&c.to)
+            counter(&start),
+            counter(&c.to)
         ),
-        None => base(&start),
+        None => counter(&start).to_string(),
     }
 }
 

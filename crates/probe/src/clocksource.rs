@@ -102,7 +102,7 @@ pub fn is_slow(name: &str) -> bool {
 
 /// Whether `word` can be a clocksource name: 1 to 64 ASCII letters, digits, `_`, `-` or `.`
 /// (the kernel's names are C identifiers with dashes).
-fn is_name(word: &str) -> bool {
+pub fn is_name(word: &str) -> bool {
     (1..=64).contains(&word.len())
         && word
             .bytes()
@@ -113,8 +113,12 @@ fn is_name(word: &str) -> bool {
 /// before its refined calibration) and `tsc` do; the kernel switches from one to the other
 /// about a second after boot, which changes no cost.
 pub fn same_counter(a: &str, b: &str) -> bool {
-    let base = |s: &str| s.strip_suffix("-early").unwrap_or(s).to_string();
-    base(a) == base(b)
+    counter(a) == counter(b)
+}
+
+/// The counter a clocksource name reads: `tsc-early` reads `tsc`; other names are their own.
+pub fn counter(name: &str) -> &str {
+    name.strip_suffix("-early").unwrap_or(name)
 }
 
 /// Reads [`CURRENT_PATH`] under `root`: one word. Errors (missing file, not one word) are an

@@ -75,6 +75,19 @@ fn hybrid_tree() -> tempfile::TempDir {
     t
 }
 
+/// A root with the cgroup v2 hierarchy mounted at /sys/fs/cgroup and this process in `cgroup`
+/// (`/job/step`).
+fn v2_tree(cgroup: &str) -> tempfile::TempDir {
+    let t = tempfile::tempdir().expect("tempdir");
+    write(
+        t.path(),
+        "/proc/self/mountinfo",
+        "32 25 0:29 / /sys/fs/cgroup rw,relatime - cgroup2 cgroup2 rw",
+    );
+    write(t.path(), "/proc/self/cgroup", &format!("0::{cgroup}"));
+    t
+}
+
 #[test]
 fn v1_memory_limit_up_the_hierarchy_is_the_cap() {
     let t = hybrid_tree();
@@ -273,14 +286,8 @@ fn allowed_cpus_from_the_legacy_cpuset_file_system() {
 
 #[test]
 fn allowed_cpus_from_v2_walk_up_to_the_nearest_cpuset() {
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = v2_tree("/a/b");
     let r = t.path();
-    write(
-        r,
-        "/proc/self/mountinfo",
-        "32 25 0:29 / /sys/fs/cgroup rw,relatime - cgroup2 cgroup2 rw",
-    );
-    write(r, "/proc/self/cgroup", "0::/a/b");
     write(r, "/sys/fs/cgroup/a/cpuset.cpus.effective", "1,3");
     let l = limits::probe(&SysRoot::new(r));
     let u = l.usable_cpus().expect("usable CPUs");
@@ -369,15 +376,9 @@ fn cpu_quotas_up_the_hierarchy_in_v1_and_v2() {
 /// A quota file that is there but malformed is named with its value, never taken as no limit.
 #[test]
 fn a_bad_cpu_quota_file_is_named() {
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = v2_tree("/job");
     let r = t.path();
     write(r, "/proc/meminfo", MEMINFO);
-    write(
-        r,
-        "/proc/self/mountinfo",
-        "32 25 0:29 / /sys/fs/cgroup rw,relatime - cgroup2 cgroup2 rw",
-    );
-    write(r, "/proc/self/cgroup", "0::/job");
     write(r, "/sys/fs/cgroup/job/cpu.max", "lots 100000");
     let l = limits::probe(&SysRoot::new(r));
     assert!(l.cpu_quotas.is_empty());
@@ -393,14 +394,8 @@ fn a_bad_cpu_quota_file_is_named() {
 /// the text, never "unlimited" because the process's own cgroup says `max`.
 #[test]
 fn a_bad_ancestor_quota_makes_the_machines_cpu_limit_unknown() {
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = v2_tree("/job/step");
     let r = t.path();
-    write(
-        r,
-        "/proc/self/mountinfo",
-        "32 25 0:29 / /sys/fs/cgroup rw,relatime - cgroup2 cgroup2 rw",
-    );
-    write(r, "/proc/self/cgroup", "0::/job/step");
     write(r, "/sys/fs/cgroup/job/step/cpu.max", "max 100000");
     write(r, "/sys/fs/cgroup/job/cpu.max", "lots 100000");
     let os = hwsurvey_probe::os::probe(&SysRoot::new(r));

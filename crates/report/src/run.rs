@@ -18,23 +18,18 @@ use crate::input::{default_label, Input};
 use crate::layout::Comparison;
 
 /// ` (CPU quota 1.50 CPUs from SOURCE: threads past 1.50 CPUs' worth of run time are
-/// throttled)` after the usable CPUs; a quota at or above them reads ` (CPU quota 4.00 CPUs from SOURCE, not
-/// binding)`.
+/// throttled)` after the usable CPUs; a quota at or above them reads ` (CPU quota 4.00 CPUs
+/// from SOURCE, not binding)`.
 fn quota_words(q: &hwsurvey_probe::limits::CpuQuota, usable: usize) -> String {
+    let cpus = format_cpus(q.cpus());
     if q.cpus() < usable as f64 {
         format!(
-            " (CPU quota {} CPUs from {}: threads past {} CPUs' worth of run time are \
+            " (CPU quota {cpus} CPUs from {}: threads past {cpus} CPUs' worth of run time are \
              throttled)",
-            format_cpus(q.cpus()),
-            q.source,
-            format_cpus(q.cpus())
-        )
-    } else {
-        format!(
-            " (CPU quota {:.2} CPUs from {}, not binding)",
-            q.cpus(),
             q.source
         )
+    } else {
+        format!(" (CPU quota {cpus} CPUs from {}, not binding)", q.source)
     }
 }
 

@@ -281,13 +281,8 @@ impl ResultFile {
         }
         // a change is two clocksource names of different counters, after a point
         for (i, c) in self.clocksource_changes.iter().enumerate() {
-            let name_ok = |n: &str| {
-                (1..=64).contains(&n.len())
-                    && n.bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
-            };
             for (field, v) in [("from", &c.from), ("to", &c.to)] {
-                if !name_ok(v) {
+                if !hwsurvey_probe::clocksource::is_name(v) {
                     return Err(invalid(FieldProblem::new(
                         format!("clocksource_changes[{i}].{field}"),
                         format!(

@@ -12,6 +12,24 @@ use hwsurvey_workloads::service::search::{judge, FailedCriterion, RateTrial, Sea
 const MS: u64 = 1_000_000;
 const US: u64 = 1_000;
 
+/// One worker, one request every 100 us from 0 (10_000/s).
+const TEN_PER_MS: ArrivalSchedule = ArrivalSchedule {
+    start_ns: 0,
+    rate_ops_per_s: 10_000.0,
+    workers: 1,
+};
+
+/// A worker's window from `measure_from_ns` to `end_ns`, judged against `latency_bound_ns`; it
+/// gives up 50 ms behind.
+fn window(measure_from_ns: u64, end_ns: u64, latency_bound_ns: u64) -> WorkerWindow {
+    WorkerWindow {
+        measure_from_ns,
+        end_ns,
+        max_lag_ns: 50 * MS,
+        latency_bound_ns,
+    }
+}
+
 /// Whether the histogram's `got` reports `exact` within its error bound (10^-3, never below).
 fn near(got: u64, exact: u64) -> bool {
     got >= exact && (got - exact) as f64 <= exact as f64 * 1e-3
@@ -24,17 +42,7 @@ fn run() -> (
     LatencyRecorder,
 ) {
     let clock = ManualClock::at(0);
-    let schedule = ArrivalSchedule {
-        start_ns: 0,
-        rate_ops_per_s: 10_000.0,
-        workers: 1,
-    };
-    let window = WorkerWindow {
-        measure_from_ns: 0,
-        end_ns: 100 * MS,
-        max_lag_ns: 50 * MS,
-        latency_bound_ns: 0,
-    };
+    let window = window(0, 100 * MS, 0);
     let mut from_send = LatencyRecorder::new();
     let mut op = |n: u64| {
         let d = if n == 100 { 5 * MS } else { 10 * US };
@@ -43,7 +51,7 @@ fn run() -> (
         from_send.record_ns(clock.now_ns() - t0);
         n
     };
-    let tally = run_worker(&clock, &schedule, 0, &window, &mut op);
+    let tally = run_worker(&clock, &TEN_PER_MS, 0, &window, &mut op);
     (tally, from_send)
 }
 
@@ -177,24 +185,14 @@ fn stalls_before_a_send_are_seen_ahead_of_and_behind_the_schedule() {
         reads: AtomicU64::new(0),
         stalls: vec![(2 * 101 + 1, 2 * MS), (2 * 500 + 1, 3 * MS)],
     };
-    let schedule = ArrivalSchedule {
-        start_ns: 0,
-        rate_ops_per_s: 10_000.0,
-        workers: 1,
-    };
-    let window = WorkerWindow {
-        measure_from_ns: 0,
-        end_ns: 100 * MS,
-        max_lag_ns: 50 * MS,
-        latency_bound_ns: MS,
-    };
+    let window = window(0, 100 * MS, MS);
     let mut op = |n: u64| {
         clock
             .inner
             .advance_ns(if n == 100 { 5 * MS } else { 10 * US });
         n
     };
-    let tally = run_worker(&clock, &schedule, 0, &window, &mut op);
+    let tally = run_worker(&clock, &TEN_PER_MS, 0, &window, &mut op);
     assert_eq!((tally.issued, tally.abandoned), (1000, 0));
     // Three stalls: the 5 ms request, 2 ms behind the schedule, 3 ms ahead of it.
     assert_eq!(tally.stalls, 3);
@@ -218,22 +216,12 @@ fn a_stall_reaching_from_the_warm_up_into_the_window_counts_by_its_part_in_it() 
     // warm-up request due at 9.5 ms, is served for 4 ms: from 9.5 ms to 13.5 ms, 3.5 ms of it
     // inside the window.
     let clock = ManualClock::at(0);
-    let schedule = ArrivalSchedule {
-        start_ns: 0,
-        rate_ops_per_s: 10_000.0,
-        workers: 1,
-    };
-    let window = WorkerWindow {
-        measure_from_ns: 10 * MS,
-        end_ns: 60 * MS,
-        max_lag_ns: 50 * MS,
-        latency_bound_ns: MS,
-    };
+    let window = window(10 * MS, 60 * MS, MS);
     let mut op = |n: u64| {
         clock.advance_ns(if n == 95 { 4 * MS } else { 10 * US });
         n
     };
-    let tally = run_worker(&clock, &schedule, 0, &window, &mut op);
+    let tally = run_worker(&clock, &TEN_PER_MS, 0, &window, &mut op);
     assert_eq!((tally.issued, tally.abandoned), (500, 0));
     assert_eq!(tally.stalls, 1);
     // 10 ms to 13.5 ms
