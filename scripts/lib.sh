@@ -16,6 +16,7 @@ HWSURVEY_TOOLS='
 bash                        bash                        # scripts/*, crates/testkit/tests/tool_list.rs, crates/cli/tests/completions.rs
 sh                          dash                        # crates/cli/tests/run.rs (signals), crates/workloads/benches/peers.rs
 mkfifo                      coreutils                   # model/probe/cli/elf tests: a FIFO where a file is expected
+groff                       groff-base                  # crates/cli/tests/completions.rs: a manual page as man shows it
 kill                        procps                      # crates/cli/tests/run.rs: SIGINT/SIGTERM to a run
 chattr                      e2fsprogs                   # crates/cli/tests/run.rs: an immutable storage directory
 dmesg                       util-linux                  # crates/workloads/src/raid6/kmsg.rs: the kernel raid6 line

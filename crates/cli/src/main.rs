@@ -98,7 +98,13 @@ pub(crate) fn error_line(message: &str) -> std::borrow::Cow<'_, str> {
     propagate_version = true,
     about,
     long_about = None,
-    after_help = "Examples:
+    after_help = "Exit status (each command's --help and manual page, hwsurvey-run(1), ..., list its own):
+  0    done
+  2    an error, said in one line on standard error, or a usage error (qualify and fleet: 3,
+       their 1 and 2 being verdicts)
+  141  the reader of standard output went away (`hwsurvey probe | head`)
+
+Examples:
   hwsurvey probe                     # what this machine is: CPUs, caches, NUMA, DIMMs
   hwsurvey run                       # standard profile, summary, result file
   hwsurvey run --profile quick -o q.json          # tiny sizes, seconds
@@ -131,7 +137,7 @@ enum Command {
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(cmd::completions::Args),
     /// Print the manual page (roff), or write every page into a folder.
-    Man(cmd::completions::ManArgs),
+    Man(cmd::man::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -158,7 +164,7 @@ fn main() -> ExitCode {
         Command::Fleet(args) => cmd::fleet::run(args),
         Command::Elf(args) => cmd::elf::run(args),
         Command::Completions(args) => cmd::completions::run(args, &mut Cli::command()),
-        Command::Man(args) => cmd::completions::man(args, Cli::command()),
+        Command::Man(args) => cmd::man::man(args, Cli::command()),
     };
     match outcome {
         Ok(code) => code,

@@ -113,5 +113,73 @@ fn man_writes_one_page_per_subcommand_with_its_options() {
     );
     let top = String::from_utf8(hwsurvey(&["man"]).stdout).unwrap();
     assert!(top.contains(".TH hwsurvey 1"), "{top:.300}");
-    assert!(top.contains("Examples:"), "the top page has no examples");
+    assert!(top.contains(".SH EXAMPLES"), "the top page has no examples");
+}
+
+/// Issue 33 item 11: every page has an EXIT STATUS section, and its examples are printed as
+/// written (no-fill), so `man` neither reflows nor hyphenates them ("ma‐ chine").
+#[test]
+fn man_pages_state_exit_status_and_keep_examples_verbatim() {
+    let dir = tempfile::tempdir().unwrap();
+    let man_dir = dir.path().join("man1");
+    hwsurvey(&["man", "--dir", man_dir.to_str().unwrap()]);
+    let mut names: Vec<String> = SUBCOMMANDS
+        .iter()
+        .map(|s| format!("hwsurvey-{s}"))
+        .collect();
+    names.push("hwsurvey".into());
+    for name in &names {
+        let page = std::fs::read_to_string(man_dir.join(format!("{name}.1"))).unwrap();
+        assert!(
+            page.contains(".SH \"EXIT STATUS\""),
+            "{name}.1 has no EXIT STATUS section:\n{page}"
+        );
+        let examples = page
+            .split(".SH EXAMPLES\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{name}.1 has no EXAMPLES section:\n{page}"));
+        assert!(
+            examples.starts_with(".nf\n"),
+            "{name}.1: examples are filled:\n{examples}"
+        );
+        assert!(!page.contains(".SH EXTRA"), "{name}.1 still has EXTRA");
+    }
+    // rendered as a reader sees it, 80 columns: each example line whole on one line
+    if !hwsurvey_testkit::tool("groff") {
+        return;
+    }
+    let page = man_dir.join("hwsurvey.1");
+    let out = std::process::Command::new("groff")
+        .args(["-man", "-Tutf8", "-P", "-cbou", "-rLL=80n"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    for example in [
+        "hwsurvey probe                     # what this machine is: CPUs, caches, NUMA, DIMMs",
+        "hwsurvey completions bash > /etc/bash_completion.d/hwsurvey",
+    ] {
+        assert!(
+            text.lines().any(|l| l.trim() == example),
+            "{example:?} not on one line of the rendered page:\n{text}"
+        );
+    }
+    assert!(text.contains("EXIT STATUS"), "{text}");
+}
+
+/// Issue 33 item 11: `--help` of every command states its exit codes, as `run --help` does.
+#[test]
+fn help_of_every_command_states_exit_codes() {
+    for sub in SUBCOMMANDS {
+        let help = String::from_utf8(hwsurvey(&[sub, "--help"]).stdout).unwrap();
+        let status = help
+            .split_once("Exit status")
+            .or_else(|| help.split_once("Exit codes"))
+            .unwrap_or_else(|| panic!("hwsurvey {sub} --help states no exit codes:\n{help}"))
+            .1;
+        assert!(
+            status.contains("\n  0 ") && (status.contains("\n  2 ") || status.contains("\n  3 ")),
+            "hwsurvey {sub} --help: no codes listed:\n{help}"
+        );
+    }
 }

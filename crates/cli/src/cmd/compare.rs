@@ -24,7 +24,14 @@ pub enum FormatArg {
 
 /// Options of `hwsurvey compare`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Examples:
+#[command(after_help = "Exit status:
+  0    the comparison was printed or written (-o, --plots)
+  2    usage error, or a FILE that cannot be read or is not a result file, different profile
+       versions without --mixed-profiles, a --baseline that names no column, an existing -o
+       or plot file without --force, or output that could not be written
+  141  the reader of standard output went away (`hwsurvey compare a.json b.json | head`)
+
+Examples:
   hwsurvey compare a.json b.json        # box tables on the terminal
   hwsurvey compare a.json b.json -o report.html --plots plots/
   hwsurvey compare a.json b.json --label xeon --label altra --baseline altra")]

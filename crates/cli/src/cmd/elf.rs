@@ -8,7 +8,12 @@ use hwsurvey_elf::{check, inspect_file, TargetDescriptor};
 
 /// Options of `hwsurvey elf`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Examples:
+#[command(after_help = "Exit status:
+  0  the facts were printed; with --target, the file fits it
+  1  with --target: the file does not fit it (one line per mismatch)
+  2  usage error, a file that cannot be read or is not ELF, or a bad target descriptor
+
+Examples:
   hwsurvey elf target/dist/sparc64-unknown-linux-gnu/hwsurvey --target sparc64")]
 pub struct Args {
     /// The ELF file to inspect.

@@ -5,6 +5,7 @@ pub mod compare;
 pub mod completions;
 pub mod elf;
 pub mod fleet;
+pub mod man;
 pub mod probe;
 pub mod qualify;
 pub mod run;

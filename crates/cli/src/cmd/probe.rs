@@ -14,7 +14,15 @@ use hwsurvey_probe::{io, memory, os, probe_machine, summary, Machine};
 
 /// Options of `hwsurvey probe`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Examples:
+#[command(after_help = "Exit status:
+  0    the machine was probed and printed (facts that could not be read are shown as unknown,
+       with the reason)
+  2    usage error, or the input could not be used: a --root that is not a readable
+       directory or snapshot archive, a --dmidecode file that cannot be read or holds no
+       Memory Device record, or standard output that could not be written
+  141  the reader of standard output went away (`hwsurvey probe | head`)
+
+Examples:
   hwsurvey probe                        # lscpu + numactl -H + DIMMs, in one
   hwsurvey probe --json > machine.json  # the Machine document
   hwsurvey probe --root extracted-snapshot/

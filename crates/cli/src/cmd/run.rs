@@ -21,20 +21,20 @@ use hwsurvey_workloads::families;
 
 /// Options of `hwsurvey run`.
 #[derive(clap::Args, Debug)]
-#[command(
-    after_help = "Exit status: 0 at least one test measured and none failed; \
-1 a test failed (the result file holds its error); 2 the run did not start (bad option or \
-profile, a refused --storage-dir or --storage-device, an existing -o file) or its result could \
-not be written; 3 nothing was measured (every point asked for was skipped; the reasons are \
-printed); 128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM), the file keeps what finished.
+#[command(after_help = "Exit status:
+  0      at least one test was measured and none failed
+  1      a test failed (the result file holds its error)
+  2      the run did not start (bad option or profile, a refused --storage-dir or
+         --storage-device, an existing -o file) or its result could not be written
+  3      nothing was measured (every point asked for was skipped; the reasons are printed)
+  128+N  stopped by signal N (130 Ctrl-C, 143 SIGTERM); the file keeps what finished
 
 Examples:
   hwsurvey run                                  # standard profile
   hwsurvey run --plan-only                      # the points this machine would run
   hwsurvey run --profile quick -o quick.json    # tiny sizes, seconds
   hwsurvey run --only mem.bandwidth --only mem.latency
-  hwsurvey run --storage-dir /mnt/nvme0/tmp --storage-dir /mnt/nvme1/tmp"
-)]
+  hwsurvey run --storage-dir /mnt/nvme0/tmp --storage-dir /mnt/nvme1/tmp")]
 pub struct Args {
     /// Profile: a built-in name (`standard`, `quick`) or a path to a TOML file.
     #[arg(long, default_value = "standard")]

@@ -22,7 +22,12 @@ use hwsurvey_probe::{probe_machine, SysRoot};
 
 /// Options of `hwsurvey snapshot`.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "Examples:
+#[command(after_help = "Exit status:
+  0  the archive was written (one line on standard error names it)
+  2  usage error, an existing -o file without --force, an unreadable --root, or the archive
+     could not be written (nothing is left half-written under the -o name)
+
+Examples:
   hwsurvey snapshot -o host.tar.gz      # the files the probe reads
   hwsurvey probe --root extracted-snapshot/   # after tar -xzf elsewhere")]
 pub struct Args {
