@@ -64,6 +64,27 @@ fn a_failed_host_is_listed_with_its_reason_and_the_others_results_stay() {
          hwsurvey_poll_s=1\n",
     )
     .unwrap();
+    // A local user's trap (issue 32): folders made first under the names the role once used
+    // (`<base>/hwsurvey-<run id>-<host>`), world-writable, each holding a program named
+    // `hwsurvey` that leaves a mark when it runs. The role must make its own folder
+    // (mkdtemp) and neither run nor touch these.
+    let remote_base = tmp.path().join("remote");
+    std::fs::create_dir(&remote_base).unwrap();
+    let mark = tmp.path().join("planted-program-ran");
+    let planted_program = format!("#!/bin/sh\ntouch '{}'\n", mark.display());
+    let planted: Vec<PathBuf> = ["node1", "node2", "node3"]
+        .iter()
+        .map(|h| {
+            use std::os::unix::fs::PermissionsExt;
+            let d = remote_base.join(format!("hwsurvey-t1-{h}"));
+            std::fs::create_dir(&d).unwrap();
+            std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o777)).unwrap();
+            std::fs::write(d.join("hwsurvey"), &planted_program).unwrap();
+            std::fs::set_permissions(d.join("hwsurvey"), std::fs::Permissions::from_mode(0o777))
+                .unwrap();
+            d
+        })
+        .collect();
     let reports = tmp.path().join("reports");
     let t0 = Instant::now();
     let out = Command::new(&playbook_cmd)
@@ -78,7 +99,7 @@ fn a_failed_host_is_listed_with_its_reason_and_the_others_results_stay() {
         .arg("-e")
         .arg(format!("hwsurvey_fleet_binary={}", bin.display()))
         .arg("-e")
-        .arg(format!("hwsurvey_remote_base={}", tmp.path().display()))
+        .arg(format!("hwsurvey_remote_base={}", remote_base.display()))
         .env("ANSIBLE_CONFIG", workspace().join("fleet/ansible.cfg"))
         .env("ANSIBLE_HOME", tmp.path().join("ansible-home"))
         .env("ANSIBLE_LOCAL_TEMP", tmp.path().join("ansible-tmp"))
@@ -96,6 +117,21 @@ fn a_failed_host_is_listed_with_its_reason_and_the_others_results_stay() {
     );
     // a host's failure is rescued: the playbook itself succeeds
     assert_eq!(out.status.code(), Some(0), "{log}");
+    // the planted folders were not used: their program never ran, is unchanged, and they
+    // are still there (the role removes only the folder it made); nothing else is left
+    assert!(!mark.exists(), "a planted program ran\n{log}");
+    for d in &planted {
+        let program = std::fs::read_to_string(d.join("hwsurvey")).unwrap_or_else(|e| {
+            panic!("{}: {e} (the planted folder was used)\n{log}", d.display())
+        });
+        assert_eq!(program, planted_program, "{}: replaced", d.display());
+    }
+    let mut left: Vec<PathBuf> = std::fs::read_dir(&remote_base)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    left.sort();
+    assert_eq!(left, planted, "work folders left behind");
     let run_dir = reports.join("t1");
     // the two good hosts: complete result files with the family asked for, the run's log
     let mut spans = Vec::new();
@@ -118,6 +154,9 @@ fn a_failed_host_is_listed_with_its_reason_and_the_others_results_stay() {
         assert!(!run_dir.join(host).join("hwsurvey-failed.txt").exists());
         let run_log = std::fs::read_to_string(run_dir.join(host).join("run.log")).unwrap();
         assert!(run_log.contains("exit status 0"), "{run_log}");
+        // run from a folder of its own: the planted name with mkdtemp's random suffix
+        let own = format!("{}/hwsurvey-t1-{host}-", remote_base.display());
+        assert!(run_log.contains(&own), "not run from {own}*: {run_log}");
         let finished = file
             .finished_at
             .clone()
