@@ -183,3 +183,34 @@ fn help_of_every_command_states_exit_codes() {
         );
     }
 }
+
+#[test]
+fn man_replaces_a_symlink_under_a_page_name_and_leaves_its_target_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let man_dir = dir.path().join("man1");
+    std::fs::create_dir(&man_dir).unwrap();
+    let victim = dir.path().join("victim.txt");
+    std::fs::write(&victim, "not a manual page\n").unwrap();
+    let link = man_dir.join("hwsurvey-run.1");
+    std::os::unix::fs::symlink("../victim.txt", &link).unwrap();
+    hwsurvey(&["man", "--dir", man_dir.to_str().unwrap()]);
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "not a manual page\n",
+        "the symlink's target was written"
+    );
+    let md = std::fs::symlink_metadata(&link).unwrap();
+    assert!(
+        md.file_type().is_file(),
+        "the link was not replaced: {md:?}"
+    );
+    let run = std::fs::read_to_string(&link).unwrap();
+    assert!(run.contains(".TH hwsurvey-run 1"), "{run:.300}");
+    // no temporary file is left behind
+    let left: Vec<String> = std::fs::read_dir(&man_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

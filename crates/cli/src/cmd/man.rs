@@ -163,13 +163,16 @@ pub fn all_pages(cli: clap::Command) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
     pages(cli)
 }
 
+/// Writes every page into `dir` as every hwsurvey output is written
+/// ([`hwsurvey_model::files::write_atomic`]): to a temporary file in `dir`, then renamed over
+/// the page's name, so a symlink planted under a page's name is replaced, never written
+/// through.
 fn write_pages(cli: clap::Command, dir: &Path) -> anyhow::Result<Vec<String>> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("creating the folder {}", dir.display()))?;
     let mut names = Vec::new();
     for (name, page) in all_pages(cli)? {
-        let path = dir.join(&name);
-        std::fs::write(&path, page).with_context(|| format!("writing {}", path.display()))?;
+        hwsurvey_model::files::write_atomic(&dir.join(&name), &page, true)?;
         names.push(name);
     }
     names.sort();
