@@ -57,7 +57,11 @@ fn probe() -> serde_json::Value {
         .arg(dir().join("snapshot.tar.gz"))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -98,7 +102,10 @@ fn the_probe_of_the_snapshot_agrees_with_lscpu_on_the_same_machine() {
         assert_eq!(c["instances"], instances, "{key}");
     }
     assert_eq!(m["os"]["virtualization"]["platform"], "virtual_machine");
-    assert_eq!(m["os"]["virtualization"]["hypervisor"], l["Hypervisor vendor"]);
+    assert_eq!(
+        m["os"]["virtualization"]["hypervisor"],
+        l["Hypervisor vendor"]
+    );
 }
 
 #[test]
@@ -111,7 +118,11 @@ fn the_standard_run_loads_and_says_it_is_virtualised_and_time_limited() {
         .env("COLUMNS", "200")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("virtual machine (KVM)"), "{text}");
     assert!(!text.contains("emulated"), "{text}");
