@@ -220,18 +220,77 @@ require_tools() {
 }
 
 STAGES=()
+OVER_BUDGET=()
+RUN_START=${RUN_START:-$SECONDS}
+
+# Each stage's budget in seconds on an idle 2-core machine (about twice what it took on an idle
+# fresh machine; docs/testing.md, "Stage budgets"). A stage over its budget fails the run when
+# the host was idle during it (other processes used under 10 % of its CPUs); on a busy host it
+# is named with the share the others took, and the run goes on. A stage without a budget here
+# is only timed.
+declare -A STAGE_BUDGET_S=(
+  ["native: fmt"]=120
+  ["native: clippy"]=900
+  ["fleet: ansible-core in target/fleet-venv (scripts/fleet-setup)"]=600
+  ["native: tests"]=1200
+  ["native: every benchmark's short form (scripts/bench-smoke)"]=900
+  ["e2k fallback: check without default features"]=600
+  ["cross: aarch64 test suites under qemu-aarch64"]=1500
+  ["cross: sparc64 test suites under qemu-sparc64"]=1500
+  ["dist: static x86_64/aarch64/sparc64 binaries + ELF checks"]=1200
+  ["e2k: descriptor, target JSON schema, ELF header checks"]=300
+  ["guests: x86_64 and arm64 kernels under qemu-system (tests/guests)"]=1800
+)
+
+# CPU seconds spent by every process of the host so far (user, nice, system, irq, softirq of
+# /proc/stat's `cpu` line), and by this shell's waited-for children (bash's `times`).
+host_cpu_s() {
+  awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%.1f\n", ($2 + $3 + $4 + $7 + $8) / hz }' /proc/stat
+}
+children_cpu_s() {
+  # fields 16 and 17 of /proc/PID/stat: cutime, cstime (after the command name, which may hold
+  # spaces: counted from its closing parenthesis)
+  awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.1f\n", ($14 + $15) / hz }' "/proc/$$/stat"
+}
+
 stage() {
   local name=$1
   shift
   echo "== stage: $name"
-  local start=$SECONDS
+  local start=$SECONDS host0 own0
+  host0=$(host_cpu_s)
+  own0=$(children_cpu_s)
   "$@"
-  local took=$((SECONDS - start))
-  STAGES+=("$(printf '%-60s %5d s' "$name" "$took")")
-  echo "== stage done: $name (${took} s)"
+  local took=$((SECONDS - start)) host1 own1 others_pct budget=${STAGE_BUDGET_S[$name]:-}
+  host1=$(host_cpu_s)
+  own1=$(children_cpu_s)
+  # the others' share of the host's CPU time while the stage ran, in percent
+  others_pct=$(awk -v h="$host1" -v h0="$host0" -v o="$own1" -v o0="$own0" -v t="$took" \
+    -v n="$(nproc)" 'BEGIN { x = (h - h0) - (o - o0); if (x < 0) x = 0
+      printf "%d\n", (t > 0 ? 100 * x / (t * n) : 0) }')
+  local line
+  line=$(printf '%-66s %5d s' "$name" "$took")
+  [[ -n $budget ]] && line+=$(printf '  (budget %d s)' "$budget")
+  if [[ -n $budget ]] && ((took > budget)); then
+    if ((others_pct < 10)); then
+      line+="  OVER BUDGET on an idle host"
+      OVER_BUDGET+=("$name: $took s, budget $budget s (other processes took ${others_pct} % of the CPUs)")
+    else
+      line+="  over budget; host busy elsewhere ${others_pct} %"
+    fi
+  fi
+  STAGES+=("$line")
+  echo "== stage done: $name (${took} s; host busy elsewhere ${others_pct} %)"
 }
 
+# Prints every stage's time and the total; fails when a stage went over its budget on an idle
+# host (the stage's own result stands: it ran to its end).
 summary() {
   echo "== stage times"
   printf '%s\n' "${STAGES[@]}"
+  printf '%-66s %5d s\n' "total" $((SECONDS - RUN_START))
+  if ((${#OVER_BUDGET[@]})); then
+    printf '== over budget on an idle host: %s\n' "${OVER_BUDGET[@]}" >&2
+    return 1
+  fi
 }

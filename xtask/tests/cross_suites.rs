@@ -1,0 +1,236 @@
+//! The rule of what runs under qemu-user (`scripts/cross-suites`, read by `scripts/cross-test`;
+//! docs/testing.md): a workspace package whose sources hold target-dependent code runs whole
+//! for aarch64 and sparc64; a test file holding such code elsewhere is named; the CLI's
+//! end-to-end `run` suite is named. This test fails when a package or a test file with such
+//! code is left out, and when the file names a package or a suite that does not exist.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Packages that never run under qemu-user: the host's build tasks and the guest harness
+/// (it boots qemu-system on the host).
+const HOST_ONLY: &[&str] = &["xtask", "hwsurvey-guests"];
+
+/// What makes code depend on the target it runs on. Explicit `from_le_bytes`/`to_be_bytes`
+/// do not: they give the same value on every host.
+const MARKERS: &[&str] = &[
+    "target_arch",
+    "target_endian",
+    "target_pointer_width",
+    "from_ne_bytes",
+    "to_ne_bytes",
+    "asm!",
+    "std::arch",
+    "core::arch",
+    "read_unaligned",
+    "transmute",
+    "repr(C)",
+];
+
+/// Crate paths whose calls depend on the target (syscall numbers, ioctl encodings, struct
+/// layouts): a marker when not part of a longer name (`std::os::unix::fs` is not `nix::`).
+const FFI: &[&str] = &["libc::", "nix::"];
+
+/// The first marker `text` holds, if any.
+fn marker(text: &str) -> Option<&'static str> {
+    if let Some(m) = MARKERS.iter().find(|m| text.contains(*m)) {
+        return Some(m);
+    }
+    FFI.iter().copied().find(|m| {
+        text.match_indices(m).any(|(i, _)| {
+            i == 0 || {
+                let b = text.as_bytes()[i - 1];
+                !(b.is_ascii_alphanumeric() || b == b'_')
+            }
+        })
+    })
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The first file under `paths` holding a marker, with the marker.
+fn first_marked(paths: &[PathBuf]) -> Option<(PathBuf, &'static str)> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            rust_files(p, &mut files);
+        } else if p.is_file() {
+            files.push(p.clone());
+        }
+    }
+    files.sort();
+    files.into_iter().find_map(|f| {
+        let text = std::fs::read_to_string(&f).ok()?;
+        marker(&text).map(|m| (f, m))
+    })
+}
+
+/// Workspace packages: name -> folder.
+fn packages() -> BTreeMap<String, PathBuf> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let manifest = PathBuf::from(p["manifest_path"].as_str().unwrap());
+            (
+                p["name"].as_str().unwrap().to_owned(),
+                manifest.parent().unwrap().to_path_buf(),
+            )
+        })
+        .collect()
+}
+
+/// `scripts/cross-suites`: package -> None for `all`, or the named suites.
+fn cross_suites() -> BTreeMap<String, Option<BTreeSet<String>>> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/cross-suites");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        let pkg = words.next().unwrap().to_owned();
+        let suites: BTreeSet<String> = words.map(str::to_owned).collect();
+        assert!(
+            !suites.is_empty(),
+            "{}: {pkg} names no suite",
+            path.display()
+        );
+        let value = if suites.contains("all") {
+            assert_eq!(
+                suites.len(),
+                1,
+                "{}: {pkg}: `all` stands alone",
+                path.display()
+            );
+            None
+        } else {
+            Some(suites)
+        };
+        assert!(
+            out.insert(pkg.clone(), value).is_none(),
+            "{}: {pkg} twice",
+            path.display()
+        );
+    }
+    out
+}
+
+#[test]
+fn every_target_dependent_package_and_test_file_runs_under_qemu() {
+    let packages = packages();
+    let listed = cross_suites();
+    let mut missing = Vec::new();
+    for (name, dir) in &packages {
+        if HOST_ONLY.contains(&name.as_str()) {
+            assert!(!listed.contains_key(name), "{name} runs on the host only");
+            continue;
+        }
+        let entry = listed.get(name);
+        if let Some((file, m)) = first_marked(&[dir.join("src"), dir.join("build.rs")]) {
+            if !matches!(entry, Some(None)) {
+                missing.push(format!("{name} (all): {} holds `{m}`", file.display()));
+            }
+        }
+        let mut tests = Vec::new();
+        rust_files(&dir.join("tests"), &mut tests);
+        tests.retain(|t| t.parent() == Some(&dir.join("tests")));
+        tests.sort();
+        for t in tests {
+            let stem = t.file_stem().unwrap().to_string_lossy().into_owned();
+            let covered = match entry {
+                Some(None) => true,
+                Some(Some(suites)) => suites.contains(&stem),
+                None => false,
+            };
+            if covered {
+                continue;
+            }
+            let text = std::fs::read_to_string(&t).unwrap();
+            if let Some(m) = marker(&text) {
+                missing.push(format!("{name} {stem}: {} holds `{m}`", t.display()));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "scripts/cross-suites leaves out target-dependent code:\n{}",
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn every_named_package_and_suite_exists_and_the_cli_runs_end_to_end() {
+    let packages = packages();
+    for (name, suites) in cross_suites() {
+        let dir = packages
+            .get(&name)
+            .unwrap_or_else(|| panic!("scripts/cross-suites: no package {name}"));
+        for s in suites.iter().flatten() {
+            if s == "lib" || s == "bins" {
+                continue;
+            }
+            assert!(
+                dir.join("tests").join(format!("{s}.rs")).is_file(),
+                "scripts/cross-suites: {name} has no tests/{s}.rs"
+            );
+        }
+        if name == "hwsurvey" {
+            let suites = suites.expect("the CLI runs in part");
+            assert!(suites.contains("run"), "the CLI's end-to-end run suite");
+        }
+    }
+}
+
+#[test]
+fn the_markers_tell_target_dependent_code_from_explicit_byte_order() {
+    assert_eq!(marker("u32::from_le_bytes(b)"), None);
+    assert_eq!(marker("std::os::unix::fs::symlink(a, b)"), None);
+    assert_eq!(
+        marker("#[cfg(target_arch = \"aarch64\")]"),
+        Some("target_arch")
+    );
+    assert_eq!(
+        marker("let x = u64::from_ne_bytes(b);"),
+        Some("from_ne_bytes")
+    );
+    assert_eq!(
+        marker("unsafe { libc::sched_setaffinity(0, n, &s) }"),
+        Some("libc::")
+    );
+    assert_eq!(marker("use nix::sys::mman;"), Some("nix::"));
+}
