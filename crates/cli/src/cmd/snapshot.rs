@@ -74,10 +74,17 @@ fn stage(source: &SysRoot, staging: &Path, path: &str) -> anyhow::Result<()> {
             .resolve(path, true)
             .map(|r| source.host_path(&r).is_dir())
             .unwrap_or(false);
-        if is_dir && target.is_relative() {
-            // Keep the link (probes read_link it) and make its target a real folder.
-            if let Some(parent) = dest.parent() {
-                std::fs::create_dir_all(parent.join(&target))?;
+        if is_dir {
+            match dest.parent().filter(|p| stays_inside(staging, p, &target)) {
+                // Keep the link (probes read_link it) and make its target a real folder.
+                Some(parent) => std::fs::create_dir_all(parent.join(&target))?,
+                // A folder link out of the staging folder (absolute, or `..` past its top:
+                // a crafted --root) would have the files beneath it written outside: it is
+                // staged as a real folder instead.
+                None => {
+                    std::fs::create_dir_all(&dest)?;
+                    return Ok(());
+                }
             }
         }
         #[cfg(unix)]
@@ -102,6 +109,31 @@ fn stage(source: &SysRoot, staging: &Path, path: &str) -> anyhow::Result<()> {
         std::fs::write(&dest, bytes)?;
     }
     Ok(())
+}
+
+/// Whether symlink `target`, read in the existing folder `parent`, names a path inside
+/// `staging`: relative, and from `parent`'s real place (links resolved) its `..` components
+/// never climb above `staging` (the folders it passes through are made as real folders).
+fn stays_inside(staging: &Path, parent: &Path, target: &Path) -> bool {
+    let (Ok(staging), Ok(parent)) = (staging.canonicalize(), parent.canonicalize()) else {
+        return false;
+    };
+    let Ok(rel) = parent.strip_prefix(&staging) else {
+        return false;
+    };
+    let mut depth: usize = rel.components().count();
+    for c in target.components() {
+        match c {
+            std::path::Component::Normal(_) => depth += 1,
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return false,
+            },
+            std::path::Component::RootDir | std::path::Component::Prefix(_) => return false,
+        }
+    }
+    true
 }
 
 fn append_tree(
@@ -147,7 +179,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let capture = super::capture::open_or_live(args.root.as_deref())?;
     let source = &capture.root;
     let first = probe_machine(source);
-    let tmp = tempfile::tempdir().context("staging folder")?;
+    // removed on every exit path, a signal's included
+    let tmp = super::capture::TempFolder::new().context("staging folder")?;
     let staging = tmp.path();
     for path in source.accessed() {
         stage(source, staging, &path)?;
