@@ -76,6 +76,8 @@ losetup                     util-linux                  # crates/testkit/src/blo
 mkfs.minix                  util-linux                  # crates/testkit/src/blockdev.rs
 mkswap                      util-linux                  # crates/testkit/src/blockdev.rs
 mkfs.ext4                   e2fsprogs                   # crates/testkit/src/blockdev.rs
+partx                       util-linux                  # crates/cli/tests/storage_devices.rs: a partition of a loop device over the device
+e2fsck                      e2fsprogs                   # crates/cli/tests/storage_devices.rs: the file system over a refused device is intact
 mkfs.xfs                    xfsprogs                    # crates/testkit/src/blockdev.rs
 mkfs.btrfs                  btrfs-progs                 # crates/testkit/src/blockdev.rs
 mkfs.vfat                   dosfstools                  # crates/testkit/src/blockdev.rs

@@ -11,7 +11,8 @@ use std::process::Output;
 
 use assert_cmd::Command;
 use hwsurvey_testkit::blockdev::{
-    blank_image, blkid_probe_type, checksum, loop_unavailable, make, Kind, LoopDevice,
+    blank_image, blkid_probe_type, checksum, find_tool, loop_unavailable, make, Kind, LoopDevice,
+    Mounted,
 };
 
 fn hwsurvey() -> Command {
@@ -424,5 +425,236 @@ fn four_loop_devices_give_an_iops_ladder_that_compare_shows() {
     assert!(
         table.contains("storage.iops CPU time per I/O vs devices (randread_4k, threads=1, qd=4)"),
         "{table}"
+    );
+}
+
+/// `e2fsck -fn DEV`: Ok when the file system is clean, else its output.
+fn e2fsck(dev: &Path) -> Result<(), String> {
+    let o = std::process::Command::new(find_tool("e2fsck").unwrap())
+        .arg("-fn")
+        .arg(dev)
+        .output()
+        .unwrap();
+    if o.status.success() {
+        Ok(())
+    } else {
+        Err(format!("{}{}", text(&o.stdout), text(&o.stderr)))
+    }
+}
+
+/// One MBR partition entry (type 0x83) from sector 2048 to the end of a `bytes`-byte device:
+/// the table `losetup --partscan` reads.
+fn write_mbr_one_partition(dev: &Path, bytes: u64) {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut mbr = [0u8; 512];
+    let e = &mut mbr[446..462];
+    e[4] = 0x83;
+    e[8..12].copy_from_slice(&2048u32.to_le_bytes());
+    e[12..16].copy_from_slice(&((bytes / 512 - 2048) as u32).to_le_bytes());
+    mbr[510] = 0x55;
+    mbr[511] = 0xaa;
+    let mut f = std::fs::OpenOptions::new().write(true).open(dev).unwrap();
+    f.seek(SeekFrom::Start(0)).unwrap();
+    f.write_all(&mbr).unwrap();
+    f.sync_all().unwrap();
+}
+
+fn kernel_name(dev: &Path) -> String {
+    dev.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// Issue 32's reproduction, with and without the loop's offset: loop U over loop A from byte
+/// 1 MiB (then 0) carries a mounted ext4 with data; `run` and `--plan-only` on A are refused in
+/// one line naming U, its offset and its mount point, and the file system is intact after
+/// (e2fsck -fn, the data file read back). Then, with A wiped blank, a loop U over it (nothing
+/// on either, nothing mounted) still refuses A. On the code before the fix A passed every
+/// check there (nothing at its start, empty holders/, O_EXCL granted) and the run overwrote
+/// it; with offset 0 and the ext4 only its signature was seen, not the loop.
+#[test]
+fn a_device_under_a_loop_device_is_refused_naming_the_loop() {
+    if let Some(why) = loop_unavailable() {
+        println!("SKIPPED: loop devices: {why}");
+        return;
+    }
+    if !hwsurvey_testkit::tool("mkfs.ext4") || !hwsurvey_testkit::tool("e2fsck") {
+        return;
+    }
+    for offset in [1u64 << 20, 0] {
+        let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+        let out = dir.path().join("o.json");
+        let img = dir.path().join("b.img");
+        let f = std::fs::File::create(&img).unwrap();
+        f.set_len(64 << 20).unwrap();
+        let a = LoopDevice::attach(&img).unwrap();
+        let u = LoopDevice::attach_at(&a.path, offset, false).unwrap();
+        make(Kind::Ext4, &u.path, dir.path()).unwrap();
+        let mnt = dir.path().join("mnt");
+        let mounted = Mounted::mount(&u.path, &mnt).unwrap();
+        let data: String = (1..=100_000).map(|i| format!("{i}\n")).collect();
+        std::fs::write(mnt.join("data.txt"), &data).unwrap();
+        nix_sync();
+        for extra in [&["--plan-only"][..], &[][..]] {
+            let o = run_on_device(&a.path, extra, &out);
+            let err = text(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "offset {offset} {extra:?}: {err}");
+            assert_eq!(err.lines().count(), 1, "one line: {err}");
+            let stacked = format!(
+                "another block device sits on it: {} (loop device over {} from byte {offset}, \
+                 mounted at {})\n",
+                kernel_name(&u.path),
+                kernel_name(&a.path),
+                mnt.display()
+            );
+            let refused = format!(
+                "hwsurvey: error: storage device {}: refused: ",
+                a.path.display()
+            );
+            if offset > 0 {
+                // nothing at A's start: the loop is the only reason
+                assert_eq!(err, format!("{refused}{stacked}"), "{extra:?}");
+            } else {
+                // the ext4 is at A's start too: its signature, and the loop
+                assert!(
+                    err.starts_with(&format!("{refused}holds a signature: ext4"))
+                        && err.ends_with(&format!("; {stacked}")),
+                    "{err}"
+                );
+            }
+            assert!(!out.exists());
+        }
+        assert_eq!(std::fs::read_to_string(mnt.join("data.txt")).unwrap(), data);
+        mounted.unmount().unwrap();
+        e2fsck(&u.path).unwrap_or_else(|e| panic!("offset {offset}: {e}"));
+        // not mounted, the loop over it still refuses it; and a blank loop over A from byte 0
+        // (nothing on either, nothing mounted) too
+        drop(u);
+        let wiped = std::fs::File::create(&img).unwrap();
+        wiped.set_len(64 << 20).unwrap();
+        let u = LoopDevice::attach_at(&a.path, offset, false).unwrap();
+        let o = run_on_device(&a.path, &["--plan-only"], &out);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!(
+                "another block device sits on it: {} (loop device over {} from byte {offset})\n",
+                kernel_name(&u.path),
+                kernel_name(&a.path)
+            )),
+            "{err}"
+        );
+    }
+}
+
+fn nix_sync() {
+    let _ = std::process::Command::new("sync").status();
+}
+
+/// The same device reached through a partition of a device stacked on it: loop U (with
+/// partscan) over loop A from byte 1 MiB holds an MBR partition table, its partition Up1 an
+/// ext4 that is mounted. A is refused naming U and Up1 with its mount point.
+#[test]
+fn a_partition_of_a_loop_over_the_device_is_named() {
+    if let Some(why) = loop_unavailable() {
+        println!("SKIPPED: loop devices: {why}");
+        return;
+    }
+    if !hwsurvey_testkit::tool("mkfs.ext4") || !hwsurvey_testkit::tool("partx") {
+        return;
+    }
+    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    let out = dir.path().join("o.json");
+    let img = dir.path().join("b.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    let a = LoopDevice::attach(&img).unwrap();
+    // the table, then its partition added with BLKPG (partx -a: the kernel's own scan at
+    // attach time did not find it here)
+    let u = LoopDevice::attach_at(&a.path, 1 << 20, true).unwrap();
+    write_mbr_one_partition(&u.path, 63 << 20);
+    let part = PathBuf::from(format!("{}p1", u.path.display()));
+    if !part.exists() {
+        let o = std::process::Command::new(find_tool("partx").unwrap())
+            .arg("-a")
+            .arg(&u.path)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "partx -a: {}", text(&o.stderr));
+    }
+    for _ in 0..50 {
+        if part.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(part.exists(), "{} did not appear", part.display());
+    make(Kind::Ext4, &part, dir.path()).unwrap();
+    let mnt = dir.path().join("mnt");
+    let _mounted = Mounted::mount(&part, &mnt).unwrap();
+    let before = checksum(&a.path).unwrap();
+    let o = run_on_device(&a.path, &[], &out);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let (un, an) = (kernel_name(&u.path), kernel_name(&a.path));
+    assert_eq!(
+        err,
+        format!(
+            "hwsurvey: error: storage device {}: refused: other block devices sit on it: {un} \
+             (loop device over {an} from byte 1048576) and {un}p1 (partition of {un}, mounted \
+             at {})\n",
+            a.path.display(),
+            mnt.display()
+        )
+    );
+    assert_eq!(checksum(&a.path).unwrap(), before);
+}
+
+/// A member of a mounted two-device btrfs (RAID-1 over two loop devices, mounted by the
+/// first): the second is refused naming the btrfs, its member and mount point (before the fix
+/// only the kernel's EBUSY said "in use").
+#[test]
+fn a_member_of_a_mounted_multi_device_btrfs_is_named() {
+    if let Some(why) = loop_unavailable() {
+        println!("SKIPPED: loop devices: {why}");
+        return;
+    }
+    if !hwsurvey_testkit::tool("mkfs.btrfs") {
+        return;
+    }
+    let filesystems = std::fs::read_to_string("/proc/filesystems").unwrap_or_default();
+    if !filesystems.contains("btrfs") {
+        println!("SKIPPED: this kernel has no btrfs");
+        return;
+    }
+    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    let out = dir.path().join("o.json");
+    let loops: Vec<LoopDevice> = (0..2)
+        .map(|k| {
+            let img = dir.path().join(format!("m{k}.img"));
+            blank_image(&img).unwrap();
+            LoopDevice::attach(&img).unwrap()
+        })
+        .collect();
+    let o = std::process::Command::new(find_tool("mkfs.btrfs").unwrap())
+        .args(["-q", "-f", "-L", "pool", "-d", "raid1", "-m", "raid1"])
+        .arg(&loops[0].path)
+        .arg(&loops[1].path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let mnt = dir.path().join("mnt");
+    let _mounted = Mounted::mount(&loops[0].path, &mnt).unwrap();
+    let o = run_on_device(&loops[1].path, &["--plan-only"], &out);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "(btrfs \"pool\" with member {}, mounted at {})",
+            kernel_name(&loops[1].path),
+            mnt.display()
+        )),
+        "{err}"
     );
 }

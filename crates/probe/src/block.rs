@@ -7,6 +7,12 @@
 //!
 //! Sources: Documentation/ABI/stable/sysfs-block (`size` in 512-byte sectors, `dev`,
 //! `holders/`, `partition`, `device/model`), sysfs-bus-pci (`{current,max}_link_{speed,width}`).
+//!
+//! [`block_stack`] reads how the block devices sit on one another (partitions, `holders/` and
+//! `slaves/`, loop backing files, zram backing devices, bcache, members of mounted btrfs
+//! file systems) for the storage family's refusal of a device something else is built on.
+
+use serde::{Deserialize, Serialize};
 
 use crate::SysRoot;
 
@@ -96,6 +102,197 @@ pub fn pci_link(root: &SysRoot, addr: &str, which: &str) -> (Option<String>, Opt
     let speed = attribute(root, &format!("{dir}/{which}_link_speed"));
     let width = attribute(root, &format!("{dir}/{which}_link_width")).and_then(|w| w.parse().ok());
     (speed, width)
+}
+
+/// How block device `upper` sits on block device `lower` ([`StackEdge`]).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(tag = "link", rename_all = "snake_case")]
+pub enum StackLink {
+    /// `upper` is a partition of disk `lower` (the partition's directory sits in the disk's).
+    Partition,
+    /// `upper` is in `lower`'s `holders/` (or `lower` in `upper`'s `slaves/`): device mapper
+    /// (LVM, dm-crypt, dm-linear), MD RAID.
+    Holder,
+    /// `upper` is a loop device whose backing file is the block device `lower`
+    /// (`/sys/block/loopN/loop/backing_file`), from byte `offset_bytes` (`loop/offset`) for
+    /// `size_limit_bytes` bytes (`loop/sizelimit`; 0: to the end). A loop device is no holder:
+    /// `lower`'s `holders/` stays empty and an exclusive open of `lower` still succeeds.
+    Loop {
+        /// `loop/offset`, bytes.
+        offset_bytes: u64,
+        /// `loop/sizelimit`, bytes; 0 when unlimited.
+        size_limit_bytes: u64,
+    },
+    /// `upper` is a zram device that writes idle pages back to `lower`
+    /// (`/sys/block/zramN/backing_dev`, CONFIG_ZRAM_WRITEBACK).
+    ZramBacking,
+    /// `lower` is a bcache backing or cache device (it has a `bcache/` directory); `upper` is
+    /// the bcache device (`bcache/dev`) or `bcache cache set UUID` (`bcache/set`).
+    Bcache,
+    /// `lower` is a member of the mounted btrfs `upper` (`btrfs FSID`):
+    /// `/sys/fs/btrfs/FSID/devices/NAME`, present only while it is mounted.
+    BtrfsMember {
+        /// The file system's label (`/sys/fs/btrfs/FSID/label`), when it has one.
+        label: Option<String>,
+    },
+}
+
+/// One "sits on" relation between two block devices, by kernel name (`loop1` on `loop0`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct StackEdge {
+    /// The device (or btrfs, `btrfs FSID`) built on `lower`.
+    pub upper: String,
+    /// The device underneath; `MAJ:MIN` when its number has no sysfs entry.
+    pub lower: String,
+    /// How.
+    pub link: StackLink,
+}
+
+/// A block device in [`BlockStack`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StackNode {
+    /// Kernel name (`sdb`, `sdb1`, `dm-0`, `loop3`).
+    pub name: String,
+    /// (major, minor), from its `dev` file.
+    pub dev: (u32, u32),
+    /// The device-mapper name (`dm/name`: `vg0-data`), for dm devices.
+    pub dm_name: Option<String>,
+}
+
+/// Every block device of the machine and how they sit on one another.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockStack {
+    /// The block devices, partitions included, sorted by name.
+    pub nodes: Vec<StackNode>,
+    /// The relations, sorted, without duplicates.
+    pub edges: Vec<StackEdge>,
+}
+
+impl BlockStack {
+    /// The kernel name of block device `dev`.
+    pub fn name_of(&self, dev: (u32, u32)) -> Option<&str> {
+        self.nodes
+            .iter()
+            .find(|n| n.dev == dev)
+            .map(|n| n.name.as_str())
+    }
+
+    /// The node called `name`.
+    pub fn node(&self, name: &str) -> Option<&StackNode> {
+        self.nodes.iter().find(|n| n.name == name)
+    }
+}
+
+/// Reads [`BlockStack`] under `root`: every entry of `/sys/class/block` (disks and
+/// partitions) with its `dev`, `dm/name`, `partition`, `holders/`, `slaves/`,
+/// `loop/{backing_file,offset,sizelimit}`, `backing_dev` (zram) and `bcache/{dev,set}`, and the
+/// members in `/sys/fs/btrfs/FSID/devices/`. A loop's backing file and a zram's backing device
+/// are paths outside /sys: `dev_of` says which block device a path is (stat's `st_rdev` on the
+/// live system; `None` for a regular file or a path that is not there). Unreadable entries are
+/// left out.
+pub fn block_stack(root: &SysRoot, dev_of: &dyn Fn(&str) -> Option<(u32, u32)>) -> BlockStack {
+    let mut nodes = Vec::new();
+    let mut edges = Vec::new();
+    // (upper, device number of lower, link): mapped to names once every node is known
+    let mut by_dev: Vec<(String, (u32, u32), StackLink)> = Vec::new();
+    for name in root.list_dir("/sys/class/block").unwrap_or_default() {
+        let Ok(dir) = root.resolve(&format!("/sys/class/block/{name}"), true) else {
+            continue;
+        };
+        let Some(dev) = root
+            .read(&format!("{dir}/dev"))
+            .ok()
+            .and_then(|t| parse_dev(&t))
+        else {
+            continue;
+        };
+        let dm_name = attribute(root, &format!("{dir}/dm/name"));
+        nodes.push(StackNode {
+            name: name.clone(),
+            dev,
+            dm_name,
+        });
+        if is_partition(root, &dir) {
+            if let Some(disk) = dir.rsplit('/').nth(1) {
+                edges.push(edge(&name, disk, StackLink::Partition));
+            }
+        }
+        for h in holders(root, &dir) {
+            edges.push(edge(&h, &name, StackLink::Holder));
+        }
+        for s in root.list_dir(&format!("{dir}/slaves")).unwrap_or_default() {
+            edges.push(edge(&name, &s, StackLink::Holder));
+        }
+        if let Some(file) = attribute(root, &format!("{dir}/loop/backing_file")) {
+            let number = |a: &str| {
+                attribute(root, &format!("{dir}/loop/{a}"))
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
+            if let Some(lower) = dev_of(&file) {
+                let link = StackLink::Loop {
+                    offset_bytes: number("offset"),
+                    size_limit_bytes: number("sizelimit"),
+                };
+                by_dev.push((name.clone(), lower, link));
+            }
+        }
+        if let Some(file) = attribute(root, &format!("{dir}/backing_dev")).filter(|f| f != "none") {
+            if let Some(lower) = dev_of(&file) {
+                by_dev.push((name.clone(), lower, StackLink::ZramBacking));
+            }
+        }
+        if root.exists(&format!("{dir}/bcache")) && !name.starts_with("bcache") {
+            let last = |p: &str| {
+                root.read_link(p)
+                    .ok()
+                    .and_then(|t| t.file_name().map(|n| n.to_string_lossy().into_owned()))
+            };
+            let upper = last(&format!("{dir}/bcache/dev"))
+                .or_else(|| {
+                    last(&format!("{dir}/bcache/set")).map(|u| format!("bcache cache set {u}"))
+                })
+                .unwrap_or_else(|| "bcache".to_string());
+            edges.push(edge(&upper, &name, StackLink::Bcache));
+        }
+    }
+    for fsid in root.list_dir("/sys/fs/btrfs").unwrap_or_default() {
+        let base = format!("/sys/fs/btrfs/{fsid}");
+        let Ok(members) = root.list_dir(&format!("{base}/devices")) else {
+            continue;
+        };
+        let label = attribute(root, &format!("{base}/label"));
+        for m in members {
+            let link = StackLink::BtrfsMember {
+                label: label.clone(),
+            };
+            edges.push(edge(&format!("btrfs {fsid}"), &m, link));
+        }
+    }
+    let mut stack = BlockStack {
+        nodes,
+        edges: Vec::new(),
+    };
+    for (upper, lower, link) in by_dev {
+        let lower_name = stack
+            .name_of(lower)
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("{}:{}", lower.0, lower.1));
+        edges.push(edge(&upper, &lower_name, link));
+    }
+    edges.sort();
+    edges.dedup();
+    stack.nodes.sort_by(|a, b| a.name.cmp(&b.name));
+    stack.edges = edges;
+    stack
+}
+
+fn edge(upper: &str, lower: &str, link: StackLink) -> StackEdge {
+    StackEdge {
+        upper: upper.to_string(),
+        lower: lower.to_string(),
+        link,
+    }
 }
 
 #[cfg(test)]

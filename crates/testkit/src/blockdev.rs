@@ -352,15 +352,28 @@ impl LoopDevice {
     ///
     /// Errors: losetup missing or failing (not root, no /dev/loop-control, qemu-user).
     pub fn attach(file: &Path) -> Result<LoopDevice, String> {
+        LoopDevice::attach_at(file, 0, false)
+    }
+
+    /// `losetup --find --show --offset OFFSET [--partscan] FILE`: a loop device over `file`
+    /// (an image, or another block device) from byte `offset_bytes`, scanning its partition
+    /// table when `partscan`.
+    ///
+    /// Errors: as [`LoopDevice::attach`].
+    pub fn attach_at(file: &Path, offset_bytes: u64, partscan: bool) -> Result<LoopDevice, String> {
         let tool = find_tool("losetup").ok_or("losetup: not installed")?;
-        let out = Command::new(tool)
-            .args(["--find", "--show"])
+        let mut cmd = Command::new(tool);
+        cmd.args(["--find", "--show", "--offset", &offset_bytes.to_string()]);
+        if partscan {
+            cmd.arg("--partscan");
+        }
+        let out = cmd
             .arg(file)
             .output()
             .map_err(|e| format!("losetup: {e}"))?;
         if !out.status.success() {
             return Err(format!(
-                "losetup --find --show {}: {}",
+                "losetup --find --show --offset {offset_bytes} {}: {}",
                 file.display(),
                 String::from_utf8_lossy(&out.stderr).trim()
             ));
@@ -374,6 +387,53 @@ impl Drop for LoopDevice {
     fn drop(&mut self) {
         if let Some(tool) = find_tool("losetup") {
             let _ = Command::new(tool).arg("-d").arg(&self.path).status();
+        }
+    }
+}
+
+/// A file system mounted by a test, unmounted (lazily, if busy) when dropped.
+#[derive(Debug)]
+pub struct Mounted {
+    /// The mount point.
+    pub at: PathBuf,
+}
+
+impl Mounted {
+    /// `mount DEVICE AT`.
+    ///
+    /// Errors: mount missing or failing, with its stderr.
+    pub fn mount(device: &Path, at: &Path) -> Result<Mounted, String> {
+        std::fs::create_dir_all(at).map_err(|e| format!("{}: {e}", at.display()))?;
+        let tool = find_tool("mount").ok_or("mount: not installed")?;
+        run(Command::new(tool).arg(device).arg(at))?;
+        Ok(Mounted {
+            at: at.to_path_buf(),
+        })
+    }
+
+    /// Unmounts now (the drop does nothing after this).
+    ///
+    /// Errors: umount's stderr.
+    pub fn unmount(mut self) -> Result<(), String> {
+        let at = std::mem::take(&mut self.at);
+        let tool = find_tool("umount").ok_or("umount: not installed")?;
+        run(Command::new(tool).arg(&at))
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        if self.at.as_os_str().is_empty() {
+            return;
+        }
+        if let Some(tool) = find_tool("umount") {
+            let ok = Command::new(&tool)
+                .arg(&self.at)
+                .status()
+                .is_ok_and(|s| s.success());
+            if !ok {
+                let _ = Command::new(tool).arg("-l").arg(&self.at).status();
+            }
         }
     }
 }

@@ -219,6 +219,7 @@ pub fn tool(tool: &str) -> bool {
 }
 
 pub mod blockdev;
+pub mod sysblock;
 
 /// Whether this test binary runs under qemu-user: the kernel's architecture
 /// (/proc/sys/kernel/arch, which qemu-user does not rewrite) differs from the binary's.

@@ -78,7 +78,9 @@ pub struct Args {
     pub storage_dir: Vec<PathBuf>,
     /// Raw block device for storage.iops (needs --destructive). Refused, before anything runs,
     /// when it holds any signature libblkid knows (file system, RAID, LVM, swap, crypto,
-    /// partition table), has partitions, is mounted, held, swap, or in use.
+    /// partition table), has partitions, is mounted, held, swap, or in use, or when another
+    /// block device is built on it (a loop device over it at any offset, device mapper, MD,
+    /// bcache, zram writeback, a mounted btrfs it belongs to), named in the refusal.
     #[arg(long)]
     pub storage_device: Vec<PathBuf>,
     /// Allow writing to the --storage-device devices.

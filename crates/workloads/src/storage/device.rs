@@ -1,16 +1,20 @@
 //! Whether a raw block device may be written: no partitions, no signature that util-linux
 //! recognises (file system, RAID member, LVM PV, swap, crypto, partition table; through
 //! libblkid or its commands, see [`super::blkid`], failing closed), not mounted, not held by
-//! another driver (LVM, MD, dm-crypt), not in use as swap, and not opened exclusively by anyone
-//! (an `O_EXCL` open, with which the kernel itself refuses a device in use).
+//! another driver (LVM, MD, dm-crypt), no other block device built on it and nothing else
+//! using the devices it is built on ([`super::stack`]: loop devices over it with any offset,
+//! device mapper, MD, bcache, zram writeback, mounted btrfs members, through partitions of
+//! those), not in use as swap, and not opened exclusively by anyone (an `O_EXCL` open, with
+//! which the kernel itself refuses a device in use).
 //!
 //! Pure parts take text and return typed values: [`parse_mountinfo`] (/proc/self/mountinfo,
 //! proc(5) "mountinfo" fields), [`parse_swaps`] (/proc/swaps), [`decode_dev`] (glibc's
 //! major/minor encoding of `dev_t`), [`refusals`] (the decision); the two parsers are the
 //! probe's ([`hwsurvey_probe::mounts`]). [`inspect`] is the thin reader over
 //! /sys/dev/block/MAJ:MIN (`holders/`, partition subdirectories with a `partition` file and a
-//! `dev` file, read through [`hwsurvey_probe::block`]) and the signature scan; [`describe`]
-//! reads what a warning names (size, model, serial).
+//! `dev` file, read through [`hwsurvey_probe::block`]), the machine's block stack
+//! ([`hwsurvey_probe::block::block_stack`]) and the signature scan; [`describe`] reads what a
+//! warning names (size, model, serial).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -20,6 +24,7 @@ use hwsurvey_probe::{block, mounts, SysRoot};
 use serde::{Deserialize, Serialize};
 
 use super::blkid::{self, Found};
+use super::stack;
 
 pub use hwsurvey_probe::mounts::{parse_mountinfo, parse_swaps, MountEntry, MountinfoError};
 
@@ -59,6 +64,13 @@ pub struct DeviceFacts {
     /// `None` when unknown or not a block device.
     #[serde(default)]
     pub size_bytes: Option<u64>,
+    /// Kernel name of the device (`loop0`, `sdb`), from the block stack.
+    #[serde(default)]
+    pub kernel_name: Option<String>,
+    /// How the machine's block devices sit on one another
+    /// ([`hwsurvey_probe::block::block_stack`]), for [`stack::stack_uses`].
+    #[serde(default)]
+    pub stack: block::BlockStack,
 }
 
 impl Default for DeviceFacts {
@@ -74,6 +86,8 @@ impl Default for DeviceFacts {
             exclusive_open_error: None,
             stat_error: None,
             size_bytes: None,
+            kernel_name: None,
+            stack: block::BlockStack::default(),
         }
     }
 }
@@ -126,6 +140,19 @@ pub enum Refusal {
         /// Holder names.
         holders: Vec<String>,
     },
+    /// Other block devices are built on it (a loop device over it, with or without an
+    /// offset; device mapper, MD, bcache, a zram writing back to it, a mounted btrfs it is a
+    /// member of; what is built on those), each named with how ([`stack::stack_uses`]).
+    Stacked {
+        /// What sits on it.
+        users: Vec<String>,
+    },
+    /// It is built on another block device that something else uses too (mounted, swap, or
+    /// another device built on it): writing it writes that.
+    SharesLower {
+        /// Each lower device and its other users.
+        uses: Vec<String>,
+    },
     /// It is an active swap area.
     Swap,
     /// Its facts could not be read.
@@ -166,6 +193,15 @@ impl std::fmt::Display for Refusal {
             }
             Refusal::Mounted { mount_point } => write!(f, "mounted at {mount_point}"),
             Refusal::Held { holders } => write!(f, "held by {}", holders.join(", ")),
+            Refusal::Stacked { users } => {
+                let what = if users.len() == 1 {
+                    "another block device sits on it"
+                } else {
+                    "other block devices sit on it"
+                };
+                write!(f, "{what}: {}", users.join(" and "))
+            }
+            Refusal::SharesLower { uses } => f.write_str(&uses.join(" and ")),
             Refusal::Swap => f.write_str("in use as swap"),
             Refusal::Unreadable { detail } => write!(f, "cannot be inspected: {detail}"),
         }
@@ -235,10 +271,36 @@ pub fn refusals(
             });
         }
     }
-    if !facts.holders.is_empty() {
-        r.push(Refusal::Held {
-            holders: facts.holders.clone(),
+    let uses = match &facts.kernel_name {
+        Some(name) => stack::stack_uses(&facts.stack, name, mounts, swaps),
+        None => vec![],
+    };
+    let (above, below): (Vec<_>, Vec<_>) = uses.into_iter().partition(|u| u.above);
+    if !above.is_empty() {
+        r.push(Refusal::Stacked {
+            users: above.into_iter().map(|u| u.text).collect(),
         });
+    }
+    if !below.is_empty() {
+        r.push(Refusal::SharesLower {
+            uses: below.into_iter().map(|u| u.text).collect(),
+        });
+    }
+    // holders the stack does not name already (facts read without a stack)
+    let holders: Vec<String> = facts
+        .holders
+        .iter()
+        .filter(|h| {
+            !facts.stack.edges.iter().any(|e| {
+                &e.upper == *h
+                    && Some(&e.lower) == facts.kernel_name.as_ref()
+                    && e.link == block::StackLink::Holder
+            })
+        })
+        .cloned()
+        .collect();
+    if !holders.is_empty() {
+        r.push(Refusal::Held { holders });
     }
     if swaps
         .iter()
@@ -292,6 +354,8 @@ pub fn inspect(path: &Path, root: &SysRoot) -> DeviceFacts {
                 .and_then(|s| s.parse::<u64>().ok())
                 .map(|sectors| sectors.saturating_mul(512));
         }
+        facts.stack = block::block_stack(root, &block_device_number);
+        facts.kernel_name = facts.stack.name_of(dev).map(str::to_string);
     }
     if written_by_us(facts.dev) {
         facts.signature_check = Ok("not scanned: written by this run".into());
@@ -305,6 +369,16 @@ pub fn inspect(path: &Path, root: &SysRoot) -> DeviceFacts {
         Err(e) => facts.signature_check = Err(e),
     }
     facts
+}
+
+/// The device number of `path` when it is a block device (stat's `st_rdev`), for a loop's
+/// backing file or a zram's backing device; `None` for anything else.
+pub fn block_device_number(path: &str) -> Option<(u32, u32)> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let md = std::fs::metadata(path).ok()?;
+    md.file_type()
+        .is_block_device()
+        .then(|| decode_dev(md.rdev()))
 }
 
 /// Tries an exclusive read-only open (`O_RDONLY | O_EXCL`) of a block device: on Linux this

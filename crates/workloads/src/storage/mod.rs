@@ -17,6 +17,7 @@ pub mod context;
 pub mod device;
 #[cfg(feature = "sys")]
 pub mod engine;
+pub mod stack;
 pub mod target;
 
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,272 @@
+//! A raw device something else is built on is refused, naming what: synthetic /sys trees laid
+//! out as the kernel lays them out (testkit's `SysBlock`) for every kind of stacking (loop
+//! with and without offset, device mapper, MD, bcache, zram writeback, a mounted multi-device
+//! btrfs, a partition of a stacked device, and the downward walk), read by the probe's
+//! `block_stack` and decided by `refusals`. The live loop-device reproductions of issue 32 are
+//! in crates/cli/tests/storage_devices.rs.
+
+use hwsurvey_probe::block::{self, block_stack};
+use hwsurvey_probe::SysRoot;
+use hwsurvey_testkit::sysblock::SysBlock;
+use hwsurvey_workloads::storage::device::{parse_mountinfo, refusals, DeviceFacts, Refusal};
+
+/// Devices of the synthetic trees: name, (major, minor).
+const DEVS: &[(&str, (u32, u32))] = &[
+    ("loop0", (7, 0)),
+    ("loop1", (7, 1)),
+    ("loop2", (7, 2)),
+    ("loop3", (7, 3)),
+    ("loop4", (7, 4)),
+    ("loop5", (7, 5)),
+    ("loop5p1", (259, 0)),
+    ("sdb", (8, 16)),
+    ("sdb1", (8, 17)),
+    ("sdc", (8, 32)),
+    ("sdd", (8, 48)),
+    ("sde", (8, 64)),
+    ("vdb", (252, 16)),
+    ("vdb1", (252, 17)),
+    ("vdb2", (252, 18)),
+    ("vdc", (252, 32)),
+    ("dm-0", (254, 0)),
+    ("md127", (9, 127)),
+    ("bcache0", (251, 0)),
+    ("zram0", (250, 0)),
+];
+
+fn dev(name: &str) -> (u32, u32) {
+    DEVS.iter().find(|d| d.0 == name).unwrap().1
+}
+
+/// stat's answer for a backing path in the synthetic machine: `/dev/NAME` of a listed device.
+fn dev_of(path: &str) -> Option<(u32, u32)> {
+    let name = path.strip_prefix("/dev/")?;
+    DEVS.iter().find(|d| d.0 == name).map(|d| d.1)
+}
+
+/// The refusals of `target` on the tree under `root`, with `mountinfo` and `swaps`.
+fn decide(root: &std::path::Path, target: &str, mountinfo: &str, swaps: &[&str]) -> Vec<Refusal> {
+    let sys = SysRoot::new(root);
+    let stack = block_stack(&sys, &dev_of);
+    let (ma, mi) = dev(target);
+    let dir = block::device_dir(&sys, ma, mi).unwrap();
+    let facts = DeviceFacts {
+        partitions: block::partitions(&sys, &dir),
+        holders: block::holders(&sys, &dir),
+        path: format!("/dev/{target}"),
+        is_block_device: true,
+        dev: Some(dev(target)),
+        size_bytes: Some(64 << 20),
+        kernel_name: stack.name_of(dev(target)).map(str::to_string),
+        stack,
+        ..Default::default()
+    };
+    let mounts = parse_mountinfo(mountinfo).unwrap();
+    let swaps: Vec<String> = swaps.iter().map(|s| s.to_string()).collect();
+    refusals(&facts, true, &mounts, &swaps)
+}
+
+fn lines(r: &[Refusal]) -> Vec<String> {
+    r.iter().map(|x| x.to_string()).collect()
+}
+
+/// The reproduction of issue 32 in sysfs: loop1 over /dev/loop0 from byte 1 MiB carries a
+/// mounted ext4; loop0 has no holder and no signature at its start. And the same without an
+/// offset, and a loop over the loop without a mount.
+#[test]
+fn a_loop_over_the_device_is_named_with_and_without_offset() {
+    for offset in [1_048_576u64, 0] {
+        let dir = tempfile::tempdir().unwrap();
+        let t = SysBlock::new(dir.path());
+        t.disk("loop0", dev("loop0"), 64 << 20)
+            .disk("loop1", dev("loop1"), 63 << 20)
+            .loop_backing("loop0", "/var/tmp/b.img", 0)
+            .loop_backing("loop1", "/dev/loop0", offset);
+        let mounted = "30 1 7:1 / /mnt rw - ext4 /dev/loop1 rw\n";
+        let r = decide(dir.path(), "loop0", mounted, &[]);
+        assert_eq!(
+            lines(&r),
+            [format!(
+                "another block device sits on it: loop1 (loop device over loop0 from byte \
+                 {offset}, mounted at /mnt)"
+            )],
+            "offset {offset}"
+        );
+        // not mounted: still refused, it is in use by the loop
+        let r = decide(dir.path(), "loop0", "", &[]);
+        assert_eq!(
+            lines(&r),
+            [format!(
+                "another block device sits on it: loop1 (loop device over loop0 from byte {offset})"
+            )]
+        );
+        // loop1 itself may be written when nothing else uses loop0 (the stack downwards)
+        assert_eq!(decide(dir.path(), "loop1", "", &[]), vec![]);
+        // and not while loop0 is mounted itself
+        let r = decide(
+            dir.path(),
+            "loop1",
+            "30 1 7:0 / /srv rw - ext4 /dev/loop0 rw\n",
+            &[],
+        );
+        assert_eq!(
+            lines(&r),
+            [format!(
+                "it is a loop device over loop0 from byte {offset}, and loop0 is also mounted at /srv"
+            )]
+        );
+    }
+}
+
+/// Device mapper, MD, bcache, zram writeback and a mounted btrfs, each named; a holder of a
+/// partition is named through the partition.
+#[test]
+fn every_kind_of_stacking_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = SysBlock::new(dir.path());
+    t.disk("sdb", dev("sdb"), 1 << 30)
+        .partition("sdb", "sdb1", 1, dev("sdb1"))
+        .disk("sdc", dev("sdc"), 1 << 30)
+        .disk("sdd", dev("sdd"), 1 << 30)
+        .disk("sde", dev("sde"), 1 << 30)
+        .disk("dm-0", dev("dm-0"), 1 << 29)
+        .dm_name("dm-0", "vg0-data")
+        .holder("dm-0", "sdb1")
+        .disk("md127", dev("md127"), 1 << 30)
+        .holder("md127", "sdc")
+        .disk("bcache0", dev("bcache0"), 1 << 30)
+        .bcache_backing("sdd", "bcache0")
+        .disk("zram0", dev("zram0"), 1 << 28)
+        .zram_backing("zram0", "/dev/sde")
+        .disk("loop2", dev("loop2"), 1 << 28)
+        .disk("loop3", dev("loop3"), 1 << 28)
+        .btrfs(
+            "0c1f6c2e-5b0e-4a43-9d2a-3f0a4e3c1b77",
+            "pool",
+            &["loop2", "loop3"],
+        );
+    let mountinfo = "\
+30 1 254:0 / /data rw - xfs /dev/mapper/vg0-data rw
+31 1 0:45 / /pool rw - btrfs /dev/loop2 rw,space_cache=v2
+";
+    let want: [(&str, &[&str]); 5] = [
+        (
+            "sdb",
+            &[
+                "has partitions: sdb1",
+                "another block device sits on it: dm-0 (device mapper vg0-data over sdb1, \
+                 mounted at /data)",
+            ],
+        ),
+        (
+            "sdc",
+            &["another block device sits on it: md127 (MD RAID over sdc)"],
+        ),
+        (
+            "sdd",
+            &["another block device sits on it: bcache0 (bcache over sdd)"],
+        ),
+        (
+            "sde",
+            &["another block device sits on it: zram0 (zram device writing back to sde)"],
+        ),
+        (
+            "loop3",
+            &[
+                "another block device sits on it: btrfs 0c1f6c2e-5b0e-4a43-9d2a-3f0a4e3c1b77 \
+               (btrfs \"pool\" with member loop3, mounted at /pool)",
+            ],
+        ),
+    ];
+    for (target, expected) in want {
+        assert_eq!(
+            lines(&decide(dir.path(), target, mountinfo, &[])),
+            expected,
+            "{target}"
+        );
+    }
+    // the btrfs's other member, by which it is mounted
+    assert!(lines(&decide(dir.path(), "loop2", mountinfo, &[]))
+        .iter()
+        .any(|l| l.contains("btrfs \"pool\" with member loop2, mounted at /pool")),);
+    // the dm device itself: nothing sits on it, but the partition under it is its own only
+    // user: it may be written (as far as stacking goes; it is mounted, which refuses it)
+    let r = decide(dir.path(), "dm-0", mountinfo, &[]);
+    assert_eq!(lines(&r), ["mounted at /data"]);
+}
+
+/// The same device reached through a partition of a stacked device: loop5 over loop4 (no
+/// offset) has a partition loop5p1, mounted; and swap on a device over it.
+#[test]
+fn a_partition_of_a_device_over_it_is_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = SysBlock::new(dir.path());
+    t.disk("loop4", dev("loop4"), 64 << 20)
+        .disk("loop5", dev("loop5"), 64 << 20)
+        .loop_backing("loop5", "/dev/loop4", 0)
+        .partition("loop5", "loop5p1", 1, dev("loop5p1"));
+    let r = decide(
+        dir.path(),
+        "loop4",
+        "30 1 259:0 / /mnt/p1 rw - ext4 /dev/loop5p1 rw\n",
+        &[],
+    );
+    assert_eq!(
+        lines(&r),
+        [
+            "other block devices sit on it: loop5 (loop device over loop4 from byte 0) and \
+          loop5p1 (partition of loop5, mounted at /mnt/p1)"
+        ]
+    );
+    let r = decide(dir.path(), "loop4", "", &["/dev/loop5p1"]);
+    assert!(
+        lines(&r)[0].contains("loop5p1 (partition of loop5, in use as swap)"),
+        "{r:?}"
+    );
+}
+
+/// Downwards: a loop over a partition that another loop also uses is refused; a partition
+/// beside a mounted one is not (partitions do not overlap); a loop over a mounted disk is.
+#[test]
+fn what_the_device_sits_on_must_have_no_other_user() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = SysBlock::new(dir.path());
+    t.disk("vdb", dev("vdb"), 1 << 30)
+        .partition("vdb", "vdb1", 1, dev("vdb1"))
+        .partition("vdb", "vdb2", 2, dev("vdb2"))
+        .disk("vdc", dev("vdc"), 1 << 30)
+        .disk("loop0", dev("loop0"), 1 << 29)
+        .disk("loop1", dev("loop1"), 1 << 29)
+        .disk("loop2", dev("loop2"), 1 << 30)
+        .loop_backing("loop0", "/dev/vdb1", 0)
+        .loop_backing("loop1", "/dev/vdb1", 4096)
+        .loop_backing("loop2", "/dev/vdc", 0);
+    let r = decide(dir.path(), "loop0", "", &[]);
+    assert_eq!(
+        lines(&r),
+        [
+            "it is a loop device over vdb1 from byte 0, and vdb1 is also used by loop1 (loop \
+          device over vdb1 from byte 4096)"
+        ]
+    );
+    let mounted = "\
+30 1 252:17 / /a rw - ext4 /dev/vdb1 rw
+31 1 252:32 / /srv rw - ext4 /dev/vdc rw
+";
+    assert_eq!(decide(dir.path(), "vdb2", mounted, &[]), vec![]);
+    let r = decide(dir.path(), "loop2", mounted, &[]);
+    assert_eq!(
+        lines(&r),
+        ["it is a loop device over vdc from byte 0, and vdc is also mounted at /srv"]
+    );
+    // vdb1: both loops sit on it, and it is mounted
+    let r = decide(dir.path(), "vdb1", mounted, &[]);
+    assert_eq!(
+        lines(&r),
+        [
+            "mounted at /a",
+            "other block devices sit on it: loop0 (loop device over vdb1 from byte 0) and \
+             loop1 (loop device over vdb1 from byte 4096)"
+        ]
+    );
+}
