@@ -249,8 +249,18 @@ fn oracle_x5_2() {
     // channels: not known, not guessed
     assert!(p["peak_bandwidth"]["unknown"].is_object(), "{p}");
 
+    // every DIMM on a Type 20 range of its own (Interleave Position 0): a warning, exit 1
     let (code, f) = qualify(root.path(), &file);
-    assert_eq!(code, 0, "{f:?}");
+    assert_eq!(code, 1, "{f:?}");
+    let interleave = rule(&f, "memory.interleave");
+    assert_eq!(interleave[0].0, "warn", "{interleave:?}");
+    assert!(
+        interleave[0]
+            .1
+            .starts_with("memory is not interleaved: 16 of 16 populated DIMMs"),
+        "{interleave:?}"
+    );
+    assert_eq!(interleave[0].2.len(), 17, "{interleave:?}");
     let balance = rule(&f, "memory.balance");
     assert_eq!(balance[0].0, "pass", "{balance:?}");
     for socket in ["P0", "P1"] {
@@ -299,8 +309,15 @@ fn ampere_altra() {
         && s["populated"] == 8
         && s["installed_bytes"] == 64 * GIB));
 
+    // `dmidecode -t memory` holds no Type 19/20: the interleave is not evaluated, with why
     let (code, f) = qualify(root.path(), &file);
     assert_eq!(code, 0, "{f:?}");
+    let interleave = rule(&f, "memory.interleave");
+    assert_eq!(interleave[0].0, "not_evaluated", "{interleave:?}");
+    assert!(
+        interleave[0].1.contains("no SMBIOS Type 19/20"),
+        "{interleave:?}"
+    );
     let balance = rule(&f, "memory.balance");
     assert_eq!(balance[0].0, "pass", "{balance:?}");
     assert_eq!(
@@ -343,8 +360,15 @@ fn cavium_thunderx2() {
         assert!(s["empty_channels"]["unknown"].is_object(), "{s}");
     }
 
+    // `dmidecode -t memory` holds no Type 19/20: the interleave is not evaluated, with why
     let (code, f) = qualify(root.path(), &file);
     assert_eq!(code, 0, "{f:?}");
+    let interleave = rule(&f, "memory.interleave");
+    assert_eq!(interleave[0].0, "not_evaluated", "{interleave:?}");
+    assert!(
+        interleave[0].1.contains("no SMBIOS Type 19/20"),
+        "{interleave:?}"
+    );
     let balance = rule(&f, "memory.balance");
     assert_eq!(balance[0].0, "pass", "{balance:?}");
     assert!(balance[0]

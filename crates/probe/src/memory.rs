@@ -19,6 +19,7 @@
 
 pub mod dmidecode;
 pub mod edac;
+pub mod interleave;
 pub mod meminfo;
 pub mod population;
 pub mod smbios;
@@ -32,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use crate::SysRoot;
 
 pub use edac::Edac;
+pub use interleave::{Interleave, InterleaveState};
 pub use meminfo::MemInfo;
 pub use population::{Population, SlotPlace};
 
@@ -44,6 +46,11 @@ pub struct Memory {
     pub smbios: Probed<SmbiosMemory>,
     /// What the SMBIOS tables allow to derive (slots, channels, peak bandwidth).
     pub population: Probed<Population>,
+    /// Whether the DIMMs interleave, from the SMBIOS Type 19/20 records
+    /// ([`interleave::derive`]), or why that is unknown. Documents written before hwsurvey
+    /// read Type 19/20 load with the reason "not read".
+    #[serde(default = "interleave::not_read")]
+    pub interleave: Probed<Interleave>,
     /// EDAC memory controllers, or why there are none.
     pub edac: Probed<Edac>,
 }
@@ -57,6 +64,7 @@ impl Default for Memory {
             meminfo: Probed::Unknown(none()),
             smbios: Probed::Unknown(none()),
             population: Probed::Unknown(none()),
+            interleave: Probed::Unknown(none()),
             edac: Probed::Unknown(none()),
         }
     }
@@ -97,10 +105,86 @@ pub struct SmbiosMemory {
     pub arrays: Vec<MemoryArray>,
     /// Type 17 Memory Devices: one per slot the firmware lists, populated or not.
     pub devices: Vec<MemoryDevice>,
+    /// Type 19 Memory Array Mapped Addresses: the physical address ranges each array answers.
+    /// Empty when the firmware (or the saved text) has none; documents written before
+    /// hwsurvey read them load as empty.
+    #[serde(default)]
+    pub array_mappings: Vec<ArrayMappedAddress>,
+    /// Type 20 Memory Device Mapped Addresses: which device answers which range, and its
+    /// place in an interleave. Empty when the firmware (or the saved text) has none.
+    #[serde(default)]
+    pub device_mappings: Vec<DeviceMappedAddress>,
     /// Structures that could not be decoded (e.g. a truncated `entries/17-3/raw`), each
     /// naming its file; the records above are what could be read.
     #[serde(default)]
     pub problems: Vec<Unknown>,
+}
+
+/// SMBIOS Type 19 Memory Array Mapped Address (DSP0134 3.x section 7.20): one physical
+/// address range that a Type 16 array answers.
+///
+/// Addresses are bytes: Starting/Ending Address (offsets 04h, 08h) count KiB, so the range is
+/// `start x 1024 ..= end x 1024 + 1023`; when Starting Address is FFFFFFFFh the Extended
+/// Starting/Ending Address (0Fh, 17h, SMBIOS 2.7+) hold byte addresses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArrayMappedAddress {
+    /// Structure handle, if known.
+    pub handle: Option<u16>,
+    /// First byte address of the range.
+    pub start_address: u64,
+    /// Last byte address of the range (inclusive).
+    pub end_address: u64,
+    /// Handle of the Type 16 array (offset 0Ch).
+    pub array_handle: Option<u16>,
+    /// Partition Width (offset 0Eh): Memory Devices that form one row of this partition;
+    /// `None` when 0 (not given).
+    pub partition_width: Option<u8>,
+}
+
+/// SMBIOS Type 20 Memory Device Mapped Address (DSP0134 3.x section 7.21): the address range
+/// one Type 17 device answers, and its place in the partition and the interleave.
+///
+/// Addresses as in [`ArrayMappedAddress`] (KiB at 04h/08h, bytes at 13h/1Bh).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceMappedAddress {
+    /// Structure handle, if known.
+    pub handle: Option<u16>,
+    /// First byte address of the range.
+    pub start_address: u64,
+    /// Last byte address of the range (inclusive).
+    pub end_address: u64,
+    /// Handle of the Type 17 device (offset 0Ch).
+    pub device_handle: Option<u16>,
+    /// Handle of the Type 19 range this one lies in (offset 0Eh).
+    pub array_mapping_handle: Option<u16>,
+    /// Partition Row Position (offset 10h): the device's position in a row of the partition,
+    /// 1-based; `None` when FFh (unknown) or 0 (reserved).
+    pub partition_row_position: Option<u8>,
+    /// Interleave Position (offset 11h): 0 = not interleaved, 1 = first position, 2 = second,
+    /// ...; `None` when FFh (unknown).
+    pub interleave_position: Option<u8>,
+    /// Interleaved Data Depth (offset 12h): the most consecutive rows of this device accessed
+    /// in one interleaved transfer, 0 when the device is not in an interleave; `None` when
+    /// FFh (unknown).
+    pub interleaved_data_depth: Option<u8>,
+}
+
+impl ArrayMappedAddress {
+    /// Bytes in the range, `None` when the end lies before the start.
+    pub fn size_bytes(&self) -> Option<u64> {
+        range_bytes(self.start_address, self.end_address)
+    }
+}
+
+impl DeviceMappedAddress {
+    /// Bytes in the range, `None` when the end lies before the start.
+    pub fn size_bytes(&self) -> Option<u64> {
+        range_bytes(self.start_address, self.end_address)
+    }
+}
+
+fn range_bytes(start: u64, end_inclusive: u64) -> Option<u64> {
+    end_inclusive.checked_sub(start)?.checked_add(1)
 }
 
 /// SMBIOS Type 16 Physical Memory Array (DSP0134 section 7.17).
@@ -189,6 +273,7 @@ impl Memory {
     /// meminfo and EDAC stay as probed.
     pub fn set_smbios(&mut self, smbios: SmbiosMemory) {
         self.population = Probed::Known(population::derive(&smbios));
+        self.interleave = interleave::derive(&smbios);
         self.smbios = Probed::Known(smbios);
     }
 }
@@ -218,10 +303,15 @@ fn assemble(root: &SysRoot, smbios: Probed<SmbiosMemory>) -> Memory {
         Probed::Known(m) => Probed::Known(population::derive(m)),
         Probed::Unknown(u) => Probed::Unknown(u.clone()),
     };
+    let interleave = match &smbios {
+        Probed::Known(m) => interleave::derive(m),
+        Probed::Unknown(u) => Probed::Unknown(u.clone()),
+    };
     Memory {
         meminfo: meminfo::read(root),
         smbios,
         population,
+        interleave,
         edac: edac::read(root),
     }
 }
@@ -316,6 +406,9 @@ pub fn summary(m: &Memory) -> String {
     }
     if let Probed::Known(p) = &m.population {
         out.push_str(&population::summary(p));
+    }
+    if m.smbios.known().is_some() {
+        out.push_str(&interleave::summary(&m.interleave));
     }
     match &m.edac {
         Probed::Known(e) => out.push_str(&edac::summary(e)),

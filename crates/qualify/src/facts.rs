@@ -151,6 +151,14 @@ pub struct MemoryFacts {
     pub edac: Probed<Vec<EdacDimmFacts>>,
     /// Theoretical peak bandwidth, bytes per second (channels x MT/s x 8 bytes).
     pub theoretical_peak_bytes_per_s: Probed<f64>,
+    /// The interleave the SMBIOS Type 19/20 records state
+    /// (`hwsurvey_probe::memory::interleave`), or why it is unknown.
+    #[serde(default = "no_interleave_given")]
+    pub interleave: Probed<InterleaveFacts>,
+}
+
+fn no_interleave_given() -> Probed<InterleaveFacts> {
+    not_given("SMBIOS Type 19/20 interleave")
 }
 
 impl Default for MemoryFacts {
@@ -159,8 +167,31 @@ impl Default for MemoryFacts {
             dimms: not_given("SMBIOS memory devices"),
             edac: not_given("EDAC counters"),
             theoretical_peak_bytes_per_s: not_given("theoretical memory peak"),
+            interleave: no_interleave_given(),
         }
     }
+}
+
+/// The interleave of the populated DIMMs as SMBIOS Type 20 (DSP0134 3.x section 7.21) states
+/// it, per DIMM.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct InterleaveFacts {
+    /// Populated DIMMs in an interleave (Interleave Position >= 1, or a range shared with
+    /// other DIMMs), by locator.
+    pub interleaved: Vec<String>,
+    /// Populated DIMMs mapped to a range of their own with Interleave Position 0.
+    pub not_interleaved: Vec<String>,
+    /// Populated DIMMs whose position is unknown (FFh) or that have no Type 20 record.
+    pub unknown: Vec<String>,
+    /// Widest interleave (devices per set); 0 when none interleaves.
+    pub ways: u32,
+    /// The state in words, as `hwsurvey probe` prints it.
+    pub state: String,
+    /// One line per populated DIMM: its range(s), Interleave Position and depth.
+    pub devices: Vec<String>,
+    /// Populated channels per socket, where the Type 17 locators name channels
+    /// (`(socket, channels with a DIMM)`); empty when they do not.
+    pub populated_channels: Vec<(String, u32)>,
 }
 
 /// One memory slot (SMBIOS Type 17).

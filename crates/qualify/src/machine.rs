@@ -2,12 +2,12 @@
 //! field names. Fields the probe does not provide stay unknown with the reason.
 
 use hwsurvey_model::{CpuSet, Probed, Unknown};
-use hwsurvey_probe::memory::Memory;
+use hwsurvey_probe::memory::{interleave, InterleaveState, Memory};
 use hwsurvey_probe::Machine;
 
 use crate::facts::{
-    not_given, BinaryFacts, ClocksourceFacts, DimmFacts, EdacDimmFacts, Facts, HugePool, NodeFacts,
-    PcieLinkFacts, QuotaFacts, ResultFacts, TargetFacts,
+    not_given, BinaryFacts, ClocksourceFacts, DimmFacts, EdacDimmFacts, Facts, HugePool,
+    InterleaveFacts, NodeFacts, PcieLinkFacts, QuotaFacts, ResultFacts, TargetFacts,
 };
 
 /// The facts the rules need, read from a probed machine.
@@ -250,6 +250,44 @@ pub fn fill_memory(f: &mut Facts, memory: &Memory) {
         .population
         .clone()
         .and_then(|p| p.peak_bandwidth.map(|b| b.bandwidth_bytes_per_s as f64));
+    let populated_channels: Vec<(String, u32)> = memory
+        .population
+        .known()
+        .and_then(|p| p.sockets.known())
+        .map(|sockets| {
+            sockets
+                .iter()
+                .filter_map(|s| {
+                    let channels = s.channels.known()?;
+                    let n = channels.iter().filter(|c| c.populated > 0).count() as u32;
+                    Some((s.socket.clone(), n))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    f.memory.interleave = memory.interleave.clone().map(|i| {
+        let pick = |v: Option<bool>| -> Vec<String> {
+            i.devices
+                .iter()
+                .filter(|d| d.interleaved == v)
+                .map(|d| d.locator.clone())
+                .collect()
+        };
+        let mut unknown = pick(None);
+        unknown.extend(i.unmapped_devices.iter().cloned());
+        InterleaveFacts {
+            interleaved: pick(Some(true)),
+            not_interleaved: pick(Some(false)),
+            unknown,
+            ways: match i.state {
+                InterleaveState::NotInterleaved => 0,
+                InterleaveState::Interleaved { ways } | InterleaveState::Partly { ways } => ways,
+            },
+            state: interleave::state_words(&i),
+            devices: i.devices.iter().map(interleave::device_line).collect(),
+            populated_channels,
+        }
+    });
 }
 
 fn number(name: &str, prefix: &str) -> Option<u32> {

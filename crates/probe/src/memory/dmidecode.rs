@@ -11,14 +11,25 @@
 //! written: a record's first indented line sets its field depth (a tab as dmidecode prints it,
 //! or spaces where the text went through an editor or a web page), deeper lines are list items.
 //!
+//! Type 19 (`Memory Array Mapped Address`) and Type 20 (`Memory Device Mapped Address`)
+//! records are read too: `Starting Address` / `Ending Address` are byte addresses in hex
+//! (dmidecode has already scaled the KiB fields). dmidecode prints `Interleave Position` and
+//! `Interleaved Data Depth` only when the byte is not 0 (every version from 2.x to 3.x:
+//! `dmi_mapped_address_interleave_position`), so a Type 20 record without them holds 0
+//! (not interleaved, DSP0134 7.21); `Unknown` is FFh.
+//!
 //! [`read_dmidecode_file`] reads such a text from a file the user named
 //! (`hwsurvey probe --dmidecode FILE`).
 
 use std::path::{Path, PathBuf};
 
 use hwsurvey_model::files::{read_regular, FileError};
+use hwsurvey_model::Unknown;
 
-use super::{MemoryArray, MemoryDevice, ModuleSize, SmbiosMemory, SmbiosSource};
+use super::{
+    ArrayMappedAddress, DeviceMappedAddress, MemoryArray, MemoryDevice, ModuleSize, SmbiosMemory,
+    SmbiosSource,
+};
 
 /// Largest `dmidecode` text read from a file, bytes (16 MiB): a whole `dmidecode` of a large
 /// server is a few hundred KiB.
@@ -214,6 +225,55 @@ fn parse_speed(text: Option<&str>) -> Option<u32> {
     }
 }
 
+/// `0x0007FFFFFFF` -> the address.
+fn parse_hex_u64(text: Option<&str>) -> Option<u64> {
+    let t = text?.trim();
+    let t = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X"))?;
+    u64::from_str_radix(t, 16).ok()
+}
+
+/// A Type 20 position byte as dmidecode prints it: absent = 0 (dmidecode omits a 0 byte),
+/// a number, or `Unknown` (FFh) -> `None`.
+fn parse_position(text: Option<&str>) -> Option<u8> {
+    match text.map(str::trim) {
+        None => Some(0),
+        Some(t) => t.parse().ok(),
+    }
+}
+
+/// A Type 19 record; `None` without a readable Starting and Ending Address.
+fn array_mapping(r: &Record<'_>) -> Option<ArrayMappedAddress> {
+    Some(ArrayMappedAddress {
+        handle: r.handle,
+        start_address: parse_hex_u64(r.get("Starting Address"))?,
+        end_address: parse_hex_u64(r.get("Ending Address"))?,
+        array_handle: r.get("Physical Array Handle").and_then(parse_hex_u16),
+        partition_width: r
+            .get("Partition Width")
+            .and_then(|v| v.trim().parse().ok())
+            .filter(|w| *w != 0),
+    })
+}
+
+/// A Type 20 record; `None` without a readable Starting and Ending Address.
+fn device_mapping(r: &Record<'_>) -> Option<DeviceMappedAddress> {
+    Some(DeviceMappedAddress {
+        handle: r.handle,
+        start_address: parse_hex_u64(r.get("Starting Address"))?,
+        end_address: parse_hex_u64(r.get("Ending Address"))?,
+        device_handle: r.get("Physical Device Handle").and_then(parse_hex_u16),
+        array_mapping_handle: r
+            .get("Memory Array Mapped Address Handle")
+            .and_then(parse_hex_u16),
+        partition_row_position: r
+            .get("Partition Row Position")
+            .and_then(|v| v.trim().parse().ok())
+            .filter(|p| *p != 0),
+        interleave_position: parse_position(r.get("Interleave Position")),
+        interleaved_data_depth: parse_position(r.get("Interleaved Data Depth")),
+    })
+}
+
 /// `72 bits` -> 72.
 fn parse_bits(text: Option<&str>) -> Option<u16> {
     let mut words = text?.split_whitespace();
@@ -292,6 +352,8 @@ pub fn parse_dmidecode_text(text: &str) -> Result<SmbiosMemory, DmidecodeError> 
         processors: Vec::new(),
         arrays: Vec::new(),
         devices: Vec::new(),
+        array_mappings: Vec::new(),
+        device_mappings: Vec::new(),
         problems: Vec::new(),
     };
     for r in &records {
@@ -348,6 +410,29 @@ pub fn parse_dmidecode_text(text: &str) -> Result<SmbiosMemory, DmidecodeError> 
                 total_width_bits: parse_bits(r.get("Total Width")),
                 data_width_bits: parse_bits(r.get("Data Width")),
             }),
+            Some(t @ (19 | 20)) => {
+                let decoded = if t == 19 {
+                    array_mapping(r).map(|a| out.array_mappings.push(a))
+                } else {
+                    device_mapping(r).map(|d| out.device_mappings.push(d))
+                };
+                if decoded.is_none() {
+                    out.problems.push(Unknown::Invalid {
+                        path: format!(
+                            "dmidecode text, DMI type {t} record{}",
+                            r.handle
+                                .map(|h| format!(" handle 0x{h:04X}"))
+                                .unwrap_or_default()
+                        ),
+                        detail: format!(
+                            "expected \"Starting Address: 0x...\" and \"Ending Address: 0x...\", \
+                             got {:?} and {:?}",
+                            r.get("Starting Address").unwrap_or("nothing"),
+                            r.get("Ending Address").unwrap_or("nothing")
+                        ),
+                    });
+                }
+            }
             _ => {}
         }
     }

@@ -1,7 +1,7 @@
 //! Binary SMBIOS: the whole table (`/sys/firmware/dmi/tables/DMI`) or per-structure blobs
 //! (`/sys/firmware/dmi/entries/<type>-<n>/raw`), decoded with the `smbios-lib` crate into
 //! [`SmbiosMemory`]. Field offsets and encodings follow DMTF DSP0134 (3.x): Type 16
-//! section 7.17, Type 17 section 7.18.
+//! section 7.17, Type 17 section 7.18, Type 19 section 7.20, Type 20 section 7.21.
 //!
 //! Size decoding (7.18.5, and the whole B05 kind): Size 0 = no module; 0xFFFF = unknown;
 //! 0x7FFF = the size is in Extended Size (offset 0x1C, bits 30:0, MiB) — modules of
@@ -11,10 +11,14 @@
 use hwsurvey_model::{Probed, Unknown};
 use smbioslib::{
     MemorySize, MemorySizeExtended, MemorySpeed, MemorySpeedExtended, SMBiosData,
-    SMBiosMemoryDevice, SMBiosPhysicalMemoryArray, SMBiosStruct, SMBiosVersion, UndefinedStruct,
+    SMBiosMemoryArrayMappedAddress, SMBiosMemoryDevice, SMBiosMemoryDeviceMappedAddress,
+    SMBiosPhysicalMemoryArray, SMBiosStruct, SMBiosVersion, UndefinedStruct,
 };
 
-use super::{MemoryArray, MemoryDevice, ModuleSize, SmbiosMemory, SmbiosSource};
+use super::{
+    ArrayMappedAddress, DeviceMappedAddress, MemoryArray, MemoryDevice, ModuleSize, SmbiosMemory,
+    SmbiosSource,
+};
 use crate::{ProbeError, SysRoot};
 
 /// The whole SMBIOS structure table (root-only on most distributions; kernels >= 4.2).
@@ -224,6 +228,75 @@ fn array(s: &UndefinedStruct) -> MemoryArray {
     }
 }
 
+/// A Type 19/20 address range in bytes, inclusive (DSP0134 7.20.1 / 7.21.1): Starting and
+/// Ending Address count KiB; Starting Address FFFFFFFFh means the Extended Starting/Ending
+/// Address (QWORDs, bytes) hold the range. `None` when a field the encoding needs is absent.
+fn mapped_range(
+    start_kib: Option<u32>,
+    end_kib: Option<u32>,
+    extended: impl FnOnce() -> (Option<u64>, Option<u64>),
+) -> Option<(u64, u64)> {
+    match (start_kib?, end_kib?) {
+        (0xFFFF_FFFF, _) => match extended() {
+            (Some(s), Some(e)) => Some((s, e)),
+            _ => None,
+        },
+        (s, e) => Some((u64::from(s) * 1024, u64::from(e) * 1024 + 1023)),
+    }
+}
+
+/// A Type 19 record; `None` when it is too short to hold its range.
+fn array_mapping(s: &UndefinedStruct) -> Option<ArrayMappedAddress> {
+    let a = SMBiosMemoryArrayMappedAddress::new(s);
+    let (start_address, end_address) =
+        mapped_range(a.starting_address(), a.ending_address(), || {
+            (a.extended_starting_address(), a.extended_ending_address())
+        })?;
+    Some(ArrayMappedAddress {
+        handle: Some(s.header.handle().0),
+        start_address,
+        end_address,
+        array_handle: a.physical_memory_array_handle().map(|h| h.0),
+        partition_width: a.partition_width().filter(|w| *w != 0),
+    })
+}
+
+/// A Type 20 record; `None` when it is too short to hold its range.
+fn device_mapping(s: &UndefinedStruct) -> Option<DeviceMappedAddress> {
+    let d = SMBiosMemoryDeviceMappedAddress::new(s);
+    let (start_address, end_address) =
+        mapped_range(d.starting_address(), d.ending_address(), || {
+            (d.extended_starting_address(), d.extended_ending_address())
+        })?;
+    let known = |v: Option<u8>| v.filter(|b| *b != 0xFF);
+    Some(DeviceMappedAddress {
+        handle: Some(s.header.handle().0),
+        start_address,
+        end_address,
+        device_handle: d.memory_device_handle().map(|h| h.0),
+        array_mapping_handle: d.memory_array_mapped_address_handle().map(|h| h.0),
+        partition_row_position: known(d.partition_row_position()).filter(|p| *p != 0),
+        interleave_position: known(d.interleave_position()),
+        interleaved_data_depth: known(d.interleaved_data_depth()),
+    })
+}
+
+/// A Type 19/20 structure whose formatted area ends before the address fields it needs.
+fn too_short(s: &UndefinedStruct) -> Unknown {
+    Unknown::Invalid {
+        path: format!(
+            "SMBIOS type {} structure, handle 0x{:04X}",
+            s.header.struct_type(),
+            s.header.handle().0
+        ),
+        detail: format!(
+            "expected Starting and Ending Address (offsets 04h-0Bh, and the Extended \
+             addresses when Starting Address is FFFFFFFFh) in the formatted area, got {} bytes",
+            s.header.length()
+        ),
+    }
+}
+
 /// Decodes the memory records of a table of SMBIOS structures (the DMI table, or per-entry
 /// blobs laid end to end). Pure; never panics on any bytes. Returns `None` when the table
 /// holds no Type 17 record.
@@ -242,6 +315,8 @@ pub fn parse_structures(
         processors: Vec::new(),
         arrays: Vec::new(),
         devices: Vec::new(),
+        array_mappings: Vec::new(),
+        device_mappings: Vec::new(),
         problems: Vec::new(),
     };
     for s in data.iter() {
@@ -264,6 +339,14 @@ pub fn parse_structures(
                 }
             }
             17 => out.devices.push(device(s)),
+            19 => match array_mapping(s) {
+                Some(a) => out.array_mappings.push(a),
+                None => out.problems.push(too_short(s)),
+            },
+            20 => match device_mapping(s) {
+                Some(d) => out.device_mappings.push(d),
+                None => out.problems.push(too_short(s)),
+            },
             _ => {}
         }
     }
@@ -363,7 +446,7 @@ fn ends_with_end_of_table(bytes: &[u8]) -> bool {
     false
 }
 
-/// Reads `entries/{1,4,16,17}-*/raw` blobs and decodes them as one table.
+/// Reads `entries/{1,4,16,17,19,20}-*/raw` blobs and decodes them as one table.
 fn read_entries(root: &SysRoot) -> Result<Option<SmbiosMemory>, ProbeError> {
     let mut names: Vec<(u8, u32, String)> = root
         .list_dir(DMI_ENTRIES)?
@@ -372,7 +455,7 @@ fn read_entries(root: &SysRoot) -> Result<Option<SmbiosMemory>, ProbeError> {
             let (t, i) = n.split_once('-')?;
             let t: u8 = t.parse().ok()?;
             let i: u32 = i.parse().ok()?;
-            matches!(t, 1 | 4 | 16 | 17).then_some((t, i, n))
+            matches!(t, 1 | 4 | 16 | 17 | 19 | 20).then_some((t, i, n))
         })
         .collect();
     names.sort();
@@ -390,6 +473,9 @@ fn read_entries(root: &SysRoot) -> Result<Option<SmbiosMemory>, ProbeError> {
     }
     match parse_structures(&table, None, SmbiosSource::DmiEntries) {
         Some(mut m) => {
+            // the files that could not be read first, then the structures that could not be
+            // decoded
+            problems.append(&mut m.problems);
             m.problems = problems;
             Ok(Some(m))
         }

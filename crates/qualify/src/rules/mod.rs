@@ -16,6 +16,7 @@ macro_rules! need {
 }
 
 mod cpu;
+mod interleave;
 mod io;
 mod memory;
 mod numa;
@@ -23,6 +24,7 @@ mod os;
 mod pages;
 
 pub use cpu::{cpu_allowed, cpu_governor, cpu_isolation, cpu_online, cpu_quota, cpu_smt};
+pub use interleave::memory_interleave;
 pub use io::{io_pcie_link, io_pcie_uplink, pcie_gen, pcie_lane_bytes_per_s};
 pub use memory::{
     channel_token, memory_balance, memory_channels, memory_edac, memory_mixed, memory_speed,
@@ -118,6 +120,13 @@ pub static ALL: &[RuleDef] = &[
         explanation: "every DIMM runs at its rated speed",
         params: &[],
         check: memory_speed,
+    },
+    RuleDef {
+        id: "memory.interleave",
+        kind: RuleKind::Machine,
+        explanation: "the populated DIMMs are interleaved, across every populated channel, as SMBIOS Type 20 states",
+        params: &[],
+        check: memory_interleave,
     },
     RuleDef {
         id: "memory.triad_share",
