@@ -57,10 +57,13 @@ fn is_table_row(line: &str) -> bool {
 }
 
 /// `text` laid out for a terminal `width` columns wide (at least [`MIN_WIDTH`]): each line at
-/// most that wide. A prose line is word-wrapped; its continuation lines are indented by the
-/// line's own indent plus 4 columns (at most half the width), so a wrapped item still reads as
-/// one. A word longer than the width is broken. A table row is cut at the width with "…".
-/// Lines that fit are unchanged, and so is the number of trailing newlines.
+/// most that wide where it can be. A prose line is wrapped by the one wrapping layer
+/// ([`hwsurvey_report::wrap::fit_line`]): at spaces only, never inside a word, path or option
+/// name; a shell command (a fix) whole, on a line of its own when it does not fit where it
+/// stands; continuation lines indented by the line's own indent plus 4 columns (at most half
+/// the width), so a wrapped item still reads as one. A word wider than the terminal stays
+/// whole (the line overflows) rather than being cut. A table row is cut at the width with
+/// "…". Lines that fit are unchanged, and so is the number of trailing newlines.
 pub(crate) fn fit(text: &str, width: usize) -> String {
     let width = width.max(MIN_WIDTH);
     let mut out = String::with_capacity(text.len());
@@ -74,15 +77,7 @@ pub(crate) fn fit(text: &str, width: usize) -> String {
         } else if is_table_row(line) {
             out.push_str(&console::truncate_str(line, width, "…"));
         } else {
-            let lead = line.len() - line.trim_start_matches(' ').len();
-            let first_indent = &line[..lead];
-            let hang = " ".repeat((lead + 4).min(width / 2));
-            let options = textwrap::Options::new(width)
-                .initial_indent(first_indent)
-                .subsequent_indent(&hang)
-                .break_words(true);
-            let wrapped = textwrap::wrap(line[lead..].trim_end(), &options);
-            out.push_str(&wrapped.join("\n"));
+            out.push_str(&hwsurvey_report::wrap::fit_line(line, width).join("\n"));
         }
         out.push_str(newline);
     }
@@ -120,11 +115,28 @@ mod tests {
     }
 
     #[test]
-    fn a_word_longer_than_the_width_is_broken() {
-        let path = format!("/sys/{}", "x".repeat(100));
-        let out = fit(&path, 30);
-        assert!(widest(&out) <= 30, "{out}");
-        assert_eq!(out.replace(['\n', ' '], ""), path);
+    fn a_path_is_broken_only_when_wider_than_the_terminal_and_a_command_never() {
+        let path = format!("/sys/{}", "x".repeat(60));
+        let out = fit(&format!("{}read {path}: 0", " ".repeat(34)), 80);
+        assert!(
+            out.lines().any(|l| l.trim() == format!("{path}: 0")),
+            "{out}"
+        );
+        // a fix's command stays whole: qualify at 80 columns split it inside a path
+        // (".../hugepages-" / "2048kB/nr_hugepages")
+        let fix = format!(
+            "{}fix: echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages (or \
+             vm.nr_hugepages in sysctl.conf)",
+            " ".repeat(34)
+        );
+        let out = fit(&fix, 80);
+        assert!(widest(&out) <= 80, "{out}");
+        assert!(
+            out.lines()
+                .any(|l| l.trim()
+                    == "echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"),
+            "{out}"
+        );
     }
 
     #[test]

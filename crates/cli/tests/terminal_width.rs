@@ -200,3 +200,120 @@ fn help_of_every_command_fits() {
     }
     assert_fits(&["--help"]);
 }
+
+/// A word of `text` without the prose punctuation around it (`(echo`, `online)`,
+/// `control,`); `None` for a box-drawing border.
+fn word(w: &str) -> Option<String> {
+    let w = w.trim_matches(['(', ')', ',', ';', '`', ':']);
+    (!w.is_empty() && !w.chars().all(|c| "┌┐└┘├┤┬┴┼│─".contains(c))).then(|| w.to_string())
+}
+
+/// Every word the terminal shows is a word of the full (piped) output: nothing was broken
+/// inside a word, a path or an option name, except a path wider than the whole terminal,
+/// which may break after a `/`.
+fn assert_no_word_split(args: &[&str], terminal: &str) {
+    let whole: std::collections::BTreeSet<String> =
+        piped(args).split_whitespace().filter_map(word).collect();
+    let shown: Vec<String> = terminal.split_whitespace().filter_map(word).collect();
+    let mut split = Vec::new();
+    let mut i = 0;
+    while i < shown.len() {
+        let mut w = shown[i].clone();
+        // a path wider than the terminal, continued on the next line after its `/`
+        while !whole.contains(&w) && w.ends_with('/') && i + 1 < shown.len() {
+            i += 1;
+            w.push_str(&shown[i]);
+        }
+        if !whole.contains(&w) && w != "\\" {
+            split.push(w);
+        } else if w != shown[i] && w.chars().count() <= 76 {
+            split.push(format!("{w} (a path that fits)"));
+        }
+        i += 1;
+    }
+    assert!(
+        split.is_empty(),
+        "hwsurvey {args:?} at 80 columns broke words: {split:?}\n{terminal}"
+    );
+}
+
+/// The shell commands of qualify's `fix:` lines in the full output: from `echo` or
+/// `cpupower` to the end of the clause (`,` `)` or a following `(`), as a reader copies them.
+fn fix_commands(full: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in full.lines() {
+        let Some((_, fix)) = line.split_once("fix: ") else {
+            continue;
+        };
+        let ws: Vec<&str> = fix.split(' ').collect();
+        let Some(start) = ws
+            .iter()
+            .position(|w| ["echo", "cpupower"].contains(&w.trim_start_matches('(')))
+        else {
+            continue;
+        };
+        let mut cmd = Vec::new();
+        for (i, w) in ws[start..].iter().enumerate() {
+            if i > 0 && w.starts_with('(') {
+                break;
+            }
+            let w = if i == 0 { w.trim_start_matches('(') } else { w };
+            let end = w.ends_with(',') || w.ends_with(')');
+            cmd.push(w.trim_end_matches([',', ')']));
+            if end {
+                break;
+            }
+        }
+        out.push(cmd.join(" "));
+    }
+    out
+}
+
+/// Issue 33 item 7: at 80 columns qualify splits no path or word, and prints each fix's
+/// command whole on its own line(s) (main split `.../hugepages-` / `2048kB/nr_hugepages`),
+/// so a copy of it runs; probe splits no option of the kernel command line.
+#[test]
+fn qualify_prints_every_fix_command_whole_and_probe_splits_no_option() {
+    let Some(fixtures) = hwsurvey_testkit::fixtures() else {
+        return;
+    };
+    let mut commands = 0;
+    for archive in [
+        "x86_64-intel-raptorlake-hybrid-pe-cores/20em64t-hybrid-1p6c2t+2ca4co1t.tar.bz2",
+        "s390x-z196-lpar-offline-books/s390-lpar.tar.gz",
+        "x86_64-firecracker-guest-epyc-2vcpu-thp-mthp/firecracker-guest-capture.tar.gz",
+    ] {
+        let archive = fixtures.join(archive);
+        let root = archive.to_str().expect("UTF-8 path");
+        let args = ["qualify", "--root", root];
+        let terminal = on_terminal(&args, 80);
+        assert_no_word_split(&args, &terminal);
+        // a command continued with " \" reads back as one line
+        let mut joined: Vec<String> = vec![String::new()];
+        for l in terminal.lines() {
+            let last = joined.last_mut().unwrap();
+            let more = l.ends_with(" \\");
+            last.push_str(l.trim().trim_end_matches(" \\"));
+            if more {
+                last.push(' ');
+            } else {
+                joined.push(String::new());
+            }
+        }
+        for cmd in fix_commands(&piped(&args)) {
+            commands += 1;
+            assert!(
+                joined.iter().any(|l| l == &cmd
+                    || l.contains(&format!("fix: {cmd}"))
+                    || l.contains(&format!("({cmd})"))),
+                "{cmd:?} is not whole on a line of its own at 80 columns:\n{terminal}"
+            );
+        }
+        let probe = ["probe", "--root", root];
+        assert_no_word_split(&probe, &on_terminal(&probe, 80));
+    }
+    assert!(
+        commands >= 3,
+        "only {commands} fix commands in the captures"
+    );
+}

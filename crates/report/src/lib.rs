@@ -21,6 +21,7 @@ pub mod sample;
 pub mod scaling;
 pub mod summary;
 pub mod verdicts;
+pub mod wrap;
 
 pub use build::compare;
 pub use input::{
