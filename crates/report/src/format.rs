@@ -11,6 +11,7 @@ pub fn unit_of(name: &str) -> String {
         "ops_per_s",
         "iops",
         "per_s",
+        "hz",
         "bytes",
         "s",
     ] {
@@ -28,6 +29,10 @@ pub fn human(value: f64, unit: &str) -> String {
         "ns" => format!("{} ns", three_significant(value)),
         "bytes" => format_bytes_binary(value.max(0.0) as u64),
         "s" => format!("{} s", three_significant(value)),
+        "hz" => {
+            let (v, p) = hwsurvey_model::units::decimal_prefixed(value);
+            format!("{v} {p}Hz")
+        }
         u => {
             let (v, p) = hwsurvey_model::units::decimal_prefixed(value);
             format!("{v}{p} {}", u.replace("_per_s", "/s"))
@@ -63,6 +68,8 @@ pub fn human_ns(v: f64) -> String {
 pub fn human_metric(name: &str, v: f64) -> String {
     if name.ends_with("bytes_per_s") {
         format_rate_decimal(v)
+    } else if name.ends_with("_hz") {
+        human(v, "hz")
     } else if name.ends_with("_ns") {
         human_ns(v)
     } else if name.ends_with("_ns_per_io") {

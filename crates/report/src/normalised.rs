@@ -37,6 +37,57 @@ pub(crate) fn ghz(f: &ResultFile) -> Result<f64, String> {
         .ok_or_else(|| "clock not known (no cpufreq cpuinfo_max_freq)".into())
 }
 
+/// The effective core clock measured by `cpu.clock` at one thread (median `clock_hz` of its
+/// 1-thread point), GHz; why not when the run has no such point or measured it with the
+/// portable chain (`reliable: false`: adds per second, not a clock).
+pub(crate) fn measured_ghz(f: &ResultFile) -> Result<f64, String> {
+    let t = f
+        .tests
+        .iter()
+        .find(|t| t.point.family == "cpu.clock" && t.point.threads == 1)
+        .ok_or("no cpu.clock point at 1 thread in this result file")?;
+    if t.outcome != hwsurvey_result::Outcome::Measured {
+        return Err(format!(
+            "cpu.clock at 1 thread {}: {}",
+            t.outcome,
+            t.reason.as_deref().unwrap_or("no reason given")
+        ));
+    }
+    if t.details.get("reliable").and_then(Value::as_bool) != Some(true) {
+        return Err(format!(
+            "cpu.clock's chain is not a clock here ({})",
+            t.details
+                .get("caveat")
+                .and_then(Value::as_str)
+                .unwrap_or("not marked reliable")
+        ));
+    }
+    t.metrics
+        .iter()
+        .find(|m| m.name == "clock_hz")
+        .and_then(|m| m.summary.as_ref())
+        .map(|s| s.median / 1e9)
+        .filter(|g| *g > 0.0)
+        .ok_or_else(|| "cpu.clock at 1 thread has no clock_hz median".into())
+}
+
+/// The clock a figure is divided by, GHz, and whether it was measured: cpufreq's
+/// `cpuinfo_max_freq` ([`ghz`]), else the measured one ([`measured_ghz`]); both reasons when
+/// neither is known.
+pub(crate) fn clock_ghz(f: &ResultFile) -> Result<(f64, bool), String> {
+    match ghz(f) {
+        Ok(g) => Ok((g, false)),
+        Err(no_cpufreq) => match measured_ghz(f) {
+            Ok(g) => Ok((g, true)),
+            Err(no_measure) => Err(format!("{no_cpufreq}; {no_measure}")),
+        },
+    }
+}
+
+fn clock(f: &ResultFile) -> Result<f64, String> {
+    clock_ghz(f).map(|(g, _)| g)
+}
+
 fn channels(f: &ResultFile) -> Result<f64, String> {
     let p = known(f.machine.pointer("/memory/population"))?;
     known(p.get("peak_bandwidth"))?
@@ -96,8 +147,8 @@ pub(crate) fn normalised_table(inputs: &[Input], tables: &[Table], flags: &[Stri
         let Some(unit) = t.rows.iter().find_map(|r| r.unit.clone()) else {
             continue;
         };
-        if unit == "ns" {
-            continue; // a latency per core or per GHz means nothing
+        if unit == "ns" || unit == "hz" {
+            continue; // a latency or a clock per core or per GHz means nothing
         }
         if !t.rows.iter().any(|r| split_rung(&r.label).is_some()) {
             continue;
@@ -133,7 +184,7 @@ pub(crate) fn normalised_table(inputs: &[Input], tables: &[Table], flags: &[Stri
             .collect();
         let views: [(&str, Divisor); 3] = [
             ("per core", cores),
-            ("per GHz", ghz),
+            ("per GHz", clock),
             ("per populated memory channel", channels),
         ];
         for (name, div) in views {
@@ -150,14 +201,20 @@ pub(crate) fn normalised_table(inputs: &[Input], tables: &[Table], flags: &[Stri
                     .map(|(i, b)| match (b, div(&i.file)) {
                         (Err(why), _) => Cell::missing(why.clone()),
                         (Ok(_), Err(why)) => Cell::missing(why),
-                        (Ok(v), Ok(d)) => Cell::computed(human(v / d, &unit), v / d),
+                        (Ok(v), Ok(d)) => {
+                            let mut c = Cell::computed(human(v / d, &unit), v / d);
+                            if name == "per GHz" && clock_ghz(&i.file).is_ok_and(|(_, m)| m) {
+                                c.note = Some("measured clock".into());
+                            }
+                            c
+                        }
                     })
                     .collect(),
             });
         }
     }
     let mut notes = flags.to_vec();
-    notes.push("all-core best = highest median of the family's rows run with one thread per core (threads = the machine's cores), for memory families only those whose working set is the run's memory working set (past the caches); per GHz uses the fastest core kind's cpuinfo_max_freq".into());
+    notes.push("all-core best = highest median of the family's rows run with one thread per core (threads = the machine's cores), for memory families only those whose working set is the run's memory working set (past the caches); per GHz uses the fastest core kind's cpuinfo_max_freq, or where cpufreq is absent the clock cpu.clock measured at 1 thread (noted \"measured clock\")".into());
     Table {
         id: "normalised".into(),
         title: "Normalised views".into(),

@@ -96,12 +96,14 @@ pub fn split_rung(id: &str) -> Option<RungId<'_>> {
 }
 
 /// Every landmark name ([`Landmark`]), in ladder order.
-pub const LANDMARK_NAMES: [&str; 8] = [
+pub const LANDMARK_NAMES: [&str; 9] = [
     "smt_core",
     "cluster",
     "llc_group",
     "numa_node",
     "package",
+    // one thread per core of one package (cpu.clock's own CPU set)
+    "package_cores",
     "cores",
     "all",
     "oversubscribed",

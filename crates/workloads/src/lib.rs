@@ -6,6 +6,7 @@
 //! `mem.bandwidth` as the worked example. The engine (profile, plan, runner, run loop) is the
 //! `hwsurvey-engine` crate, which names no family.
 
+pub mod clock;
 pub mod families;
 pub mod raid6;
 pub mod service;

@@ -27,10 +27,11 @@ fn families() -> Vec<&'static dyn DynFamily> {
 
 /// Every family of DESIGN.md, so this test does not depend on which other families are
 /// registered in this build.
-const ALL_FAMILIES: [&str; 9] = [
+const ALL_FAMILIES: [&str; 10] = [
     "mem.bandwidth",
     "mem.latency",
     "mem.loaded_latency",
+    "cpu.clock",
     "cpu.scaling",
     "c2c.latency",
     "sync.contention",

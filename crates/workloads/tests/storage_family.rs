@@ -13,10 +13,11 @@ use hwsurvey_engine::{build_plan, Profile, RunOptions};
 use hwsurvey_probe::{probe_machine, SysRoot};
 use hwsurvey_workloads::families::storage_iops::{StorageIops, NO_TARGET_REASON};
 
-const ALL_FAMILIES: [&str; 9] = [
+const ALL_FAMILIES: [&str; 10] = [
     "mem.bandwidth",
     "mem.latency",
     "mem.loaded_latency",
+    "cpu.clock",
     "cpu.scaling",
     "c2c.latency",
     "sync.contention",

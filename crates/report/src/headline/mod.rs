@@ -167,8 +167,9 @@ fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
         })
         .collect::<Vec<_>>()
         .join(" x ");
-    let ghz = match crate::normalised::ghz(f) {
-        Ok(g) => format!("{g:.2} GHz"),
+    let ghz = match crate::normalised::clock_ghz(f) {
+        Ok((g, false)) => format!("{g:.2} GHz"),
+        Ok((g, true)) => format!("{g:.2} GHz measured"),
         Err(_) => format!(
             "GHz ? [{}]",
             notes.mark(

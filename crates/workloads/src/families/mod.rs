@@ -6,6 +6,7 @@ pub use hwsurvey_engine::family::{DynFamily, Family};
 use hwsurvey_engine::profile::{Profile, ProfileError};
 
 pub mod c2c_latency;
+pub mod cpu_clock;
 pub mod cpu_scaling;
 pub mod mem_bandwidth;
 pub mod mem_latency;
@@ -23,6 +24,7 @@ pub fn registry() -> Vec<&'static dyn DynFamily> {
         &storage_iops::StorageIops,
         &mem_latency::MemLatency,
         &mem_loaded_latency::MemLoadedLatency,
+        &cpu_clock::CpuClock,
         &cpu_scaling::CpuScaling,
         &c2c_latency::C2cLatency,
         &sync_contention::SyncContention,

@@ -1,0 +1,100 @@
+//! Issue 34 item 1 in the report: the machine line and the per-GHz views take the clock
+//! cpu.clock measured where cpufreq is absent (marked "measured"), never the portable chain's
+//! adds per second.
+
+use std::path::PathBuf;
+
+use hwsurvey_report::headline::MACHINES_ID;
+use hwsurvey_report::{compare, inputs_with_default_labels, Comparison, Table};
+use hwsurvey_result::outcome::{Measurement, Metric, PointOutcome};
+use hwsurvey_result::{ResultFile, TestResult};
+use serde_json::json;
+
+fn example(name: &str) -> ResultFile {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../reports/examples")
+        .join(name);
+    hwsurvey_result::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The VM example (no cpufreq) with a cpu.clock point at 1 thread: medians 3.1 GHz.
+fn with_clock(reliable: bool) -> ResultFile {
+    let mut f = example("vm-x86_64-standard.json");
+    let mut point = f.tests[0].point.clone();
+    point.family = "cpu.clock".into();
+    point.id = "add_chain/threads=1".into();
+    point.threads = 1;
+    point.cpus = vec![0];
+    point.params = json!({"threads": 1, "sets": ["one_cpu"], "sample_s": 0.03, "warmup_s": 0.02});
+    let m = Measurement {
+        metrics: vec![Metric::throughput("clock_hz", vec![3.0e9, 3.1e9, 3.2e9])],
+        ..Default::default()
+    }
+    .detail(
+        "method",
+        if reliable {
+            "asm_add_chain_x86_64"
+        } else {
+            "portable_add_chain"
+        },
+    )
+    .detail("reliable", reliable)
+    .detail("caveat", (!reliable).then_some("portable Rust add chain"));
+    f.tests.push(TestResult::new(
+        point,
+        PointOutcome::Measured(m),
+        "2026-12-04T00:00:00Z".into(),
+        0.2,
+    ));
+    f
+}
+
+fn table<'a>(c: &'a Comparison, id: &str) -> &'a Table {
+    c.tables.iter().find(|t| t.id == id).unwrap()
+}
+
+fn machine_line(f: ResultFile) -> String {
+    let c = compare(&inputs_with_default_labels(vec![f]), None, true).unwrap();
+    table(&c, MACHINES_ID).rows[0].cells[0].text.clone()
+}
+
+#[test]
+fn the_machine_line_shows_the_measured_clock_where_cpufreq_is_absent() {
+    // the example as run: no cpufreq, no cpu.clock: unknown
+    let plain = machine_line(example("vm-x86_64-standard.json"));
+    assert!(plain.contains("GHz ?"), "{plain}");
+    let measured = machine_line(with_clock(true));
+    assert!(measured.contains(", 3.10 GHz measured, "), "{measured}");
+    // adds per second of the portable chain is no clock
+    let portable = machine_line(with_clock(false));
+    assert!(
+        portable.contains("GHz ?") && !portable.contains("measured"),
+        "{portable}"
+    );
+}
+
+#[test]
+fn per_ghz_views_divide_by_the_measured_clock_and_say_so() {
+    let f = with_clock(true);
+    let c = compare(&inputs_with_default_labels(vec![f]), None, true).unwrap();
+    let t = table(&c, "normalised");
+    let per_core = t
+        .rows
+        .iter()
+        .find(|r| r.label == "cpu.scaling all-core best per core")
+        .expect("cpu.scaling per core row");
+    let per_ghz = t
+        .rows
+        .iter()
+        .find(|r| r.label == "cpu.scaling all-core best per GHz")
+        .unwrap();
+    let core = per_core.cells[0].value.expect("per core figure");
+    let ghz = per_ghz.cells[0]
+        .value
+        .expect("per GHz figure with a measured clock");
+    // cores / GHz: the VM example has 2 cores, the clock is 3.1 GHz
+    assert!((ghz - core * 2.0 / 3.1).abs() < 1e-6 * ghz, "{core} {ghz}");
+    assert_eq!(per_ghz.cells[0].note.as_deref(), Some("measured clock"));
+    // the clock family itself has no per-core or per-GHz row
+    assert!(!t.rows.iter().any(|r| r.label.starts_with("cpu.clock")));
+}
