@@ -33,6 +33,7 @@ pub mod cpuinfo;
 pub mod midr;
 mod raw;
 mod sets;
+pub mod tlb;
 mod topology;
 mod types;
 pub mod x86;
@@ -328,6 +329,7 @@ pub fn probe(root: &SysRoot) -> Cpu {
         caches,
         caches_source,
         identity,
+        tlb: tlb::from_cpuid(arch, &cpuid),
         cpuid,
         problems,
     }

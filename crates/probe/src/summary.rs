@@ -241,15 +241,48 @@ pub fn cpu_summary(c: &Cpu) -> String {
                 id.brand.as_deref().unwrap_or(""),
                 if id.hybrid { " (hybrid)" } else { "" }
             );
-            for t in &id.tlbs {
-                let _ = writeln!(w, "    TLB: {t}");
-            }
         }
         Probed::Unknown(u) => {
             let _ = writeln!(w, "  cpuid: unknown ({u})");
         }
     }
+    match &c.tlb {
+        Probed::Known(tlbs) => {
+            for t in tlbs {
+                let _ = writeln!(w, "  {}", tlb_line(t));
+            }
+        }
+        Probed::Unknown(u) => {
+            let _ = writeln!(w, "  TLB: unknown ({u})");
+        }
+    }
     s
+}
+
+/// `TLB L2 unified 4 KiB/2 MiB: 1536 entries, 6-way, reach 6 MiB / 3 GiB (cpuid leaf 2
+/// descriptor 0xc3)`.
+pub fn tlb_line(t: &crate::cpu::tlb::Tlb) -> String {
+    let sizes: Vec<String> = t
+        .page_sizes_bytes
+        .iter()
+        .map(|p| format_bytes_binary(*p))
+        .collect();
+    let reach: Vec<String> = t
+        .page_sizes_bytes
+        .iter()
+        .filter_map(|p| t.reach_bytes(*p))
+        .map(format_bytes_binary)
+        .collect();
+    format!(
+        "TLB L{} {} {}: {} entries, {}, reach {} ({})",
+        t.level,
+        t.kind.word(),
+        sizes.join("/"),
+        t.entries,
+        t.associativity,
+        reach.join(" / "),
+        t.source
+    )
 }
 
 /// The NUMA section, in the spirit of `numactl -H`.

@@ -141,6 +141,9 @@ pub fn compare(
         if family == "storage.iops" {
             tables.extend(crate::scaling::storage_ceilings_table(inputs, &flags));
         }
+        if family == "mem.latency" {
+            tables.extend(crate::tlb::tlb_table(inputs, &flags));
+        }
     }
     // the summaries go after the findings, before the detail tables they read
     let summaries: Vec<_> = [

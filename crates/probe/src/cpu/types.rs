@@ -43,6 +43,10 @@ pub struct Cpu {
     pub identity: Identity,
     /// x86 cpuid on the live machine (cache and TLB geometry, hybrid core types).
     pub cpuid: Probed<x86::CpuidInfo>,
+    /// TLB levels with their entries and page sizes ([`super::tlb`]): from cpuid on x86,
+    /// unknown with the reason elsewhere. Documents written before it existed read as unknown.
+    #[serde(default = "super::tlb::not_recorded")]
+    pub tlb: Probed<Vec<super::tlb::Tlb>>,
     /// Files that were there but could not be read or parsed, or that a present folder
     /// should have held.
     pub problems: Vec<Unknown>,

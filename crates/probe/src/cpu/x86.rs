@@ -33,8 +33,12 @@ pub struct CpuidInfo {
     pub hybrid: bool,
     /// Caches from the deterministic cache parameter leaf.
     pub caches: Vec<CpuidCache>,
-    /// TLBs, as described by the CPU (Intel leaf 2 descriptors, AMD 0x8000_0005/6).
+    /// TLBs, as described by the CPU (Intel leaf 2 descriptors, AMD 0x8000_0005/6), as text.
     pub tlbs: Vec<String>,
+    /// TLB geometry ([`super::tlb`]): Intel leaf 2 descriptors and leaf 0x18, AMD
+    /// 0x8000_0005/6/19. Absent in documents written before it existed (read as empty).
+    #[serde(default)]
+    pub tlb: Vec<super::tlb::Tlb>,
     /// Leaf 0x1A core type per OS CPU on a hybrid part (empty otherwise).
     pub core_types: BTreeMap<CpuId, String>,
 }
@@ -89,9 +93,41 @@ mod imp {
         }
     }
 
+    /// Leaf 0x18 sub-leaves read (at most this many; the SDM's parts list under 10).
+    const MAX_LEAF18_SUBLEAVES: u32 = 64;
+
     /// Decodes what a cpuid reader returns.
     pub fn decode<R: CpuIdReader>(reader: R) -> CpuidInfo {
         let leaf7 = reader.cpuid2(7, 0);
+        let max_basic = reader.cpuid2(0, 0).eax;
+        let max_ext = reader.cpuid2(0x8000_0000, 0).eax;
+        // leaf 0x18: (sub-leaf, EBX, ECX, EDX) of sub-leaves 0..=EAX of sub-leaf 0
+        let leaf18 = (max_basic >= 0x18).then(|| {
+            let n = reader.cpuid2(0x18, 0).eax.min(MAX_LEAF18_SUBLEAVES);
+            (0..=n)
+                .map(|s| {
+                    let r = reader.cpuid2(0x18, s);
+                    (s, r.ebx, r.ecx, r.edx)
+                })
+                .collect::<Vec<_>>()
+        });
+        // AMD 0x8000_0005 EAX/EBX, 0x8000_0006 EAX/EBX, 0x8000_0019 EAX/EBX (zero when absent)
+        let ext = |leaf: u32| {
+            if max_ext >= leaf && max_ext < 0x8000_0100 {
+                let r = reader.cpuid2(leaf, 0);
+                (r.eax, r.ebx)
+            } else {
+                (0, 0)
+            }
+        };
+        let amd_leaves = Some([ext(0x8000_0005), ext(0x8000_0006), ext(0x8000_0019)]);
+        // leaf 2 (one reading: AL, the number of readings, is 1 on every part since the P6)
+        let leaf2: Vec<[u32; 4]> = if max_basic >= 2 {
+            let r = reader.cpuid2(2, 0);
+            vec![[r.eax, r.ebx, r.ecx, r.edx]]
+        } else {
+            Vec::new()
+        };
         let cpuid = RawCpuId::with_cpuid_reader(reader);
         let mut info = CpuidInfo {
             vendor: cpuid.get_vendor_info().map(|v| v.as_str().to_string()),
@@ -130,6 +166,7 @@ mod imp {
                 });
             }
         }
+        info.tlb = decode_tlb(&cpuid, &leaf2, leaf18.as_ref(), amd_leaves.as_ref());
         if let Some(ci) = cpuid.get_cache_info() {
             for d in ci {
                 if matches!(
@@ -167,6 +204,60 @@ mod imp {
             }
         }
         info
+    }
+
+    /// The descriptor bytes of one leaf 2 reading (Intel SDM vol. 2A, CPUID leaf 2): every
+    /// byte of a register whose bit 31 is clear, but AL (the repeat count); null bytes left
+    /// out. raw-cpuid 11's iterator stops at the first byte missing from its own table (it
+    /// lost the Xeon Gold 6252's STLB descriptor 0xC3), so the bytes are read here.
+    pub fn leaf2_bytes(regs: [u32; 4]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for (i, r) in regs.iter().enumerate() {
+            if r & (1 << 31) != 0 {
+                continue;
+            }
+            for (b, byte) in r.to_le_bytes().into_iter().enumerate() {
+                if (i, b) != (0, 0) && byte != 0 {
+                    out.push(byte);
+                }
+            }
+        }
+        out
+    }
+
+    /// The TLB geometry: leaf 2 descriptors (Intel), leaf 0x18 sub-leaves (Intel, where
+    /// descriptor 0xFE or the leaf is there), and on AMD and Hygon 0x8000_0005/6/19. The AMD
+    /// registers are decoded from their bits ([`super::super::tlb::amd_12bit`]): raw-cpuid 11
+    /// reads the 12-bit 1 GiB entry counts of 0x8000_0019 into a u8.
+    fn decode_tlb<R: CpuIdReader>(
+        cpuid: &RawCpuId<R>,
+        leaf2: &[[u32; 4]],
+        leaf18: Option<&Vec<(u32, u32, u32, u32)>>,
+        amd: Option<&[(u32, u32); 3]>,
+    ) -> Vec<super::super::tlb::Tlb> {
+        use super::super::tlb::{amd_12bit, amd_l1, leaf18_subleaf, leaf2_descriptor};
+        let mut out = Vec::new();
+        for byte in leaf2.iter().copied().flat_map(leaf2_bytes) {
+            out.extend(leaf2_descriptor(byte));
+        }
+        for &(s, ebx, ecx, edx) in leaf18.into_iter().flatten() {
+            out.extend(leaf18_subleaf(s, ebx, ecx, edx));
+        }
+        let vendor = cpuid.get_vendor_info();
+        let is_amd = vendor
+            .as_ref()
+            .is_some_and(|v| matches!(v.as_str(), "AuthenticAMD" | "HygonGenuine"));
+        if let (true, Some([l1, l2, g1])) = (is_amd, amd) {
+            const K4: u64 = 4 << 10;
+            const M2: u64 = 2 << 20;
+            const G1: u64 = 1 << 30;
+            out.extend(amd_l1(l1.0, l1.1));
+            out.extend(amd_12bit(2, K4, l2.1, "cpuid 0x80000006 EBX"));
+            out.extend(amd_12bit(2, M2, l2.0, "cpuid 0x80000006 EAX"));
+            out.extend(amd_12bit(1, G1, g1.0, "cpuid 0x80000019 EAX"));
+            out.extend(amd_12bit(2, G1, g1.1, "cpuid 0x80000019 EBX"));
+        }
+        out
     }
 
     /// Decodes the live CPU.
@@ -293,5 +384,144 @@ mod tests {
             (1, 48 * 1024, 12, 64)
         );
         assert_eq!(c.max_threads_sharing, 2);
+    }
+
+    use crate::cpu::tlb::{load_reach_bytes, Tlb, TlbKind};
+
+    const K4: u64 = 4 << 10;
+    const M2: u64 = 2 << 20;
+    const G1: u64 = 1 << 30;
+
+    fn dump(regs: &[((u32, u32), [u32; 4])]) -> CpuidDump {
+        CpuidDump(regs.iter().copied().collect())
+    }
+
+    fn find(t: &[Tlb], level: u8, kind: TlbKind, page: u64) -> Vec<(u32, String)> {
+        t.iter()
+            .filter(|x| x.level == level && x.kind == kind && x.page_sizes_bytes.contains(&page))
+            .map(|x| (x.entries, x.associativity.clone()))
+            .collect()
+    }
+
+    /// Xeon Gold 6252 (Cascade Lake), the registers of raw-cpuid's `xeon_gold_6252.rs` dump:
+    /// leaf 2 descriptors 0x63 0x03 0x76 0xff 0xb5 0xf0 0xc3, no leaf 0x18 (max leaf 0x16).
+    #[test]
+    fn tlb_of_a_xeon_gold_6252_from_leaf_2() {
+        let d = dump(&[
+            ((0, 0), [0x16, 0x756e_6547, 0x6c65_746e, 0x4965_6e69]),
+            ((2, 0), [0x7603_6301, 0x00f0_b5ff, 0, 0x00c3_0000]),
+            ((0x8000_0000, 0), [0x8000_0008, 0, 0, 0]),
+            ((0x8000_0006, 0), [0, 0, 0x0100_6040, 0]),
+        ]);
+        let t = decode(d).tlb;
+        assert_eq!(t.len(), 7, "{t:#?}");
+        assert_eq!(find(&t, 1, TlbKind::Data, K4), vec![(64, "4-way".into())]);
+        assert_eq!(find(&t, 1, TlbKind::Data, M2), vec![(32, "4-way".into())]);
+        assert_eq!(find(&t, 1, TlbKind::Data, G1), vec![(4, "4-way".into())]);
+        assert_eq!(
+            find(&t, 1, TlbKind::Instruction, K4),
+            vec![(64, "8-way".into())]
+        );
+        assert_eq!(
+            find(&t, 2, TlbKind::Unified, K4),
+            vec![(1536, "6-way".into())]
+        );
+        // reach: 256 KiB (L1 DTLB), 6 MiB (STLB) with 4 KiB pages; 64 MiB / 3 GiB with 2 MiB
+        assert_eq!(load_reach_bytes(&t, 1, K4), Some(256 << 10));
+        assert_eq!(load_reach_bytes(&t, 2, K4), Some(6 << 20));
+        assert_eq!(load_reach_bytes(&t, 1, M2), Some(64 << 20));
+        assert_eq!(load_reach_bytes(&t, 2, M2), Some(3 << 30));
+        assert_eq!(t[0].source, "cpuid leaf 2 descriptor 0x63");
+    }
+
+    /// Core i7-12700K (Alder Lake, P-core), raw-cpuid's `i7_12700k.rs` dump: leaf 2 says 0xFE
+    /// (TLBs in leaf 0x18), sub-leaves 1..8: ITLB 256 x 4K and 32 x 2M/4M, store-only 16 (all
+    /// sizes), load-only 64 x 4K, 32 x 2M/4M and 8 x 1G, STLB 1024 x 4K/2M/4M and 1024 x 4K/1G.
+    #[test]
+    fn tlb_of_an_alder_lake_from_leaf_0x18() {
+        let d = dump(&[
+            ((0, 0), [0x20, 0x756e_6547, 0x6c65_746e, 0x4965_6e69]),
+            ((2, 0), [0x00fe_ff01, 0x0000_00f0, 0, 0]),
+            ((0x18, 0), [8, 0, 0, 0]),
+            ((0x18, 1), [0, 0x0008_0001, 0x20, 0x4022]),
+            ((0x18, 2), [0, 0x0008_0006, 0x04, 0x4022]),
+            ((0x18, 3), [0, 0x0010_000f, 0x01, 0x4125]),
+            ((0x18, 4), [0, 0x0004_0001, 0x10, 0x4024]),
+            ((0x18, 5), [0, 0x0004_0006, 0x08, 0x4024]),
+            ((0x18, 6), [0, 0x0008_0008, 0x01, 0x4124]),
+            ((0x18, 7), [0, 0x0008_0007, 0x80, 0x4043]),
+            ((0x18, 8), [0, 0x0008_0009, 0x80, 0x4043]),
+            ((0x8000_0000, 0), [0x8000_0008, 0, 0, 0]),
+        ]);
+        let t = decode(d).tlb;
+        assert_eq!(t.len(), 8, "{t:#?}");
+        assert_eq!(
+            find(&t, 1, TlbKind::Instruction, K4),
+            vec![(256, "8-way".into())]
+        );
+        assert_eq!(
+            find(&t, 1, TlbKind::StoreOnly, G1),
+            vec![(16, "fully associative".into())]
+        );
+        assert_eq!(
+            find(&t, 1, TlbKind::LoadOnly, K4),
+            vec![(64, "4-way".into())]
+        );
+        assert_eq!(
+            find(&t, 1, TlbKind::LoadOnly, G1),
+            vec![(8, "fully associative".into())]
+        );
+        assert_eq!(
+            find(&t, 2, TlbKind::Unified, K4),
+            vec![(1024, "8-way".into()), (1024, "8-way".into())]
+        );
+        // loads: L1 64 x 4 KiB = 256 KiB (the store-only TLB is not counted); the STLB's two
+        // structures hold 2048 4 KiB entries (8 MiB), 1024 2 MiB (2 GiB) and 1024 1 GiB
+        assert_eq!(load_reach_bytes(&t, 1, K4), Some(256 << 10));
+        assert_eq!(load_reach_bytes(&t, 2, K4), Some(8 << 20));
+        assert_eq!(load_reach_bytes(&t, 2, M2), Some(2 << 30));
+        assert_eq!(load_reach_bytes(&t, 2, G1), Some(1 << 40));
+        assert_eq!(t[0].source, "cpuid leaf 0x18 sub-leaf 1");
+    }
+
+    /// Ryzen 5 3600X (Zen 2, Matisse), raw-cpuid's `ryzen_matisse.rs` dump: 0x8000_0005 L1
+    /// DTLB/ITLB 64 x 4K and 64 x 2M fully associative, 0x8000_0006 L2 DTLB 2048 x 4K 8-way
+    /// and 2048 x 2M 4-way, ITLB 1024 8-way, 0x8000_0019 L1 64 x 1G fully, no L2 1G.
+    #[test]
+    fn tlb_of_a_ryzen_3600x_from_the_amd_leaves() {
+        let d = dump(&[
+            ((0, 0), [0x10, 0x6874_7541, 0x444d_4163, 0x6974_6e65]),
+            (
+                (0x8000_0000, 0),
+                [0x8000_0020, 0x6874_7541, 0x444d_4163, 0x6974_6e65],
+            ),
+            (
+                (0x8000_0005, 0),
+                [0xff40_ff40, 0xff40_ff40, 0x2008_0140, 0x2008_0140],
+            ),
+            (
+                (0x8000_0006, 0),
+                [0x4800_6400, 0x6800_6400, 0x0200_6140, 0x0100_9140],
+            ),
+            ((0x8000_0019, 0), [0xf040_f040, 0, 0, 0]),
+        ]);
+        let t = decode(d).tlb;
+        assert_eq!(t.len(), 10, "{t:#?}");
+        let full = || "fully associative".to_string();
+        assert_eq!(find(&t, 1, TlbKind::Data, K4), vec![(64, full())]);
+        assert_eq!(find(&t, 1, TlbKind::Data, M2), vec![(64, full())]);
+        assert_eq!(find(&t, 1, TlbKind::Data, G1), vec![(64, full())]);
+        assert_eq!(find(&t, 2, TlbKind::Data, K4), vec![(2048, "8-way".into())]);
+        assert_eq!(find(&t, 2, TlbKind::Data, M2), vec![(2048, "4-way".into())]);
+        assert_eq!(
+            find(&t, 2, TlbKind::Instruction, K4),
+            vec![(1024, "8-way".into())]
+        );
+        assert!(find(&t, 2, TlbKind::Data, G1).is_empty());
+        assert_eq!(load_reach_bytes(&t, 1, K4), Some(256 << 10));
+        assert_eq!(load_reach_bytes(&t, 2, K4), Some(8 << 20));
+        assert_eq!(load_reach_bytes(&t, 2, M2), Some(4 << 30));
+        assert_eq!(load_reach_bytes(&t, 1, G1), Some(64 << 30));
+        assert_eq!(load_reach_bytes(&t, 2, G1), None);
     }
 }
