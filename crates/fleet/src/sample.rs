@@ -94,7 +94,8 @@ pub fn offline_cpus(mut file: ResultFile, online: &str) -> ResultFile {
 }
 
 /// The machine document as the probe writes it on a host with `fraction` of the memory
-/// (`MemTotal`, `MemFree`, `MemAvailable` of /proc/meminfo scaled): a DIMM missing, or half
+/// (`MemTotal`, `MemFree`, `MemAvailable` of /proc/meminfo and the run's MemAvailable scaled):
+/// a DIMM missing, or half
 /// the memory (`mem=` on the kernel command line).
 pub fn memory_fraction(mut file: ResultFile, fraction: f64) -> ResultFile {
     let mi = file
@@ -105,6 +106,10 @@ pub fn memory_fraction(mut file: ResultFile, fraction: f64) -> ResultFile {
         if let Some(v) = mi.get(key).and_then(serde_json::Value::as_u64) {
             mi[key] = serde_json::json!((v as f64 * fraction) as u64);
         }
+    }
+    // the run's MemAvailable too: a file with more available than MemTotal is refused
+    if let Some(v) = file.environment.mem_available_bytes.known().copied() {
+        file.environment.mem_available_bytes = Probed::Known((v as f64 * fraction) as u64);
     }
     file
 }

@@ -11,6 +11,7 @@
 //! (the engine rules recorded with the profile reference).
 
 pub mod consistency;
+pub mod counts;
 pub mod file;
 pub mod load;
 pub mod outcome;

@@ -223,7 +223,9 @@ impl ResultFile {
     /// - every metric of every test valid ([`MetricResult::validate`]: statistics those of the
     ///   samples, plausible for the unit);
     /// - sizes, page sizes and strings plausible for the recorded machine
-    ///   ([`crate::consistency::check_document`]).
+    ///   ([`crate::consistency::check_document`]);
+    /// - counts plausible, and the file not contradicting itself
+    ///   ([`crate::counts::check_counts`]: points of 0 threads, pools larger than the memory).
     ///
     /// `path` names the file in the error, which is one line: the file, the JSON field path
     /// (with the test's family and id), the value shortened and what is wrong.
@@ -332,6 +334,7 @@ impl ResultFile {
             }
         }
         crate::consistency::check_document(doc).map_err(invalid)?;
+        crate::counts::check_counts(self, doc).map_err(invalid)?;
         Ok(())
     }
 }
