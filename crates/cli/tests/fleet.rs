@@ -173,7 +173,11 @@ fn the_terminal_table_fits_a_narrow_terminal() {
     fleet_dir(dir.path());
     let text = hwsurvey_fleet::render::terminal(
         &hwsurvey_fleet::analyse(
-            hwsurvey_fleet::load_all(hwsurvey_fleet::collect(&[dir.path().to_path_buf()]).unwrap()),
+            hwsurvey_fleet::load_all(
+                hwsurvey_fleet::collect(&[dir.path().to_path_buf()], &[])
+                    .unwrap()
+                    .sources,
+            ),
             &hwsurvey_fleet::Options::default(),
         ),
         Some(80),
@@ -276,6 +280,171 @@ fn html_is_one_page_with_the_table_verdicts_and_causes() {
     assert!(text.contains("<h2>Group G1 (5 hosts)</h2>"), "{text}");
     assert!(
         text.contains("<td>STREAM Triad, all threads</td><td class=\"num\">5</td>"),
+        "{text}"
+    );
+}
+
+#[test]
+fn html_writes_control_and_bidi_characters_of_a_cpu_model_visibly() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut file = with_host(example("x86_64-standard.json"), "node1");
+    let model = "AMD\u{1b}[31m EPYC\u{7}\u{0}\r\u{202e}x\u{2066}y\u{85}";
+    file.machine["cpu"]["identity"]["model_name"] = serde_json::json!(model);
+    file.write_atomic(&dir.path().join("node1/result.json"))
+        .unwrap();
+    let html = dir.path().join("fleet.html");
+    let out = hwsurvey()
+        .arg("fleet")
+        .arg(dir.path())
+        .args(["--format", "html", "-o"])
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(out.status.code().is_some_and(|c| c < 3), "{out:?}");
+    let text = std::fs::read_to_string(&html).unwrap();
+    let raw: Vec<char> = text
+        .chars()
+        .filter(|&c| hwsurvey_model::text::is_unsafe(c) && c != '\n')
+        .collect();
+    assert!(raw.is_empty(), "raw characters {raw:?} in the page");
+    assert!(
+        text.contains(r"AMD\u{1b}[31m EPYC\u{7}\0\r\u{202e}x\u{2066}y\u{85}"),
+        "{text}"
+    );
+}
+
+/// `hwsurvey fleet DIR` (terminal, wide): exit code and stdout.
+fn fleet_of(dir: &Path) -> (Option<i32>, String) {
+    let out = hwsurvey()
+        .arg("fleet")
+        .arg(dir)
+        .env("COLUMNS", "200")
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// The issue's reproduction: two machines that both call themselves `localhost` (different CPU
+/// models) were "1 host, 2 runs pooled". They are two hosts now, and the report says why.
+#[test]
+fn machines_sharing_a_host_name_are_not_pooled_and_the_report_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = with_host(example("x86_64-standard.json"), "localhost");
+    let mut b = a.clone();
+    b.machine["cpu"]["identity"]["model_name"] = serde_json::json!("Intel Xeon Gold 6130");
+    a.write_atomic(&dir.path().join("a.json")).unwrap();
+    b.write_atomic(&dir.path().join("b.json")).unwrap();
+    let (_, text) = fleet_of(dir.path());
+    assert!(
+        text.contains("2 hosts from 2 result files in 2 groups"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "note: localhost: runs of 2 machines under one host name, not pooled (CPU model and topology differ: x86_64 AMD EPYC, 1 package, 2 threads vs x86_64 Intel Xeon Gold 6130, 1 package, 2 threads); shown as localhost, localhost [machine 2]"
+        ),
+        "{text}"
+    );
+}
+
+/// The machine identity kept by the probe (hashed /etc/machine-id here) decides before the
+/// hardware: the same CPU under one name is two machines when their machine-ids differ, and
+/// one machine (its runs pooled) when they agree.
+#[test]
+fn the_machine_id_tells_alike_machines_under_one_name_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = with_host(example("x86_64-standard.json"), "localhost");
+    for (file, id) in [("a.json", "1111"), ("b.json", "2222"), ("c.json", "1111")] {
+        let mut f = base.clone();
+        f.machine["os"]["host_id"] = serde_json::json!({ "machine_id": id });
+        f.write_atomic(&dir.path().join(file)).unwrap();
+    }
+    let (_, text) = fleet_of(dir.path());
+    assert!(
+        text.contains("2 hosts from 3 result files in 1 group"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "note: localhost: runs of 2 machines under one host name, not pooled (/etc/machine-id differs); shown as localhost, localhost [machine 2]"
+        ),
+        "{text}"
+    );
+    // localhost pooled its two runs (a and c), the other machine has one
+    assert!(text.contains("localhost:\n  2 runs pooled"), "{text}");
+    assert!(
+        text.contains("│ localhost [machine 2] │ G1    │ pass    │ 1    │"),
+        "{text}"
+    );
+}
+
+/// One rule for symlinks inside a folder: never followed, folder or file, and each one named
+/// in the report (a symlinked host folder was skipped silently, a symlinked file pointing
+/// outside the folder was read).
+#[test]
+fn symlinks_in_the_folder_are_skipped_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = dir.path().join("fleet");
+    fleet_dir(&fleet);
+    let outside = dir.path().join("outside");
+    with_host(example("x86_64-standard.json"), "node9")
+        .write_atomic(&outside.join("node9/result.json"))
+        .unwrap();
+    std::os::unix::fs::symlink(outside.join("node9"), fleet.join("node9")).unwrap();
+    std::os::unix::fs::symlink(outside.join("node9/result.json"), fleet.join("node8.json"))
+        .unwrap();
+    let (_, text) = fleet_of(&fleet);
+    assert!(
+        text.contains("5 hosts from 5 result files in 1 group"),
+        "{text}"
+    );
+    for link in ["node8.json", "node9"] {
+        assert!(
+            text.contains(&format!(
+                "note: skipped {}: symlink",
+                fleet.join(link).display()
+            )),
+            "{link}: {text}"
+        );
+    }
+    assert!(!text.contains("node9 "), "{text}");
+}
+
+/// The issue's reproduction: `fleet F --json -o F/x.json`, then `fleet F`, reported a failed
+/// host "x". A fleet's report in the folder is never read as a host, and the report written
+/// is never one of its inputs (so --force can replace it).
+#[test]
+fn the_fleets_own_report_in_the_folder_is_not_a_host() {
+    let dir = tempfile::tempdir().unwrap();
+    fleet_dir(dir.path());
+    let report = dir.path().join("x.json");
+    for force in [false, true] {
+        let mut cmd = hwsurvey();
+        cmd.arg("fleet")
+            .arg(dir.path())
+            .arg("--json")
+            .arg("-o")
+            .arg(&report);
+        if force {
+            cmd.arg("--force");
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+    }
+    let (code, text) = fleet_of(dir.path());
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("5 hosts from 5 result files in 1 group: 1 stood out or drifted, 0 failed"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "note: skipped {}: a fleet report, not a result file",
+            report.display()
+        )),
         "{text}"
     );
 }

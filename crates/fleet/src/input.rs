@@ -41,58 +41,122 @@ pub fn is_failure_marker(path: &Path) -> bool {
     path.file_name().is_some_and(|n| n == FAILURE_MARKER)
 }
 
-/// The result files of `inputs`: a file is taken as given; a directory is walked recursively
-/// for `*.json` files and [`FAILURE_MARKER`] files (sorted by path; symbolic links to
-/// directories are not followed).
+/// What [`collect`] found: the files to read, and what it skipped, one line each
+/// (`skipped DIR/x: symlink`), for the report.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Collected {
+    /// The result files and failure markers to read, in order.
+    pub sources: Vec<Source>,
+    /// What was skipped and why.
+    pub skipped: Vec<String>,
+}
+
+/// Whether the JSON file `path` is a fleet's own report (`hwsurvey fleet --json`), not a
+/// result file: it begins with `{"files": N, "groups":` (the report's first two fields; a
+/// result file begins with `"schema"`), white space aside. Only its first 256 bytes are read.
+pub fn is_fleet_report(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let Ok(f) = std::fs::File::open(path) else {
+        return false;
+    };
+    if f.take(256).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let compact: String = String::from_utf8_lossy(&head)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    compact
+        .strip_prefix("{\"files\":")
+        .map(|rest| rest.trim_start_matches(|c: char| c.is_ascii_digit()))
+        .is_some_and(|rest| rest.starts_with(",\"groups\":"))
+}
+
+/// The result files of `inputs`: a file named on the command line is taken as given (a
+/// symlink too: the user named it); a directory is walked recursively for `*.json` files and
+/// [`FAILURE_MARKER`] files (sorted by path). One rule inside a directory: a symlink, to a
+/// folder or to a file, is never followed, and is listed as skipped (`skipped DIR/x:
+/// symlink`); so is a fleet's own report ([`is_fleet_report`]) and any file that is one of
+/// `outputs` (the report being written), so a fleet never reads its own output as a host.
 ///
 /// Err: a path that does not exist, a directory that cannot be read, or no file at all.
-pub fn collect(inputs: &[PathBuf]) -> Result<Vec<Source>, InputError> {
-    let mut out = Vec::new();
+pub fn collect(inputs: &[PathBuf], outputs: &[PathBuf]) -> Result<Collected, InputError> {
+    let mut out = Collected::default();
     for input in inputs {
         let meta = std::fs::metadata(input)
             .map_err(|e| InputError(format!("{}: {e}", input.display())))?;
         if meta.is_dir() {
             let mut files = Vec::new();
-            walk(input, &mut files)?;
-            if files.is_empty() {
-                return Err(InputError(format!(
-                    "{}: no .json result file (nor {FAILURE_MARKER}) in this directory or below",
-                    input.display()
-                )));
-            }
+            walk(input, &mut files, &mut out.skipped)?;
             files.sort();
+            let mut found = 0;
             for path in files {
+                if outputs
+                    .iter()
+                    .any(|o| hwsurvey_model::files::output::same_file(o, &path).is_some())
+                {
+                    out.skipped.push(format!(
+                        "skipped {}: the report this fleet writes",
+                        path.display()
+                    ));
+                    continue;
+                }
+                if !is_failure_marker(&path) && is_fleet_report(&path) {
+                    out.skipped.push(format!(
+                        "skipped {}: a fleet report, not a result file",
+                        path.display()
+                    ));
+                    continue;
+                }
                 let folder_host = path
                     .parent()
                     .filter(|p| *p != input.as_path())
                     .and_then(|p| p.file_name())
                     .map(|n| n.to_string_lossy().into_owned());
-                out.push(Source { path, folder_host });
+                out.sources.push(Source { path, folder_host });
+                found += 1;
+            }
+            if found == 0 {
+                return Err(InputError(format!(
+                    "{}: no .json result file (nor {FAILURE_MARKER}) in this directory or below{}",
+                    input.display(),
+                    if out.skipped.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", out.skipped.join("; "))
+                    }
+                )));
             }
         } else {
-            out.push(Source {
+            out.sources.push(Source {
                 path: input.clone(),
                 folder_host: None,
             });
         }
     }
-    if out.is_empty() {
+    if out.sources.is_empty() {
         return Err(InputError("no result file given".into()));
     }
     Ok(out)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), InputError> {
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, skipped: &mut Vec<String>) -> Result<(), InputError> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| InputError(format!("{}: {e}", dir.display())))?;
+    let mut entries: Vec<_> = entries
+        .collect::<Result<_, _>>()
+        .map_err(|e| InputError(format!("{}: {e}", dir.display())))?;
+    entries.sort_by_key(|e| e.path());
     for entry in entries {
-        let entry = entry.map_err(|e| InputError(format!("{}: {e}", dir.display())))?;
         let path = entry.path();
         let kind = entry
             .file_type()
             .map_err(|e| InputError(format!("{}: {e}", path.display())))?;
-        if kind.is_dir() {
-            walk(&path, out)?;
+        if kind.is_symlink() {
+            skipped.push(format!("skipped {}: symlink", path.display()));
+        } else if kind.is_dir() {
+            walk(&path, out, skipped)?;
         } else if path.extension().is_some_and(|e| e == "json") || is_failure_marker(&path) {
             out.push(path);
         }

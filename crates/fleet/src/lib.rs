@@ -19,11 +19,15 @@
 pub mod facts;
 pub mod figures;
 mod input;
+mod machines;
 pub mod render;
 pub mod sample;
 mod types;
 
-pub use input::{collect, is_failure_marker, load_all, InputError, Loaded, Source, FAILURE_MARKER};
+pub use input::{
+    collect, is_failure_marker, is_fleet_report, load_all, Collected, InputError, Loaded, Source,
+    FAILURE_MARKER,
+};
 pub use types::{
     Cause, Fleet, Group, GroupFigure, Host, HostFigure, HostFinding, Outlier, Run, Verdict,
 };
@@ -133,6 +137,7 @@ struct RunData {
     figures: Vec<(&'static str, f64)>,
     facts: Vec<(&'static str, String)>,
     identity: Option<Identity>,
+    host_id: Option<hwsurvey_probe::os::host_id::HostId>,
     findings: Vec<HostFinding>,
     failed_tests: usize,
 }
@@ -163,14 +168,15 @@ pub fn analyse(loaded: Vec<Loaded>, opts: &Options) -> Fleet {
                 .1
                 .push(format!("{path}: the run is not complete ({})", file.status));
         }
-        let (facts, identity) = match facts::machine_of(&file) {
+        let (facts, identity, host_id) = match facts::machine_of(&file) {
             Ok(m) => (
                 facts::host_facts(&file, &m),
                 Some(facts::identity(&file, &m)),
+                Some(m.os.host_id.clone()),
             ),
             Err(e) => {
                 entry.1.push(format!("{path}: {e}"));
-                (vec![], None)
+                (vec![], None, None)
             }
         };
         entry.0.push(RunData {
@@ -182,6 +188,7 @@ pub fn analyse(loaded: Vec<Loaded>, opts: &Options) -> Fleet {
             figures: figures::headline_figures(&file),
             facts,
             identity,
+            host_id,
             findings: findings_of(&file, opts),
             failed_tests: file
                 .tests
@@ -190,10 +197,34 @@ pub fn analyse(loaded: Vec<Loaded>, opts: &Options) -> Fleet {
                 .count(),
         });
     }
-    let mut hosts: Vec<Host> = by_host
-        .into_iter()
-        .map(|(name, (runs, failures))| pool(name, runs, failures, opts))
-        .collect();
+    // one host is one machine: the runs under one name are split by machine identity
+    let mut notes = Vec::new();
+    let mut hosts: Vec<Host> = Vec::new();
+    for (name, (runs, failures)) in by_host {
+        let (machines, note) = machines::split(&name, runs, |r| machines::MachineKey {
+            host_id: r.host_id.as_ref(),
+            identity: r.identity.as_ref(),
+        });
+        notes.extend(note);
+        let mut failures = Some(failures);
+        if machines.is_empty() {
+            hosts.push(pool(
+                name,
+                vec![],
+                failures.take().unwrap_or_default(),
+                opts,
+            ));
+        }
+        for (machine, runs) in machines {
+            // the unreadable files of the name stay with its first machine
+            hosts.push(pool(
+                machine,
+                runs,
+                failures.take().unwrap_or_default(),
+                opts,
+            ));
+        }
+    }
     let mut groups = group_hosts(&mut hosts);
     for g in groups.iter_mut() {
         let members: Vec<&mut Host> = hosts.iter_mut().filter(|h| h.group == Some(g.id)).collect();
@@ -202,6 +233,7 @@ pub fn analyse(loaded: Vec<Loaded>, opts: &Options) -> Fleet {
     Fleet {
         options: opts.clone(),
         files,
+        notes,
         groups,
         hosts,
     }

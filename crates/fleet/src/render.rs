@@ -180,8 +180,12 @@ fn summary_line(fleet: &Fleet) -> String {
     )
 }
 
+/// The summary, the rule, and the fleet's notes (`note: ...`: machines under one name,
+/// what was skipped).
 fn header_lines(fleet: &Fleet) -> Vec<String> {
-    vec![summary_line(fleet), rule_line(fleet)]
+    let mut lines = vec![summary_line(fleet), rule_line(fleet)];
+    lines.extend(fleet.notes.iter().map(|n| format!("note: {n}")));
+    lines
 }
 
 fn table_rows(fleet: &Fleet) -> Vec<Vec<String>> {
@@ -466,6 +470,9 @@ pub fn html(fleet: &Fleet) -> String {
         esc(&summary),
         esc(&rule)
     );
+    for n in &fleet.notes {
+        out += &format!("<p class=\"note\">note: {}</p>\n", esc(n));
+    }
     out += "<section class=\"first\">\n<h2>Fleet</h2>\n";
     out += &html_table("glance", &table_rows(fleet), |r, c, _| {
         let h = &fleet.hosts[r];

@@ -182,6 +182,10 @@ pub struct Fleet {
     pub options: Options,
     /// Result files read (and not).
     pub files: usize,
+    /// What the reader should know about the inputs, one line each: runs under one host name
+    /// that are separate machines ([`crate::machines`]), and what [`crate::collect`] skipped
+    /// (`skipped DIR/x: symlink`).
+    pub notes: Vec<String>,
     /// Groups, in order of their first host.
     pub groups: Vec<Group>,
     /// Hosts, by name.

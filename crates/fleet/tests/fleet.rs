@@ -15,7 +15,10 @@ fn write(dir: &Path, host: &str, name: &str, file: &ResultFile) -> PathBuf {
 }
 
 fn fleet_of(dir: &Path, opts: &Options) -> Fleet {
-    analyse(load_all(collect(&[dir.to_path_buf()]).unwrap()), opts)
+    analyse(
+        load_all(collect(&[dir.to_path_buf()], &[]).unwrap().sources),
+        opts,
+    )
 }
 
 /// Five x86 hosts a few percent apart; `node3` has STREAM and bandwidth samples at 0.7 and
@@ -479,12 +482,15 @@ fn hosts_are_named_by_hostname_when_files_are_given_by_name() {
     with_host(example("x86_64-standard.json"), "alpha")
         .write_atomic(&a)
         .unwrap();
-    let fleet = analyse(load_all(collect(&[a]).unwrap()), &Options::default());
+    let fleet = analyse(
+        load_all(collect(&[a], &[]).unwrap().sources),
+        &Options::default(),
+    );
     assert_eq!(fleet.hosts[0].name, "alpha");
-    let missing = collect(&[dir.path().join("nope")]).unwrap_err();
+    let missing = collect(&[dir.path().join("nope")], &[]).unwrap_err();
     assert!(missing.0.contains("nope"), "{missing}");
     let empty = tempfile::tempdir().unwrap();
-    let e = collect(&[empty.path().to_path_buf()]).unwrap_err();
+    let e = collect(&[empty.path().to_path_buf()], &[]).unwrap_err();
     assert!(e.0.contains("no .json result file"), "{e}");
 }
 

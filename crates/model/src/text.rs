@@ -70,6 +70,28 @@ pub fn escape_controls<'a>(s: &'a str, keep: &str) -> Cow<'a, str> {
     Cow::Owned(out)
 }
 
+/// The one escaper of every HTML page hwsurvey writes (compare's and fleet's reports): `s`
+/// for HTML element content and attribute values, with `&`, `<`, `>`, `"` and `'` as
+/// character references and every [`is_unsafe`] character (ESC, BEL, NUL, CR, the C1
+/// controls, the bidirectional overrides and isolates) written visibly as its Rust escape
+/// (`\u{1b}`, `\0`, `\r`, `\u{202e}`), never raw; newlines and tabs, white space in HTML,
+/// are kept.
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\n' | '\t' => out.push(c),
+            c => push_escaped(&mut out, c, false),
+        }
+    }
+    out
+}
+
 /// `s` for one line of a table or message: [`is_unsafe`] characters escaped (newlines too),
 /// and when longer than `max_chars` characters (counted after escaping), its first and last
 /// characters around `…` plus its length: `aaaa…zzzz (1048576 bytes)`. The result has at most
@@ -203,6 +225,18 @@ mod tests {
         assert!(shown.chars().count() <= 64 + 24);
         // multi-byte characters are never cut
         assert_eq!(one_line("ééé", 2), "é…é (6 bytes)");
+    }
+
+    #[test]
+    fn html_escape_writes_controls_and_bidi_visibly() {
+        let s = "a<b>&\"'\u{1b}[31m\u{7}\0\r\u{202e}\u{2066}\u{85}x\ny\tz";
+        assert_eq!(
+            html_escape(s),
+            "a&lt;b&gt;&amp;&quot;&#39;\\u{1b}[31m\\u{7}\\0\\r\\u{202e}\\u{2066}\\u{85}x\ny\tz"
+        );
+        assert!(!html_escape(s)
+            .chars()
+            .any(|c| is_unsafe(c) && c != '\n' && c != '\t'));
     }
 
     #[test]

@@ -40,6 +40,10 @@ pub struct LiveFacts {
     /// which no file holds ([`crate::virt`]); `None` without one or in older snapshots.
     #[serde(default)]
     pub hypervisor_signature: Option<String>,
+    /// The machine's identity, hashed ([`crate::os::host_id`]: no snapshot holds the files
+    /// themselves); `None` in older snapshots.
+    #[serde(default)]
+    pub host_id: Option<crate::os::host_id::HostId>,
 }
 
 impl LiveFacts {
@@ -65,6 +69,7 @@ impl LiveFacts {
                     .find(|e| e.source == CPUID_SOURCE)
                     .map(|e| e.value.clone())
             }),
+            host_id: Some(m.os.host_id.clone()),
         }
     }
 }

@@ -6,7 +6,8 @@
 //! `/proc/sys/kernel/numa_balancing`, `/sys/kernel/mm/ksm/run`,
 //! `/sys/devices/system/clocksource/clocksource0/` ([`crate::clocksource`]),
 //! `/sys/devices/system/cpu/vulnerabilities/*`, `/proc/self/cgroup` with the cgroup v1 or v2
-//! files it points at, and the ELF header of the running binary (`/proc/self/exe`, read by `hwsurvey_elf::parse_header`).
+//! files it points at, the machine's identity (DMI product UUID and serial, `/etc/machine-id`,
+//! kept hashed: [`host_id`]), and the ELF header of the running binary (`/proc/self/exe`, read by `hwsurvey_elf::parse_header`).
 //!
 //! A 32-bit build on a 64-bit kernel, or a binary of another machine (qemu-user, binfmt), is
 //! recorded as data in [`BinaryVsKernel`]; the qualify step turns it into a verdict.
@@ -21,6 +22,7 @@ use crate::live::{read_live_facts, LIVE_FACTS_PATH};
 use crate::{ProbeError, SysRoot};
 
 mod cgroup;
+pub mod host_id;
 pub use cgroup::{parse_cpu_max, Cgroup, CgroupVersion, CpuMax};
 
 /// Everything probed about the OS.
@@ -56,6 +58,10 @@ pub struct Os {
     /// was probed read as unknown.
     #[serde(default = "clocksource_not_probed")]
     pub clocksource: Probed<crate::clocksource::Clocksource>,
+    /// Which machine this is, hashed ([`host_id`]: DMI product UUID and serial,
+    /// `/etc/machine-id`); empty in documents written before it was probed.
+    #[serde(default, skip_serializing_if = "host_id::HostId::is_empty")]
+    pub host_id: host_id::HostId,
 }
 
 /// [`Os::clocksource`] of a document written before hwsurvey probed it.
@@ -486,6 +492,7 @@ pub fn probe(root: &SysRoot) -> Os {
         binary_vs_kernel,
         virtualization: Probed::Known(crate::virt::probe(root)),
         clocksource: crate::clocksource::probe(root),
+        host_id: host_id::probe(root),
         kernel,
     }
 }

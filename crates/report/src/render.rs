@@ -393,21 +393,9 @@ pub fn csv(c: &Comparison) -> String {
     out
 }
 
-/// Escapes text for HTML element content and attribute values.
-pub fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// Escapes text for HTML: the one escaper of every HTML page ([`hwsurvey_model::text::html_escape`]:
+/// markup characters as references, control and bidirectional characters written visibly).
+pub use hwsurvey_model::text::html_escape;
 
 /// The style sheet of the HTML reports (inlined in each page): tables, verdict cells
 /// (`td.fail`, `td.warn`, `td.pass`), better / worse figures, notes and print layout. Shared

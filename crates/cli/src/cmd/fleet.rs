@@ -106,7 +106,9 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
     check_value("--k", args.k)?;
     check_value("--min-diff-pct", args.min_diff_pct)?;
     check_value("--drift-pct", args.drift_pct)?;
-    let sources = collect(&args.inputs)?;
+    // the report being written is never read as a host (nor is any fleet report in DIR)
+    let collected = collect(&args.inputs, args.output.as_slice())?;
+    let sources = collected.sources;
     // the one output rule, before any work: never an input, never an existing file without
     // --force
     if let Some(p) = &args.output {
@@ -123,7 +125,8 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
             .map(|r| r.id.to_string())
             .collect(),
     };
-    let fleet = analyse(load_all(sources), &opts);
+    let mut fleet = analyse(load_all(sources), &opts);
+    fleet.notes.extend(collected.skipped);
     let format = match (args.json, args.format) {
         (true, _) | (_, FormatArg::Json) => Format::Json,
         (_, FormatArg::Terminal) => Format::Terminal,

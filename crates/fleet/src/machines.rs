@@ -1,0 +1,125 @@
+//! One host is one machine, not one name: the runs filed under one host name are pooled only
+//! when they ran on the same machine, judged by the first of these both runs know: the DMI
+//! product UUID, the DMI serial, `/etc/machine-id` (all kept hashed by the probe:
+//! [`hwsurvey_probe::os::host_id`]), else the architecture, CPU model and topology (present
+//! hardware threads; packages when no CPU is offline). Runs of different machines under one
+//! name become separate hosts (`localhost`, `localhost [machine 2]`), and the fleet says why.
+
+use hwsurvey_probe::os::host_id::HostId;
+
+use crate::facts::Identity;
+
+/// What tells the machine of a run: its hashed identity and its hardware identity, each
+/// `None` when the run's machine document could not be read.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MachineKey<'a> {
+    pub host_id: Option<&'a HostId>,
+    pub identity: Option<&'a Identity>,
+}
+
+/// `x86_64 AMD EPYC 7451, 2 packages, 96 threads`: the hardware words compared when no
+/// identity is known to both runs (packages only when `packages` is true).
+fn hardware(i: &Identity, packages: bool) -> String {
+    let n = |v: Option<u32>, what: &str| match v {
+        Some(v) => hwsurvey_model::units::plural(u64::from(v), what),
+        None => format!("{what}s unknown"),
+    };
+    if packages {
+        format!(
+            "{} {}, {}, {}",
+            i.arch,
+            i.cpu_model,
+            n(i.sockets, "package"),
+            n(i.threads, "thread")
+        )
+    } else {
+        format!("{} {}, {}", i.arch, i.cpu_model, n(i.threads, "thread"))
+    }
+}
+
+/// Whether runs `a` and `b` ran on one machine, and the words saying by what (`DMI product
+/// UUID differs`, `CPU model and topology differ: x86_64 AMD EPYC, ... vs ...`). Runs with
+/// nothing to compare (a machine document unreadable) count as one machine.
+pub(crate) fn same_machine(a: MachineKey, b: MachineKey) -> (bool, String) {
+    if let (Some(x), Some(y)) = (a.host_id, b.host_id) {
+        if let Some((kind, same)) = x.same_machine(y) {
+            let words = if same {
+                format!("the same {}", kind.words())
+            } else {
+                format!("{} differs", kind.words())
+            };
+            return (same, words);
+        }
+    }
+    match (a.identity, b.identity) {
+        (Some(x), Some(y)) => {
+            let packages = x.cpus_offline == 0 && y.cpus_offline == 0;
+            let (hx, hy) = (hardware(x, packages), hardware(y, packages));
+            if hx == hy {
+                (true, "the same CPU model and topology".into())
+            } else {
+                (
+                    false,
+                    format!("CPU model and topology differ: {hx} vs {hy}"),
+                )
+            }
+        }
+        _ => (true, "nothing to tell them apart".into()),
+    }
+}
+
+/// Splits the runs filed under host `name` into machines: each run joins the first machine
+/// whose first run is [`same_machine`], else starts a new one. The first machine keeps
+/// `name`, the others are `<name> [machine N]`. With more than one machine, also the note
+/// that says so and why.
+pub(crate) fn split<T>(
+    name: &str,
+    runs: Vec<T>,
+    key: impl Fn(&T) -> MachineKey,
+) -> (Vec<(String, Vec<T>)>, Option<String>) {
+    let mut machines: Vec<Vec<T>> = Vec::new();
+    let mut why: Vec<String> = Vec::new();
+    for run in runs {
+        let mut reasons = Vec::new();
+        let mut home = None;
+        for (i, m) in machines.iter().enumerate() {
+            let (same, words) = same_machine(key(&m[0]), key(&run));
+            if same {
+                home = Some(i);
+                break;
+            }
+            reasons.push(words);
+        }
+        match home {
+            Some(i) => machines[i].push(run),
+            None => {
+                if let Some(first) = reasons.into_iter().next() {
+                    why.push(first);
+                }
+                machines.push(vec![run]);
+            }
+        }
+    }
+    let named: Vec<(String, Vec<T>)> = machines
+        .into_iter()
+        .enumerate()
+        .map(|(i, runs)| {
+            let n = if i == 0 {
+                name.to_string()
+            } else {
+                format!("{name} [machine {}]", i + 1)
+            };
+            (n, runs)
+        })
+        .collect();
+    let note = (named.len() > 1).then(|| {
+        let names: Vec<&str> = named.iter().map(|(n, _)| n.as_str()).collect();
+        format!(
+            "{name}: runs of {} machines under one host name, not pooled ({}); shown as {}",
+            named.len(),
+            why.join("; "),
+            names.join(", ")
+        )
+    });
+    (named, note)
+}
