@@ -314,3 +314,61 @@ fn a_sigkilled_runs_lock_file_is_taken_over_and_named_by_the_rerun() {
         .collect();
     assert_eq!(left, vec!["r.json".to_string()]);
 }
+
+/// The reproduction: after a full disk, `run --force` said the file it could not
+/// replace "keeps the last complete write (4 finished tests)", describing another run's file
+/// as its own. A 1 MiB tmpfs holds another run's result file and is then filled, but for a
+/// few KiB (the lock file's): the run's first write fails, and the error says the file is
+/// still the previous one, of an earlier run, with that run's start. Needs root to mount a
+/// tmpfs; skipped with a message otherwise.
+#[test]
+fn a_full_disk_under_force_names_the_file_left_as_the_previous_one() {
+    use std::io::Write;
+    use std::process::Command as Std;
+    let dir = tempfile::tempdir().unwrap();
+    let mounted = Std::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
+        .arg(dir.path())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        println!("SKIPPED: cannot mount a 1 MiB tmpfs (needs root and the mount command)");
+        return;
+    }
+    let out = dir.path().join("r.json");
+    let earlier = hwsurvey_report::sample::three().remove(0);
+    let (started, tests) = (earlier.started_at.clone(), earlier.tests.len());
+    let result = (|| {
+        earlier.write_atomic(&out).map_err(|e| e.to_string())?;
+        // fill the rest, then give back 16 KiB (room for the lock file, not for a result)
+        let mut filler = std::fs::File::create(dir.path().join("filler")).unwrap();
+        let chunk = vec![1u8; 4096];
+        while filler.write_all(&chunk).is_ok() {}
+        drop(filler);
+        let len = std::fs::metadata(dir.path().join("filler")).unwrap().len();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.path().join("filler"))
+            .unwrap()
+            .set_len(len.saturating_sub(16 << 10))
+            .unwrap();
+        let run = quick_run(&out).output().unwrap();
+        Ok::<_, String>(run)
+    })();
+    let _ = Std::new("umount").arg(dir.path()).status();
+    let run = result.expect("the earlier file fits in 1 MiB");
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{} is still the previous file, of an earlier run started {started} ({tests} finished test",
+            out.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        !err.contains("keeps this run's last complete write"),
+        "{err}"
+    );
+}

@@ -9,6 +9,7 @@ pub mod man;
 pub mod probe;
 pub mod qualify;
 pub mod run;
+pub mod run_output;
 pub mod snapshot;
 
 /// Runs `checked`; an error (bad input: a file that cannot be read, a bad option value) is

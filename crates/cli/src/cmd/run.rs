@@ -4,11 +4,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Context;
+#[cfg(test)]
+use super::run_output::default_stem;
+use super::run_output::{claim_output, default_output, file_identity, what_was_kept};
 use hwsurvey_engine::plan::{build_plan, Plan, RunOptions};
 use hwsurvey_engine::run::{self as engine, Observer, RunRequest};
 use hwsurvey_engine::signals;
-use hwsurvey_model::files::{check_output, OutputError, OutputLock};
 use hwsurvey_model::units::plural;
 use hwsurvey_probe::run_env::RunEnv;
 use hwsurvey_probe::{probe_machine, SysRoot};
@@ -152,6 +153,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(p) => claim_output(&p, args.force, &args.profile)?,
         None => default_output(&env)?,
     };
+    // the file --force is about to replace, if any: after a failed write, what_was_kept tells
+    // it from this run's own writes (each atomic write is a new inode)
+    let previous = file_identity(&output);
     if let Some(stale) = lock.stale_lock() {
         errln!("hwsurvey: took over the lock file {stale}; it is removed when this run ends");
     }
@@ -214,7 +218,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Ok(file) => file,
         Err(e) => {
             progress.bar.finish_and_clear();
-            anyhow::bail!("{e}; {}", what_was_kept(&output));
+            anyhow::bail!("{e}; {}", what_was_kept(&output, previous));
         }
     };
     progress.bar.finish_and_clear();
@@ -471,95 +475,6 @@ fn warn_storage(
             }
         }
     }
-}
-
-/// Claims the `-o` file by the rule every output follows
-/// ([`hwsurvey_model::files::check_output`]): never an input (the profile file), never an
-/// existing file without `force`, with `force` only a regular file. The claim is a lock
-/// ([`OutputLock`]) held for the whole run, so a second run on the same file is refused; the
-/// file itself appears only with the engine's first complete write, so a run killed before
-/// that leaves no file at all (never an empty one).
-fn claim_output(path: &Path, force: bool, profile: &str) -> anyhow::Result<(PathBuf, OutputLock)> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the directory {}", dir.display()))?;
-    }
-    let lock = OutputLock::acquire(path)?;
-    let profile_file = Path::new(profile);
-    let inputs: Vec<&Path> = if profile_file.is_file() {
-        vec![profile_file]
-    } else {
-        vec![]
-    };
-    check_output(path, &inputs, force)?;
-    Ok((path.to_path_buf(), lock))
-}
-
-/// After a failed write (ENOSPC, EIO): what the output holds now, for the error line. The
-/// writes are atomic, so it is the last complete write or nothing.
-fn what_was_kept(output: &Path) -> String {
-    match hwsurvey_result::load(output) {
-        Ok(f) => format!(
-            "{} keeps the last complete write ({}, status {})",
-            output.display(),
-            plural(f.tests.len() as u64, "finished test"),
-            f.status
-        ),
-        Err(_) if std::fs::symlink_metadata(output).is_err() => {
-            format!(
-                "no result file was written ({} does not exist)",
-                output.display()
-            )
-        }
-        Err(e) => format!("{} was left as it was before ({e})", output.display()),
-    }
-}
-
-/// File name stem of the default result file, from the hostname, the binary's arch and the
-/// start time in RFC 3339 UTC (`2026-11-29T20:05:30Z`): `<host>-<arch>-<YYYY-MM-DD>-<HHMMSS>`;
-/// characters other than ASCII letters, digits and `-` in the hostname become `_`.
-pub fn default_stem(host: Option<&str>, arch: &str, started_rfc3339: &str) -> String {
-    let host = host
-        .map(|h| h.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "_"))
-        .unwrap_or_else(|| "unknown-host".into());
-    let date = started_rfc3339.get(..10).unwrap_or("unknown-date");
-    let time: String = started_rfc3339
-        .get(11..19)
-        .unwrap_or("unknown-time")
-        .chars()
-        .filter(|c| *c != ':')
-        .collect();
-    format!("{host}-{arch}-{date}-{time}")
-}
-
-/// `reports/<stem>.json` ([`default_stem`]), or `<stem>-2.json`, `-3`, ... when taken or
-/// locked by another run, so two concurrent runs never get the same file.
-fn default_output(env: &RunEnv) -> anyhow::Result<(PathBuf, OutputLock)> {
-    let now = hwsurvey_result::rfc3339(std::time::SystemTime::now());
-    let stem = default_stem(env.hostname.known().map(String::as_str), &env.arch, &now);
-    let dir = Path::new("reports");
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("cannot create the directory {}", dir.display()))?;
-    for n in 1..=1000 {
-        let path = if n == 1 {
-            dir.join(format!("{stem}.json"))
-        } else {
-            dir.join(format!("{stem}-{n}.json"))
-        };
-        let lock = match OutputLock::acquire(&path) {
-            Ok(lock) => lock,
-            Err(OutputError::Locked { .. }) => continue,
-            Err(e) => return Err(e.into()),
-        };
-        if std::fs::symlink_metadata(&path).is_ok() {
-            continue;
-        }
-        return Ok((path, lock));
-    }
-    anyhow::bail!(
-        "{}: {stem}.json and 999 numbered variants exist; pass -o FILE",
-        dir.display()
-    )
 }
 
 /// The default qualification rules, evaluated on the probed machine (the running binary's
