@@ -1,7 +1,10 @@
 //! The run loop: every point of a [`Plan`] in order (none dropped for time: each point takes
 //! at least the profile's minimum samples, and extra samples within its allowance), the result
 //! file rewritten atomically after every test with each family's estimated and actual time,
-//! SIGINT/SIGTERM/SIGHUP handled (the flag and the handler: [`crate::signals`]).
+//! SIGINT/SIGTERM/SIGHUP handled (the flag and the handler: [`crate::signals`]). The energy
+//! counters (`hwsurvey_probe::energy`, under the request's root) are found once and read
+//! just before and just after every point: the point's joules and mean watts per domain go
+//! into its record, and a run without counters says why once, in the file's `energy`.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,8 +18,8 @@ use crate::outcome::PointOutcome;
 use crate::plan::{Plan, Point, RunOptions, SkippedPoint};
 use crate::profile::Profile;
 use crate::result::{
-    rfc3339, ClocksourceChange, FamilyTime, ProfileRef, ResultError, ResultFile, RunStatus,
-    TestResult, Tool, RESULT_SCHEMA, RESULT_SCHEMA_VERSION,
+    rfc3339, ClocksourceChange, FamilyTime, ProfileRef, ResultError, ResultFile, RunEnergy,
+    RunStatus, TestResult, Tool, RESULT_SCHEMA, RESULT_SCHEMA_VERSION,
 };
 use crate::runner::RunContext;
 use crate::signals::{interrupt_cause, INTERRUPTED};
@@ -74,6 +77,7 @@ pub fn run_with_cancel(
     observer: &mut dyn Observer,
     cancel: &AtomicBool,
 ) -> Result<ResultFile, ResultError> {
+    let counters = hwsurvey_probe::energy::discover(req.root);
     let mut file = ResultFile {
         schema: RESULT_SCHEMA.into(),
         schema_version: RESULT_SCHEMA_VERSION,
@@ -104,7 +108,18 @@ pub fn run_with_cancel(
         family_times: Vec::new(),
         time_limit: None,
         clocksource_changes: Vec::new(),
+        energy: Some(match &counters {
+            Ok(c) => RunEnergy {
+                counters: c.clone(),
+                unavailable: None,
+            },
+            Err(why) => RunEnergy {
+                counters: Vec::new(),
+                unavailable: Some(why.clone()),
+            },
+        }),
     };
+    let counters = counters.unwrap_or_default();
     let write = |file: &mut ResultFile, observer: &mut dyn Observer| {
         observer.before_write(file);
         file.write_atomic(req.output)
@@ -142,7 +157,13 @@ pub fn run_with_cancel(
             observer.point_started(point, index, total);
             let started = SystemTime::now();
             let t0 = Instant::now();
+            let energy_before =
+                (!counters.is_empty()).then(|| hwsurvey_probe::energy::read(req.root, &counters));
             let outcome = family.run_point(point, &ctx);
+            let energy = energy_before.map(|before| {
+                let after = hwsurvey_probe::energy::read(req.root, &counters);
+                hwsurvey_probe::energy::between(&counters, &before, &after)
+            });
             let outcome = if cancel.load(Ordering::SeqCst) {
                 match outcome {
                     PointOutcome::Measured(m) if m.metrics.iter().all(|x| x.samples.len() >= 2) => {
@@ -157,12 +178,13 @@ pub fn run_with_cancel(
             } else {
                 outcome
             };
-            let result = TestResult::new(
+            let mut result = TestResult::new(
                 point.clone(),
                 outcome,
                 rfc3339(started),
                 t0.elapsed().as_secs_f64(),
             );
+            result.energy = energy;
             file.tests.push(result);
             watch_clocksource(
                 req.root,

@@ -7,6 +7,7 @@
 
 pub mod build;
 pub mod critical;
+pub mod energy;
 pub mod family;
 pub mod format;
 pub mod headline;

@@ -308,6 +308,7 @@ pub fn result(s: &Spec) -> ResultFile {
         family_times: vec![],
         time_limit: None,
         clocksource_changes: vec![],
+        energy: None,
     }
 }
 

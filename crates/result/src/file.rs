@@ -179,6 +179,24 @@ pub struct TestResult {
     pub started_at: String,
     /// Wall time, seconds.
     pub duration_s: f64,
+    /// Energy of the point, from the counters read just before and just after it
+    /// ([`RunEnergy::counters`]): joules and mean watts per domain, with the file read.
+    /// Absent where the run had no counters (the run's [`ResultFile::energy`] says why, once),
+    /// and in files written before energy was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub energy: Option<hwsurvey_probe::energy::PointEnergy>,
+}
+
+/// The energy counters of a run, said once for the whole file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunEnergy {
+    /// The counters read before and after every point (RAPL zones or hwmon inputs; see
+    /// `hwsurvey_probe::energy`); empty when there are none.
+    pub counters: Vec<hwsurvey_probe::energy::EnergyCounter>,
+    /// Why no counter is read (no powercap or hwmon energy in a VM, `energy_uj` root-only
+    /// since Linux 5.10); `None` when `counters` are read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unavailable: Option<hwsurvey_model::Unknown>,
 }
 
 impl TestResult {
@@ -222,6 +240,7 @@ impl TestResult {
             details,
             started_at,
             duration_s,
+            energy: None,
         }
     }
 }
@@ -344,6 +363,10 @@ pub struct ResultFile {
     /// before it was watched.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clocksource_changes: Vec<ClocksourceChange>,
+    /// The energy counters read around every point, or why there are none; absent in files
+    /// written before energy was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub energy: Option<RunEnergy>,
     /// Qualification findings evaluated by `hwsurvey run` and updated before every write
     /// (rules file reference, time, findings with evidence and fix): the document of
     /// `hwsurvey_qualify::stored::StoredFindings`, kept as JSON here because the qualify crate

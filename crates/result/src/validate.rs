@@ -22,6 +22,33 @@ pub fn plausible_max(metric: &str) -> Option<(f64, &'static str)> {
     }
 }
 
+/// Checks a point's energy: seconds, and each domain's joules and mean watts, finite and not
+/// negative (a counter read backwards without its range gives no domain, never a negative
+/// one); joules at most 1e9 (a megawatt for a quarter hour).
+fn check_energy(e: &hwsurvey_probe::energy::PointEnergy) -> Result<(), FieldProblem> {
+    let check = |field: String, v: f64| {
+        if v.is_finite() && (0.0..=1e9).contains(&v) {
+            Ok(())
+        } else {
+            Err(FieldProblem::new(
+                field,
+                format!(
+                    "{} is not an energy, power or time a point has (expected 0 .. 1e9)",
+                    shown_number(v)
+                ),
+            ))
+        }
+    };
+    check("seconds".into(), e.seconds)?;
+    for (k, d) in e.domains.iter().enumerate() {
+        check(format!("domains[{k}].joules"), d.joules)?;
+        if let Some(w) = d.mean_watts {
+            check(format!("domains[{k}].mean_watts"), w)?;
+        }
+    }
+    Ok(())
+}
+
 impl MetricResult {
     /// Checks the metric as a measurement: every sample and statistic finite, not negative and
     /// not above [`plausible_max`]; `min <= median <= max`; and the statistics those of the
@@ -279,6 +306,9 @@ impl ResultFile {
             for (j, m) in t.metrics.iter().enumerate() {
                 m.validate()
                     .map_err(|e| invalid(e.under(&format!("tests[{i}].metrics[{j}]"))))?;
+            }
+            if let Some(e) = &t.energy {
+                check_energy(e).map_err(|p| invalid(p.under(&format!("tests[{i}].energy"))))?;
             }
         }
         // a change is two clocksource names of different counters, after a point
