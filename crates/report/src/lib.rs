@@ -21,6 +21,7 @@ pub mod run;
 pub mod sample;
 pub mod scaling;
 pub mod summary;
+pub mod terminal;
 pub mod tlb;
 pub mod verdicts;
 pub mod wrap;

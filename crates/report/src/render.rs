@@ -28,7 +28,7 @@ pub fn render(c: &Comparison, format: Format, plots: &[(String, String)]) -> Str
     }
 }
 
-fn header(t: &Table) -> Vec<String> {
+pub(crate) fn header(t: &Table) -> Vec<String> {
     std::iter::once(t.row_header.clone())
         .chain(t.columns.iter().cloned())
         .collect()
@@ -141,7 +141,7 @@ impl Marks {
     }
 }
 
-fn body(t: &Table, marks: &mut Marks) -> Vec<Vec<String>> {
+pub(crate) fn body(t: &Table, marks: &mut Marks) -> Vec<Vec<String>> {
     t.rows
         .iter()
         .map(|r| {
@@ -152,118 +152,37 @@ fn body(t: &Table, marks: &mut Marks) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Shrinks `table` to at most `width` terminal columns when `width` is given: cells of the
-/// widest column are wrapped first, at word boundaries where a word fits (tabled's
-/// `Width::wrap` with the largest-column priority). `None` (output to a pipe or file) leaves
-/// the table at its natural width. A table whose borders alone exceed `width` stays wider.
-pub fn fit_table(table: &mut tabled::Table, width: Option<usize>) {
-    if let Some(width) = width {
-        if table.total_width() > width {
-            table.with(
-                tabled::settings::Width::wrap(width)
-                    .keep_words(true)
-                    .priority(tabled::settings::peaker::PriorityMax::right()),
-            );
-        }
-    }
-}
-
 /// Widest line of the first tables (machines in one line each, the headline), in every
 /// terminal output: they fit a 100-column terminal whatever the width of the detail tables.
 pub const HEADLINE_COLUMNS: usize = 100;
 
 /// Whether `t` is one of the tables on top of every output (machines, headline).
-fn on_top(t: &Table) -> bool {
+pub(crate) fn on_top(t: &Table) -> bool {
     t.id == crate::headline::MACHINES_ID || t.id == crate::headline::HEADLINE_ID
 }
 
-/// Terminal: one tabled box table per table, notes under it.
+/// Terminal: one box table per table, notes under it ([`crate::terminal`]), at natural width
+/// (a pipe or file).
 pub fn terminal(c: &Comparison) -> String {
-    terminal_fitted(c, None)
+    crate::terminal::screen(c, &crate::terminal::Screen::default())
 }
 
-/// Wraps `text` at spaces to lines of at most `width` characters, later lines indented by
-/// `indent` spaces.
+/// Wraps `text` at spaces to lines of at most `width` columns, later lines indented by
+/// `indent` spaces ([`crate::wrap::wrap`]: never inside a word or path; a command whole).
 pub fn wrap_note(text: &str, width: usize, indent: usize) -> String {
-    let mut out = String::new();
-    let mut line = String::new();
-    for word in text.split(' ') {
-        let len = line.chars().count();
-        if len > 0 && len + 1 + word.chars().count() > width {
-            out += &line;
-            out.push('\n');
-            line = " ".repeat(indent);
-        } else if len > 0 && !line.trim().is_empty() {
-            line.push(' ');
-        }
-        line += word;
-    }
-    out + &line
+    crate::wrap::wrap(text, width, 0, indent).join("\n")
 }
 
-/// [`terminal`] for a terminal `width` columns wide ([`fit_table`]); `None`: natural widths.
-/// The machines and headline tables and their notes always fit [`HEADLINE_COLUMNS`] (or
-/// `width`, when narrower).
+/// [`terminal`] for a terminal `width` columns wide, every table: see [`crate::terminal`].
 pub fn terminal_fitted(c: &Comparison, width: Option<usize>) -> String {
-    terminal_with(c, width, false)
-}
-
-/// [`terminal_fitted`] with every note on one line: cut with `…` at `width` on a terminal, in
-/// full to a pipe or file (`width` `None`, where nothing is cut, as lscpu and numactl print):
-/// for summaries that must stay short (`run`'s closing headline), the full notes being in
-/// `compare`'s output of the same file.
-pub fn terminal_brief(c: &Comparison, width: Option<usize>) -> String {
-    terminal_with(c, width, true)
-}
-
-/// `line` cut to `width` characters, the last one `…` when anything was cut.
-pub fn cut_line(line: &str, width: usize) -> String {
-    if line.chars().count() <= width {
-        return line.to_string();
-    }
-    let mut out: String = line.chars().take(width.saturating_sub(1)).collect();
-    out.push('…');
-    out
-}
-
-fn terminal_with(c: &Comparison, width: Option<usize>, one_line_notes: bool) -> String {
-    let mut out = String::new();
-    let mut marks = Marks::of(c);
-    for t in &c.tables {
-        let mut b = tabled::builder::Builder::default();
-        b.push_record(header(t));
-        for r in body(t, &mut marks) {
-            b.push_record(r);
-        }
-        let mut table = b.build();
-        table.with(tabled::settings::Style::sharp());
-        let top = on_top(t);
-        let w = if top {
-            Some(width.unwrap_or(HEADLINE_COLUMNS).min(HEADLINE_COLUMNS))
-        } else {
-            width
-        };
-        fit_table(&mut table, w);
-        out += &format!("{}\n{table}\n", t.title);
-        for n in marks.notes_of(t) {
-            let n = format!("note: {n}");
-            match (w, width) {
-                // a terminal: the brief form cuts a note at its width, but never why a run
-                // is not comparable (cut, a CPU quota's reason was lost: breaker finding)
-                (Some(w), Some(_)) if one_line_notes && !n.contains("not comparable") => {
-                    out += &cut_line(&n, w)
-                }
-                (Some(w), Some(_)) if one_line_notes => out += &wrap_note(&n, w, 6),
-                // a pipe or file: printed in full, on one line in the brief form
-                (_, None) if one_line_notes => out += &n,
-                (Some(w), _) => out += &wrap_note(&n, w, 6),
-                (None, _) => out += &n,
-            }
-            out.push('\n');
-        }
-        out.push('\n');
-    }
-    out
+    crate::terminal::screen(
+        c,
+        &crate::terminal::Screen {
+            width,
+            details: true,
+            ..Default::default()
+        },
+    )
 }
 
 /// Markdown: a heading and a pipe table per table.

@@ -181,9 +181,19 @@ pub fn render_closing(file: &ResultFile, width: Option<usize>) -> String {
     let w = width.unwrap_or(crate::render::HEADLINE_COLUMNS);
     let mut out = crate::render::wrap_note(&format!("machine: {machine}"), w, 4);
     out += "\n\n";
-    // to a pipe or file (`width` None) the table is still fitted to 100 columns, its notes
-    // printed in full
-    out += &crate::render::terminal_brief(&c, width.map(|_| w));
+    // to a pipe or file (`width` None) the table is still fitted to 100 columns, each note
+    // in full on one line; on a terminal a note that does not fit one line is printed in
+    // full at the very end (never cut)
+    let (headline, notes_at_end) = crate::terminal::screen_parts(
+        &c,
+        &crate::terminal::Screen {
+            width: width.map(|_| w),
+            details: true,
+            hint: None,
+            one_line_notes: true,
+        },
+    );
+    out += &headline;
     let estimated: f64 = file.family_times.iter().map(|f| f.estimated_s).sum();
     let actual: f64 = file.family_times.iter().map(|f| f.actual_s).sum();
     if !file.family_times.is_empty() {
@@ -212,61 +222,53 @@ pub fn render_closing(file: &ResultFile, width: Option<usize>) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        out += &crate::render::cut_line(&line, w);
+        out += &crate::render::wrap_note(&line, w, 4);
         out.push('\n');
     }
+    if !notes_at_end.is_empty() {
+        out.push('\n');
+        out += &notes_at_end;
+    }
     out
-}
-
-#[derive(tabled::Tabled)]
-struct Row {
-    family: String,
-    point: String,
-    metric: String,
-    median: String,
-    #[tabled(rename = "min..max")]
-    range: String,
-    #[tabled(rename = "CV")]
-    cv: String,
-    peak: String,
 }
 
 /// The end-of-run table: one row per measured metric, skipped/failed points with reasons,
 /// and a scaling line per thread-swept series. `width`: the terminal's columns, to which the
 /// table is shrunk (a skip reason of 400 characters wraps in its cell); `None`: natural width.
 pub fn render_summary(file: &ResultFile, width: Option<usize>) -> String {
-    let mut rows = Vec::new();
+    let mut rows: Vec<Vec<String>> = Vec::new();
     for t in &file.tests {
         if t.outcome != hwsurvey_result::Outcome::Measured {
-            rows.push(Row {
-                family: t.point.family.clone(),
-                point: t.point.id.clone(),
-                metric: t.outcome.to_string(),
-                median: t.reason.clone().unwrap_or_default(),
-                range: String::new(),
-                cv: String::new(),
-                peak: String::new(),
-            });
+            rows.push(vec![
+                t.point.family.clone(),
+                t.point.id.clone(),
+                t.outcome.to_string(),
+                t.reason.clone().unwrap_or_default(),
+                String::new(),
+                String::new(),
+                String::new(),
+            ]);
             continue;
         }
         for m in &t.metrics {
             let (median, range, cv) = metric_cells(m, &t.details);
-            rows.push(Row {
-                family: t.point.family.clone(),
-                point: t.point.id.clone(),
-                metric: m.name.clone(),
+            rows.push(vec![
+                t.point.family.clone(),
+                t.point.id.clone(),
+                m.name.clone(),
                 median,
                 range,
                 cv,
-                peak: m.peak.map(|p| human_metric(&m.name, p)).unwrap_or_default(),
-            });
+                m.peak.map(|p| human_metric(&m.name, p)).unwrap_or_default(),
+            ]);
         }
     }
-    let mut table = tabled::Table::new(rows);
-    table.with(tabled::settings::Style::sharp());
-    crate::render::fit_table(&mut table, width);
-    let mut out = table.to_string();
-    out.push('\n');
+    let header = [
+        "family", "point", "metric", "median", "min..max", "CV", "peak",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut out = crate::terminal::boxed(header, rows, width);
     for line in scaling_lines(file) {
         out.push_str(&line);
         out.push('\n');
@@ -542,11 +544,13 @@ mod tests {
         for width in [Some(80), Some(100), None] {
             let text = render_closing(&file, width);
             let lines: Vec<&str> = text.lines().collect();
-            assert!(
-                lines.len() <= 40,
-                "{} lines at {width:?}:\n{text}",
-                lines.len()
-            );
+            // at most 40 lines, then the notes that do not fit one line, in full
+            let head = lines.iter().take_while(|l| **l != "Notes in full").count();
+            assert!(head <= 40, "{head} lines at {width:?}:\n{text}");
+            // a note is never cut (issue 33: "… (471 bytes)" and "e.g. i…" in the headline)
+            for l in &lines {
+                assert!(!l.ends_with('…'), "cut at {width:?}: {l}\n{text}");
+            }
             if let Some(w) = width {
                 let widest = lines.iter().map(|l| l.chars().count()).max().unwrap();
                 assert!(widest <= w, "{widest} columns at {w}:\n{text}");
@@ -590,14 +594,9 @@ mod tests {
             ),
             "{text}"
         );
-        // the 40 lines, plus the lines that say in full why a run is not comparable
-        let extra = text
-            .lines()
-            .skip_while(|l| !l.contains("not comparable"))
-            .skip(1)
-            .take_while(|l| l.starts_with("      "))
-            .count();
-        assert!(text.lines().count() <= 40 + extra, "{text}");
+        // the 40 lines, then the notes in full
+        let head = text.lines().take_while(|l| *l != "Notes in full").count();
+        assert!(head <= 40, "{text}");
         // a run of cpu.scaling alone: its rows and the findings, no row of a family not run
         let mut only = file.clone();
         only.plan.families.retain(|f| f.family == "cpu.scaling");

@@ -32,7 +32,8 @@ pub enum FormatArg {
   141  the reader of standard output went away (`hwsurvey compare a.json b.json | head`)
 
 Examples:
-  hwsurvey compare a.json b.json        # box tables on the terminal
+  hwsurvey compare a.json b.json        # machines and headline on the terminal
+  hwsurvey compare a.json b.json --details | less -S   # every table
   hwsurvey compare a.json b.json -o report.html --plots plots/
   hwsurvey compare a.json b.json --label xeon --label altra --baseline altra")]
 pub struct Args {
@@ -70,6 +71,11 @@ pub struct Args {
     /// Print the JSON layout model: the same as `--format json`.
     #[arg(long, conflicts_with = "format")]
     json: bool,
+    /// On a terminal, print the detail tables too (every metric, the scaling series, the
+    /// machine details and findings) after the machines and the headline. Into a pipe or a
+    /// file everything is printed anyway.
+    #[arg(long)]
+    details: bool,
 }
 
 /// The column label that `--baseline b` names: `b` itself when it is a label, else the label of
@@ -153,8 +159,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             plot::REPORT_PLOTS_PER_FAMILY,
             left_out.len(),
         );
-        // the list on stderr; the report says it in one line
-        errln!("note: {note}: {}", left_out.join("; "));
+        // the list on stderr, except for the screen of a terminal, whose first lines it
+        // filled (issue 33); the report says it in one line
+        if args.output.is_some() || args.plots.is_some() || crate::terminal_width().is_none() {
+            errln!("note: {note}: {}", left_out.join("; "));
+        }
         c.add_note(note);
     }
     let plots = plot::all_plots(&c);
@@ -202,9 +211,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let text = match (format, &args.output) {
         // to the terminal: tables shrunk to its width
-        (Format::Terminal, None) => {
-            hwsurvey_report::render::terminal_fitted(&c, crate::terminal_width())
-        }
+        // to the terminal: the machines and the headline first, tables shrunk to its width,
+        // the detail tables with --details
+        (Format::Terminal, None) => hwsurvey_report::terminal::screen(
+            &c,
+            &hwsurvey_report::terminal::Screen {
+                width: crate::terminal_width(),
+                details: args.details,
+                hint: Some(format!(
+                    "{} detail tables (every metric, the scaling series, the machine details \
+                     and findings) are printed with --details, or into a pipe or file",
+                    hwsurvey_report::terminal::detail_tables(&c)
+                )),
+                one_line_notes: false,
+            },
+        ),
         _ => render(&c, format, &plots),
     };
     match &args.output {
