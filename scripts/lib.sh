@@ -21,7 +21,8 @@ kill                        procps                      # crates/cli/tests/run.r
 chattr                      e2fsprogs                   # crates/cli/tests/run.rs: an immutable storage directory
 dmesg                       util-linux                  # crates/workloads/src/raid6/kmsg.rs: the kernel raid6 line
 taskset                     util-linux                  # crates/workloads/benches/peers.rs: pins the peers
-lscpu                       util-linux                  # crates/probe/benches/probe_time.rs: timed beside the probe
+lscpu                       util-linux                  # crates/probe/benches/probe_time.rs: timed beside the probe; crates/cli/tests/snapshot_peers.rs: lscpu --sysroot on snapshots
+lstopo-no-graphics          hwloc-nox                   # crates/cli/tests/snapshot_peers.rs: lstopo --input on snapshots
 awk                         mawk                        # scripts/cross-test: test counts
 git                         git                         # crates/workloads/build.rs (revision), scripts/fresh-check (clone)
 # scripts/fresh-check: a fresh Debian 12 root, bound host directories

@@ -25,6 +25,7 @@ pub mod os;
 pub mod pages;
 pub mod pci;
 pub mod pcie;
+pub mod peer_files;
 pub mod process;
 pub mod run_env;
 pub mod smaps;

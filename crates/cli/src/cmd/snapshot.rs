@@ -1,9 +1,14 @@
-//! `hwsurvey snapshot -o FILE.tar.gz [--root DIR]`: runs the probe and archives exactly the
+//! `hwsurvey snapshot -o FILE.tar.gz [--root DIR]`: runs the probe and archives the
 //! files it read ([`hwsurvey_probe::SysRoot::accessed`]), under one top-level folder
 //! `hwsurvey-snapshot/`, so `hwsurvey probe --root <extracted>/hwsurvey-snapshot` gives the
 //! same Machine document (apart from `root`).
 //!
-//! How: probe the machine once to learn which files the probes read; copy those files (and the
+//! Besides, the archive holds the files that `lscpu --sysroot DIR` and hwloc's
+//! `lstopo --input DIR` read ([`hwsurvey_probe::peer_files`]), so the peers' tools run on the
+//! extracted snapshot too.
+//!
+//! How: probe the machine once to learn which files the probes read, and read the peers'
+//! files ([`hwsurvey_probe::peer_files::read_peer_files`]); copy those files (and the
 //! directories they listed, symlinks as symlinks, and the targets the probe followed, which
 //! [`SysRoot`] records too) into a staging folder; write the live-only facts that no file
 //! holds (cpuid, the sysconf page size, the binary's ELF header, uname's machine) to
@@ -179,6 +184,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let capture = super::capture::open_or_live(args.root.as_deref())?;
     let source = &capture.root;
     let first = probe_machine(source);
+    // what lscpu --sysroot and lstopo --input read besides: recorded, so staged below
+    let peers = hwsurvey_probe::peer_files::read_peer_files(source);
+    if peers.truncated {
+        errln!(
+            "hwsurvey: warning: the snapshot holds the first {} of the files lscpu and hwloc read (the bound); their tools may not run on it",
+            hwsurvey_probe::peer_files::MAX_PEER_FILES
+        );
+    }
     // removed on every exit path, a signal's included
     let tmp = super::capture::TempFolder::new().context("staging folder")?;
     let staging = tmp.path();

@@ -1,0 +1,409 @@
+//! The kernel files that the peers' own tools read, read through a [`SysRoot`] so that they are
+//! recorded ([`SysRoot::accessed`]) and `hwsurvey snapshot` archives them beside the files the
+//! probe itself read. A snapshot is then a superset of what `lscpu --sysroot DIR` (util-linux)
+//! and `lstopo --input DIR` (hwloc's `hwloc-gather-topology` set, CPU, NUMA, cgroup, DMI and PCI
+//! parts) read, so a colleague or a vendor can run their tools on it.
+//!
+//! Found by tracing the tools (`strace -f -e trace=openat lscpu --sysroot DIR`, the same for
+//! `lstopo-no-graphics --input DIR` and `lscpu -e`): without the bitmask files
+//! (`cache/index*/shared_cpu_map`, `topology/thread_siblings`, `core_siblings`, node `cpumap`)
+//! lscpu aborted (`print_cpuset: Assertion 'set' failed`) and hwloc "failed to find sysfs cpu
+//! topology directory" on a snapshot of a 16-vCPU KVM guest.
+//!
+//! Read here (each only where it exists; a file that cannot be read is left out):
+//! - `/sys/devices/system/cpu/`: `online`, `possible`, `present`, `offline`, `kernel_max`,
+//!   `isolated`, `nohz_full`, `dispatching`, `smt/{control,active}`, `cpufreq/boost`,
+//!   `vulnerabilities/*`; per `cpuN/`: `online`, `cpu_capacity`, `address`, `configure`,
+//!   `polarization`, [`TOPOLOGY_FILES`] under `topology/`, [`CACHE_FILES`] under each
+//!   `cache/indexM/`, [`CPUFREQ_FILES`] under `cpufreq/`;
+//! - the links of `/sys/bus/cpu/devices/` and `/sys/bus/node/devices/`;
+//! - `/sys/devices/system/node/`: `online`, `possible`, `has_cpu`, `has_memory`,
+//!   `has_normal_memory`; per `nodeN/`: `cpumap`, `cpulist`, `meminfo`, `distance`,
+//!   `hugepages/*/{nr,free,surplus}_hugepages`, `access{0,1}/initiators/*` and
+//!   `memory_side_cache/index*/*` (hwloc's memory attributes);
+//! - `/proc/cpuinfo`, `meminfo`, `mounts`, `version`, `cmdline`, `sysinfo` (s390),
+//!   `bus/pci/devices`, `sys/kernel/osrelease`, `self/cpuset`, `self/cgroup`,
+//!   `hwloc-nofile-info` (uname and page size as hwloc-gather-topology saved them), and the cpuset
+//!   files of the cgroup mounts `/proc/mounts` names for the process's cgroup (hwloc's
+//!   allowed CPUs and nodes);
+//! - the DMI strings `/sys/class/dmi/id/*` (SMBIOS Types 0, 1, 2, 3; the serial numbers only
+//!   where readable, i.e. as root) and the raw tables `/sys/firmware/dmi/tables/*` (root);
+//! - per PCI function of `/sys/bus/pci/devices/`: [`PCI_FILES`] (`config` included: lspci's
+//!   sysfs method reads it).
+//!
+//! At most [`MAX_PEER_FILES`] files are tried, so a machine of thousands of CPUs stays bounded.
+
+use crate::SysRoot;
+
+/// Most files [`read_peer_files`] tries (about 80 per CPU: enough for 3000 CPUs).
+pub const MAX_PEER_FILES: usize = 250_000;
+
+/// Files of `cpuN/topology/` (ids and both the bitmask and the list form of each set).
+pub const TOPOLOGY_FILES: &[&str] = &[
+    "physical_package_id",
+    "die_id",
+    "cluster_id",
+    "core_id",
+    "book_id",
+    "drawer_id",
+    "thread_siblings",
+    "thread_siblings_list",
+    "core_cpus",
+    "core_cpus_list",
+    "core_siblings",
+    "core_siblings_list",
+    "cluster_cpus",
+    "cluster_cpus_list",
+    "die_cpus",
+    "die_cpus_list",
+    "package_cpus",
+    "package_cpus_list",
+    "book_siblings",
+    "book_siblings_list",
+    "drawer_siblings",
+    "drawer_siblings_list",
+];
+
+/// Files of `cpuN/cache/indexM/`.
+pub const CACHE_FILES: &[&str] = &[
+    "id",
+    "level",
+    "type",
+    "size",
+    "coherency_line_size",
+    "number_of_sets",
+    "ways_of_associativity",
+    "physical_line_partition",
+    "shared_cpu_map",
+    "shared_cpu_list",
+    "allocation_policy",
+    "write_policy",
+];
+
+/// Files of `cpuN/cpufreq/` (lscpu's MAXMHZ, MINMHZ, MHZ; hwloc's base frequency).
+pub const CPUFREQ_FILES: &[&str] = &[
+    "cpuinfo_max_freq",
+    "cpuinfo_min_freq",
+    "scaling_cur_freq",
+    "scaling_max_freq",
+    "scaling_min_freq",
+    "base_frequency",
+    "scaling_driver",
+    "scaling_governor",
+];
+
+/// Files of each `/sys/bus/pci/devices/DDDD:BB:DD.F/`.
+pub const PCI_FILES: &[&str] = &[
+    "class",
+    "vendor",
+    "device",
+    "subsystem_vendor",
+    "subsystem_device",
+    "revision",
+    "config",
+    "local_cpus",
+    "local_cpulist",
+    "numa_node",
+    "current_link_speed",
+    "current_link_width",
+    "max_link_speed",
+    "max_link_width",
+];
+
+/// What [`read_peer_files`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PeerFiles {
+    /// Files and links read (each now in [`SysRoot::accessed`]).
+    pub read: usize,
+    /// Files tried (read or not there).
+    pub tried: usize,
+    /// True when [`MAX_PEER_FILES`] stopped the reading before the end.
+    pub truncated: bool,
+}
+
+/// The reader: counts against the bound.
+struct Reader<'a> {
+    root: &'a SysRoot,
+    out: PeerFiles,
+}
+
+impl Reader<'_> {
+    /// False once the bound is reached.
+    fn room(&mut self) -> bool {
+        if self.out.tried >= MAX_PEER_FILES {
+            self.out.truncated = true;
+            return false;
+        }
+        true
+    }
+
+    /// Reads one file (recorded when it was read); errors leave it out.
+    fn file(&mut self, path: &str) {
+        if !self.room() {
+            return;
+        }
+        self.out.tried += 1;
+        if self.root.read_bytes(path).is_ok() {
+            self.out.read += 1;
+        }
+    }
+
+    /// Reads `names` under folder `dir`.
+    fn files(&mut self, dir: &str, names: &[&str]) {
+        for name in names {
+            self.file(&format!("{dir}/{name}"));
+        }
+    }
+
+    /// Lists folder `dir` (recorded), empty when it is not there.
+    fn list(&mut self, dir: &str) -> Vec<String> {
+        self.root.list_dir(dir).unwrap_or_default()
+    }
+
+    /// Reads every regular file directly in `dir` (no sub-folders).
+    fn all_files(&mut self, dir: &str) {
+        for name in self.list(dir) {
+            let path = format!("{dir}/{name}");
+            if !self.room() {
+                return;
+            }
+            self.out.tried += 1;
+            if self.root.read_bytes(&path).is_ok() {
+                self.out.read += 1;
+            }
+        }
+    }
+
+    /// Records each link of folder `dir` (`/sys/bus/cpu/devices/cpu0 -> ../../../devices/...`).
+    fn links(&mut self, dir: &str) {
+        for name in self.list(dir) {
+            if !self.room() {
+                return;
+            }
+            self.out.tried += 1;
+            if self.root.read_link(&format!("{dir}/{name}")).is_ok() {
+                self.out.read += 1;
+            }
+        }
+    }
+}
+
+/// Whether `name` is `prefix` followed by a decimal number (`cpu12`, `node3`, `index0`).
+fn numbered(name: &str, prefix: &str) -> bool {
+    name.strip_prefix(prefix)
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Reads the files the peers' tools read (see the module text) under `root`, so that they are
+/// recorded in [`SysRoot::accessed`]. Never fails: a file that is not there or cannot be read is
+/// left out; at most [`MAX_PEER_FILES`] are tried ([`PeerFiles::truncated`] says so).
+pub fn read_peer_files(root: &SysRoot) -> PeerFiles {
+    let mut r = Reader {
+        root,
+        out: PeerFiles::default(),
+    };
+    cpus(&mut r);
+    nodes(&mut r);
+    proc_and_cgroups(&mut r);
+    firmware(&mut r);
+    pci(&mut r);
+    r.out
+}
+
+fn cpus(r: &mut Reader) {
+    const CPU: &str = "/sys/devices/system/cpu";
+    r.files(
+        CPU,
+        &[
+            "online",
+            "possible",
+            "present",
+            "offline",
+            "kernel_max",
+            "isolated",
+            "nohz_full",
+            "dispatching",
+            "smt/control",
+            "smt/active",
+            "cpufreq/boost",
+        ],
+    );
+    r.all_files(&format!("{CPU}/vulnerabilities"));
+    for cpu in r.list(CPU).into_iter().filter(|n| numbered(n, "cpu")) {
+        let dir = format!("{CPU}/{cpu}");
+        r.files(
+            &dir,
+            &[
+                "online",
+                "cpu_capacity",
+                "address",
+                "configure",
+                "polarization",
+            ],
+        );
+        r.files(&format!("{dir}/topology"), TOPOLOGY_FILES);
+        let cache = format!("{dir}/cache");
+        for index in r.list(&cache).into_iter().filter(|n| numbered(n, "index")) {
+            r.files(&format!("{cache}/{index}"), CACHE_FILES);
+        }
+        r.files(&format!("{dir}/cpufreq"), CPUFREQ_FILES);
+        if !r.room() {
+            return;
+        }
+    }
+    r.links("/sys/bus/cpu/devices");
+}
+
+fn nodes(r: &mut Reader) {
+    const NODE: &str = "/sys/devices/system/node";
+    r.files(
+        NODE,
+        &[
+            "online",
+            "possible",
+            "has_cpu",
+            "has_memory",
+            "has_normal_memory",
+        ],
+    );
+    for node in r.list(NODE).into_iter().filter(|n| numbered(n, "node")) {
+        let dir = format!("{NODE}/{node}");
+        r.files(&dir, &["cpumap", "cpulist", "meminfo", "distance"]);
+        let pools = format!("{dir}/hugepages");
+        for pool in r.list(&pools) {
+            r.files(
+                &format!("{pools}/{pool}"),
+                &["nr_hugepages", "free_hugepages", "surplus_hugepages"],
+            );
+        }
+        for access in ["access0", "access1"] {
+            r.all_files(&format!("{dir}/{access}/initiators"));
+        }
+        let side = format!("{dir}/memory_side_cache");
+        for index in r.list(&side).into_iter().filter(|n| numbered(n, "index")) {
+            r.files(
+                &format!("{side}/{index}"),
+                &["indexing", "line_size", "size", "write_policy"],
+            );
+        }
+        if !r.room() {
+            return;
+        }
+    }
+    r.links("/sys/bus/node/devices");
+}
+
+/// The cgroup path of this process for the v1 controller `cpuset` or the v2 hierarchy, from
+/// `/proc/self/cgroup` text (`N:controllers:/path` lines).
+fn cgroup_paths(text: &str) -> (Option<String>, Option<String>) {
+    let (mut v1, mut v2) = (None, None);
+    for line in text.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (Some(id), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        if id == "0" && controllers.is_empty() {
+            v2 = Some(path.to_string());
+        } else if controllers.split(',').any(|c| c == "cpuset") {
+            v1 = Some(path.to_string());
+        }
+    }
+    (v1, v2)
+}
+
+fn proc_and_cgroups(r: &mut Reader) {
+    r.files(
+        "/proc",
+        &[
+            "cpuinfo",
+            "meminfo",
+            "mounts",
+            "version",
+            "cmdline",
+            "sysinfo",
+            "bus/pci/devices",
+            "sys/kernel/osrelease",
+            "self/cpuset",
+            "self/cgroup",
+            "hwloc-nofile-info",
+        ],
+    );
+    let cgroup = r.root.read("/proc/self/cgroup").unwrap_or_default();
+    let (v1, v2) = cgroup_paths(&cgroup);
+    let mounts = r.root.read("/proc/mounts").unwrap_or_default();
+    for line in mounts.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let [_, mount, fstype, options, ..] = fields[..] else {
+            continue;
+        };
+        if !mount.starts_with('/') || mount.contains("\\") {
+            continue;
+        }
+        let path = match fstype {
+            "cgroup2" => v2.as_deref(),
+            "cgroup" if options.split(',').any(|o| o == "cpuset") => v1.as_deref(),
+            "cpuset" => v1.as_deref(),
+            _ => continue,
+        };
+        let mut dirs = vec![mount.trim_end_matches('/').to_string()];
+        if let Some(p) = path.filter(|p| p.starts_with('/') && *p != "/") {
+            dirs.push(format!("{}{p}", dirs[0]));
+        }
+        for dir in dirs {
+            r.files(
+                &dir,
+                &[
+                    "cpuset.cpus",
+                    "cpuset.mems",
+                    "cpuset.cpus.effective",
+                    "cpuset.mems.effective",
+                ],
+            );
+        }
+    }
+}
+
+fn firmware(r: &mut Reader) {
+    r.all_files("/sys/class/dmi/id");
+    r.files("/sys/firmware/dmi/tables", &["smbios_entry_point", "DMI"]);
+}
+
+fn pci(r: &mut Reader) {
+    const PCI: &str = "/sys/bus/pci/devices";
+    let functions = r.list(PCI);
+    for f in functions {
+        if !r.room() {
+            return;
+        }
+        let dir = format!("{PCI}/{f}");
+        r.out.tried += 1;
+        if r.root.read_link(&dir).is_ok() {
+            r.out.read += 1;
+        }
+        r.files(&dir, PCI_FILES);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cgroup_paths_of_v1_and_v2_lines() {
+        let text = "4:memory:/a\n3:cpuset:/b/c\n2:cpu,cpuacct:/\n0::/d\n";
+        assert_eq!(
+            cgroup_paths(text),
+            (Some("/b/c".to_string()), Some("/d".to_string()))
+        );
+        assert_eq!(cgroup_paths("garbage\n"), (None, None));
+    }
+
+    #[test]
+    fn numbered_names() {
+        assert!(numbered("cpu12", "cpu"));
+        assert!(!numbered("cpufreq", "cpu"));
+        assert!(!numbered("cpu", "cpu"));
+        assert!(numbered("index0", "index"));
+    }
+}
