@@ -6,7 +6,7 @@
 //!
 //! The power is the mean over the whole point (calibration, warm-up and every sample), read
 //! before and after it; the throughput is the median of its samples. A platform without
-//! counters shows why in each cell (`energy unknown: ...`, the reason its file gives once); a family whose points carry
+//! counters shows why once, in a note under the table (the reason its file gives once); a family whose points carry
 //! no reading on any platform gets no table.
 
 use hwsurvey_result::{ResultFile, TestResult};
@@ -39,8 +39,12 @@ fn per_joule_text(value: f64, unit: &str) -> String {
 
 /// Why a platform's point has no per-watt figure.
 fn missing(file: &ResultFile, t: Option<&TestResult>) -> String {
-    if let Some(why) = file.energy.as_ref().and_then(|e| e.unavailable.as_ref()) {
-        return format!("energy unknown: {why}");
+    if file
+        .energy
+        .as_ref()
+        .is_some_and(|e| e.unavailable.is_some())
+    {
+        return "no energy counters (the note under the table says why)".into();
     }
     if file.energy.is_none() {
         return "no energy readings in this file (written before energy was read, or by \
@@ -157,6 +161,9 @@ pub fn energy_table(inputs: &[Input], family: &str, flags: &[String]) -> Option<
                 .collect();
             if !sources.is_empty() {
                 notes.push(format!("{}: {}", i.label, sources.join(", ")));
+            }
+            if let Some(why) = &e.unavailable {
+                notes.push(format!("{}: energy unknown: {why}", i.label));
             }
         }
     }
