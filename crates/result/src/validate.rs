@@ -9,7 +9,8 @@ use crate::file::{MetricResult, ResultError, ResultFile};
 
 /// Largest plausible value of a metric, by the unit at the end of its name, with the bound in
 /// words: `_bytes_per_s` 1e15 (1 PB/s), other `_per_s` and `iops` 1e15 per second, `_ns` 1e12
-/// (1000 s). About a thousand times what any machine delivers; `None` for other units.
+/// (1000 s), `_hz` 1e12 (1 THz, cpu.clock's clock). About a thousand times what any machine
+/// delivers; `None` for other units.
 pub fn plausible_max(metric: &str) -> Option<(f64, &'static str)> {
     if metric.ends_with("_bytes_per_s") || metric == "bytes_per_s" {
         Some((1e15, "1e15 bytes/s (1 PB/s)"))
@@ -17,6 +18,8 @@ pub fn plausible_max(metric: &str) -> Option<(f64, &'static str)> {
         Some((1e15, "1e15 per second"))
     } else if metric.ends_with("_ns") || metric.contains("_ns_per_") {
         Some((1e12, "1e12 ns (1000 s)"))
+    } else if metric.ends_with("_hz") {
+        Some((1e12, "1e12 Hz (1 THz)"))
     } else {
         None
     }
@@ -67,7 +70,7 @@ impl MetricResult {
                 "name",
                 format!(
                     "{} carries no unit hwsurvey writes (a name ends in _bytes_per_s, _per_s, \
-                     iops, _ns or _ns_per_io)",
+                     iops, _ns, _ns_per_io or _hz)",
                     hwsurvey_model::text::quote(name)
                 ),
             ));

@@ -232,6 +232,11 @@ fn metric_validation_names_the_field_and_value() {
     assert_eq!(plausible_max("iops").map(|b| b.0), Some(1e15));
     assert_eq!(plausible_max("cpu_ns_per_io").map(|b| b.0), Some(1e12));
     assert_eq!(plausible_max("round_trip_ns").map(|b| b.0), Some(1e12));
+    // cpu.clock's clock: a metric compare and qualify must load
+    assert_eq!(plausible_max("clock_hz").map(|b| b.0), Some(1e12));
+    let mut clock = ok.clone();
+    clock.name = "clock_hz".into();
+    assert!(clock.validate().is_ok());
 }
 
 #[test]
