@@ -92,6 +92,27 @@ pub fn html_escape(s: &str) -> String {
     out
 }
 
+/// A path for terminal output and one-line messages: its control characters escaped as
+/// [`escape_controls`] does (a newline in a file name is `\n`, never a line break), and bytes
+/// that are not UTF-8 as `\xNN`. Borrowed when it is clean UTF-8.
+pub fn path(p: &std::path::Path) -> Cow<'_, str> {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = p.as_os_str().as_bytes();
+    match std::str::from_utf8(bytes) {
+        Ok(s) => escape_controls(s, ""),
+        Err(_) => {
+            let mut out = String::with_capacity(bytes.len() + 8);
+            for chunk in bytes.utf8_chunks() {
+                out.push_str(&escape_controls(chunk.valid(), ""));
+                for b in chunk.invalid() {
+                    out.push_str(&format!("\\x{b:02x}"));
+                }
+            }
+            Cow::Owned(out)
+        }
+    }
+}
+
 /// `s` for one line of a table or message: [`is_unsafe`] characters escaped (newlines too),
 /// and when longer than `max_chars` characters (counted after escaping), its first and last
 /// characters around `…` plus its length: `aaaa…zzzz (1048576 bytes)`. The result has at most
@@ -208,6 +229,22 @@ mod tests {
         assert!(!q.contains('\n'), "{q}");
         assert!(q.chars().count() < QUOTE_MAX_CHARS + 30, "{q}");
         assert!(q.ends_with("(600000 bytes)"), "{q}");
+    }
+
+    #[test]
+    fn paths_are_shown_on_one_line() {
+        use std::os::unix::ffi::OsStrExt;
+        let p = std::path::Path::new("/dev/disk/by-id/x\nhwsurvey: warning: fine\u{1b}[2J");
+        assert_eq!(
+            path(p),
+            "/dev/disk/by-id/x\\nhwsurvey: warning: fine\\u{1b}[2J"
+        );
+        assert!(matches!(
+            path(std::path::Path::new("/dev/sdb")),
+            Cow::Borrowed(_)
+        ));
+        let raw = std::ffi::OsStr::from_bytes(b"/tmp/a\xff\nb");
+        assert_eq!(path(std::path::Path::new(raw)), "/tmp/a\\xff\\nb");
     }
 
     #[test]

@@ -87,6 +87,12 @@ pub struct Args {
     /// Allow writing to the --storage-device devices.
     #[arg(long)]
     pub destructive: bool,
+    /// Confirm, by name, a --storage-device that has no signature but holds data (sampled
+    /// blocks not blank: a plain dm-crypt volume or LUKS with a detached header looks like
+    /// this): its serial, or its size in bytes, as the refusal prints them. Repeatable; a
+    /// value that names none of the devices is an error.
+    #[arg(long, value_name = "SERIAL|SIZE", requires = "destructive")]
+    pub confirm_device: Vec<String>,
 }
 
 /// Runs `hwsurvey run`.
@@ -103,6 +109,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         storage_dirs: args.storage_dir.clone(),
         storage_devices: args.storage_device.clone(),
         destructive: args.destructive,
+        confirm_devices: args.confirm_device.clone(),
         capture: false,
         // the machine's speed at a point's fixed work, for the time estimate (about 0.1 s),
         // unless the memory limits leave too little room to measure it
@@ -118,7 +125,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     #[cfg(feature = "sys")]
     let devices = hwsurvey_workloads::storage::device::check_storage_devices(
         &options.storage_devices,
-        options.destructive,
+        &hwsurvey_workloads::storage::device::WriteOptions {
+            destructive: options.destructive,
+            confirm: options.confirm_devices.clone(),
+        },
     )?;
     let (profile, plan, time_limit) = fitted_plan(&args, &profile, &machine, &env, &options)?;
     if let Some(note) = profile.obsolete_note() {
@@ -341,6 +351,7 @@ fn plan_captured(
         storage_dirs: args.storage_dir.clone(),
         storage_devices: args.storage_device.clone(),
         destructive: args.destructive,
+        confirm_devices: args.confirm_device.clone(),
         capture: true,
         speed: None,
     };
@@ -465,12 +476,12 @@ fn warn_storage(
             if plan_only {
                 errln!(
                     "hwsurvey: note: {} was left by a killed hwsurvey run (pid {pid}); `run` removes it",
-                    path.display()
+                    hwsurvey_model::text::path(&path)
                 );
             } else if std::fs::remove_file(&path).is_ok() {
                 errln!(
                     "hwsurvey: removed {}: a test file left by a killed hwsurvey run (pid {pid})",
-                    path.display()
+                    hwsurvey_model::text::path(&path)
                 );
             }
         }

@@ -4,9 +4,12 @@
 //! Targets are the user's `--storage-dir DIR` (a test file is created, preconditioned by writing
 //! it fully once, and removed after the point on every exit path) and, only with
 //! `--destructive`, `--storage-device /dev/X` after the checks of
-//! [`crate::storage::device::check_device`] (no partitions, no signature libblkid or util-linux
-//! recognises, not mounted, not held, not swap, not in use: the device is then opened with
-//! `O_EXCL`, so the kernel refuses it while anything else holds it). Without targets the family is skipped with that reason. Each sample is one timed
+//! [`crate::storage::device::check_device_with`] (no partitions, no signature libblkid or
+//! util-linux recognises, no other block device built on it, not mounted, not held, not swap,
+//! not in use, no data in sampled blocks unless confirmed with `--confirm-device`: the device
+//! is then opened with `O_EXCL`, so the kernel refuses it while anything else holds it, and
+//! the opened device must be the one resolved before the run,
+//! [`crate::storage::identity::open_for_writing`]). Without targets the family is skipped with that reason. Each sample is one timed
 //! window of the profile's `window_s`; the engine's adaptive rule decides how many. Per point:
 //! IOPS and bandwidth samples, latency p50/p99/p99.9 and CPU time per I/O of the last window,
 //! the I/O engine used (io_uring or pread/pwrite), and the device's context (model, NUMA node,
@@ -278,12 +281,17 @@ fn run_live(p: &PointParams, ctx: &RunContext<'_>) -> PointOutcome {
                     TargetSpec::Dir { path } => {
                         files.push(create_test_file(path, p.file_size_bytes, &stop)?)
                     }
-                    TargetSpec::Device { path } => devices.push(open_device(
-                        path,
-                        p.file_size_bytes,
-                        ctx.options.destructive,
-                        &stop,
-                    )?),
+                    TargetSpec::Device { path } => {
+                        devices.push(crate::storage::identity::open_for_writing(
+                            path,
+                            p.file_size_bytes,
+                            &crate::storage::device::WriteOptions {
+                                destructive: ctx.options.destructive,
+                                confirm: ctx.options.confirm_devices.clone(),
+                            },
+                            &stop,
+                        )?)
+                    }
                 }
             }
             let names: Vec<String> = files
@@ -398,56 +406,6 @@ fn run_live(p: &PointParams, ctx: &RunContext<'_>) -> PointOutcome {
             },
         }
     })
-}
-
-/// Opens a raw device for writing after every check passed; the span used is
-/// min(`span_bytes`, device size), preconditioned by writing it once.
-#[cfg(feature = "sys")]
-fn open_device(
-    path: &std::path::Path,
-    span_bytes: u64,
-    destructive: bool,
-    stop: &AtomicBool,
-) -> Result<(String, std::fs::File, u64), crate::storage::StorageError> {
-    use crate::storage::device::check_device;
-    use crate::storage::StorageError;
-    use std::io::{Seek, SeekFrom};
-    use std::os::unix::fs::OpenOptionsExt;
-    let name = path.display().to_string();
-    let refusals = check_device(path, destructive);
-    if !refusals.is_empty() {
-        let reasons: Vec<String> = refusals.iter().map(|r| r.to_string()).collect();
-        return Err(StorageError::DeviceRefused {
-            device: name,
-            reasons: reasons.join("; "),
-        });
-    }
-    // O_EXCL on a block device: exclusive open, fails with EBUSY if anything mounts or holds it.
-    let mut f = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .custom_flags((nix::fcntl::OFlag::O_DIRECT | nix::fcntl::OFlag::O_EXCL).bits())
-        .open(path)
-        .map_err(|e| StorageError::DeviceRefused {
-            device: name.clone(),
-            reasons: format!("exclusive O_DIRECT open failed: {e}"),
-        })?;
-    // From here on the device holds our data: a later point of this run does not scan it again
-    // (the precondition's pattern is not a signature, but it is not worth a false refusal).
-    if let Ok(md) = f.metadata() {
-        use std::os::unix::fs::MetadataExt;
-        crate::storage::device::mark_written(crate::storage::device::decode_dev(md.rdev()));
-    }
-    let size = f.seek(SeekFrom::End(0)).map_err(|e| StorageError::Io {
-        path: name.clone(),
-        op: "seek end",
-        detail: e.to_string(),
-    })?;
-    let span = span_bytes.min(size) / (1 << 20) * (1 << 20);
-    let mut pattern = crate::storage::AlignedBuf::new(1 << 20);
-    crate::raid6::fill_pseudo_random(pattern.as_mut_slice(), 0xde5);
-    crate::storage::target::precondition(&f, path, span, pattern.as_slice(), stop)?;
-    Ok((name, f, span))
 }
 
 /// Device context of a target from sysfs and the probe: block device, model, NUMA node, PCIe

@@ -24,7 +24,7 @@ use hwsurvey_probe::{block, mounts, SysRoot};
 use serde::{Deserialize, Serialize};
 
 use super::blkid::{self, Found};
-use super::stack;
+use super::{sample, stack};
 
 pub use hwsurvey_probe::mounts::{parse_mountinfo, parse_swaps, MountEntry, MountinfoError};
 
@@ -71,6 +71,14 @@ pub struct DeviceFacts {
     /// ([`hwsurvey_probe::block::block_stack`]), for [`stack::stack_uses`].
     #[serde(default)]
     pub stack: block::BlockStack,
+    /// Serial (`device/serial`, or `serial` for virtio), trimmed.
+    #[serde(default)]
+    pub serial: Option<String>,
+    /// Blocks sampled over a block device without any signature ([`sample::sample`]), or
+    /// why they could not be read; `None` when not sampled (a signature was found, not a
+    /// block device, written by this run).
+    #[serde(default)]
+    pub data_sample: Option<Result<sample::DataSample, String>>,
 }
 
 impl Default for DeviceFacts {
@@ -88,6 +96,8 @@ impl Default for DeviceFacts {
             size_bytes: None,
             kernel_name: None,
             stack: block::BlockStack::default(),
+            serial: None,
+            data_sample: None,
         }
     }
 }
@@ -153,6 +163,19 @@ pub enum Refusal {
         /// Each lower device and its other users.
         uses: Vec<String>,
     },
+    /// No signature, but sampled blocks hold data (a plain dm-crypt volume, LUKS with a
+    /// detached header): refused unless confirmed by name (`--confirm-device`).
+    HoldsData {
+        /// What the sample found.
+        sample: sample::DataSample,
+        /// How to confirm it ([`sample::how_to_confirm`]).
+        how: String,
+    },
+    /// Its blocks could not be read for the sample.
+    DataUnchecked {
+        /// The error.
+        detail: String,
+    },
     /// It is an active swap area.
     Swap,
     /// Its facts could not be read.
@@ -202,6 +225,19 @@ impl std::fmt::Display for Refusal {
                 write!(f, "{what}: {}", users.join(" and "))
             }
             Refusal::SharesLower { uses } => f.write_str(&uses.join(" and ")),
+            Refusal::HoldsData { sample, how } => write!(
+                f,
+                "no signature, but it holds data ({} of {} sampled {}-byte blocks are not blank, \
+                 the first at byte {}): an encrypted volume (plain dm-crypt, LUKS with a \
+                 detached header) looks like this; {how}",
+                sample.not_blank,
+                sample.blocks,
+                sample::BLOCK_BYTES,
+                sample.first_at.unwrap_or(0)
+            ),
+            Refusal::DataUnchecked { detail } => {
+                write!(f, "its blocks cannot be sampled for data: {detail}")
+            }
             Refusal::Swap => f.write_str("in use as swap"),
             Refusal::Unreadable { detail } => write!(f, "cannot be inspected: {detail}"),
         }
@@ -249,6 +285,18 @@ pub fn refusals(
         Err(detail) => r.push(Refusal::SignatureUnchecked {
             detail: detail.clone(),
         }),
+    }
+    if facts.is_block_device && facts.signatures.is_empty() {
+        match &facts.data_sample {
+            Some(Ok(s)) if s.not_blank > 0 => r.push(Refusal::HoldsData {
+                sample: s.clone(),
+                how: sample::how_to_confirm(facts.serial.as_deref(), facts.size_bytes),
+            }),
+            Some(Err(detail)) => r.push(Refusal::DataUnchecked {
+                detail: detail.clone(),
+            }),
+            _ => {}
+        }
     }
     if let Some(detail) = &facts.exclusive_open_error {
         r.push(Refusal::InUse {
@@ -353,6 +401,8 @@ pub fn inspect(path: &Path, root: &SysRoot) -> DeviceFacts {
             facts.size_bytes = block::attribute(root, &format!("{dir}/size"))
                 .and_then(|s| s.parse::<u64>().ok())
                 .map(|sectors| sectors.saturating_mul(512));
+            facts.serial = block::attribute(root, &format!("{dir}/device/serial"))
+                .or_else(|| block::attribute(root, &format!("{dir}/serial")));
         }
         facts.stack = block::block_stack(root, &block_device_number);
         facts.kernel_name = facts.stack.name_of(dev).map(str::to_string);
@@ -367,6 +417,11 @@ pub fn inspect(path: &Path, root: &SysRoot) -> DeviceFacts {
             facts.signature_check = Ok(scan.checker);
         }
         Err(e) => facts.signature_check = Err(e),
+    }
+    if facts.is_block_device && facts.signatures.is_empty() {
+        if let Some(size) = facts.size_bytes.filter(|&b| b > 0) {
+            facts.data_sample = Some(sample::sample(path, size));
+        }
     }
     facts
 }
@@ -396,11 +451,33 @@ pub fn exclusive_open_error(path: &Path) -> Option<String> {
         .map(|e| e.to_string())
 }
 
+/// What the user allowed for raw devices: `--destructive` and the `--confirm-device` values.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// `--destructive`.
+    pub destructive: bool,
+    /// `--confirm-device SERIAL|SIZE` values: a device without signature that holds data is
+    /// written only when one names it ([`sample::confirmed_by`]).
+    pub confirm: Vec<String>,
+}
+
 /// Inspects `path` and decides, reading /proc/self/mountinfo and /proc/swaps (through the
 /// probe's [`mounts`] readers), and (with the
 /// `sys` feature) trying an exclusive open of a block device. Returns the refusals (empty: may
 /// be written).
 pub fn check_device(path: &Path, destructive: bool) -> Vec<Refusal> {
+    check_device_with(
+        path,
+        &WriteOptions {
+            destructive,
+            confirm: vec![],
+        },
+    )
+}
+
+/// [`check_device`] with the `--confirm-device` values: a [`Refusal::HoldsData`] is dropped
+/// when one of them names the device (its serial or its size in bytes).
+pub fn check_device_with(path: &Path, options: &WriteOptions) -> Vec<Refusal> {
     let root = SysRoot::live();
     #[allow(unused_mut)]
     let mut facts = inspect(path, &root);
@@ -413,41 +490,76 @@ pub fn check_device(path: &Path, destructive: bool) -> Vec<Refusal> {
         Err(detail) => return vec![Refusal::Unreadable { detail }],
     };
     let swaps = mounts::read_swaps(&root);
-    refusals(&facts, destructive, &mounts, &swaps)
+    let confirmed =
+        sample::confirmed_by(&options.confirm, facts.serial.as_deref(), facts.size_bytes);
+    refusals(&facts, options.destructive, &mounts, &swaps)
+        .into_iter()
+        .filter(|r| !(confirmed && matches!(r, Refusal::HoldsData { .. })))
+        .collect()
+}
+
+/// [`check_device_with`] as an error: [`super::StorageError::DeviceRefused`] with every
+/// reason on one line, the path escaped for the terminal.
+pub fn refuse(path: &Path, options: &WriteOptions) -> Result<(), super::StorageError> {
+    let refused = check_device_with(path, options);
+    if refused.is_empty() {
+        return Ok(());
+    }
+    let reasons: Vec<String> = refused.iter().map(|r| r.to_string()).collect();
+    Err(super::StorageError::DeviceRefused {
+        device: hwsurvey_model::text::path(path).into_owned(),
+        reasons: reasons.join("; "),
+    })
 }
 
 /// Checks the `--storage-device` list before a run (and for `--plan-only`): every device as
-/// [`check_device`] (which needs `destructive`), and no device named twice (same device
-/// number under two names, e.g. a `/dev/disk/by-id` link). Returns what a warning names about
-/// each, in order.
+/// [`check_device_with`], no device named twice (same device number under two names, e.g. a
+/// `/dev/disk/by-id` link), and every `--confirm-device` value naming one of them. Keeps each
+/// device's identity for the run ([`super::identity::keep`]). Returns what a warning names
+/// about each, in order.
 ///
 /// Errors: [`super::StorageError::DeviceRefused`] for the first refused device, every reason
 /// on one line.
 pub fn check_storage_devices(
     devices: &[PathBuf],
-    destructive: bool,
+    options: &WriteOptions,
 ) -> Result<Vec<DeviceDescription>, super::StorageError> {
     use std::os::unix::fs::MetadataExt;
-    let mut out: Vec<(Option<(u32, u32)>, DeviceDescription)> = Vec::new();
-    for path in devices {
-        let refused = check_device(path, destructive);
-        if !refused.is_empty() {
-            let reasons: Vec<String> = refused.iter().map(|r| r.to_string()).collect();
+    // every --confirm-device value names one of the devices (a typo confirms nothing)
+    let described: Vec<DeviceDescription> = devices
+        .iter()
+        .map(|p| describe(p, &SysRoot::live()))
+        .collect();
+    for c in &options.confirm {
+        let named = described.iter().any(|d| {
+            sample::confirmed_by(std::slice::from_ref(c), d.serial.as_deref(), d.size_bytes)
+        });
+        if !named {
             return Err(super::StorageError::DeviceRefused {
-                device: path.display().to_string(),
-                reasons: reasons.join("; "),
+                device: format!("--confirm-device {}", hwsurvey_model::text::one_line(c, 64)),
+                reasons: "names none of the --storage-device devices (give a device's serial \
+                          or its size in bytes, as the refusal printed them)"
+                    .into(),
             });
         }
+    }
+    let mut out: Vec<(Option<(u32, u32)>, DeviceDescription)> = Vec::new();
+    for path in devices {
+        refuse(path, options)?;
         let dev = std::fs::metadata(path).ok().map(|m| decode_dev(m.rdev()));
         if let Some((_, first)) = out.iter().find(|(d, _)| d.is_some() && *d == dev) {
             return Err(super::StorageError::DeviceRefused {
-                device: path.display().to_string(),
+                device: hwsurvey_model::text::path(path).into_owned(),
                 reasons: format!(
                     "the same device as --storage-device {}; name each device once",
-                    first.path
+                    hwsurvey_model::text::one_line(&first.path, 200)
                 ),
             });
         }
+        super::identity::keep(path).map_err(|e| super::StorageError::DeviceRefused {
+            device: hwsurvey_model::text::path(path).into_owned(),
+            reasons: format!("cannot be looked at: {e}"),
+        })?;
         out.push((dev, describe(path, &SysRoot::live())));
     }
     Ok(out.into_iter().map(|(_, d)| d).collect())
@@ -456,7 +568,7 @@ pub fn check_storage_devices(
 /// What a warning names about a device that is about to be overwritten.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeviceDescription {
-    /// The path the user gave.
+    /// The path the user gave, escaped for the terminal ([`hwsurvey_model::text::path`]).
     pub path: String,
     /// Kernel name (`sdb`, `nvme1n1`, `loop3`), from /sys/dev/block/MAJ:MIN.
     pub kernel_name: Option<String>,
@@ -474,12 +586,14 @@ pub struct DeviceDescription {
 
 impl std::fmt::Display for DeviceDescription {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let unknown = |v: &Option<String>| v.clone().unwrap_or_else(|| "unknown".into());
+        // every field escaped: a path, model or serial with a newline or ESC stays one line
+        let esc = |s: &str| hwsurvey_model::text::escape_controls(s, "").into_owned();
+        let unknown = |v: &Option<String>| v.as_deref().map_or_else(|| "unknown".into(), esc);
         write!(
             f,
             "{} ({}, {}, model {}, serial {}",
-            self.path,
-            self.kernel_name.as_deref().unwrap_or("no kernel name"),
+            esc(&self.path),
+            esc(self.kernel_name.as_deref().unwrap_or("no kernel name")),
             self.size_bytes
                 .map(|b| format!(
                     "{} bytes = {}",
@@ -491,10 +605,10 @@ impl std::fmt::Display for DeviceDescription {
             unknown(&self.serial),
         )?;
         if let Some(first) = self.by_id.first() {
-            write!(f, ", /dev/disk/by-id/{first}")?;
+            write!(f, ", /dev/disk/by-id/{}", esc(first))?;
         }
         if let Some(b) = &self.backing_file {
-            write!(f, ", loop over {b}")?;
+            write!(f, ", loop over {}", esc(b))?;
         }
         f.write_str(")")
     }
@@ -506,7 +620,7 @@ impl std::fmt::Display for DeviceDescription {
 pub fn describe(path: &Path, root: &SysRoot) -> DeviceDescription {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let mut d = DeviceDescription {
-        path: path.display().to_string(),
+        path: hwsurvey_model::text::path(path).into_owned(),
         ..Default::default()
     };
     let Ok(md) = std::fs::metadata(path) else {

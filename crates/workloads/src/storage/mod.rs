@@ -17,6 +17,8 @@ pub mod context;
 pub mod device;
 #[cfg(feature = "sys")]
 pub mod engine;
+pub mod identity;
+pub mod sample;
 pub mod stack;
 pub mod target;
 
@@ -72,6 +74,15 @@ pub enum StorageError {
         device: String,
         /// Every reason, joined.
         reasons: String,
+    },
+    /// The device is no longer the one checked before the run (a symlink or node replaced,
+    /// a loop device bound again): this and every later raw-device open of the run refused.
+    #[error("storage device {device}: changed during the run: {detail}; refused: no raw device is written after that")]
+    DeviceChanged {
+        /// The device path, escaped for the terminal.
+        device: String,
+        /// What changed.
+        detail: String,
     },
     /// An I/O error while measuring.
     #[error("{path}: {op}: {detail}")]
