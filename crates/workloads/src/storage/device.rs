@@ -286,18 +286,6 @@ pub fn refusals(
             detail: detail.clone(),
         }),
     }
-    if facts.is_block_device && facts.signatures.is_empty() {
-        match &facts.data_sample {
-            Some(Ok(s)) if s.not_blank > 0 => r.push(Refusal::HoldsData {
-                sample: s.clone(),
-                how: sample::how_to_confirm(facts.serial.as_deref(), facts.size_bytes),
-            }),
-            Some(Err(detail)) => r.push(Refusal::DataUnchecked {
-                detail: detail.clone(),
-            }),
-            _ => {}
-        }
-    }
     if let Some(detail) = &facts.exclusive_open_error {
         r.push(Refusal::InUse {
             detail: detail.clone(),
@@ -355,6 +343,19 @@ pub fn refusals(
         .any(|s| *s == facts.path || part_names.contains(s))
     {
         r.push(Refusal::Swap);
+    }
+    // the weakest reason last: data without a signature, which the user may confirm
+    if facts.is_block_device && facts.signatures.is_empty() {
+        match &facts.data_sample {
+            Some(Ok(s)) if s.not_blank > 0 => r.push(Refusal::HoldsData {
+                sample: s.clone(),
+                how: sample::how_to_confirm(facts.serial.as_deref(), facts.size_bytes),
+            }),
+            Some(Err(detail)) => r.push(Refusal::DataUnchecked {
+                detail: detail.clone(),
+            }),
+            _ => {}
+        }
     }
     r
 }
