@@ -779,3 +779,79 @@ fn json_flag_is_format_json_on_compare_and_qualify() {
         Some(3)
     );
 }
+
+/// Issue 33 item 9: `compare reports/examples/*.json` failed on compare.json beside the
+/// results. hwsurvey's own reports (a comparison, a qualification, a machine document) are
+/// skipped with a one-line note, recognised by their content whatever their name; any other
+/// file that is not a result is still an error naming it.
+#[test]
+fn hwsurvey_reports_beside_the_results_are_skipped_with_a_note() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples");
+    let dir = tempfile::tempdir().unwrap();
+    let mut files: Vec<PathBuf> = [
+        "vm-x86_64-standard.json",
+        "guest-x86-2s4n-smt-standard.json",
+    ]
+    .iter()
+    .map(|f| examples.join(f))
+    .collect();
+    // a comparison of them, a qualification and a machine document, under neutral names
+    let reports = [
+        ("a-report.json", vec!["compare", "--format", "json"]),
+        ("b-findings.json", vec!["qualify", "--json"]),
+        ("c-machine.json", vec!["probe", "--json"]),
+    ];
+    for (name, args) in &reports {
+        let mut cmd = hwsurvey();
+        cmd.args(args);
+        if args[0] == "compare" {
+            cmd.args(&files);
+        }
+        let out = cmd.output().unwrap();
+        std::fs::write(dir.path().join(name), &out.stdout).unwrap();
+    }
+    files.extend(reports.iter().map(|(name, _)| dir.path().join(name)));
+    let out = hwsurvey().arg("compare").args(&files).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    for (name, _) in &reports {
+        let lines: Vec<&str> = err.lines().filter(|l| l.contains(name)).collect();
+        assert_eq!(lines.len(), 1, "{name}: {err}");
+        assert!(lines[0].contains("skipped: hwsurvey's own"), "{err}");
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("│ B "), "{text}");
+    assert!(
+        !text.contains("│ C "),
+        "a skipped report got a column:\n{text}"
+    );
+    // the shipped examples folder as the README's glob gives it
+    let mut all: Vec<PathBuf> = std::fs::read_dir(&examples)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    all.sort();
+    let out = hwsurvey()
+        .arg("compare")
+        .args(&all)
+        .args(["--format", "csv"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // another JSON is still an error naming the file
+    let other = dir.path().join("other.json");
+    std::fs::write(&other, "{\"a\": 1}").unwrap();
+    let out = hwsurvey()
+        .arg("compare")
+        .arg(&files[0])
+        .arg(&other)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("other.json"));
+}

@@ -155,3 +155,26 @@ pub fn inputs_with_default_labels(files: Vec<ResultFile>) -> Vec<Input> {
         .map(|(label, file)| Input { label, file })
         .collect()
 }
+
+/// What hwsurvey's own output `text` is, when it is one and not a result file: the JSON of
+/// `compare --format json` (`platforms`, `baseline`, `tables`), of `qualify --json`
+/// (`subject`, `findings`) or of `probe --json` (`cpu`, `numa`, `memory`, `os`), recognised
+/// by its keys, not its file name. `None` for a result file (it has `tests`) and for
+/// anything else, which stays an error of the loader.
+pub fn own_report_kind(text: &str) -> Option<&'static str> {
+    let v: Value = serde_json::from_str(text).ok()?;
+    let o = v.as_object()?;
+    let has = |keys: &[&str]| keys.iter().all(|k| o.contains_key(*k));
+    if o.contains_key("tests") {
+        return None;
+    }
+    if has(&["platforms", "baseline", "tables"]) {
+        Some("comparison (compare --format json)")
+    } else if has(&["subject", "findings"]) {
+        Some("qualification report (qualify --json)")
+    } else if has(&["cpu", "numa", "memory", "os"]) {
+        Some("machine document (probe --json)")
+    } else {
+        None
+    }
+}

@@ -107,13 +107,46 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
     // the one output rule, before any work: never an input, never an existing file without
     // --force
-    let input_paths: Vec<&Path> = args.files.iter().map(PathBuf::as_path).collect();
+    let given = args.files.clone();
+    let input_paths: Vec<&Path> = given.iter().map(PathBuf::as_path).collect();
     if let Some(p) = &args.output {
         check_output(p, &input_paths, args.force)?;
     }
+    // hwsurvey's own reports beside the results (`compare reports/examples/*.json` with
+    // compare.json there) are skipped with a note, recognised by their content
     let mut files = Vec::new();
-    for path in &args.files {
-        files.push(hwsurvey_result::load(path)?);
+    let mut kept: Vec<usize> = Vec::new();
+    for (i, path) in args.files.iter().enumerate() {
+        match hwsurvey_result::load(path) {
+            Ok(f) => {
+                files.push(f);
+                kept.push(i);
+            }
+            Err(e) => {
+                let kind = std::fs::read_to_string(path)
+                    .ok()
+                    .and_then(|t| hwsurvey_report::input::own_report_kind(&t));
+                match kind {
+                    Some(kind) => errln!(
+                        "note: {}: skipped: hwsurvey's own {kind}, not a result file",
+                        path.display()
+                    ),
+                    None => return Err(e.into()),
+                }
+            }
+        }
+    }
+    anyhow::ensure!(
+        !files.is_empty(),
+        "no result files among the {} files given",
+        args.files.len()
+    );
+    let mut args = args;
+    if kept.len() < args.files.len() {
+        args.files = kept.iter().map(|&i| args.files[i].clone()).collect();
+        if !args.labels.is_empty() {
+            args.labels = kept.iter().map(|&i| args.labels[i].clone()).collect();
+        }
     }
     // --label overrides; by default each file is its hostname, with its arch and kernel added
     // where two files share one, then the file name (report::distinct_labels)
