@@ -260,6 +260,20 @@ pub enum BlockKind {
     Other,
 }
 
+/// Whether a block device is no storage hardware of its own: a loop device (a file seen as
+/// a disk), a RAM disk (`ram*`, brd) or a compressed RAM disk (`zram*`), all kernel-made under
+/// `/sys/devices/virtual/block`. What could not be read of these is not a fact of the machine
+/// (a capture tool saves their folders half, a container hides their queues), so the
+/// "could not be read" list leaves them out ([`crate::summary::unknowns`]).
+pub fn is_pseudo_disk(dev: &BlockDevice) -> bool {
+    dev.kind == BlockKind::Virtual
+        && ["loop", "ram", "zram"].iter().any(|p| {
+            dev.name
+                .strip_prefix(p)
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
+}
+
 /// One block device.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BlockDevice {

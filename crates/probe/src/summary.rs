@@ -422,11 +422,17 @@ pub fn pages_summary(p: &Pages) -> String {
 }
 
 /// Every reason something is unknown anywhere in the machine document, deduplicated, in
-/// document order: what could not be read, and why.
+/// document order: what could not be read, and why. Loop devices and RAM disks are left out
+/// ([`crate::io::is_pseudo_disk`]: no storage hardware; the Intel 2-socket capture listed 72
+/// lines of their missing `size` and `queue/*` files).
 pub fn unknowns(m: &Machine) -> Vec<String> {
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
-    if let Ok(v) = serde_json::to_value(m) {
+    let mut m = m.clone();
+    if let Probed::Known(block) = &mut m.io.block {
+        block.retain(|d| !crate::io::is_pseudo_disk(d));
+    }
+    if let Ok(v) = serde_json::to_value(&m) {
         collect(&v, &mut out, &mut seen);
     }
     out
