@@ -310,6 +310,8 @@ pub fn probe(root: &SysRoot) -> Cpu {
             core_id: r.core_id,
             core_index: core_of.get(&r.cpu).copied(),
             kind_index: kind_of.get(&r.cpu).copied(),
+            max_freq_khz: r.max_freq_khz,
+            min_freq_khz: r.min_freq_khz,
         })
         .collect();
 

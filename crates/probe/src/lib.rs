@@ -13,6 +13,7 @@ pub mod binary;
 pub mod block;
 pub mod clocksource;
 pub mod cpu;
+pub mod cpu_table;
 pub mod energy;
 pub mod freq;
 pub mod io;

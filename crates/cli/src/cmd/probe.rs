@@ -1,4 +1,4 @@
-//! `hwsurvey probe [--root DIR] [--dmidecode FILE] [--json]`: what the machine (or a captured
+//! `hwsurvey probe [--root DIR] [--dmidecode FILE] [--json | --cpus]`: what the machine (or a captured
 //! snapshot) is.
 //!
 //! Without `--json`: a readable summary (CPUs as lscpu, NUMA as `numactl -H`, pages, then
@@ -25,6 +25,7 @@ use hwsurvey_probe::{io, memory, os, probe_machine, summary, Machine};
 Examples:
   hwsurvey probe                        # lscpu + numactl -H + DIMMs, in one
   hwsurvey probe --json > machine.json  # the Machine document
+  hwsurvey probe --cpus                 # one line per CPU, as lscpu -e
   hwsurvey probe --root extracted-snapshot/
   hwsurvey probe --dmidecode dmidecode.txt  # DIMMs from saved `dmidecode -t memory` output")]
 pub struct Args {
@@ -39,8 +40,13 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub dmidecode: Option<PathBuf>,
     /// Print the Machine JSON document instead of the summary.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "cpus")]
     pub json: bool,
+    /// Print one line per CPU instead of the summary, as `lscpu -e`: CPU, NUMA node, logical
+    /// socket, die, cluster and core numbers, the L1d:L1i:L2:L3 instance ids, online, max and
+    /// min MHz.
+    #[arg(long)]
+    pub cpus: bool,
 }
 
 /// Runs `hwsurvey probe`.
@@ -56,6 +62,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&machine.document())?);
+    } else if args.cpus {
+        out!("{}", hwsurvey_probe::cpu_table::cpu_table(&machine));
     } else {
         out!("{}", render_summary(&machine));
     }

@@ -82,6 +82,7 @@ pub(crate) fn cpuinfo_caches(
             sets: None,
             instances,
             instance_cpus: Vec::new(),
+            instance_ids: Vec::new(),
             grouped_by: grouped_by.to_string(),
         });
     }
@@ -119,6 +120,11 @@ pub(crate) fn push_caches(
             sets: acc.sets,
             instances,
             total_bytes,
+            instance_ids: acc
+                .instances
+                .keys()
+                .map(|k| k.strip_prefix("id ").and_then(|id| id.parse().ok()))
+                .collect(),
             instance_cpus: acc.instances.into_values().collect(),
             grouped_by: acc.grouped_by.to_string(),
         });

@@ -179,6 +179,7 @@ pub(crate) struct RawCpu {
     pub(crate) capacity: Option<u32>,
     pub(crate) midr: Option<Midr>,
     pub(crate) max_freq_khz: Option<u64>,
+    pub(crate) min_freq_khz: Option<u64>,
     pub(crate) cppc_highest_perf: Option<u32>,
     pub(crate) caches: Vec<RawCache>,
 }
@@ -285,6 +286,7 @@ pub(crate) fn read_raw_cpu(
         capacity: None,
         midr: None,
         max_freq_khz: None,
+        min_freq_khz: None,
         cppc_highest_perf: None,
         caches: Vec::new(),
     };
@@ -348,6 +350,10 @@ pub(crate) fn read_raw_cpu(
     raw.max_freq_khz = keep(
         problems,
         root.read_parsed(&format!("{base}/cpufreq/cpuinfo_max_freq"), "kHz"),
+    );
+    raw.min_freq_khz = keep(
+        problems,
+        root.read_parsed(&format!("{base}/cpufreq/cpuinfo_min_freq"), "kHz"),
     );
     raw.cppc_highest_perf = keep(
         problems,

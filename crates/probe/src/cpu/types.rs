@@ -125,6 +125,12 @@ pub struct LogicalCpu {
     pub core_index: Option<u32>,
     /// Index into [`Cpu::kinds`].
     pub kind_index: Option<u32>,
+    /// `cpufreq/cpuinfo_max_freq`, kHz (lscpu's MAXMHZ); `None` without cpufreq.
+    #[serde(default)]
+    pub max_freq_khz: Option<u64>,
+    /// `cpufreq/cpuinfo_min_freq`, kHz (lscpu's MINMHZ); `None` without cpufreq.
+    #[serde(default)]
+    pub min_freq_khz: Option<u64>,
 }
 
 /// One kind of core on the machine.
@@ -205,6 +211,11 @@ pub struct Cache {
     pub total_bytes: Probed<u64>,
     /// CPUs of each instance.
     pub instance_cpus: Vec<CpuSet>,
+    /// The sysfs `cache/indexM/id` of each instance, in the order of `instance_cpus`: `None`
+    /// where the instances were told apart otherwise (see `grouped_by`). Empty in documents
+    /// of older hwsurvey versions.
+    #[serde(default)]
+    pub instance_ids: Vec<Option<i64>>,
     /// How instances were told apart: `cache id`, `shared_cpu_list`, `per core`, `per chip`.
     pub grouped_by: String,
 }
