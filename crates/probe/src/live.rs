@@ -44,6 +44,10 @@ pub struct LiveFacts {
     /// themselves); `None` in older snapshots.
     #[serde(default)]
     pub host_id: Option<crate::os::host_id::HostId>,
+    /// The generic timer's frequency (aarch64 CNTFRQ_EL0, Hz) read live, which no file holds
+    /// ([`crate::virt::arm64`]); `None` off aarch64 or in older snapshots.
+    #[serde(default)]
+    pub timer_frequency_hz: Option<u64>,
 }
 
 impl LiveFacts {
@@ -70,6 +74,11 @@ impl LiveFacts {
                     .map(|e| e.value.clone())
             }),
             host_id: Some(m.os.host_id.clone()),
+            timer_frequency_hz: if source.is_live() {
+                crate::virt::arm64::live_timer_frequency_hz()
+            } else {
+                read_live_facts(source).and_then(|f| f.timer_frequency_hz)
+            },
         }
     }
 }

@@ -15,7 +15,9 @@
 //!   Machine`, `innotek GmbH` (VirtualBox), `Xen`, `Amazon EC2`, `Google`, `Parallels`);
 //! - `/proc/device-tree/hypervisor/compatible` (arm64 and others: `xen,xen`, `linux,kvm`);
 //! - `/proc/device-tree/compatible` `linux,dummy-virt`: QEMU's `virt` board (arm64, riscv64),
-//!   which exists only as a virtual machine (KVM or emulated: the board does not say which);
+//!   which exists only as a virtual machine (KVM or emulated: the board does not say which;
+//!   on arm64 [`arm64`] tells them apart by the MIDR, the generic timer's frequency and the
+//!   board's SMBIOS product name, and says when it cannot);
 //! - `/proc/device-tree/ibm,partition-name` (POWER: a PowerVM logical partition, pHyp);
 //! - `/proc/sysinfo` (s390: `LPAR` lines for a PR/SM partition, `VM00 Control Program`
 //!   for a guest of z/VM or KVM).
@@ -25,8 +27,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::cpu::midr::Midr;
 use crate::live::{read_live_facts, CPUID_SOURCE};
 use crate::SysRoot;
+
+pub mod arm64;
 
 /// What the kernel runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,18 +44,23 @@ pub enum Platform {
     VirtualMachine,
     /// Full-system emulation (QEMU's TCG): every figure measures the emulator.
     Emulated,
+    /// A QEMU virtual machine whose sources do not tell KVM from emulation (arm64 `virt`
+    /// board with a CPU model and timer that both could show): figures may measure the
+    /// emulator, and reports treat them as not comparable.
+    EmulationNotExcluded,
     /// A logical partition of the platform's firmware (PowerVM pHyp, s390 PR/SM).
     Partition,
 }
 
 impl Platform {
     /// Words for people: `native (no hypervisor seen)`, `virtual machine`, `full-system emulation`,
-    /// `logical partition`.
+    /// `virtual machine, emulation not excluded`, `logical partition`.
     pub fn words(self) -> &'static str {
         match self {
             Platform::NoHypervisorSeen => "native (no hypervisor seen)",
             Platform::VirtualMachine => "virtual machine",
             Platform::Emulated => "full-system emulation",
+            Platform::EmulationNotExcluded => "virtual machine, emulation not excluded",
             Platform::Partition => "logical partition",
         }
     }
@@ -111,6 +121,13 @@ pub struct VirtInputs {
     pub ppc_partition_name: Option<String>,
     /// `/proc/sysinfo`.
     pub s390_sysinfo: Option<String>,
+    /// cpu0's MIDR_EL1 (aarch64): `regs/identification/midr_el1`, else `/proc/cpuinfo`.
+    pub midr: Option<Midr>,
+    /// Where [`VirtInputs::midr`] was read.
+    pub midr_source: Option<String>,
+    /// The generic timer's frequency, Hz (aarch64 CNTFRQ_EL0, read live; a snapshot's live
+    /// facts keep it).
+    pub timer_frequency_hz: Option<u64>,
 }
 
 /// The hypervisor a CPUID 0x4000_0000 signature names, and whether it emulates the CPU.
@@ -294,6 +311,43 @@ pub fn classify(inputs: &VirtInputs) -> Virtualization {
             &mut hypervisor,
         );
     }
+    // arm64: the virt board (and QEMU's DMI strings) do not tell KVM from TCG; its MIDR, timer
+    // and SMBIOS product name may
+    // (only where an arm64 signal is there, and no stronger source decided: CPUID, partition)
+    let arm64_inputs = inputs.midr.is_some()
+        || inputs.timer_frequency_hz.is_some()
+        || inputs
+            .dt_compatible
+            .as_deref()
+            .is_some_and(|c| c.contains("linux,dummy-virt"));
+    let undecided = matches!(
+        platform,
+        Platform::NoHypervisorSeen | Platform::VirtualMachine
+    );
+    let qemu_seen = hypervisor.as_deref().is_some_and(|h| h.starts_with("QEMU"));
+    let arm = if arm64_inputs && undecided {
+        arm64::decide(inputs, qemu_seen, platform != Platform::NoHypervisorSeen)
+    } else {
+        arm64::Decision::default()
+    };
+    for (source, value) in &arm.evidence {
+        say(source, value);
+    }
+    match arm.platform {
+        Some(Platform::Emulated) | Some(Platform::EmulationNotExcluded) => {
+            platform = arm.platform.unwrap_or(platform);
+            if let Some(h) = arm.hypervisor {
+                hypervisor = Some(h.to_string());
+            }
+        }
+        Some(p) => {
+            platform = p;
+            if let (Some(h), Some(board)) = (arm.hypervisor, &hypervisor) {
+                hypervisor = Some(format!("{h}, {board}"));
+            }
+        }
+        None => {}
+    }
     Virtualization {
         platform,
         hypervisor,
@@ -332,10 +386,33 @@ fn live_cpuid_signature() -> Option<String> {
     None
 }
 
-/// Reads the sources under `root` (CPUID only on the live machine) and classifies.
-pub fn probe(root: &SysRoot) -> Virtualization {
+/// cpu0's MIDR_EL1 and its source: `regs/identification/midr_el1` (hex), else the first record
+/// of `/proc/cpuinfo` with `CPU implementer` / `CPU part`; `(None, None)` off arm64.
+fn cpu0_midr(root: &SysRoot) -> (Option<Midr>, Option<String>) {
+    const SYS: &str = "/sys/devices/system/cpu/cpu0/regs/identification/midr_el1";
+    if let Some(raw) = root
+        .read(SYS)
+        .ok()
+        .and_then(|t| u64::from_str_radix(t.trim().trim_start_matches("0x"), 16).ok())
+    {
+        return (Some(Midr::from_raw(raw)), Some(SYS.into()));
+    }
+    let midr = root.read("/proc/cpuinfo").ok().and_then(|t| {
+        crate::cpu::cpuinfo::parse_cpuinfo(&t)
+            .cpus
+            .iter()
+            .find_map(|c| c.midr)
+    });
+    let source = midr.map(|_| "/proc/cpuinfo CPU implementer, CPU part".to_string());
+    (midr, source)
+}
+
+/// What the sources under `root` hold (CPUID and CNTFRQ_EL0 only on the live machine; a
+/// capture's live facts keep them).
+pub fn inputs(root: &SysRoot) -> VirtInputs {
     let text = |path: &str| root.read(path).ok().map(|t| t.trim().to_string());
-    let inputs = VirtInputs {
+    let (midr, midr_source) = cpu0_midr(root);
+    VirtInputs {
         cpuinfo_hypervisor_flag: root
             .read("/proc/cpuinfo")
             .ok()
@@ -353,8 +430,19 @@ pub fn probe(root: &SysRoot) -> Virtualization {
         dt_compatible: text("/proc/device-tree/compatible"),
         ppc_partition_name: text("/proc/device-tree/ibm,partition-name"),
         s390_sysinfo: text("/proc/sysinfo"),
-    };
-    classify(&inputs)
+        midr,
+        midr_source,
+        timer_frequency_hz: if root.is_live() {
+            arm64::live_timer_frequency_hz()
+        } else {
+            read_live_facts(root).and_then(|f| f.timer_frequency_hz)
+        },
+    }
+}
+
+/// Reads the sources under `root` ([`inputs`]) and classifies.
+pub fn probe(root: &SysRoot) -> Virtualization {
+    classify(&inputs(root))
 }
 
 #[cfg(test)]
@@ -442,7 +530,11 @@ mod tests {
             dt_compatible: Some("linux,dummy-virt\0".into()),
             ..Default::default()
         });
-        assert_eq!(v.summary(), "virtual machine (QEMU virt board)");
+        // the board alone does not tell KVM from TCG (arm64::tests decide with more signals)
+        assert_eq!(
+            v.summary(),
+            "virtual machine, emulation not excluded (QEMU virt board)"
+        );
         let board = classify(&VirtInputs {
             dt_compatible: Some("hisilicon,hi1620\0".into()),
             ..Default::default()

@@ -84,3 +84,69 @@ fn this_machine_agrees_with_its_cpuinfo_flag() {
         assert_eq!(v.evidence[0].source, "cpuid 0x40000000");
     }
 }
+
+/// Real arm64 hardware is never called emulated, whatever its generic timer's frequency: the
+/// captures' own sources (device tree, MIDR, DMI strings of the dmidecode text), with each
+/// timer frequency QEMU TCG programs (62.5 MHz, 1 GHz) and a host's (25 MHz).
+#[test]
+fn real_arm64_hardware_is_never_emulated_at_any_timer_frequency() {
+    let Some(shared) = shared() else {
+        return;
+    };
+    let fixtures = shared.join("fixtures");
+    let mut machines: Vec<(String, virt::VirtInputs)> = Vec::new();
+    for fixture in [
+        "aarch64-hisilicon-kunpeng920-2s-4numa-clusters",
+        "aarch64-biglittle-a510-a710-a715-x3",
+    ] {
+        let dir = fixtures.join(fixture);
+        let archive = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().contains(".tar."))
+            .unwrap_or_else(|| panic!("{}: no archive", dir.display()));
+        let (_tmp, root) = hwsurvey_testkit::extract(&archive);
+        machines.push((fixture.into(), virt::inputs(&SysRoot::new(&root))));
+    }
+    // dmidecode text: SMBIOS Type 0 and 1 as the kernel's dmi/id files hold them
+    for fixture in [
+        "aarch64-ampere-altra-q80-2s",
+        "aarch64-cavium-thunderx2-gigabyte-r181-2s",
+    ] {
+        let text = std::fs::read_to_string(fixtures.join(fixture).join("dmidecode.txt")).unwrap();
+        let field = |section: &str, key: &str| {
+            let start = text.find(section)?;
+            text[start..]
+                .lines()
+                .find_map(|l| l.trim().strip_prefix(key))
+                .map(|v| v.trim().to_string())
+        };
+        machines.push((
+            fixture.into(),
+            virt::VirtInputs {
+                dmi_sys_vendor: field("System Information", "Manufacturer:"),
+                dmi_product_name: field("System Information", "Product Name:"),
+                dmi_bios_vendor: field("BIOS Information", "Vendor:"),
+                ..Default::default()
+            },
+        ));
+    }
+    for (fixture, inputs) in machines {
+        for hz in [
+            None,
+            Some(62_500_000),
+            Some(1_000_000_000),
+            Some(25_000_000),
+        ] {
+            let v = virt::classify(&virt::VirtInputs {
+                timer_frequency_hz: hz,
+                ..inputs.clone()
+            });
+            assert_eq!(
+                v.platform,
+                Platform::NoHypervisorSeen,
+                "{fixture} at {hz:?} Hz: {v:?}"
+            );
+        }
+    }
+}

@@ -286,10 +286,13 @@ const MACHINE_ROWS: &[MachineRow] = &[
 /// emulated machine measure the emulator: the cell says so in capitals, as the binary row does.
 fn platform(f: &ResultFile) -> Result<String, String> {
     let v = known(f.machine.pointer("/os/virtualization"))?;
-    let words = match v.get("platform").and_then(Value::as_str) {
+    let words = match crate::headline::platform_key(v) {
         Some("no_hypervisor_seen") => "native (no hypervisor seen)",
         Some("virtual_machine") => "virtual machine",
         Some("emulated") => "EMULATED: full-system emulator, figures measure it",
+        Some("emulation_not_excluded") => {
+            "virtual machine, EMULATION NOT EXCLUDED: figures may measure the emulator"
+        }
         Some("partition") => "logical partition",
         Some(other) => return Err(format!("platform {other:?} not known to this hwsurvey")),
         None => return Err("not in this result file".into()),

@@ -158,6 +158,42 @@ fn runs_not_comparable_are_never_wins() {
     }
 }
 
+/// Both guests ran under qemu TCG (scripts/examples): each column is not comparable for
+/// emulation (the arm64 one by its generic timer, or, in a file written before the probe read
+/// it, because its virt board does not exclude emulation), is marked `!`, and no figure of it
+/// is a win or a loss (a manager reading "0.03x -" would take the ARM machine for 30x slower).
+#[test]
+fn emulated_guests_are_never_wins_or_losses() {
+    let c = compare(&inputs(), None, true).unwrap();
+    let h = table(&c, HEADLINE_ID);
+    for (k, name) in FILES.iter().enumerate().skip(1) {
+        let file = hwsurvey_result::load(&examples_dir().join(name)).unwrap();
+        let why = hwsurvey_report::headline::not_comparable(&file);
+        assert!(
+            why.iter().any(|w| w.contains("emulat")),
+            "{name}: not marked as emulated: {why:?}"
+        );
+        assert!(h.columns[k].contains('!'), "{name}: {}", h.columns[k]);
+        for r in &h.rows {
+            if let Some(note) = &r.cells[k].note {
+                assert!(note.ends_with(" !"), "{name}: {}: {note}", r.label);
+            }
+        }
+        // the vs-columns of this machine neither win nor lose either
+        for r in &h.rows {
+            for cell in &r.cells[FILES.len()..] {
+                if let Some(note) = &cell.note {
+                    assert!(
+                        !note.ends_with(" +") && !note.ends_with(" -"),
+                        "{}: {note}",
+                        r.label
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// The first two tables fit 100 columns in terminal output to a file as well as in a TTY.
 #[test]
 fn terminal_headline_fits_100_columns() {

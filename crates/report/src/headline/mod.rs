@@ -66,8 +66,33 @@ impl Footnotes {
     }
 }
 
+/// The probe's platform (`os.virtualization.platform`: `no_hypervisor_seen`, `virtual_machine`,
+/// `emulated`, `emulation_not_excluded`, `partition`). A result file written before the probe
+/// told KVM from TCG on arm64 says `virtual_machine` with hypervisor `QEMU virt board` and no
+/// generic timer evidence: that board does not exclude emulation, and reads
+/// `emulation_not_excluded`.
+pub fn platform_key(virt: &Value) -> Option<&str> {
+    let p = virt.get("platform").and_then(Value::as_str)?;
+    let board = virt.get("hypervisor").and_then(Value::as_str) == Some("QEMU virt board");
+    let timer = virt
+        .get("evidence")
+        .and_then(Value::as_array)
+        .is_some_and(|e| {
+            e.iter().any(|e| {
+                e.get("source")
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| s.starts_with("CNTFRQ_EL0"))
+            })
+        });
+    if p == "virtual_machine" && board && !timer {
+        return Some("emulation_not_excluded");
+    }
+    Some(p)
+}
+
 /// Why the figures of a run are not comparable with a full run on bare metal: quick profile,
-/// time limit, emulated CPU (full-system emulator or a binary under qemu-user), a memory
+/// time limit, emulated CPU (full-system emulator, a virtual machine whose probe could not
+/// exclude emulation, or a binary under qemu-user), a memory
 /// working set held below the profile's rule by a memory limit, a cgroup CPU quota below the
 /// usable CPUs, a clocksource changed by the kernel during the run, a machine already loaded
 /// at start (1-minute load average above half the usable CPUs). Empty when nothing is recorded
@@ -84,8 +109,12 @@ pub fn not_comparable(f: &ResultFile) -> Vec<String> {
         why.push(format!("run status {}", f.status));
     }
     let virt = known_ok(f.machine.pointer("/os/virtualization"));
-    if virt.and_then(|v| v.get("platform")).and_then(Value::as_str) == Some("emulated") {
-        why.push("full-system emulation: figures measure the emulator".into());
+    match virt.and_then(platform_key) {
+        Some("emulated") => why.push("full-system emulation: figures measure the emulator".into()),
+        Some("emulation_not_excluded") => why.push(
+            "virtual machine, emulation not excluded: figures may measure the emulator".into(),
+        ),
+        _ => {}
     }
     let bin = known_ok(f.machine.pointer("/os/binary_vs_kernel"));
     if bin.and_then(|b| b.get("native")).and_then(Value::as_bool) == Some(false) {
@@ -201,13 +230,11 @@ fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
         .cloned()
         .unwrap_or_else(|| "kernel ?".into());
     let virt = m.pointer("/os/virtualization");
-    let mut platform = match known_ok(virt)
-        .and_then(|v| v.get("platform"))
-        .and_then(Value::as_str)
-    {
+    let mut platform = match known_ok(virt).and_then(platform_key) {
         Some("no_hypervisor_seen") => "native".to_string(),
         Some("virtual_machine") => "virtual machine".into(),
         Some("emulated") => "emulated".into(),
+        Some("emulation_not_excluded") => "virtual machine, emulation not excluded".into(),
         Some("partition") => "logical partition".into(),
         Some(other) => other.to_string(),
         None => format!(
