@@ -155,6 +155,14 @@ pub struct MemoryFacts {
     /// (`hwsurvey_probe::memory::interleave`), or why it is unknown.
     #[serde(default = "no_interleave_given")]
     pub interleave: Probed<InterleaveFacts>,
+    /// What the probe's channel labels rest on where it is a vendor's slot naming (Dell's
+    /// A1-An), `hwsurvey_probe::memory::Population::channel_basis`.
+    #[serde(default)]
+    pub channel_basis: Option<String>,
+    /// When the SMBIOS table lists fewer slots than its arrays declare, the probe's note
+    /// (`Population::unlisted_slots_note`): channels without a listed module may exist.
+    #[serde(default)]
+    pub unlisted_slots: Option<String>,
 }
 
 fn no_interleave_given() -> Probed<InterleaveFacts> {
@@ -168,6 +176,8 @@ impl Default for MemoryFacts {
             edac: not_given("EDAC counters"),
             theoretical_peak_bytes_per_s: not_given("theoretical memory peak"),
             interleave: no_interleave_given(),
+            channel_basis: None,
+            unlisted_slots: None,
         }
     }
 }
@@ -208,6 +218,12 @@ pub struct DimmFacts {
     /// it could; the rules group by this first, so they agree with `hwsurvey probe`.
     #[serde(default)]
     pub socket: Option<String>,
+    /// The channel the probe placed the slot on, or why the locators do not tell
+    /// (`hwsurvey_probe::memory::SlotPlace::channel`); `None` where no probe placed it (facts
+    /// made by hand), and the rules place it with the probe's reader
+    /// (`hwsurvey_probe::memory::population::locate`).
+    #[serde(default)]
+    pub channel: Option<Probed<String>>,
     /// True when a module sits in the slot (its size may still be unknown).
     pub populated: bool,
     /// Module size in bytes; `None` for an empty slot or a module whose size SMBIOS does not

@@ -206,6 +206,14 @@ pub fn fill_memory(f: &mut Facts, memory: &Memory) {
         .known()
         .map(|p| p.slots.clone())
         .unwrap_or_default();
+    f.memory.channel_basis = memory
+        .population
+        .known()
+        .and_then(|p| p.channel_basis.clone());
+    f.memory.unlisted_slots = memory
+        .population
+        .known()
+        .and_then(|p| p.unlisted_slots_note.clone());
     f.memory.dimms = memory.smbios.clone().map(|s| {
         let places = (places.len() == s.devices.len()).then_some(places);
         s.devices
@@ -219,6 +227,10 @@ pub fn fill_memory(f: &mut Facts, memory: &Memory) {
                     .as_ref()
                     .and_then(|p| p.get(i))
                     .and_then(|p| p.socket.clone()),
+                channel: places
+                    .as_ref()
+                    .and_then(|p| p.get(i))
+                    .map(|p| p.channel.clone()),
                 // a module of unknown size still occupies the slot: populated, size None
                 populated: d.size.is_populated(),
                 size_bytes: d.size.size_bytes(),

@@ -336,3 +336,140 @@ fn firecracker_guest_thp_madvise_and_empty_hugetlb_pools() {
     // no PCI link data in this guest: not evaluated, never a pass
     assert_eq!(of(&r, "io.pcie_link")[0].verdict, Verdict::NotEvaluated);
 }
+
+/// Channels as `hwsurvey probe` derives them (the memory population): each (socket, channel)
+/// with its populated DIMMs, or why they are unknown.
+fn probe_channels(m: &memory::Memory) -> Result<Vec<String>, String> {
+    let p = m.population.known().ok_or("no population")?;
+    let sockets = p.sockets.known().ok_or("sockets unknown")?;
+    let mut out = Vec::new();
+    for s in sockets {
+        let list = s
+            .channels
+            .known()
+            .ok_or_else(|| format!("{}: {:?}", s.socket, s.channels))?;
+        for c in list {
+            out.push(format!(
+                "{} channel {}: {} DIMM(s)",
+                s.socket, c.channel, c.populated
+            ));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The same from qualify's `memory.channels` (its evidence lines), or its not-evaluated
+/// reason.
+fn qualify_channels(m: &memory::Memory) -> Result<Vec<String>, String> {
+    let mut f = Facts::default();
+    fill_memory(&mut f, m);
+    let out = hwsurvey_qualify::rules::memory_channels(&f, &Default::default());
+    let mut lines: Vec<String> = out[0]
+        .evidence
+        .iter()
+        .filter(|e| e.source == "SMBIOS Type 17")
+        .map(|e| e.value.clone())
+        .collect();
+    if lines.is_empty() {
+        return Err(out[0].summary.clone());
+    }
+    lines.sort();
+    Ok(lines)
+}
+
+/// Whether the probe could say which channels are empty (on every socket).
+fn probe_knows_empty_channels(m: &memory::Memory) -> bool {
+    m.population
+        .known()
+        .and_then(|p| p.sockets.known())
+        .is_some_and(|s| s.iter().all(|s| s.empty_channels.known().is_some()))
+}
+
+/// Issue 33: for the Dell R640's dmidecode text `probe --dmidecode` said "6 channels, DIMMs
+/// per channel ch0:1 ..." while `qualify --dmidecode` said the locators hold no per-channel
+/// mapping. One reader (`hwsurvey_probe::memory::population::locate`) serves both now: on
+/// every dmidecode text and every SMBIOS capture of ../shared/fixtures, qualify evaluates
+/// channels exactly where the probe derives them, with the same DIMMs per channel, and where
+/// the channels rest on Dell's slot naming, it says so.
+#[test]
+fn probe_and_qualify_give_one_answer_on_channels() {
+    let Some(fx) = fixtures() else { return };
+    let bare = tempfile::tempdir().unwrap();
+    let mut captures: Vec<(String, memory::Memory)> = Vec::new();
+    let mut dirs: Vec<_> = std::fs::read_dir(&fx)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name.starts_with("dmidecode") && name.ends_with(".txt") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let m = memory::probe_with_dmidecode_text(&SysRoot::new(bare.path()), &text);
+                captures.push((path.display().to_string(), m));
+            } else if name.contains(".tar.")
+                && hwsurvey_testkit::archive_contains(&path, "/firmware/dmi/")
+            {
+                let (_tmp, top) = extract(&path);
+                {
+                    captures.push((
+                        path.display().to_string(),
+                        memory::probe(&SysRoot::new(&top)),
+                    ));
+                }
+            }
+        }
+    }
+    assert!(captures.len() >= 7, "{} captures", captures.len());
+    let mut evaluated = 0;
+    for (name, m) in &captures {
+        if m.smbios.known().is_none() {
+            continue;
+        }
+        let probe = probe_channels(m);
+        let qualify = qualify_channels(m);
+        assert_eq!(
+            probe.is_ok(),
+            qualify.is_ok(),
+            "{name}: probe {probe:?}, qualify {qualify:?}"
+        );
+        if let (Ok(p), Ok(q)) = (&probe, &qualify) {
+            assert_eq!(p, q, "{name}");
+            evaluated += 1;
+            // qualify passes or warns on channels only where the probe can tell empty ones
+            let mut f = Facts::default();
+            fill_memory(&mut f, m);
+            let out = hwsurvey_qualify::rules::memory_channels(&f, &Default::default());
+            assert_eq!(
+                out[0].verdict != Verdict::NotEvaluated,
+                probe_knows_empty_channels(m),
+                "{name}: {out:?}"
+            );
+        }
+    }
+    // the Dell (by its slot naming) and the Intel board's DIMM_A1.. are evaluated
+    assert!(evaluated >= 2, "{evaluated} evaluated");
+    let dell = captures
+        .iter()
+        .find(|(n, _)| n.contains("dell-r640"))
+        .unwrap();
+    let mut f = Facts::default();
+    fill_memory(&mut f, &dell.1);
+    let out = hwsurvey_qualify::rules::memory_channels(&f, &Default::default());
+    assert_eq!(out[0].verdict, Verdict::Pass, "{out:?}");
+    assert_eq!(
+        out[0].summary,
+        "12 channels over 2 sockets, each holds 1 DIMM"
+    );
+    assert!(
+        out[0].evidence.iter().any(|e| e.source == "channel mapping"
+            && e.value.contains("Dell's slot naming")
+            && e.value
+                .contains("A1-A6 are the first DIMM of each of the 6 channels")),
+        "{out:?}"
+    );
+}

@@ -134,6 +134,7 @@ fn dimm(loc: &str, bank: &str, array: &str, gib: Option<u64>) -> DimmFacts {
         bank_locator: Some(bank.into()),
         array_handle: Some(array.into()),
         socket: None,
+        channel: None,
         populated: gib.is_some(),
         size_bytes: gib.map(|g| g << 30),
         memory_type: Some("DDR4".into()),

@@ -31,17 +31,7 @@ pub fn fixtures() -> Option<PathBuf> {
 /// Panics when the archive cannot be opened or is not a tar archive.
 pub fn unpack(archive: &Path, into: &Path) {
     std::fs::create_dir_all(into).unwrap_or_else(|e| panic!("mkdir {}: {e}", into.display()));
-    let file =
-        std::fs::File::open(archive).unwrap_or_else(|e| panic!("{}: {e}", archive.display()));
-    let name = archive.to_string_lossy();
-    let reader: Box<dyn std::io::Read> = if name.ends_with(".bz2") {
-        Box::new(bzip2::read::BzDecoder::new(file))
-    } else if name.ends_with(".gz") || name.ends_with(".tgz") {
-        Box::new(flate2::read::GzDecoder::new(file))
-    } else {
-        Box::new(file)
-    };
-    let mut tar = tar::Archive::new(reader);
+    let mut tar = tar::Archive::new(decoder(archive));
     for entry in tar
         .entries()
         .unwrap_or_else(|e| panic!("{}: not a tar archive: {e}", archive.display()))
@@ -49,6 +39,39 @@ pub fn unpack(archive: &Path, into: &Path) {
         let mut entry = entry.unwrap_or_else(|e| panic!("{}: {e}", archive.display()));
         let _ = entry.unpack_in(into);
     }
+}
+
+/// The archive's bytes, decompressed by its name (`.bz2`, `.gz`/`.tgz`, else plain tar).
+fn decoder(archive: &Path) -> Box<dyn std::io::Read> {
+    let file =
+        std::fs::File::open(archive).unwrap_or_else(|e| panic!("{}: {e}", archive.display()));
+    let name = archive.to_string_lossy();
+    if name.ends_with(".bz2") {
+        Box::new(bzip2::read::BzDecoder::new(file))
+    } else if name.ends_with(".gz") || name.ends_with(".tgz") {
+        Box::new(flate2::read::GzDecoder::new(file))
+    } else {
+        Box::new(file)
+    }
+}
+
+/// Whether some entry of `archive` has a path containing `fragment` (e.g. `/firmware/dmi/`),
+/// read without unpacking. Panics when the archive cannot be opened or is not a tar archive.
+pub fn archive_contains(archive: &Path, fragment: &str) -> bool {
+    let mut tar = tar::Archive::new(decoder(archive));
+    let entries = tar
+        .entries()
+        .unwrap_or_else(|e| panic!("{}: not a tar archive: {e}", archive.display()));
+    for entry in entries {
+        let entry = entry.unwrap_or_else(|e| panic!("{}: {e}", archive.display()));
+        if entry
+            .path()
+            .is_ok_and(|p| p.to_string_lossy().contains(fragment))
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// Unpacks `archive` into a new temporary folder and returns it with the archive's single

@@ -145,6 +145,10 @@ pub struct Population {
     pub configured_below_rated: bool,
     /// Memory channels per socket, from the processor model ([`channels_per_socket`]).
     pub channels_per_socket: Option<u32>,
+    /// What the channel labels rest on where it is a vendor's slot naming, not a channel the
+    /// locators name ([`channel_basis`]); `None` otherwise (and in documents written before).
+    #[serde(default)]
+    pub channel_basis: Option<String>,
     /// Where each listed slot sits, in table order.
     pub slots: Vec<SlotPlace>,
     /// Per Type 16 array.
@@ -233,10 +237,71 @@ fn letter_number(tok: &str) -> Option<(char, u32)> {
     Some((letter, rest.parse().ok()?))
 }
 
+/// A channel named in one locator string: `CHANNEL 1`, `Channel A`, `CH A`, `ChannelA`,
+/// `_CHB_`, `CH1` (the label after the word, upper-cased), `Controller0` (`Controller0`).
+pub fn channel_token(text: &str) -> Option<String> {
+    let upper = text.to_ascii_uppercase();
+    let words: Vec<&str> = upper
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    // a short label: `A`, `1`, `12` (not the rest of a word such as `CHIP`)
+    let label = |r: &str| {
+        (!r.is_empty()
+            && r.len() <= 2
+            && (r.bytes().all(|b| b.is_ascii_digit())
+                || (r.len() == 1 && r.bytes().all(|b| b.is_ascii_alphabetic()))))
+        .then(|| r.to_string())
+    };
+    for (i, w) in words.iter().enumerate() {
+        if *w == "CHANNEL" || *w == "CH" {
+            if let Some(n) = words.get(i + 1).and_then(|n| label(n)) {
+                return Some(n);
+            }
+        }
+        if let Some(rest) = w.strip_prefix("CONTROLLER") {
+            if !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()) {
+                return Some(format!("Controller{rest}"));
+            }
+        }
+        if let Some(n) = w
+            .strip_prefix("CHANNEL")
+            .or_else(|| w.strip_prefix("CH"))
+            .and_then(label)
+        {
+            return Some(n);
+        }
+    }
+    None
+}
+
 /// Where one slot sits (see the module docs for the rules).
 pub fn place(d: &MemoryDevice, vendor: Option<&str>, channels: Option<u32>) -> SlotPlace {
-    let loc = d.locator.as_deref().unwrap_or("");
-    let bank = d.bank_locator.as_deref().unwrap_or("");
+    let (socket, channel) = locate(
+        d.locator.as_deref().unwrap_or(""),
+        d.bank_locator.as_deref().unwrap_or(""),
+        vendor,
+        channels,
+    );
+    SlotPlace {
+        locator: d.locator.clone(),
+        bank_locator: d.bank_locator.clone(),
+        socket,
+        channel,
+        populated: d.size.is_populated(),
+    }
+}
+
+/// The one reader of the locator conventions (module docs): the socket and channel a slot
+/// with Locator `loc` and Bank Locator `bank` sits on, on a board of SMBIOS system `vendor`
+/// whose processor has `channels` memory channels per socket ([`channels_per_socket`]).
+/// `hwsurvey probe` and `hwsurvey qualify` both place slots with it.
+pub fn locate(
+    loc: &str,
+    bank: &str,
+    vendor: Option<&str>,
+    channels: Option<u32>,
+) -> (Option<String>, Probed<String>) {
     let is_dell = vendor.is_some_and(|v| v.to_ascii_lowercase().contains("dell"));
     let toks = tokens(loc);
     let mut socket = socket_in(loc).or_else(|| socket_in(bank));
@@ -245,22 +310,8 @@ pub fn place(d: &MemoryDevice, vendor: Option<&str>, channels: Option<u32>) -> S
         "locator {loc:?} / bank locator {bank:?} name no channel"
     ));
 
-    // Explicit channel tokens: ChannelA, CH1, Controller0.
-    let explicit = toks.iter().find_map(|t| {
-        for prefix in ["CHANNEL", "CH", "CONTROLLER"] {
-            if let Some(rest) = t.strip_prefix(prefix) {
-                if !rest.is_empty() && rest.chars().all(|c| c.is_ascii_alphanumeric()) {
-                    let label = if prefix == "CONTROLLER" {
-                        format!("Controller{rest}")
-                    } else {
-                        rest.to_string()
-                    };
-                    return Some(label);
-                }
-            }
-        }
-        None
-    });
+    // Explicit channel tokens: ChannelA, CH1, Controller0, in the Locator or Bank Locator.
+    let explicit = channel_token(loc).or_else(|| channel_token(bank));
     // The last letter+number token that is not the socket token (`DIMM_P0_A0` -> A0, and
     // `N1 DIMM_N0` -> N0, channel N).
     let socket_token = socket_in(loc);
@@ -293,13 +344,34 @@ pub fn place(d: &MemoryDevice, vendor: Option<&str>, channels: Option<u32>) -> S
              it is on"
         ));
     }
-    SlotPlace {
-        locator: d.locator.clone(),
-        bank_locator: d.bank_locator.clone(),
-        socket,
-        channel,
-        populated: d.size.is_populated(),
-    }
+    (socket, channel)
+}
+
+/// What the channel labels rest on, where it is a vendor's slot naming rather than a channel
+/// the locators name: Dell's `A1`..`An` numbering needs the channel count from the processor
+/// model. `None` when the locators name the channels (or none is known).
+pub fn channel_basis(
+    vendor: Option<&str>,
+    channels: Option<u32>,
+    slots: &[SlotPlace],
+) -> Option<String> {
+    let dell = vendor.is_some_and(|v| v.to_ascii_lowercase().contains("dell"));
+    let n = channels?;
+    let by_naming = slots.iter().any(|s| {
+        s.channel.known().is_some_and(|c| c.starts_with("ch"))
+            && s.locator
+                .as_deref()
+                .is_some_and(|l| channel_token(l).is_none())
+    });
+    (dell && by_naming).then(|| {
+        format!(
+            "channels from Dell's slot naming, not from the firmware: A1-A{n} are the first DIMM \
+             of each of the {n} channels of socket A (the processor model's channel count), \
+             A{}-A{} the second, likewise B",
+            n + 1,
+            2 * n
+        )
+    })
 }
 
 fn array_label(handle: u16) -> String {
@@ -500,6 +572,7 @@ pub fn derive(m: &SmbiosMemory) -> Population {
         part_numbers: parts,
         configured_below_rated,
         channels_per_socket: channels,
+        channel_basis: channel_basis(vendor, channels, &slots),
         slots,
         arrays,
         sockets,
@@ -691,6 +764,9 @@ pub fn summary(p: &Population) -> String {
         Probed::Unknown(u) => {
             let _ = writeln!(out, "    sockets: unknown ({u})");
         }
+    }
+    if let Some(basis) = &p.channel_basis {
+        let _ = writeln!(out, "    note: {basis}");
     }
     match &p.peak_bandwidth {
         Probed::Known(b) => {

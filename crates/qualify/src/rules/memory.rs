@@ -48,26 +48,26 @@ pub fn socket_token(text: &str) -> Option<String> {
     None
 }
 
-/// A channel named in a locator (`CHANNEL 1`, `CH A`, `_CHB_`), upper-cased.
-pub fn channel_token(text: &str) -> Option<String> {
-    let upper = text.to_ascii_uppercase();
-    let words: Vec<&str> = upper
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
-    for (i, w) in words.iter().enumerate() {
-        if *w == "CHANNEL" || *w == "CH" {
-            if let Some(n) = words.get(i + 1) {
-                return Some(n.to_string());
-            }
-        }
-        if let Some(rest) = w.strip_prefix("CHANNEL").or_else(|| w.strip_prefix("CH")) {
-            if !rest.is_empty() && rest.len() <= 2 {
-                return Some(rest.to_string());
-            }
+/// A channel named in a locator: the probe's reader
+/// (`hwsurvey_probe::memory::population::channel_token`), so that qualify and `hwsurvey probe`
+/// read locators alike.
+pub use hwsurvey_probe::memory::population::channel_token;
+
+/// The socket and channel of a slot: the probe's placement when it placed the slot, else the
+/// probe's reader of the locators (`population::locate`, without vendor or channel count).
+fn slot_channel(d: &DimmFacts) -> (Option<String>, Probed<String>) {
+    match &d.channel {
+        Some(c) => (d.socket.clone(), c.clone()),
+        None => {
+            let (socket, channel) = hwsurvey_probe::memory::population::locate(
+                &d.locator,
+                d.bank_locator.as_deref().unwrap_or(""),
+                None,
+                None,
+            );
+            (d.socket.clone().or(socket), channel)
         }
     }
-    None
 }
 
 /// How slots group into sockets: from a socket word in the locators, else from a single
@@ -209,10 +209,7 @@ pub fn memory_balance(f: &Facts, _: &Params) -> Vec<Finding> {
             }
         }
     }
-    let channels_known = dimms.iter().any(|d| {
-        channel_token(&d.locator).is_some()
-            || d.bank_locator.as_deref().and_then(channel_token).is_some()
-    });
+    let channels_known = dimms.iter().all(|d| slot_channel(d).1.known().is_some());
     let channel_note = if channels_known {
         ""
     } else {
@@ -249,37 +246,29 @@ pub fn memory_channels(f: &Facts, _: &Params) -> Vec<Finding> {
         Ok(d) => d,
         Err(e) => return vec![e],
     };
+    let places: Vec<(Option<String>, Probed<String>)> = dimms.iter().map(slot_channel).collect();
+    if places.iter().any(|p| p.0.is_some()) && places.iter().any(|p| p.0.is_none()) {
+        // as the probe's population says: channels of which socket is then unknown
+        return vec![Finding::not_evaluated(
+            ID,
+            "some locators name a socket and others do not",
+        )];
+    }
     let mut channels: BTreeMap<(String, String), Vec<&DimmFacts>> = BTreeMap::new();
-    for d in dimms {
-        let ch =
-            channel_token(&d.locator).or_else(|| d.bank_locator.as_deref().and_then(channel_token));
-        let Some(ch) = ch else {
-            let sample: Vec<String> = dimms
-                .iter()
-                .take(3)
-                .map(|d| {
-                    format!(
-                        "{} / {}",
-                        d.locator,
-                        d.bank_locator.as_deref().unwrap_or("-")
-                    )
-                })
-                .collect();
-            return vec![Finding::not_evaluated(
-                ID,
-                format!(
-                    "the per-channel mapping is not in these locators (Locator / Bank Locator: {} ...)",
-                    sample.join(", ")
-                ),
-            )];
+    for (d, (socket, ch)) in dimms.iter().zip(places) {
+        let ch = match ch {
+            Probed::Known(c) => c,
+            Probed::Unknown(why) => {
+                return vec![Finding::not_evaluated(
+                    ID,
+                    format!("the per-channel mapping is not in these locators: {why}"),
+                )];
+            }
         };
-        let socket = d
-            .bank_locator
-            .as_deref()
-            .and_then(socket_token)
-            .or_else(|| socket_token(&d.locator))
-            .unwrap_or_else(|| "-".into());
-        channels.entry((socket, ch)).or_default().push(d);
+        channels
+            .entry((socket.unwrap_or_else(|| "-".into()), ch))
+            .or_default()
+            .push(d);
     }
     let counts: Vec<((String, String), usize)> = channels
         .iter()
@@ -325,7 +314,55 @@ pub fn memory_channels(f: &Facts, _: &Params) -> Vec<Finding> {
             .fix("populate every channel with the same number of DIMMs"),
         );
     }
+    if out.is_empty() && f.memory.unlisted_slots.is_some() {
+        // as the probe says: the listed channels are known, which are empty is not
+        let mut ne = Finding::not_evaluated(
+            ID,
+            format!(
+                "empty channels cannot be told: {}",
+                f.memory.unlisted_slots.as_deref().unwrap_or_default()
+            ),
+        );
+        for e in &evidence {
+            ne = ne.with("SMBIOS Type 17", e.clone());
+        }
+        out.push(ne);
+    }
+    if out.is_empty() {
+        let sockets = distinct_count(counts.iter().map(|((s, _), _)| s.as_str()));
+        let mut pass = Finding::new(
+            ID,
+            Verdict::Pass,
+            format!(
+                "{} over {}, each holds {}",
+                hwsurvey_model::units::plural(counts.len() as u64, "channel"),
+                hwsurvey_model::units::plural(sockets as u64, "socket"),
+                hwsurvey_model::units::plural(
+                    distinct.first().copied().unwrap_or(0) as u64,
+                    "DIMM"
+                ),
+            ),
+        );
+        for e in &evidence {
+            pass = pass.with("SMBIOS Type 17", e.clone());
+        }
+        out.push(pass);
+    }
+    // where the channels rest on a vendor's slot naming, every finding says so
+    if let Some(basis) = &f.memory.channel_basis {
+        out = out
+            .into_iter()
+            .map(|fnd| fnd.with("channel mapping", basis.clone()))
+            .collect();
+    }
     out
+}
+
+fn distinct_count<'a>(items: impl Iterator<Item = &'a str>) -> usize {
+    let mut v: Vec<&str> = items.collect();
+    v.sort();
+    v.dedup();
+    v.len()
 }
 
 fn census<T: Ord + Clone>(items: impl Iterator<Item = T>) -> BTreeMap<T, usize> {

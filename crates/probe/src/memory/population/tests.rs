@@ -96,3 +96,36 @@ fn socket_tokens() {
     assert_eq!(socket_in("Bank 1"), None);
     assert_eq!(socket_in("BANK 0"), None);
 }
+
+/// The channel may be named in the Bank Locator only (`P0 CHANNEL A`), which `place` did not
+/// read before qualify and probe shared this reader; the rest of a word is no channel label.
+#[test]
+fn channel_named_in_the_bank_locator() {
+    let p = place(&dev("DIMM 0", "P0 CHANNEL A"), None, None);
+    assert_eq!(
+        (p.socket.as_deref(), p.channel),
+        (Some("P0"), Probed::Known("A".into()))
+    );
+    assert_eq!(channel_token("_CHB_"), Some("B".into()));
+    assert_eq!(channel_token("NODE 0 CH 1"), Some("1".into()));
+    assert_eq!(channel_token("CHIP 1"), None);
+    assert_eq!(
+        channel_token("Controller0-ChannelA"),
+        Some("Controller0".into())
+    );
+}
+
+/// Dell's A1-An naming is a convention: the population says it rests on it.
+#[test]
+fn dell_slot_naming_is_said() {
+    let slots: Vec<SlotPlace> = ["A1", "A7", "B1"]
+        .iter()
+        .map(|l| place(&dev(l, ""), Some("Dell Inc."), Some(6)))
+        .collect();
+    let basis = channel_basis(Some("Dell Inc."), Some(6), &slots).unwrap();
+    assert!(
+        basis.contains("A1-A6 are the first DIMM of each of the 6 channels"),
+        "{basis}"
+    );
+    assert_eq!(channel_basis(Some("Supermicro"), Some(6), &slots), None);
+}
