@@ -643,3 +643,81 @@ fn preconditions_are_apart_and_do_not_set_the_exit_status() {
     assert!(preconditions.contains("pages.hugetlb"), "{text}");
     assert!(!machine.contains("pages.hugetlb"), "{text}");
 }
+
+/// Issue 33: qualify's hugetlb fix said `echo 512 > .../nr_hugepages` while the plan's largest
+/// hugetlb points need more ("needs 960"), so after applying it `run --plan-only` still
+/// skipped them. The fix now asks for what the plan needs, per pool size, computed from the
+/// same plan: on the Firecracker guest's capture (2 MiB and 1 GiB pools, 0 pages), every
+/// hugetlb point that `run --plan-only --root` skips before the fix runs after it.
+#[test]
+fn hugetlb_fix_reserves_what_the_plan_needs() {
+    let Some(fx) = hwsurvey_testkit::fixtures() else {
+        return;
+    };
+    let archive =
+        fx.join("x86_64-firecracker-guest-epyc-2vcpu-thp-mthp/firecracker-guest-capture.tar.gz");
+    let (_tmp, root) = hwsurvey_testkit::extract(&archive);
+    let plan = |root: &Path| {
+        let out = Command::cargo_bin("hwsurvey")
+            .unwrap()
+            .args(["run", "--plan-only", "--root"])
+            .arg(root)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let short = |text: &str| {
+        text.lines()
+            .filter(|l| l.contains("hugetlb pool") && l.contains("needs"))
+            .count()
+    };
+    let before = plan(&root);
+    assert!(
+        short(&before) > 0,
+        "no hugetlb point skipped before:\n{before}"
+    );
+    let out = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--format", "json", "--root"])
+        .arg(&root)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let finding = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "pages.hugetlb")
+        .unwrap()
+        .clone();
+    assert_eq!(finding["verdict"], "warn", "{finding}");
+    let fix = finding["fix"].as_str().unwrap();
+    // apply each `echo N > /sys/kernel/mm/hugepages/hugepages-SkB/nr_hugepages` to the
+    // capture, as the kernel would: the pool then holds N pages, all free
+    let mut applied = 0;
+    for cmd in fix.split("; ") {
+        let (n, path) = cmd
+            .strip_prefix("echo ")
+            .and_then(|c| c.split_once(" > "))
+            .unwrap_or_else(|| panic!("not an echo command: {cmd:?} in {fix:?}"));
+        let n: u64 = n.parse().unwrap();
+        assert!(n > 0, "{fix}");
+        let file = root.join(path.trim_start_matches('/'));
+        assert!(file.is_file(), "{}", file.display());
+        std::fs::write(&file, format!("{n}\n")).unwrap();
+        std::fs::write(file.with_file_name("free_hugepages"), format!("{n}\n")).unwrap();
+        applied += 1;
+    }
+    assert!(applied >= 1, "{fix}");
+    let after = plan(&root);
+    assert_eq!(
+        short(&after),
+        0,
+        "hugetlb points still skipped after the fix {fix:?}:\n{after}"
+    );
+}

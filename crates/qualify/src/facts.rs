@@ -263,6 +263,12 @@ pub struct PageFacts {
     pub thp_enabled: Probed<String>,
     /// hugetlb pools (`/sys/kernel/mm/hugepages/hugepages-*kB/nr_hugepages`).
     pub hugetlb: Probed<Vec<HugePool>>,
+    /// The pages each pool must hold for every hugetlb point of the plan to run (the largest
+    /// working set in pages of that size, `hwsurvey_workloads::families::mem_latency::
+    /// hugetlb_needs` over the plan `run --plan-only` prints); `None` where no plan was built
+    /// (facts of a result file, or made by hand).
+    #[serde(default)]
+    pub hugetlb_needed: Option<Vec<HugePool>>,
 }
 
 impl Default for PageFacts {
@@ -270,6 +276,7 @@ impl Default for PageFacts {
         PageFacts {
             thp_enabled: not_given("THP mode"),
             hugetlb: not_given("hugetlb pools"),
+            hugetlb_needed: None,
         }
     }
 }

@@ -170,6 +170,7 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
         machine.memory.set_smbios(smbios);
     }
     let mut facts = from_machine(&machine);
+    facts.pages.hugetlb_needed = hugetlb_plan_needs(root, &machine);
     facts.binary = match (&args.binary, root.is_live()) {
         (Some(path), _) => Probed::Known(binary::read_elf_header(path)?),
         (None, true) => match std::env::current_exe() {
@@ -207,4 +208,50 @@ fn format_of(f: FormatArg) -> Format {
         FormatArg::Markdown => Format::Markdown,
         FormatArg::Json => Format::Json,
     }
+}
+
+/// The pages each hugetlb pool must hold for every hugetlb point of the standard profile's
+/// plan on this machine (or capture) to run: the plan `run --plan-only` (`--root`) prints,
+/// built by the same function (`build_plan`), its hugetlb points' largest working set per
+/// page size (`mem_latency::hugetlb_needs`). `None` when the plan cannot be built.
+fn hugetlb_plan_needs(
+    root: &hwsurvey_probe::SysRoot,
+    machine: &hwsurvey_probe::Machine,
+) -> Option<Vec<hwsurvey_qualify::facts::HugePool>> {
+    use hwsurvey_probe::run_env::RunEnv;
+    use hwsurvey_workloads::families;
+    let profile = families::load_profile("standard").ok()?;
+    let env = if root.is_live() {
+        RunEnv::read(root)
+    } else {
+        hwsurvey_engine::ladder::captured_env(machine, RunEnv::read(root)).ok()?
+    };
+    let options = hwsurvey_engine::plan::RunOptions {
+        storage_dirs: Vec::new(),
+        storage_devices: Vec::new(),
+        confirm_devices: Vec::new(),
+        destructive: false,
+        capture: !root.is_live(),
+        speed: None,
+    };
+    let plan = hwsurvey_engine::plan::build_plan(
+        &profile,
+        &families::registry(),
+        machine,
+        &env,
+        &options,
+        &[],
+    )
+    .ok()?;
+    Some(
+        families::mem_latency::hugetlb_needs(&plan)
+            .into_iter()
+            .map(
+                |(page_size_bytes, pages)| hwsurvey_qualify::facts::HugePool {
+                    page_size_bytes,
+                    pages,
+                },
+            )
+            .collect(),
+    )
 }

@@ -219,7 +219,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         time_limit,
         Qualifier {
             label: output.display().to_string(),
-            facts: hwsurvey_qualify::from_machine(&machine),
+            facts: {
+                // the stored pages.hugetlb fix asks for what this run's plan needs
+                let mut f = hwsurvey_qualify::from_machine(&machine);
+                f.pages.hugetlb_needed = Some(
+                    families::mem_latency::hugetlb_needs(&plan)
+                        .into_iter()
+                        .map(
+                            |(page_size_bytes, pages)| hwsurvey_qualify::facts::HugePool {
+                                page_size_bytes,
+                                pages,
+                            },
+                        )
+                        .collect(),
+                );
+                f
+            },
             rules: hwsurvey_qualify::RuleSet::builtin(),
             rules_ref: hwsurvey_qualify::stored::RulesRef::builtin(),
         },

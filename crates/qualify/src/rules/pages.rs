@@ -4,7 +4,7 @@
 use hwsurvey_model::units::format_bytes_binary;
 use hwsurvey_model::Probed;
 
-use crate::facts::Facts;
+use crate::facts::{Facts, HugePool};
 use crate::{Finding, Params, Verdict};
 
 fn page_modes(f: &Facts, p: &Params) -> Vec<String> {
@@ -56,21 +56,74 @@ pub fn pages_hugetlb(f: &Facts, p: &Params) -> Vec<Finding> {
         )
         .with("/sys/kernel/mm/hugepages", "(no pools)")];
     }
+    let path = |size: u64| {
+        format!(
+            "/sys/kernel/mm/hugepages/hugepages-{}kB/nr_hugepages",
+            size / 1024
+        )
+    };
+    if let Some(needed) = &f.pages.hugetlb_needed {
+        // what the plan needs, per pool size: the fix asks for exactly that
+        let short: Vec<(&HugePool, u64)> = needed
+            .iter()
+            .filter_map(|n| {
+                let have = pools
+                    .iter()
+                    .find(|p| p.page_size_bytes == n.page_size_bytes)
+                    .map_or(0, |p| p.pages);
+                (have < n.pages).then_some((n, have))
+            })
+            .collect();
+        if short.is_empty() {
+            return vec![];
+        }
+        let what: Vec<String> = short
+            .iter()
+            .map(|(n, have)| {
+                format!(
+                    "{} pool {have} of {} pages",
+                    format_bytes_binary(n.page_size_bytes),
+                    n.pages
+                )
+            })
+            .collect();
+        let mut fnd = Finding::new(
+            ID,
+            Verdict::Warn,
+            format!(
+                "hugetlb pools below what the plan needs ({}): those hugetlb points will be skipped",
+                what.join(", ")
+            ),
+        )
+        .fix(
+            short
+                .iter()
+                .map(|(n, _)| format!("echo {} > {}", n.pages, path(n.page_size_bytes)))
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
+        for (n, have) in &short {
+            fnd = fnd.with(path(n.page_size_bytes), have.to_string());
+            fnd = fnd.with(
+                "the plan (run --plan-only): largest hugetlb working set",
+                format!(
+                    "{} pages of {}",
+                    n.pages,
+                    format_bytes_binary(n.page_size_bytes)
+                ),
+            );
+        }
+        return vec![fnd];
+    }
     if pools.iter().all(|p| p.pages == 0) {
         let mut fnd = Finding::new(
             ID,
             Verdict::Warn,
             "hugetlb pools are empty: the hugetlb page mode will be skipped",
         )
-        .fix("echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages (or vm.nr_hugepages in sysctl.conf)");
+        .fix("reserve as many pages as `hwsurvey run --plan-only` says the hugetlb points need (\"needs N\"): echo N > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages");
         for pool in pools {
-            fnd = fnd.with(
-                format!(
-                    "/sys/kernel/mm/hugepages/hugepages-{}kB/nr_hugepages",
-                    pool.page_size_bytes / 1024
-                ),
-                pool.pages.to_string(),
-            );
+            fnd = fnd.with(path(pool.page_size_bytes), pool.pages.to_string());
         }
         return vec![fnd];
     }

@@ -372,6 +372,41 @@ pub struct PointParams {
     pub seed: u64,
 }
 
+/// The hugetlb pages a point needs: `(page size, pages)` = the working set rounded up to whole
+/// pages of its pool's size; `None` for a point of another page mode. The plan skips a point
+/// whose pool has fewer free pages ("needs N"), and qualify's `pages.hugetlb` fix asks for the
+/// largest of these per size ([`hugetlb_needs`]).
+pub fn hugetlb_need(params: &PointParams) -> Option<(u64, u64)> {
+    match params.page_mode {
+        PageMode::HugeTlb { page_size_bytes } if page_size_bytes > 0 => Some((
+            page_size_bytes,
+            params.working_set_bytes.div_ceil(page_size_bytes),
+        )),
+        _ => None,
+    }
+}
+
+/// The pages each hugetlb pool must hold for every hugetlb point of `plan` to run: per page
+/// size (ascending), the largest [`hugetlb_need`] of the family's planned and skipped points.
+pub fn hugetlb_needs(plan: &hwsurvey_engine::plan::Plan) -> Vec<(u64, u64)> {
+    let mine = plan.families.iter().filter(|f| f.family == "mem.latency");
+    let planned = mine
+        .clone()
+        .flat_map(|f| f.points.iter().map(|p| &p.params));
+    let skipped = mine.flat_map(|f| f.skipped.iter().map(|s| &s.params));
+    let mut needs: std::collections::BTreeMap<u64, u64> = std::collections::BTreeMap::new();
+    for params in planned.chain(skipped) {
+        let Ok(p) = serde_json::from_value::<PointParams>(params.clone()) else {
+            continue;
+        };
+        if let Some((size, pages)) = hugetlb_need(&p) {
+            let e = needs.entry(size).or_insert(0);
+            *e = (*e).max(pages);
+        }
+    }
+    needs.into_iter().collect()
+}
+
 fn size_label(bytes: u64) -> String {
     hwsurvey_model::units::format_bytes_binary(bytes).replace(' ', "")
 }
@@ -516,7 +551,8 @@ impl Family for MemLatency {
                             .iter()
                             .find(|pool| pool.page_size_bytes == page_size_bytes)
                             .and_then(|pool| {
-                                let need = ws.div_ceil(page_size_bytes);
+                                let need = hugetlb_need(&params)
+                                    .map_or(0, |(_, pages)| pages);
                                 (pool.free_pages < need).then(|| {
                                     format!(
                                         "hugetlb pool {} has {} free pages of {} total, needs {need}",
