@@ -584,6 +584,55 @@ fn example_report_prints_to_12_pages_with_the_headline_on_page_1() {
         let start: String = n.chars().take(30).collect();
         assert!(text.contains(&start), "page 1 lacks {start:?}:\n{text}");
     }
+    // issue 33: page 1 says when each run and the report were made, by which hwsurvey and
+    // profile, numbers its pages, and gives one verdict sentence per machine
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("Report written 20"), "{flat}");
+    assert!(
+        flat.contains(&format!("hwsurvey {}", env!("CARGO_PKG_VERSION"))),
+        "{flat}"
+    );
+    assert!(flat.contains(&format!("page 1 of {pages}")), "{flat}");
+    for (k, p) in files.iter().enumerate() {
+        let f = hwsurvey_result::load(p).unwrap();
+        let day = &f.started_at[..10];
+        let letter = (b'A' + k as u8) as char;
+        assert!(
+            flat.contains(&format!("{letter} {}: run {day}", inputs[k].label)),
+            "page 1 lacks the run line of {letter}: {flat}"
+        );
+        assert!(
+            flat.contains(&format!("profile {} v{}", f.profile.id, f.profile.version)),
+            "{flat}"
+        );
+    }
+    let verdict = |letter: &str| {
+        flat.split(&format!(" {letter}: "))
+            .nth(1)
+            .and_then(|rest| rest.split(". ").next())
+            .unwrap_or_else(|| panic!("no verdict sentence for {letter}: {flat}"))
+            .to_string()
+    };
+    assert!(verdict("A").contains("the baseline"), "{}", verdict("A"));
+    let b = verdict("B");
+    assert!(
+        b.contains(
+            "2 sockets of 4 cores x 2 threads, emulated: figures measure qemu, not the hardware"
+        ),
+        "{b}"
+    );
+    let c_ = verdict("C");
+    assert!(c_.contains("2 sockets of 4 cores x 1 thread"), "{c_}");
+    assert!(c_.contains("emulat"), "{c_}");
+    // lscpu's way on the machine line, and footnotes in people's units
+    assert!(flat.contains("2 sockets x 4 cores x 2 threads"), "{flat}");
+    let raw_ns = flat.split(' ').collect::<Vec<_>>().windows(2).any(|w| {
+        w[1].starts_with("ns") && w[0].len() >= 4 && w[0].bytes().all(|b| b.is_ascii_digit())
+    });
+    assert!(
+        !raw_ns,
+        "a duration of 1000 ns or more in raw ns on page 1: {flat}"
+    );
 }
 
 /// `-o report.md` without `--format` writes Markdown (the extension decides; terminal text

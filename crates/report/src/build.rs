@@ -160,11 +160,15 @@ pub fn compare(
         .position(|t| t.id == "qualify")
         .map_or(0, |i| i + 1);
     tables.splice(after_findings..after_findings, summaries);
+    let verdicts = crate::about::verdicts(inputs, base, &tables);
     let mut c = Comparison {
         platforms: labels.clone(),
         baseline: labels[base].clone(),
         flags,
         tables,
+        runs: crate::about::run_lines(inputs),
+        verdicts,
+        written_at: None,
     };
     c.make_printable();
     Ok(c)

@@ -63,6 +63,41 @@ pub fn human_ns(v: f64) -> String {
     }
 }
 
+/// `text` with every whole number of nanoseconds (`p99 4091903 ns`, as result files store
+/// the notes of a run) written in the unit people read ([`human_ns`]: `p99 4.09 ms`); numbers
+/// below 1000 ns and other text stay as they are.
+pub fn humanize_ns(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(" ns") {
+        let (head, tail) = rest.split_at(i);
+        let digits = head.len() - head.bytes().rev().take_while(u8::is_ascii_digit).count();
+        let number = &head[digits..];
+        // a whole word: no letter, digit, '.' or ',' before it, and the unit ends there
+        let whole_before = head[..digits]
+            .chars()
+            .last()
+            .is_none_or(|c| !(c.is_alphanumeric() || c == '.' || c == ','));
+        let whole_after = tail[3..]
+            .chars()
+            .next()
+            .is_none_or(|c| !c.is_alphanumeric());
+        match number.parse::<u64>() {
+            Ok(n) if n >= 1000 && whole_before && whole_after => {
+                out += &head[..digits];
+                out += &human_ns(n as f64);
+            }
+            _ => {
+                out += head;
+                out += " ns";
+            }
+        }
+        rest = &tail[3..];
+    }
+    out += rest;
+    out
+}
+
 /// A metric's value with its unit, read from the metric name's suffix (`_bytes_per_s`, `_ns`,
 /// `_ns_per_io`, `_per_s`, `iops`).
 pub fn human_metric(name: &str, v: f64) -> String {

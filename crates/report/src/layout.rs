@@ -14,6 +14,17 @@ pub struct Comparison {
     pub flags: Vec<String>,
     /// Tables.
     pub tables: Vec<Table>,
+    /// One line per run: its dates, hwsurvey version and profile ([`crate::about::run_lines`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<String>,
+    /// One sentence per machine: what it is, what is wrong with it, how it compares
+    /// ([`crate::about::verdicts`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verdicts: Vec<String>,
+    /// When the report was written (UTC, RFC 3339), set by `hwsurvey compare`; `None` from
+    /// the library, so that the same inputs render the same bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_at: Option<String>,
 }
 
 /// One table.

@@ -5,6 +5,7 @@
 //! tabled, Markdown, CSV, JSON, HTML) that supply syntax only, and SVG plots ([`plot`]) drawn
 //! from the same tables (threads scaling rows, and the scaling tables of [`scaling`]).
 
+pub mod about;
 pub mod build;
 pub mod critical;
 pub mod energy;

@@ -333,8 +333,38 @@ div.plots{display:flex;flex-wrap:wrap;gap:6px 8px;align-items:flex-start}\
 div.plots figure{margin:0;break-inside:avoid;page-break-inside:avoid}figcaption{font-size:8pt;font-weight:bold;color:#222}\
 svg{max-width:100%;height:auto}h2{break-after:avoid;page-break-after:avoid}\
 section.first{break-after:page;page-break-after:always}\
-@page{size:A4;margin:10mm}\
+ul.about,ul.verdicts{margin:.2em 0;padding-left:1.4em}p.about,ul.about{font-size:8pt;color:#333;margin:.1em 0}ul.verdicts{font-size:9pt}\
+@page{size:A4;margin:10mm 10mm 12mm;@bottom-center{content:\"page \" counter(page) \" of \" counter(pages);font-size:8pt;color:#444}}\
 @media print{body{margin:0}table{page-break-inside:auto;width:calc(100% - 1px)}tr{page-break-inside:avoid}}";
+
+/// Page 1's lines before its tables: when the report was written and by which hwsurvey, each
+/// run's dates, version and profile, and one verdict sentence per machine.
+fn about_html(c: &Comparison) -> String {
+    let mut out = String::new();
+    let by = format!("hwsurvey {}", env!("CARGO_PKG_VERSION"));
+    out += &match &c.written_at {
+        Some(t) => format!(
+            "<p class=\"about\">Report written {} UTC by {by}.</p>\n",
+            html_escape(&t.replace('T', " ").replace('Z', ""))
+        ),
+        None => format!("<p class=\"about\">Report by {by}.</p>\n"),
+    };
+    if !c.runs.is_empty() {
+        out += "<ul class=\"about\">";
+        for r in &c.runs {
+            out += &format!("<li>{}</li>", html_escape(r));
+        }
+        out += "</ul>\n";
+    }
+    if !c.verdicts.is_empty() {
+        out += "<ul class=\"verdicts\">";
+        for v in &c.verdicts {
+            out += &format!("<li>{}</li>", html_escape(v));
+        }
+        out += "</ul>\n";
+    }
+    out
+}
 
 /// HTML class of a cell of table `t`: missing, number, the verdict of a relative figure, or
 /// the verdict of a finding (`fail`, `warn`: they must not look like passes).
@@ -523,6 +553,7 @@ pub fn html(c: &Comparison, plots: &[(String, String)]) -> String {
     let top: Vec<&Table> = c.tables.iter().filter(|t| on_top(t)).collect();
     if !top.is_empty() {
         out += "<section class=\"first\">\n";
+        out += &about_html(c);
         for t in top {
             let class = if t.id == crate::headline::HEADLINE_ID {
                 "headline"

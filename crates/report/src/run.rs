@@ -177,6 +177,9 @@ pub fn render_closing(file: &ResultFile, width: Option<usize>) -> String {
         baseline: label,
         flags: Vec::new(),
         tables: vec![headline],
+        runs: Vec::new(),
+        verdicts: Vec::new(),
+        written_at: None,
     };
     let w = width.unwrap_or(crate::render::HEADLINE_COLUMNS);
     let mut out = crate::render::wrap_note(&format!("machine: {machine}"), w, 4);

@@ -340,3 +340,52 @@ fn csv_keeps_the_notes_the_marks_point_at() {
     }
     assert!(text.contains("not comparable"));
 }
+
+/// Issue 33: "GHz ?" and "channels ?" in the machine line read as errors. Every machine line
+/// (the examples and the schema-1 files of reports/examples/v1) says what is unknown in words
+/// (`clock unknown [n]`, `memory channels unknown [n]`), never a bare `?`, and writes the
+/// topology as lscpu users read it: sockets x cores per socket x threads per core.
+#[test]
+fn machine_lines_say_what_is_unknown_in_words() {
+    let mut files: Vec<PathBuf> = FILES.iter().map(|f| examples_dir().join(f)).collect();
+    let mut v1: Vec<PathBuf> = std::fs::read_dir(examples_dir().join("v1"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    v1.sort();
+    files.extend(v1);
+    let inputs = inputs_with_default_labels(
+        files
+            .iter()
+            .map(|p| hwsurvey_result::load(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+            .collect(),
+    );
+    let c = compare(&inputs, None, true).unwrap();
+    let t = table(&c, MACHINES_ID);
+    assert_eq!(t.rows.len(), files.len());
+    for r in &t.rows {
+        let line = &r.cells[0].text;
+        assert!(!line.contains('?'), "{line}");
+        assert!(!line.contains("GHz ["), "{line}");
+    }
+    let line = |k: usize| t.rows[k].cells[0].text.clone();
+    // the x86 guest: 2 packages x 4 cores x 2 threads; the arm64 guest: 2 x 4 x 1
+    assert!(
+        line(1).contains("2 sockets x 4 cores x 2 threads"),
+        "{}",
+        line(1)
+    );
+    assert!(
+        line(2).contains("2 sockets x 4 cores x 1 thread,"),
+        "{}",
+        line(2)
+    );
+    // neither guest has cpufreq: the clock is unknown, said in words with its reason
+    assert!(line(2).contains("clock unknown ["), "{}", line(2));
+    let text = render(&c, Format::Terminal, &[]);
+    assert!(
+        text.contains("no cpufreq cpuinfo_max_freq"),
+        "the reason of the unknown clock is a footnote"
+    );
+}

@@ -177,6 +177,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(|(label, file)| Input { label, file })
         .collect();
     let mut c = compare(&inputs, baseline.as_deref(), args.mixed_profiles)?;
+    // the printed report's page 1 says when it was written
+    c.written_at = Some(hwsurvey_result::file::rfc3339(std::time::SystemTime::now()));
     if let Some(note) = label_note {
         errln!("note: {note}");
         c.add_note(note);

@@ -8,7 +8,7 @@
 //! by name, and the machine document's probed values; never from point ids. The noise mark is
 //! [`hwsurvey_stats::within_noise`], the rule of every relative column of `compare`.
 
-use hwsurvey_model::units::format_bytes_binary;
+use hwsurvey_model::units::{format_bytes_binary, plural};
 use hwsurvey_result::outcome::Better;
 use hwsurvey_result::ResultFile;
 use hwsurvey_stats::Summary;
@@ -48,6 +48,8 @@ pub struct Footnotes {
 impl Footnotes {
     /// The number (1-based) of `text`, added when not there yet.
     pub fn mark(&mut self, text: &str) -> usize {
+        // durations in the unit people read (`p99 4.09 ms`, not `p99 4091903 ns`)
+        let text = &crate::format::humanize_ns(text);
         match self.texts.iter().position(|t| t == text) {
             Some(i) => i + 1,
             None => {
@@ -174,61 +176,72 @@ pub fn not_comparable(f: &ResultFile) -> Vec<String> {
 
 // ------------------------------------------------------------------ the tables
 
-/// One machine in one line: model, sockets x cores x threads, GHz, memory size and populated
-/// channels, kernel, platform; unknowns as footnote marks.
+/// One machine in one line: model, sockets x cores per socket x threads per core (as lscpu
+/// prints them), GHz, memory size and populated channels, kernel, platform. What is unknown
+/// is said in words once (`clock unknown`, `memory channels unknown`), with a footnote mark
+/// that says why.
 fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
     let m = &f.machine;
-    let mut unknown =
-        |v: Option<&Value>, what: &str| format!("? [{}]", notes.mark(&why_unknown(v, what)));
+    fn unknown(notes: &mut Footnotes, v: Option<&Value>, what: &str, why: &str) -> String {
+        format!("{what} unknown [{}]", notes.mark(&why_unknown(v, why)))
+    }
     let id = m.pointer("/cpu/identity");
     let model = id
         .and_then(|i| i.get("model_name").or_else(|| i.get("sparc_type")))
         .and_then(Value::as_str)
         .map(str::to_string)
-        .unwrap_or_else(|| unknown(None, "CPU model"));
-    let topo = ["packages", "cores", "threads"]
-        .iter()
-        .map(|k| {
-            let v = m.pointer(&format!("/cpu/topology/{k}"));
-            known_ok(v)
-                .map(|v| v.to_string())
-                .unwrap_or_else(|| unknown(v, k))
-        })
-        .collect::<Vec<_>>()
-        .join(" x ");
+        .unwrap_or_else(|| unknown(notes, None, "CPU model", "CPU model"));
+    let count =
+        |k: &str| known_ok(m.pointer(&format!("/cpu/topology/{k}"))).and_then(Value::as_u64);
+    let topo = match (count("packages"), count("cores"), count("threads")) {
+        (Some(p), Some(c), Some(t)) if p > 0 && c > 0 && c % p == 0 && t % c == 0 => format!(
+            "{} x {} x {}",
+            plural(p, "socket"),
+            plural(c / p, "core"),
+            plural(t / c, "thread")
+        ),
+        // cores of different kinds or sockets of different sizes: totals
+        (Some(p), Some(c), Some(t)) => format!(
+            "{}, {} in all, {}",
+            plural(p, "socket"),
+            plural(c, "core"),
+            plural(t, "thread")
+        ),
+        _ => ["packages", "cores", "threads"]
+            .iter()
+            .map(|k| match count(k) {
+                Some(n) => format!("{n} {k}"),
+                None => unknown(notes, m.pointer(&format!("/cpu/topology/{k}")), k, k),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
     let ghz = match crate::normalised::clock_ghz(f) {
         Ok((g, false)) => format!("{g:.2} GHz"),
         Ok((g, true)) => format!("{g:.2} GHz measured"),
         Err(_) => format!(
-            "GHz ? [{}]",
-            notes.mark(
-                "clock unknown: no cpufreq cpuinfo_max_freq (no cpufreq driver, e.g. in a VM)"
-            )
+            "clock unknown [{}]",
+            notes.mark("no cpufreq cpuinfo_max_freq (no cpufreq driver, e.g. in a VM)")
         ),
     };
     let mem = known_ok(m.pointer("/memory/meminfo"))
         .and_then(|i| i.get("mem_total_bytes"))
         .and_then(Value::as_u64)
         .map(format_bytes_binary)
-        .unwrap_or_else(|| "memory ?".into());
+        .unwrap_or_else(|| "memory size unknown".into());
     let pop = m.pointer("/memory/population");
     let channels = known_ok(pop)
         .and_then(|p| known_ok(p.get("peak_bandwidth")))
         .and_then(|b| b.get("populated_channels"))
         .and_then(Value::as_u64)
-        .map(|c| format!("{c} channels"))
-        .unwrap_or_else(|| {
-            format!(
-                "channels ? [{}]",
-                notes.mark(&why_unknown(pop, "memory population"))
-            )
-        });
+        .map(|c| plural(c, "channel"))
+        .unwrap_or_else(|| unknown(notes, pop, "memory channels", "memory population"));
     let kernel = f
         .environment
         .kernel_release
         .known()
         .cloned()
-        .unwrap_or_else(|| "kernel ?".into());
+        .unwrap_or_else(|| "kernel unknown".into());
     let virt = m.pointer("/os/virtualization");
     let mut platform = match known_ok(virt).and_then(platform_key) {
         Some("no_hypervisor_seen") => "native".to_string(),
@@ -237,10 +250,7 @@ fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
         Some("emulation_not_excluded") => "virtual machine, emulation not excluded".into(),
         Some("partition") => "logical partition".into(),
         Some(other) => other.to_string(),
-        None => format!(
-            "platform ? [{}]",
-            notes.mark(&why_unknown(virt, "platform (os.virtualization)"))
-        ),
+        None => unknown(notes, virt, "platform", "platform (os.virtualization)"),
     };
     if let Some(h) = known_ok(virt)
         .and_then(|v| v.get("hypervisor"))
@@ -312,7 +322,7 @@ fn machines_table(inputs: &[Input], base: usize, notes: &mut Footnotes) -> Table
         title: "Machines at a glance".into(),
         row_header: "column".into(),
         columns: vec![
-            "label: model, sockets x cores x threads, clock, memory, kernel, platform, profile"
+            "label: model, sockets x cores per socket x threads per core, clock, memory, kernel, platform, profile"
                 .into(),
         ],
         rows,
