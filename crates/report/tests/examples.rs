@@ -54,11 +54,10 @@ fn examples_every_format_snapshot() {
     insta::assert_snapshot!("examples_html", render(&c, Format::Html, &plots));
 }
 
-/// Where one panel's values are more than ten times another's, each panel of the figure has
-/// its own y range, and the axis title says so: the write bandwidth per thread count has the
-/// VM's cache-resident blocks (tens of GB/s) in the 1- and 2-thread panels and only the TCG
-/// guests (a few GB/s) in the 16-thread panel; cpu.scaling's panels (integer peaks of 18.6G,
-/// 14.6G and 5.27G ops/s) share one axis.
+/// Where the lines of a figure lie more than ten times apart (the VM against the qemu TCG
+/// guests: cpu.scaling's integer throughput, the write bandwidth's cache-resident blocks),
+/// the y axis is logarithmic and its title says so (issue 33: on a shared linear axis the
+/// guests' lines lay flat on zero).
 #[test]
 fn examples_figures_share_y_unless_ten_times_apart() {
     let c = comparison();
@@ -70,11 +69,13 @@ fn examples_figures_share_y_unless_ten_times_apart() {
     };
     assert_eq!(
         axis_title("cpu.scaling vs threads"),
-        "x: threads   y: throughput (million ops/s)"
+        "x: threads   y: throughput (ops/s, log scale)"
     );
-    assert_eq!(
-        axis_title("mem.bandwidth write bandwidth vs block size"),
-        "x: block size per thread (log scale)   y: bandwidth (GB/s), own scale per panel"
+    let write = axis_title("mem.bandwidth write bandwidth vs block size");
+    assert!(
+        write.starts_with("x: block size per thread (log scale)   y: bandwidth (")
+            && write.ends_with(", log scale)"),
+        "{write}"
     );
 }
 

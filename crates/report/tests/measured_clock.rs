@@ -62,13 +62,13 @@ fn machine_line(f: ResultFile) -> String {
 fn the_machine_line_shows_the_measured_clock_where_cpufreq_is_absent() {
     // the example as run: no cpufreq, no cpu.clock: unknown
     let plain = machine_line(example("vm-x86_64-standard.json"));
-    assert!(plain.contains("GHz ?"), "{plain}");
+    assert!(plain.contains("clock unknown ["), "{plain}");
     let measured = machine_line(with_clock(true));
     assert!(measured.contains(", 3.10 GHz measured, "), "{measured}");
     // adds per second of the portable chain is no clock
     let portable = machine_line(with_clock(false));
     assert!(
-        portable.contains("GHz ?") && !portable.contains("measured"),
+        portable.contains("clock unknown [") && !portable.contains("measured"),
         "{portable}"
     );
 }

@@ -133,7 +133,73 @@ pub fn report_figures(c: &Comparison) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The largest over the smallest of the series' highest values (per panel and platform, values
+/// above 0) of coordinate `pick`: how far apart the lines of a figure lie.
+fn spread(f: &Figure, pick: fn(&(f64, f64)) -> f64) -> f64 {
+    let tops: Vec<f64> = f
+        .panels
+        .iter()
+        .flat_map(|(_, s)| s.iter())
+        .filter_map(|line| {
+            let top = line.iter().map(pick).fold(f64::NEG_INFINITY, f64::max);
+            (top > 0.0 && top.is_finite()).then_some(top)
+        })
+        .collect();
+    let lo = tops.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = tops.iter().copied().fold(0.0, f64::max);
+    if lo.is_finite() && lo > 0.0 {
+        hi / lo
+    } else {
+        1.0
+    }
+}
+
+/// `f` on log axes where its lines lie more than [`SHARED_Y_SPAN`] apart on a linear one
+/// (machines 30x apart: the slower lines flat on zero, a loaded-latency curve a spike at
+/// x = 0): y as log10, x (a rate, not threads) as log2, each said on its axis; `None` when
+/// the linear axes do.
+fn on_log_axes(f: &Figure) -> Option<Figure> {
+    let y = !f.spec.y_log && spread(f, |p| p.1) > SHARED_Y_SPAN;
+    let x = !f.spec.x_log && f.spec.x_unit != "threads" && spread(f, |p| p.0) > SHARED_Y_SPAN;
+    if !x && !y {
+        return None;
+    }
+    let mut spec = f.spec.clone();
+    spec.y_log |= y;
+    spec.x_log |= x;
+    let panels = f
+        .panels
+        .iter()
+        .map(|(title, s)| {
+            let s = s
+                .iter()
+                .map(|line| {
+                    line.iter()
+                        .filter(|p| (!y || p.1 > 0.0) && (!x || p.0 > 0.0))
+                        .map(|&(px, py)| {
+                            (
+                                if x { px.log2() } else { px },
+                                if y { py.log10() } else { py },
+                            )
+                        })
+                        .collect()
+                })
+                .collect();
+            (title.clone(), s)
+        })
+        .collect();
+    Some(Figure {
+        title: f.title.clone(),
+        spec,
+        unit: f.unit.clone(),
+        panels,
+    })
+}
+
 fn draw(f: &Figure, labels: &[String]) -> Option<String> {
+    if let Some(logged) = on_log_axes(f) {
+        return draw(&logged, labels);
+    }
     let spec = &f.spec;
     let pts = || f.panels.iter().flat_map(|(_, s)| s.iter().flatten());
     let (mut xmin, mut xmax) = (f64::INFINITY, f64::NEG_INFINITY);
@@ -194,7 +260,18 @@ fn draw(f: &Figure, labels: &[String]) -> Option<String> {
         .collect();
     let yfmt = |v: &f64| {
         if spec.y_log {
-            tick_text(10f64.powf(*v))
+            // raw values on a log axis: 500M, 2G rather than 2000000000
+            let raw = 10f64.powf(*v);
+            if raw >= 1e3 {
+                let (n, prefix) = hwsurvey_model::units::decimal_prefixed(raw);
+                let n = n
+                    .contains('.')
+                    .then(|| n.trim_end_matches('0').trim_end_matches('.').to_string())
+                    .unwrap_or(n);
+                format!("{n}{prefix}")
+            } else {
+                tick_text(raw)
+            }
         } else {
             tick_text(*v)
         }
@@ -221,6 +298,7 @@ fn draw(f: &Figure, labels: &[String]) -> Option<String> {
         let xdesc = match (spec.x_unit.as_str(), spec.x_log) {
             ("threads", _) => "threads".to_string(),
             ("bytes", true) => format!("{} (log scale)", spec.x_label),
+            ("bytes_per_s", true) => format!("{} (GB/s, log scale)", spec.x_label),
             ("bytes_per_s", _) => format!("{} (GB/s)", spec.x_label),
             (u, true) => format!("{} ({u}, log scale)", spec.x_label),
             (u, false) => format!("{} ({u})", spec.x_label),
