@@ -264,10 +264,11 @@ fn draw(f: &Figure, labels: &[String]) -> Option<String> {
             let raw = 10f64.powf(*v);
             if raw >= 1e3 {
                 let (n, prefix) = hwsurvey_model::units::decimal_prefixed(raw);
-                let n = n
-                    .contains('.')
-                    .then(|| n.trim_end_matches('0').trim_end_matches('.').to_string())
-                    .unwrap_or(n);
+                let n = if n.contains('.') {
+                    n.trim_end_matches('0').trim_end_matches('.').to_string()
+                } else {
+                    n
+                };
                 format!("{n}{prefix}")
             } else {
                 tick_text(raw)
