@@ -6,7 +6,7 @@
 //!   `b.json`, `c.json` and `result.json` are copies of it (one profile, so `compare` runs as
 //!   written);
 //! - `reports/fleet/examples/`: the example fleet run folder shipped in the checkout (its three
-//!   hosts link to reports/examples/), read from the checkout as the README runs it;
+//!   hosts are copies of reports/examples/' results), read from the checkout as the README runs it;
 //! - `dmidecode.txt`: the Dell R640 capture's saved `dmidecode -t memory` text
 //!   (`../shared/fixtures`; without `../shared` those two lines print SKIPPED).
 //!
