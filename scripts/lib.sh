@@ -197,7 +197,7 @@ check_tool_list() {
     pkg=""
     path=$cmd
     [[ $cmd == /* ]] || path=$(command -v "$cmd" 2>/dev/null || true)
-    [[ -n $path ]] && pkg=$(dpkg -S "$(realpath "$path")" 2>/dev/null | head -1 | cut -d: -f1)
+    [[ -n $path ]] && pkg=$(dpkg -S "$(realpath "$path")" 2>/dev/null | head -1 | cut -d: -f1 || true)
     echo "unlisted command: $cmd (called in $file; Debian package ${pkg:-unknown here}): add a line '$cmd ${pkg:-PACKAGE} # who calls it' to scripts/lib.sh" >&2
     bad=$((bad + 1))
   done < <(called_commands "$root")

@@ -563,8 +563,9 @@ fn checker_of(line: &str) -> String {
         .to_string()
 }
 
+/// sync(2): every dirty page to the devices before they are looked at.
 fn nix_sync() {
-    let _ = std::process::Command::new("sync").status();
+    nix::unistd::sync();
 }
 
 /// The same device reached through a partition of a device stacked on it: loop U (with
