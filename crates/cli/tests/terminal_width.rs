@@ -299,7 +299,9 @@ fn fix_commands(full: &str) -> Vec<String> {
                 break;
             }
         }
-        out.push(cmd.join(" "));
+        // a fix of several commands (`echo 128 > ...; echo 1 > ...`): each is one command,
+        // printed whole on its own line
+        out.extend(cmd.join(" ").split("; ").map(str::to_owned));
     }
     out
 }

@@ -118,7 +118,17 @@ fn standard_plan_of_cpu_clock() {
     let all = fp.points.last().unwrap();
     assert_eq!(all.threads, n, "{:?}", fp.points);
     assert_eq!(all.cpus.len(), n);
-    assert!(all.landmarks.iter().any(|l| l == "all_cpus"), "{all:?}");
+    assert!(all.landmarks.iter().any(|l| l == "all"), "{all:?}");
+    assert_eq!(
+        all.params["sets"].as_array().unwrap().last().unwrap(),
+        "all_cpus"
+    );
+    // every landmark a point names is one of the plan's (ladder_fixtures holds it on captures)
+    for p in &fp.points {
+        for name in &p.landmarks {
+            assert!(plan.landmarks.iter().any(|m| &m.name == name), "{p:?}");
+        }
+    }
     let total: f64 = fp.points.iter().map(|p| p.estimated_s).sum();
     assert!(
         total < 2.0,

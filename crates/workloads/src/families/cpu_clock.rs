@@ -189,8 +189,19 @@ impl Family for CpuClock {
                 hwsurvey_result::plan::rung_id_part(threads, own)
             );
             let mut point = input.point(id, threads, &params, 0);
+            // the plan's topology landmarks this CPU set is (`all`, `cores`, ...); the
+            // family's own names of its sets (`one_cpu`, `package_cores`, `all_cpus`) are in
+            // its parameters, not here: a point's landmarks name the plan's landmarks
+            let set: BTreeSet<CpuId> = cpus.iter().copied().collect();
+            point.landmarks = input
+                .landmarks
+                .iter()
+                .filter(|m| {
+                    !m.cpus.is_empty() && m.cpus.iter().copied().collect::<BTreeSet<_>>() == set
+                })
+                .map(|m| m.name.clone())
+                .collect();
             point.cpus = cpus;
-            point.landmarks = names;
             // warm-up, one calibration run per worker, samples of sample_s (the minimum plus
             // one), thread starts per sample
             let samples = (input.settings.samples_min + 1).min(input.settings.samples_max) as f64;
