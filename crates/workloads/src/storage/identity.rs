@@ -148,6 +148,7 @@ pub fn changed() -> Option<String> {
     CHANGED.lock().unwrap_or_else(|p| p.into_inner()).clone()
 }
 
+#[cfg(feature = "sys")]
 fn record_change(what: &str) {
     let mut c = CHANGED.lock().unwrap_or_else(|p| p.into_inner());
     if c.is_none() {
@@ -156,6 +157,7 @@ fn record_change(what: &str) {
 }
 
 /// The error of a device that is not what was kept: recorded, so every later open refuses too.
+#[cfg(feature = "sys")]
 fn refuse_changed(path: &Path, detail: String) -> super::StorageError {
     let what = format!("{}: {detail}", hwsurvey_model::text::path(path));
     record_change(&what);
