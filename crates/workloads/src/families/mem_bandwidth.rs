@@ -25,6 +25,10 @@ use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError};
 use hwsurvey_engine::runner::{consume, RunContext};
 use hwsurvey_engine::Family;
 
+mod block;
+mod trial;
+pub use block::ReadPath;
+
 /// The family.
 pub struct MemBandwidth;
 
@@ -225,7 +229,7 @@ impl Family for MemBandwidth {
             PointParams::Block {
                 op,
                 block_size_bytes,
-            } => run_block(point, ctx, op, block_size_bytes),
+            } => block::run_block(point, ctx, op, block_size_bytes),
         }
     }
 }
@@ -246,30 +250,46 @@ fn run_stream(
     let threads = point.cpus.len().max(1);
     let per_thread = (elements_total / threads as u64) as usize;
     let store = store_kind(per_thread * 8);
-    let path = NtPath::best();
+    // the non-temporal stores' width, by trial (see `trial`); plain stores have no paths
+    let paths = trial::PathTrial::new(match store {
+        StoreKind::NonTemporal => NtPath::supported(),
+        StoreKind::Regular => vec![NtPath::Sse2],
+    });
     let setup_error = Mutex::new(None);
     let timed = ctx.measure_parallel(
         point,
-        |_w| -> Result<StreamArrays, String> {
-            let alloc = || {
-                PageBuffer::allocate(PageMode::Default, per_thread * 8)
-                    .map_err(|e| remember(&setup_error, e.to_string()))
+        |w| -> Result<(StreamArrays, NtPath), String> {
+            let arrays = || -> Result<StreamArrays, String> {
+                let alloc = || {
+                    PageBuffer::allocate(PageMode::Default, per_thread * 8)
+                        .map_err(|e| remember(&setup_error, e.to_string()))
+                };
+                let mut s = StreamArrays {
+                    a: alloc()?,
+                    b: alloc()?,
+                    c: alloc()?,
+                };
+                // first touch by the owning thread, STREAM's initial values
+                s.a.as_f64_mut().iter_mut().for_each(|v| *v = 1.0);
+                s.b.as_f64_mut().iter_mut().for_each(|v| *v = 2.0);
+                s.c.as_f64_mut().iter_mut().for_each(|v| *v = 0.0);
+                Ok(s)
             };
-            let mut s = StreamArrays {
-                a: alloc()?,
-                b: alloc()?,
-                c: alloc()?,
-            };
-            // first touch by the owning thread, STREAM's initial values
-            s.a.as_f64_mut().iter_mut().for_each(|v| *v = 1.0);
-            s.b.as_f64_mut().iter_mut().for_each(|v| *v = 2.0);
-            s.c.as_f64_mut().iter_mut().for_each(|v| *v = 0.0);
-            Ok(s)
+            let mut arrays = arrays();
+            let bytes = credited as f64 * per_thread as f64;
+            let pass = arrays.as_mut().ok().map(|s| {
+                move |p: NtPath| {
+                    stream_once(kernel, s, store, p);
+                    bytes
+                }
+            });
+            let path = paths.choose(w, pass);
+            arrays.map(|s| (s, path))
         },
         |state, reps| {
-            let Ok(s) = state else { return };
+            let Ok((s, path)) = state else { return };
             for _ in 0..reps {
-                stream_once(kernel, s, store, path);
+                stream_once(kernel, s, store, *path);
             }
             consume(s.a.as_f64_mut().first().copied());
         },
@@ -300,7 +320,9 @@ fn run_stream(
     .detail("cut_short", &timed.cut_short);
     // the width of the streaming stores, where they were used
     let m = match store {
-        StoreKind::NonTemporal => m.detail("store_path", path),
+        StoreKind::NonTemporal => m
+            .detail("store_path", paths.fastest())
+            .detail("store_path_trial_bytes_per_s", paths.rates()),
         StoreKind::Regular => m,
     };
     PointOutcome::Measured(m)
@@ -320,11 +342,14 @@ pub enum StoreKind {
     NonTemporal,
 }
 
-/// The vector width of the non-temporal STREAM stores (x86_64): the widest the CPU runs,
-/// read at run time (`is_x86_feature_detected!`, i.e. CPUID and the OS's XSAVE state).
-/// AVX-512 stores a whole 64-byte line per instruction, which the write-combining buffers
-/// take as one full-line write; likwid-bench's fastest Triad on AVX-512 machines is its
-/// `stream_mem_avx512` for this reason. Recorded in each STREAM point as `store_path`.
+/// The vector width of the non-temporal STREAM stores (x86_64). Each STREAM point with
+/// non-temporal stores measures with the width that moved the most bytes in a short trial of
+/// every width the CPU runs (`is_x86_feature_detected!`, i.e. CPUID and the OS's XSAVE state;
+/// see `trial`): AVX-512 stores a whole 64-byte line per instruction, which the write-combining
+/// buffers take as one full-line write (likwid-bench's fastest Triad on Intel AVX-512 machines
+/// is its `stream_mem_avx512`), while on a Zen 4 guest its `stream_mem_avx` now and then won.
+/// Recorded in each STREAM point as `store_path`, with the trial's rates as
+/// `store_path_trial_bytes_per_s`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NtPath {
@@ -337,11 +362,6 @@ pub enum NtPath {
 }
 
 impl NtPath {
-    /// The widest path this CPU runs; `Sse2` off x86_64 (where no path is used).
-    pub fn best() -> NtPath {
-        Self::supported().last().copied().unwrap_or(NtPath::Sse2)
-    }
-
     /// Every path this CPU runs, narrowest first.
     pub fn supported() -> Vec<NtPath> {
         #[cfg(target_arch = "x86_64")]
@@ -581,88 +601,6 @@ mod nt {
     );
 }
 
-fn run_block(point: &Point, ctx: &RunContext<'_>, op: BlockOp, size: u64) -> PointOutcome {
-    let setup_error = Mutex::new(None);
-    let timed = ctx.measure_parallel(
-        point,
-        |w| -> Result<PageBuffer, String> {
-            let mut b = PageBuffer::allocate(PageMode::Default, size as usize)
-                .map_err(|e| remember(&setup_error, e.to_string()))?;
-            b.as_u64_mut()
-                .iter_mut()
-                .enumerate()
-                .for_each(|(i, v)| *v = i as u64 ^ w.index as u64);
-            Ok(b)
-        },
-        |state, reps| {
-            let Ok(b) = state else { return };
-            match op {
-                BlockOp::Read => {
-                    let mut acc = 0u64;
-                    for _ in 0..reps {
-                        acc = acc.wrapping_add(read_sum(consume(&*b.as_u64_mut())));
-                    }
-                    consume(acc);
-                }
-                BlockOp::Write => {
-                    for r in 0..reps {
-                        write_fill(consume(b.as_u64_mut()), r);
-                    }
-                }
-            }
-        },
-    );
-    if let Some(error) = setup_error.into_inner().ok().flatten() {
-        // a worker could not allocate: its (empty) timings mean nothing
-        return PointOutcome::Failed { error };
-    }
-    let timed = match timed {
-        Ok(t) => t,
-        Err(e) => {
-            return PointOutcome::Failed {
-                error: e.to_string(),
-            }
-        }
-    };
-    let bytes_per_rep = (size / 8 * 8) as f64;
-    PointOutcome::Measured(
-        Measurement {
-            metrics: vec![Metric::bandwidth_bytes_per_s(timed.rates(bytes_per_rep))],
-            pins: timed.pins.clone(),
-            details: Default::default(),
-        }
-        .detail("block_size_bytes", size)
-        .detail("reps_per_sample", timed.reps_per_sample)
-        .detail("sample_s", &timed.sample_s)
-        .detail("cut_short", &timed.cut_short),
-    )
-}
-
-/// Sum of the words, with 8 independent accumulators so the loop vectorises.
-#[inline(never)]
-fn read_sum(words: &[u64]) -> u64 {
-    let mut acc = [0u64; 8];
-    let chunks = words.chunks_exact(8);
-    let rest = chunks.remainder();
-    for ch in chunks {
-        for (a, w) in acc.iter_mut().zip(ch) {
-            *a = a.wrapping_add(*w);
-        }
-    }
-    let mut s = rest.iter().fold(0u64, |s, w| s.wrapping_add(*w));
-    for a in acc {
-        s = s.wrapping_add(a);
-    }
-    s
-}
-
-#[inline(never)]
-fn write_fill(words: &mut [u64], value: u64) {
-    for w in words.iter_mut() {
-        *w = value;
-    }
-}
-
 /// Keeps the first setup error of any worker.
 fn remember(slot: &Mutex<Option<String>>, error: String) -> String {
     if let Ok(mut s) = slot.lock() {
@@ -781,11 +719,5 @@ mod tests {
             ),
             other => panic!("{other:?}"),
         }
-    }
-
-    #[test]
-    fn read_sum_matches_naive() {
-        let v: Vec<u64> = (0..1003).map(|i| i * 7 + 1).collect();
-        assert_eq!(read_sum(&v), v.iter().sum::<u64>());
     }
 }
