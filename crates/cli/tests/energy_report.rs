@@ -153,6 +153,8 @@ fn energy_per_point_through_the_engine_renders_per_watt_in_compare() {
         output: &out,
         root: &root,
         tool: Tool::this_build(),
+        time_limit: None,
+        qualifier: None,
     };
     run_with_cancel(&req, &mut Silent, &AtomicBool::new(false)).unwrap();
 

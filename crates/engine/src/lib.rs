@@ -12,6 +12,7 @@
 //! [`signals::on_forced_exit`].
 
 pub mod affinity;
+pub mod eta;
 pub mod family;
 pub mod gate;
 pub mod ladder;

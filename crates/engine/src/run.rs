@@ -18,22 +18,19 @@ use crate::outcome::PointOutcome;
 use crate::plan::{Plan, Point, RunOptions, SkippedPoint};
 use crate::profile::Profile;
 use crate::result::{
-    rfc3339, ClocksourceChange, FamilyTime, ProfileRef, ResultError, ResultFile, RunEnergy,
-    RunStatus, TestResult, Tool, RESULT_SCHEMA, RESULT_SCHEMA_VERSION,
+    rfc3339, ClocksourceChange, FamilyTime, ProfileRef, Qualifier, ResultError, ResultFile,
+    RunEnergy, RunStatus, TestResult, TimeLimit, Tool, RESULT_SCHEMA, RESULT_SCHEMA_VERSION,
 };
 use crate::runner::RunContext;
 use crate::signals::{interrupt_cause, INTERRUPTED};
 
-/// Progress callbacks (the CLI draws a progress bar from these).
+/// Progress callbacks, for display only (the CLI draws a progress bar from these): they see
+/// the run, never the file being written, which the [`RunRequest`] alone decides.
 pub trait Observer {
     /// A point is about to run: its index among all points (0-based) and the total.
     fn point_started(&mut self, point: &Point, index: usize, total: usize);
     /// A point finished and the file was written.
     fn point_finished(&mut self, result: &TestResult);
-    /// The file is about to be written (at the start, after every test, at the end): the
-    /// last chance to add to it (`hwsurvey run` stores qualification findings here). Does
-    /// nothing by default.
-    fn before_write(&mut self, _file: &mut ResultFile) {}
 }
 
 /// An observer that does nothing.
@@ -44,7 +41,9 @@ impl Observer for Silent {
     fn point_finished(&mut self, _: &TestResult) {}
 }
 
-/// Everything a run needs.
+/// Everything a run needs, and everything its result file holds besides what the run
+/// measures and reads live (load, clocksource, energy, times): two callers with one request
+/// get one file.
 pub struct RunRequest<'a> {
     /// The loaded profile.
     pub profile: &'a Profile,
@@ -64,9 +63,19 @@ pub struct RunRequest<'a> {
     pub root: &'a SysRoot,
     /// Tool version and git revision.
     pub tool: Tool,
+    /// What `--max-time` changed to fit the run (`hwsurvey_engine::plan::fit_plan`), stored
+    /// in the file's `time_limit`; `None`: the full plan.
+    pub time_limit: Option<TimeLimit>,
+    /// The qualification stored in the file's `qualification` before every write, evaluated
+    /// on the file as it stands, labelled with `output` as given (`hwsurvey run` passes
+    /// `hwsurvey_qualify::stored::RunQualifier`); `None`: the file holds none.
+    pub qualifier: Option<&'a dyn Qualifier>,
 }
 
-/// Runs the plan, writing `output` after every test. Returns the final file contents.
+/// Runs the plan, writing the whole result file to `output` (atomically: a new file renamed
+/// over the old) at the start, after every test and at the end, the run's status and the
+/// findings of `req.qualifier` included. Returns the final file contents; an interrupted run
+/// (SIGINT, SIGTERM, SIGHUP) ends with the finished tests written and status "interrupted".
 pub fn run(req: &RunRequest<'_>, observer: &mut dyn Observer) -> Result<ResultFile, ResultError> {
     run_with_cancel(req, observer, &INTERRUPTED)
 }
@@ -106,7 +115,7 @@ pub fn run_with_cancel(
             .collect(),
         qualification: None,
         family_times: Vec::new(),
-        time_limit: None,
+        time_limit: req.time_limit.clone(),
         clocksource_changes: Vec::new(),
         energy: Some(match &counters {
             Ok(c) => RunEnergy {
@@ -120,11 +129,14 @@ pub fn run_with_cancel(
         }),
     };
     let counters = counters.unwrap_or_default();
-    let write = |file: &mut ResultFile, observer: &mut dyn Observer| {
-        observer.before_write(file);
+    let label = req.output.display().to_string();
+    let write = |file: &mut ResultFile| {
+        if let Some(q) = req.qualifier {
+            file.qualification = q.qualification(&label, file, rfc3339(SystemTime::now()));
+        }
         file.write_atomic(req.output)
     };
-    write(&mut file, observer)?;
+    write(&mut file)?;
     let total = req.plan.point_count();
     let mut index = 0;
     let mut clocksource = file.load_before.clocksource.known().cloned();
@@ -197,7 +209,7 @@ pub fn run_with_cancel(
                 ft.estimated_s += point.estimated_s;
                 ft.actual_s = family_start.elapsed().as_secs_f64();
             }
-            write(&mut file, observer)?;
+            write(&mut file)?;
             if let Some(r) = file.tests.last() {
                 observer.point_finished(r);
             }
@@ -234,7 +246,7 @@ pub fn run_with_cancel(
     };
     file.finished_at = Some(rfc3339(SystemTime::now()));
     file.load_after = Some(LoadSnapshot::read(req.root));
-    write(&mut file, observer)?;
+    write(&mut file)?;
     Ok(file)
 }
 
@@ -363,6 +375,8 @@ mod tests {
             output: &out,
             root: &root,
             tool: Tool::this_build(),
+            time_limit: None,
+            qualifier: None,
         };
         let file = run_with_cancel(&req, &mut Silent, &AtomicBool::new(false)).unwrap();
         assert_eq!(file.status, RunStatus::Complete);

@@ -19,6 +19,16 @@ pub fn interrupt_cause() -> &'static str {
     signal_name(INTERRUPT_SIGNAL.load(Ordering::SeqCst))
 }
 
+/// Exit status of an interrupted run: 128 + the number of the first stop signal, as a shell
+/// reports a process stopped by it (130 for SIGINT, 143 for SIGTERM); 130 when no handler
+/// recorded one.
+pub fn interrupt_exit_status() -> u8 {
+    match INTERRUPT_SIGNAL.load(Ordering::SeqCst) {
+        signo @ 1..=127 => 128 + signo as u8,
+        _ => 130,
+    }
+}
+
 /// Name of a stop signal number (Linux numbering: 1 SIGHUP, 2 SIGINT, 15 SIGTERM).
 pub fn signal_name(signo: i32) -> &'static str {
     match signo {

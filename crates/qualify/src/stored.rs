@@ -171,6 +171,62 @@ pub fn evaluate_for_run(
     }
 }
 
+/// The qualifier `hwsurvey run` puts in the engine's run request
+/// ([`hwsurvey_result::Qualifier`]): `rules` evaluated ([`evaluate_for_run`]) on the facts of
+/// the machine the run is on plus the result file as the engine writes it, stored in the
+/// file's `qualification` field before every write. Plain data, owned by the caller.
+#[derive(Debug, Clone)]
+pub struct RunQualifier {
+    /// Facts of the probed machine (the running binary's target included).
+    pub facts: Facts,
+    /// The rules.
+    pub rules: RuleSet,
+    /// Their source and hash, stored with the findings.
+    pub rules_ref: RulesRef,
+}
+
+impl RunQualifier {
+    /// The built-in rule set (`profiles/qualify.toml`) on `machine`, with the hugetlb pools the
+    /// run's plan needs (`(page size bytes, pages)`, ascending page size; the workloads'
+    /// `mem_latency::hugetlb_needs` of the plan) for the `pages.hugetlb` fix.
+    pub fn builtin(machine: &hwsurvey_probe::Machine, hugetlb_needed: &[(u64, u64)]) -> Self {
+        let mut facts = from_machine(machine);
+        facts.pages.hugetlb_needed = Some(
+            hugetlb_needed
+                .iter()
+                .map(|&(page_size_bytes, pages)| crate::facts::HugePool {
+                    page_size_bytes,
+                    pages,
+                })
+                .collect(),
+        );
+        RunQualifier {
+            facts,
+            rules: RuleSet::builtin(),
+            rules_ref: RulesRef::builtin(),
+        }
+    }
+}
+
+impl hwsurvey_result::Qualifier for RunQualifier {
+    fn qualification(
+        &self,
+        label: &str,
+        file: &ResultFile,
+        evaluated_at: String,
+    ) -> Option<serde_json::Value> {
+        let stored = evaluate_for_run(
+            label,
+            &self.facts,
+            file,
+            &self.rules,
+            &self.rules_ref,
+            evaluated_at,
+        );
+        serde_json::to_value(stored).ok()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,8 @@
 //! point asks for), [`plan`] (points and
 //! skips as recorded), [`placement`] (placement policy and pinning achieved), [`plain`] (version 2's plain values
 //! with `null` for unknown, and the reader back), [`profile`]
-//! (the engine rules recorded with the profile reference).
+//! (the engine rules recorded with the profile reference), [`qualifier`] (what fills the stored
+//! qualification as the file is written), [`verdict`] (a finished run's exit status).
 
 pub mod consistency;
 pub mod counts;
@@ -20,7 +21,9 @@ pub mod placement;
 pub mod plain;
 pub mod plan;
 pub mod profile;
+pub mod qualifier;
 pub mod validate;
+pub mod verdict;
 
 pub use file::*;
 pub use load::{load, parse};
@@ -29,6 +32,7 @@ pub use page_mode::PageMode;
 pub use placement::{PinStatus, Placement};
 pub use plan::{FamilyPlan, Landmark, Plan, Point, SkippedPoint};
 pub use profile::RunSettings;
+pub use qualifier::Qualifier;
 pub use validate::{plausible_max, STATS_TOLERANCE};
 
 /// Git revision of the source at build time (`<12 hex>[-dirty]`), or "unknown" outside a

@@ -176,6 +176,8 @@ fn run_hwsurvey(
         output: &output,
         root: &live.root,
         tool: Tool::this_build(),
+        time_limit: None,
+        qualifier: None,
     };
     run_with_cancel(&req, &mut Silent, &AtomicBool::new(false)).expect("engine run")
 }

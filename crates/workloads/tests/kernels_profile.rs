@@ -132,6 +132,8 @@ fn quick_profile_runs_the_kernel_families() {
         output: &out,
         root: &root,
         tool: Tool::this_build(),
+        time_limit: None,
+        qualifier: None,
     };
     let file = run_with_cancel(&req, &mut Silent, &AtomicBool::new(false)).unwrap();
     assert!(out.exists());

@@ -98,6 +98,8 @@ fn quick_profile_measures_checked_figures() {
         output: &out,
         root: &root,
         tool: Tool::this_build(),
+        time_limit: None,
+        qualifier: None,
     };
     let file = run_with_cancel(&req, &mut Silent, &AtomicBool::new(false)).unwrap();
     let measured: Vec<_> = file

@@ -79,6 +79,8 @@ fn run(profile: &Profile, options: &RunOptions, cancel: bool) -> ResultFile {
         output: &out,
         root: &root,
         tool: Tool::this_build(),
+        time_limit: None,
+        qualifier: None,
     };
     run_with_cancel(&req, &mut Silent, &AtomicBool::new(cancel)).unwrap()
 }

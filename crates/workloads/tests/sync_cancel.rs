@@ -143,6 +143,8 @@ fn engine_run_of_sync_contention_stops_on_cancel() {
         output: &out,
         root: &root,
         tool: Tool::this_build(),
+        time_limit: None,
+        qualifier: None,
     };
     let cancel = AtomicBool::new(false);
     let t0 = Instant::now();

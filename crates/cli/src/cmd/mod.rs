@@ -10,6 +10,7 @@ pub mod probe;
 pub mod qualify;
 pub mod run;
 pub mod run_output;
+pub mod run_progress;
 pub mod snapshot;
 
 /// Runs `checked`; an error (bad input: a file that cannot be read, a bad option value) is

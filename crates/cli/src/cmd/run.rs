@@ -1,23 +1,21 @@
 //! `hwsurvey run`: probe, plan, run the profile's scaling tests, write the result file.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[cfg(test)]
 use super::run_output::default_stem;
 use super::run_output::{claim_output, default_output, file_identity, what_was_kept};
+use super::run_progress::Progress;
 use hwsurvey_engine::plan::{build_plan, Plan, RunOptions};
-use hwsurvey_engine::run::{self as engine, Observer, RunRequest};
+use hwsurvey_engine::run::{self as engine, RunRequest};
 use hwsurvey_engine::signals;
 use hwsurvey_model::units::plural;
 use hwsurvey_probe::run_env::RunEnv;
 use hwsurvey_probe::{probe_machine, SysRoot};
-use hwsurvey_report::format::duration_text;
-use hwsurvey_report::run::{
-    long_run_warning, progress_line, render_closing, render_plan, render_summary,
-};
-use hwsurvey_result::{ResultFile, RunStatus, TestResult, Tool};
+use hwsurvey_report::run::{long_run_warning, render_closing, render_plan, render_summary};
+use hwsurvey_result::verdict::run_verdict;
+use hwsurvey_result::{RunStatus, Tool};
 use hwsurvey_workloads::families;
 
 /// Options of `hwsurvey run`.
@@ -201,7 +199,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ""
         }
     );
-    let tool = Tool::this_build();
+    let qualifier = hwsurvey_qualify::stored::RunQualifier::builtin(
+        &machine,
+        &families::mem_latency::hugetlb_needs(&plan),
+    );
     let req = RunRequest {
         profile: &profile,
         plan: &plan,
@@ -211,34 +212,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         options: &options,
         output: &output,
         root: &root,
-        tool,
-    };
-    let mut progress = Progress::new(
-        &plan,
-        std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        tool: Tool::this_build(),
         time_limit,
-        Qualifier {
-            label: output.display().to_string(),
-            facts: {
-                // the stored pages.hugetlb fix asks for what this run's plan needs
-                let mut f = hwsurvey_qualify::from_machine(&machine);
-                f.pages.hugetlb_needed = Some(
-                    families::mem_latency::hugetlb_needs(&plan)
-                        .into_iter()
-                        .map(
-                            |(page_size_bytes, pages)| hwsurvey_qualify::facts::HugePool {
-                                page_size_bytes,
-                                pages,
-                            },
-                        )
-                        .collect(),
-                );
-                f
-            },
-            rules: hwsurvey_qualify::RuleSet::builtin(),
-            rules_ref: hwsurvey_qualify::stored::RulesRef::builtin(),
-        },
-    );
+        qualifier: Some(&qualifier),
+    };
+    let mut progress = Progress::new(&plan, std::io::IsTerminal::is_terminal(&std::io::stderr()));
     let file = match engine::run(&req, &mut progress) {
         Ok(file) => file,
         Err(e) => {
@@ -260,9 +238,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 signals::interrupt_cause(),
                 plural(file.tests.len() as u64, "finished test")
             );
-            // 128 + the signal number, as a shell reports a process stopped by it (SIGINT 130).
-            let signo = signals::INTERRUPT_SIGNAL.load(std::sync::atomic::Ordering::SeqCst);
-            ExitCode::from(if signo > 0 { 128 + signo as u8 } else { 130 })
+            ExitCode::from(signals::interrupt_exit_status())
         }
         _ => match run_verdict(&file) {
             Some((code, line)) => {
@@ -388,86 +364,6 @@ fn plan_captured(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Exit status of a run in which at least one test failed (the result file holds each error).
-pub const EXIT_TEST_FAILED: u8 = 1;
-// Exit status 2 (main.rs, every subcommand's error): a run that refused to start (bad option or
-// profile, a refused `--storage-dir`/`--storage-device`, an existing `-o` file) or could not
-// write its result.
-/// Exit status of a run that measured nothing: every point it was asked for was skipped.
-pub const EXIT_NOTHING_MEASURED: u8 = 3;
-
-/// The exit status and one line for a finished (not interrupted) run that did not fully
-/// succeed: [`EXIT_TEST_FAILED`] when a test failed, naming the first and how many;
-/// [`EXIT_NOTHING_MEASURED`] when no test was measured, with the skip reasons (at most three,
-/// each shortened). `None`: at least one test measured and none failed.
-pub fn run_verdict(file: &ResultFile) -> Option<(u8, String)> {
-    let short = |s: &str| {
-        let mut out: String = s.chars().take(100).collect();
-        if s.chars().count() > 100 {
-            out.push('…');
-        }
-        out
-    };
-    let failed: Vec<&TestResult> = file
-        .tests
-        .iter()
-        .filter(|t| t.outcome == hwsurvey_result::Outcome::Failed)
-        .collect();
-    if let Some(first) = failed.first() {
-        return Some((
-            EXIT_TEST_FAILED,
-            format!(
-                "{} of {} failed; first: {} {}: {}",
-                plural(failed.len() as u64, "test"),
-                file.tests.len(),
-                first.point.family,
-                first.point.id,
-                short(first.reason.as_deref().unwrap_or("no error given"))
-            ),
-        ));
-    }
-    if file
-        .tests
-        .iter()
-        .any(|t| t.outcome == hwsurvey_result::Outcome::Measured)
-    {
-        return None;
-    }
-    let mut reasons: Vec<String> = Vec::new();
-    let skipped = file
-        .tests
-        .iter()
-        .filter_map(|t| t.reason.as_deref().map(|r| (t.point.family.as_str(), r)))
-        .chain(
-            file.skipped
-                .iter()
-                .map(|s| (s.family.as_str(), s.reason.as_str())),
-        );
-    let mut points = 0;
-    for (family, reason) in skipped {
-        points += 1;
-        let r = format!("{family}: {}", short(reason));
-        if !reasons.contains(&r) {
-            reasons.push(r);
-        }
-    }
-    let more = reasons.len().saturating_sub(3);
-    reasons.truncate(3);
-    Some((
-        EXIT_NOTHING_MEASURED,
-        format!(
-            "nothing was measured: {} skipped ({}{})",
-            plural(points as u64, "point"),
-            reasons.join("; "),
-            if more > 0 {
-                format!("; {more} more reasons in the result file")
-            } else {
-                String::new()
-            }
-        ),
-    ))
-}
-
 /// Warnings on stderr before the run (and for --plan-only): each device that will be
 /// overwritten, named by path, size, model and serial, with the checker that found it blank;
 /// and each test file a killed run left in a storage directory, removed now by a run (named,
@@ -503,223 +399,9 @@ fn warn_storage(
     }
 }
 
-/// The default qualification rules, evaluated on the probed machine (the running binary's
-/// target included) plus the result so far, stored in the file before every write.
-struct Qualifier {
-    /// The result file's name, in the findings' evidence.
-    label: String,
-    /// Facts of the probed machine.
-    facts: hwsurvey_qualify::Facts,
-    /// The rules (the built-in default set, identical to profiles/qualify.toml).
-    rules: hwsurvey_qualify::RuleSet,
-    /// Their source and hash, stored with the findings.
-    rules_ref: hwsurvey_qualify::stored::RulesRef,
-}
-
-/// Progress: an indicatif bar on a terminal; otherwise (CI, `| tee`, where indicatif hides
-/// itself) one plain line per finished test on stderr. Also stores the qualification
-/// findings in the file before each write.
-struct Progress {
-    bar: indicatif::ProgressBar,
-    tty: bool,
-    done: usize,
-    total: usize,
-    /// Estimated seconds of each planned point ([`point_estimates`]).
-    estimates: BTreeMap<(String, String), f64>,
-    /// Estimated seconds of the points finished so far.
-    estimated_done_s: f64,
-    /// Estimated seconds of the whole plan.
-    estimated_total_s: f64,
-    started: std::time::Instant,
-    qualifier: Qualifier,
-    /// What `--max-time` changed, stored in the file.
-    time_limit: Option<hwsurvey_result::TimeLimit>,
-}
-
-impl Progress {
-    fn new(
-        plan: &Plan,
-        tty: bool,
-        time_limit: Option<hwsurvey_result::TimeLimit>,
-        qualifier: Qualifier,
-    ) -> Self {
-        let total = plan.point_count();
-        let bar = if tty {
-            indicatif::ProgressBar::new(total as u64)
-        } else {
-            indicatif::ProgressBar::hidden()
-        };
-        // `wide_msg` takes the width the rest leaves and cuts the message there: the line never
-        // wraps. Colours go through `console`, which honours NO_COLOR and CLICOLOR.
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "[{elapsed_precise}] {bar:30.cyan/blue} {pos}/{len} {wide_msg}",
-        ) {
-            bar.set_style(style);
-        }
-        let estimates = point_estimates(plan);
-        Progress {
-            bar,
-            tty,
-            done: 0,
-            total,
-            estimated_total_s: estimates.values().sum(),
-            estimates,
-            estimated_done_s: 0.0,
-            started: std::time::Instant::now(),
-            qualifier,
-            time_limit,
-        }
-    }
-}
-
-/// The estimated seconds of every planned point, keyed by (family, point id): its family's
-/// estimate shared evenly among the family's points (the plan estimates families, not points).
-fn point_estimates(plan: &Plan) -> BTreeMap<(String, String), f64> {
-    let mut out = BTreeMap::new();
-    for f in &plan.families {
-        let each = f.estimated_s / f.points.len().max(1) as f64;
-        for p in &f.points {
-            out.insert((f.family.clone(), p.id.clone()), each);
-        }
-    }
-    out
-}
-
-/// Seconds left: the plan's estimate of the points not yet finished (`estimated_left_s`),
-/// scaled by how the finished ones compared with theirs (`elapsed_s / estimated_done_s`, kept
-/// within 0.25..4 so that one slow first point does not swing it). Before any point finished,
-/// the estimate as it is.
-pub fn eta_s(estimated_done_s: f64, estimated_left_s: f64, elapsed_s: f64) -> f64 {
-    let pace = if estimated_done_s > 0.0 {
-        (elapsed_s / estimated_done_s).clamp(0.25, 4.0)
-    } else {
-        1.0
-    };
-    (estimated_left_s * pace).max(0.0)
-}
-
-impl Observer for Progress {
-    fn before_write(&mut self, file: &mut ResultFile) {
-        file.time_limit = self.time_limit.clone();
-        let q = &self.qualifier;
-        let stored = hwsurvey_qualify::stored::evaluate_for_run(
-            &q.label,
-            &q.facts,
-            file,
-            &q.rules,
-            &q.rules_ref,
-            hwsurvey_result::rfc3339(std::time::SystemTime::now()),
-        );
-        file.qualification = serde_json::to_value(stored).ok();
-    }
-    fn point_started(&mut self, point: &hwsurvey_engine::Point, index: usize, _total: usize) {
-        self.done = index;
-        self.bar.set_position(index as u64);
-        let eta = eta_s(
-            self.estimated_done_s,
-            self.estimated_total_s - self.estimated_done_s,
-            self.started.elapsed().as_secs_f64(),
-        );
-        self.bar.set_message(format!(
-            "ETA {} · {} {}",
-            duration_text(eta),
-            point.family,
-            point.id
-        ));
-    }
-    fn point_finished(&mut self, result: &TestResult) {
-        self.done += 1;
-        self.estimated_done_s += self
-            .estimates
-            .get(&(result.point.family.clone(), result.point.id.clone()))
-            .copied()
-            .unwrap_or(0.0);
-        self.bar.inc(1);
-        if !self.tty {
-            errln!("{}", progress_line(self.done, self.total, result));
-        } else if result.outcome != hwsurvey_result::Outcome::Measured {
-            self.bar
-                .println(not_measured_line(result, crate::fit::stderr_width()));
-        }
-    }
-}
-
-/// The line a point that was not measured prints above the progress bar: family, id, outcome
-/// and reason, wrapped with a hanging indent to a terminal `width` columns wide (the reason of
-/// a skipped critical-rate search runs to 700 characters; a new user's 80-column terminal got
-/// it on one line).
-fn not_measured_line(result: &TestResult, width: Option<usize>) -> String {
-    let line = format!(
-        "{} {}: {} ({})",
-        result.point.family,
-        result.point.id,
-        result.outcome,
-        result.reason.as_deref().unwrap_or("")
-    );
-    match width {
-        Some(w) => crate::fit::fit(&line, w).trim_end_matches('\n').to_string(),
-        None => line,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hwsurvey_engine::plan::FamilyPlan;
-    use hwsurvey_engine::Point;
-
-    fn point(family: &str, id: &str, threads: usize) -> Point {
-        serde_json::from_value(serde_json::json!({
-            "family": family, "id": id, "threads": threads, "placement": "compact",
-            "cpus": [0], "params": {}, "memory_bytes": 0, "estimated_s": 1.0
-        }))
-        .unwrap()
-    }
-
-    fn plan(families: Vec<FamilyPlan>) -> Plan {
-        Plan {
-            profile_id: "quick".into(),
-            profile_version: 1,
-            usable_cpus: 1,
-            thread_counts: vec![1],
-            landmarks: vec![],
-            llc_total_bytes: None,
-            memory_working_set_bytes: 1 << 20,
-            memory_cap_bytes: None,
-            memory_cap_source: None,
-            cpu_quota: None,
-            fixed_work: None,
-            families,
-        }
-    }
-
-    /// The ETA follows the plan's estimate until a point finished, then the pace of the
-    /// finished points, within 0.25x..4x of the estimate.
-    #[test]
-    fn eta_follows_the_pace_of_the_finished_points() {
-        assert_eq!(eta_s(0.0, 300.0, 0.0), 300.0);
-        // 60 s of estimated work took 90 s: the 240 s left take 360 s
-        assert_eq!(eta_s(60.0, 240.0, 90.0), 360.0);
-        // faster than estimated: 60 s took 30 s
-        assert_eq!(eta_s(60.0, 240.0, 30.0), 120.0);
-        // one first point 10x slower than estimated: kept to 4x
-        assert_eq!(eta_s(1.0, 100.0, 10.0), 400.0);
-        assert_eq!(eta_s(100.0, 0.0, 120.0), 0.0);
-        let p = plan(vec![FamilyPlan {
-            family: "mem.latency".into(),
-            budget_s: 10.0,
-            estimated_s: 6.0,
-            points: vec![
-                point("mem.latency", "a", 1),
-                point("mem.latency", "b", 1),
-                point("mem.latency", "c", 2),
-            ],
-            skipped: vec![],
-        }]);
-        let e = point_estimates(&p);
-        assert_eq!(e.len(), 3);
-        assert_eq!(e[&("mem.latency".to_string(), "b".to_string())], 2.0);
-    }
 
     #[test]
     fn default_name_has_host_arch_date_and_start_time() {
@@ -747,36 +429,5 @@ mod tests {
                 "{bad}: {e}"
             );
         }
-    }
-
-    /// A skipped critical-rate search's reason (as the 2-vCPU guest printed it in CI) fits an
-    /// 80-column terminal, every word kept; without a terminal it is one line.
-    #[test]
-    fn a_not_measured_line_fits_the_terminal() {
-        let reason = "no open-loop rate kept p99 <= 1000000 ns (4 trials, search stopped: trial \
-                      budget spent); lowest rate tried: 108169/s requested, 15604/s achieved, \
-                      3598 abandoned, p50 28721151 ns, p99 39845887 ns, p999 40009727 ns; \
-                      workers stalled 21.9 % of the window (220 stalls > 50 us, longest 0.64 \
-                      ms; 0.00 % past the bound); failed: 3598 of 4327 requests abandoned";
-        let r = TestResult::new(
-            point("service.point_select", "critical/pages=base", 2),
-            hwsurvey_engine::PointOutcome::SkippedAfterTrying {
-                reason: reason.into(),
-                details: Default::default(),
-            },
-            "2026-12-04T00:00:00Z".into(),
-            1.0,
-        );
-        let wrapped = not_measured_line(&r, Some(80));
-        assert!(wrapped.lines().count() > 3, "{wrapped}");
-        assert!(
-            wrapped.lines().all(|l| crate::fit::display_width(l) <= 80),
-            "{wrapped}"
-        );
-        let words = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
-        let whole = not_measured_line(&r, None);
-        assert_eq!(whole.lines().count(), 1);
-        assert_eq!(words(&wrapped), words(&whole));
-        assert!(whole.starts_with("service.point_select critical/pages=base: skipped"));
     }
 }
