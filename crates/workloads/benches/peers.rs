@@ -355,6 +355,7 @@ fn block_read_section(live: &Live, blocks: &[u64], pairs: usize, have_likwid: bo
         for &threads in &thread_counts {
             let id_part = format!("/threads={threads}");
             let (mut vs_likwid, mut vs_global, mut vs_local) = (Vec::new(), Vec::new(), Vec::new());
+            let mut peak_vs_likwid = Vec::new();
             let mut raw = Vec::new();
             for _ in 0..pairs {
                 let file = run_hwsurvey(live, &MemBandwidth, &section, |p| {
@@ -391,6 +392,7 @@ fn block_read_section(live: &Live, blocks: &[u64], pairs: usize, have_likwid: bo
                     }
                     if let Some((b, _)) = best {
                         vs_likwid.push(h.median / b);
+                        peak_vs_likwid.push(h.peak.unwrap_or(h.median) / b);
                     }
                 }
                 for (scope, ratios) in [("global", &mut vs_global), ("local", &mut vs_local)] {
@@ -407,6 +409,10 @@ fn block_read_section(live: &Live, blocks: &[u64], pairs: usize, have_likwid: bo
             println!(
                 "block {block:>9} B a thread, {threads} thread(s): hwsurvey median / likwid best load: {}",
                 ratio_line(&vs_likwid)
+            );
+            println!(
+                "    hwsurvey peak (best sample) / likwid best load: {}",
+                ratio_line(&peak_vs_likwid)
             );
             println!(
                 "    hwsurvey / sysbench --memory-scope=local (a block a thread): {}",
