@@ -13,9 +13,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use hwsurvey_model::{CpuId, CpuSet, Probed, Unknown};
+use hwsurvey_model::{CpuId, Probed, Unknown};
 use hwsurvey_probe::cpu::CacheType;
-use hwsurvey_probe::run_env::{CpuPlace, LastLevelCache, RunEnv};
+use hwsurvey_probe::run_env::{CpuPlace, RunEnv};
 use hwsurvey_probe::Machine;
 
 use crate::affinity::{cpu_order, Placement};
@@ -44,92 +44,7 @@ impl Rung {
     }
 }
 
-/// Where each CPU of `usable` sits, from the probe's `Machine`: package from
-/// `machine.cpu.cpus` (sysfs `topology/physical_package_id`) as the probe counts packages
-/// (`topology.per_package`), core = the machine-wide core number (`core_index`), node from
-/// `machine.numa.nodes`. A CPU the machine does not list gets no package, core or node.
-pub fn places_from_machine(machine: &Machine, usable: &CpuSet) -> Vec<CpuPlace> {
-    let logical: BTreeMap<CpuId, &hwsurvey_probe::cpu::LogicalCpu> =
-        machine.cpu.cpus.iter().map(|c| (c.cpu, c)).collect();
-    let mut node_of = BTreeMap::new();
-    for n in &machine.numa.nodes {
-        if let Some(set) = n.cpus.known() {
-            for c in set.iter() {
-                node_of.insert(c, n.node);
-            }
-        }
-    }
-    // The probe's packages: where it merged the kernel's ids (sparc64 gives each core of a
-    // single-chip part its own physical_package_id), its one package, not the kernel's ids.
-    let packages: Vec<i64> = machine
-        .cpu
-        .topology
-        .per_package
-        .iter()
-        .map(|p| p.package_id)
-        .collect();
-    let package_of = |raw: Option<i64>| -> Option<i64> {
-        let raw = raw?;
-        if packages.is_empty() || packages.contains(&raw) {
-            Some(raw)
-        } else if let [one] = packages.as_slice() {
-            Some(*one)
-        } else {
-            Some(raw)
-        }
-    };
-    usable
-        .iter()
-        .map(|cpu| {
-            let l = logical.get(&cpu);
-            CpuPlace {
-                cpu,
-                package: package_of(l.and_then(|l| l.package_id)),
-                // the machine-wide core number; the kernel's core_id is unique only per package
-                core: l.and_then(|l| l.core_index.map(i64::from).or(l.core_id)),
-                node: node_of.get(&cpu).copied(),
-            }
-        })
-        .collect()
-}
-
-/// The last-level cache from the probe's `Machine` (`machine.cpu.caches`): the highest level
-/// of a data or unified cache whose size is known; instances and total summed over every
-/// entry of that level (hybrid machines list one entry per core kind).
-pub fn llc_from_machine(machine: &Machine) -> Probed<LastLevelCache> {
-    let known = |c: &&hwsurvey_probe::cpu::Cache| {
-        c.cache_type != CacheType::Instruction && c.total_bytes.known().is_some()
-    };
-    let Some(level) = machine
-        .cpu
-        .caches
-        .iter()
-        .filter(known)
-        .map(|c| c.level)
-        .max()
-    else {
-        return Probed::Unknown(Unknown::Other {
-            detail: "the probe found no data or unified cache with a known size".into(),
-        });
-    };
-    let at: Vec<&hwsurvey_probe::cpu::Cache> = machine
-        .cpu
-        .caches
-        .iter()
-        .filter(known)
-        .filter(|c| c.level == level)
-        .collect();
-    Probed::Known(LastLevelCache {
-        level: u32::from(level),
-        instance_size_bytes: at
-            .iter()
-            .filter_map(|c| c.size_bytes.known().copied())
-            .max()
-            .unwrap_or(0),
-        instances: at.iter().map(|c| c.instances).sum(),
-        total_size_bytes: at.iter().filter_map(|c| c.total_bytes.known()).sum(),
-    })
-}
+pub use hwsurvey_probe::run_env::{llc_from_machine, places_from_machine};
 
 /// `env` with the machine facts replaced by the probe's: each usable CPU's place and the
 /// last-level cache, where the `Machine` knows them (a machine probed from an empty root keeps

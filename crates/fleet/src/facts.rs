@@ -430,7 +430,7 @@ pub fn host_facts(file: &ResultFile, m: &Machine) -> Vec<(&'static str, String)>
                 .map(|p| {
                     format!(
                         "{} x {}",
-                        p.total_pages,
+                        probed(&p.total_pages),
                         format_bytes_binary(p.page_size_bytes)
                     )
                 })
@@ -438,7 +438,9 @@ pub fn host_facts(file: &ResultFile, m: &Machine) -> Vec<(&'static str, String)>
                 .join(", ")
         },
     ));
-    out.push(("SMT", probed(&env.smt_control)));
+    // the probe's fact, as qualify's cpu.smt reads it (the environment's copy of it was read
+    // apart before 2026-12-05 and could disagree)
+    out.push(("SMT", probed(&m.os.smt.clone().map(|s| s.control))));
     out.push(("numa_balancing", probed(&env.numa_balancing)));
     out.push(("clocksource", clocksource_fact(file, m)));
     out

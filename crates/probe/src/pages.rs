@@ -148,6 +148,31 @@ pub struct HugePool {
     pub per_node: Vec<(NodeId, PoolCounts)>,
 }
 
+impl HugePool {
+    /// The pool's system-wide size and page counts, as a run environment and a result file's
+    /// `environment.huge_pools[]` hold them. A count the probe could not read, or refused as
+    /// implausible, stays unknown with its reason.
+    pub fn totals(&self) -> PoolTotals {
+        PoolTotals {
+            page_size_bytes: self.system.page_size_bytes,
+            total_pages: self.system.total_pages.clone(),
+            free_pages: self.system.free_pages.clone(),
+        }
+    }
+}
+
+/// The system-wide counts of one hugetlb pool ([`HugePool::totals`]): what the plan, the
+/// qualification rules and a result file's `environment.huge_pools[]` need of a pool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PoolTotals {
+    /// Huge page size, bytes (the folder name `hugepages-<N>kB`, kB = KiB).
+    pub page_size_bytes: u64,
+    /// `nr_hugepages`.
+    pub total_pages: Probed<u64>,
+    /// `free_hugepages`.
+    pub free_pages: Probed<u64>,
+}
+
 /// Huge page memory of one node, all sizes together.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodeHugeTotal {

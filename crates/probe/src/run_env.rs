@@ -2,15 +2,23 @@
 //! process may use and their topology, last-level cache, memory limits, page sizes) and the
 //! settings that affect numbers (governor, THP, SMT, numa_balancing, load average).
 //!
-//! Read through a [`SysRoot`] with pure parsers, so a captured snapshot gives the same answer.
-//! The plan takes it beside the probe's `Machine`; the result file records it as
-//! `environment`, `load_before` and `load_after`.
+//! One reader of the machine: every machine fact of a [`RunEnv`] (topology, NUMA nodes,
+//! last-level cache, page sizes and hugetlb pools, THP, SMT, governor, numa_balancing, kernel
+//! release) is taken from the probe's [`Machine`] ([`RunEnv::from_machine`]); only what
+//! belongs to this process or moves while it runs is read here: the CPUs it may use and its
+//! memory and CPU limits ([`crate::limits`]), MemAvailable, the host name, and the
+//! [`LoadSnapshot`] (load average, MemAvailable, clocksource). The result file records them
+//! as `environment`, `load_before` and `load_after`.
 
-use hwsurvey_model::{CpuSet, Probed, Unknown};
+use std::collections::BTreeMap;
+
+use hwsurvey_model::{CpuId, CpuSet, Probed, Unknown};
 use serde::{Deserialize, Serialize};
 
+use crate::cpu::{Cache, CacheType, LogicalCpu};
 use crate::limits::Limits;
-use crate::{ProbeError, SysRoot};
+use crate::pages::PoolTotals;
+use crate::{Machine, ProbeError, SysRoot};
 
 /// Where one CPU sits. Ids are the kernel's (`topology/physical_package_id`, `core_id`),
 /// which are not dense (Kunpeng 920 reports package ids 36 and 8442).
@@ -38,17 +46,6 @@ pub struct LastLevelCache {
     pub instances: u32,
     /// Sum over instances, bytes.
     pub total_size_bytes: u64,
-}
-
-/// One hugetlb pool: `/sys/kernel/mm/hugepages/hugepages-<N>kB/{nr,free}_hugepages`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HugePool {
-    /// Page size, bytes (from the folder name, kB = KiB).
-    pub page_size_bytes: u64,
-    /// `nr_hugepages`.
-    pub total_pages: u64,
-    /// `free_hugepages`.
-    pub free_pages: u64,
 }
 
 /// Live facts for planning and running, and the environment recorded in the result file.
@@ -90,11 +87,13 @@ pub struct RunEnv {
     pub cpu_quota: Option<crate::limits::CpuQuota>,
     /// Base page size, bytes (`KernelPageSize` of the first mapping in `/proc/self/smaps`).
     pub base_page_size_bytes: Probed<u64>,
-    /// hugetlb pools.
-    pub huge_pools: Vec<HugePool>,
+    /// hugetlb pools, system-wide, ascending by page size ([`crate::pages::HugePool::totals`]
+    /// of `machine.pages.hugetlb`); a count the probe could not read or refused is unknown.
+    pub huge_pools: Vec<PoolTotals>,
     /// THP mode, the bracketed word of `/sys/kernel/mm/transparent_hugepage/enabled`.
     pub thp_enabled: Probed<String>,
-    /// `/sys/devices/system/cpu/cpu<first usable>/cpufreq/scaling_governor`.
+    /// The governor of the cpufreq policy of the first usable CPU
+    /// (`/sys/devices/system/cpu/cpufreq/policyN/scaling_governor`, `machine.os.cpufreq`).
     pub governor: Probed<String>,
     /// `/sys/devices/system/cpu/smt/control` (on, off, forceoff, notsupported, notimplemented).
     pub smt_control: Probed<String>,
@@ -168,80 +167,14 @@ pub fn load_average_line(root: &SysRoot) -> String {
     }
 }
 
-/// Parses a cache `size` file: `32K`, `8192K`, `2M` (K = KiB, M = MiB), or plain bytes.
-pub fn parse_cache_size(text: &str) -> Option<u64> {
-    let t = text.trim();
-    let (num, mult) = match t.chars().last()? {
-        'K' => (&t[..t.len() - 1], 1024),
-        'M' => (&t[..t.len() - 1], 1024 * 1024),
-        'G' => (&t[..t.len() - 1], 1024 * 1024 * 1024),
-        _ => (t, 1),
-    };
-    num.parse::<u64>().ok()?.checked_mul(mult)
-}
-
-/// The last-level cache among `(level, type, size_bytes, shared_cpu_list)` entries: highest
-/// level of a Data or Unified cache, instances counted by distinct `shared_cpu_list`.
-pub fn last_level_cache(entries: &[(u32, String, u64, String)]) -> Option<LastLevelCache> {
-    let level = entries
-        .iter()
-        .filter(|e| e.1 != "Instruction")
-        .map(|e| e.0)
-        .max()?;
-    let mut seen = std::collections::BTreeMap::new();
-    for (l, ty, size, shared) in entries {
-        if *l == level && ty != "Instruction" {
-            seen.insert(shared.trim().to_string(), *size);
-        }
-    }
-    let instance = seen.values().copied().max()?;
-    Some(LastLevelCache {
-        level,
-        instance_size_bytes: instance,
-        instances: seen.len() as u32,
-        total_size_bytes: seen.values().sum(),
-    })
-}
-
-fn read_llc(root: &SysRoot, cpus: &CpuSet) -> Probed<LastLevelCache> {
-    let mut entries = Vec::new();
-    for cpu in cpus.iter() {
-        let base = format!("/sys/devices/system/cpu/cpu{}/cache", cpu);
-        let Ok(dirs) = root.list_dir(&base) else {
-            continue;
-        };
-        for d in dirs.iter().filter(|d| d.starts_with("index")) {
-            let p = |f: &str| root.read(&format!("{base}/{d}/{f}")).ok();
-            let (Some(level), Some(ty), Some(size), Some(shared)) =
-                (p("level"), p("type"), p("size"), p("shared_cpu_list"))
-            else {
-                continue;
-            };
-            let (Ok(level), Some(size)) = (level.trim().parse::<u32>(), parse_cache_size(&size))
-            else {
-                continue;
-            };
-            entries.push((level, ty.trim().to_string(), size, shared));
-        }
-    }
-    match last_level_cache(&entries) {
-        Some(llc) => Probed::Known(llc),
-        None => Probed::Unknown(Unknown::Missing {
-            path: "/sys/devices/system/cpu/cpu*/cache/index*".into(),
-        }),
-    }
-}
-
-fn usable_cpus(root: &SysRoot, limits: &Limits) -> (CpuSet, String) {
+/// The CPUs this process may use: the limits' (affinity and cpusets, see [`crate::limits`]),
+/// else the machine's online CPUs, else `0..available_parallelism`; and where they came from.
+fn usable_cpus(machine: &Machine, limits: &Limits) -> (CpuSet, String) {
     if let Some(l) = limits.usable_cpus() {
         return (l.cpus, l.source);
     }
-    if let Ok(text) = root.read("/sys/devices/system/cpu/online") {
-        if let Ok(set) = CpuSet::parse_list(text.trim()) {
-            if !set.is_empty() {
-                return (set, "/sys/devices/system/cpu/online".into());
-            }
-        }
+    if let Some(set) = machine.cpu.online.known().filter(|s| !s.is_empty()) {
+        return (set.clone(), "/sys/devices/system/cpu/online".into());
     }
     let n = std::thread::available_parallelism()
         .map(|n| n.get())
@@ -269,131 +202,166 @@ pub fn current_affinity() -> Option<CpuSet> {
     }
 }
 
-fn cgroup_limit(limits: &Limits) -> Probed<Option<u64>> {
-    Probed::Known(limits.cgroup_limit_bytes())
+/// `/proc/meminfo` MemAvailable under `root`, bytes (kB = KiB): free memory, read when asked.
+fn mem_available(root: &SysRoot) -> Probed<u64> {
+    match root.read("/proc/meminfo") {
+        Ok(t) => match parse_meminfo_bytes(&t, "MemAvailable") {
+            Some(v) => Probed::Known(v),
+            None => Probed::Unknown(Unknown::Invalid {
+                path: "/proc/meminfo".into(),
+                detail: "no MemAvailable line".into(),
+            }),
+        },
+        Err(e) => Probed::Unknown(unknown_from(e)),
+    }
+}
+
+/// Where each CPU of `usable` sits, from the probe's `Machine`: package from
+/// `machine.cpu.cpus` (sysfs `topology/physical_package_id`) as the probe counts packages
+/// (`topology.per_package`), core = the machine-wide core number (`core_index`), node from
+/// `machine.numa.nodes`. A CPU the machine does not list gets no package, core or node.
+pub fn places_from_machine(machine: &Machine, usable: &CpuSet) -> Vec<CpuPlace> {
+    let logical: BTreeMap<CpuId, &LogicalCpu> =
+        machine.cpu.cpus.iter().map(|c| (c.cpu, c)).collect();
+    let mut node_of = BTreeMap::new();
+    for n in &machine.numa.nodes {
+        if let Some(set) = n.cpus.known() {
+            for c in set.iter() {
+                node_of.insert(c, n.node);
+            }
+        }
+    }
+    // The probe's packages: where it merged the kernel's ids (sparc64 gives each core of a
+    // single-chip part its own physical_package_id), its one package, not the kernel's ids.
+    let packages: Vec<i64> = machine
+        .cpu
+        .topology
+        .per_package
+        .iter()
+        .map(|p| p.package_id)
+        .collect();
+    let package_of = |raw: Option<i64>| -> Option<i64> {
+        let raw = raw?;
+        if packages.is_empty() || packages.contains(&raw) {
+            Some(raw)
+        } else if let [one] = packages.as_slice() {
+            Some(*one)
+        } else {
+            Some(raw)
+        }
+    };
+    usable
+        .iter()
+        .map(|cpu| {
+            let l = logical.get(&cpu);
+            CpuPlace {
+                cpu,
+                package: package_of(l.and_then(|l| l.package_id)),
+                // the machine-wide core number; the kernel's core_id is unique only per package
+                core: l.and_then(|l| l.core_index.map(i64::from).or(l.core_id)),
+                node: node_of.get(&cpu).copied(),
+            }
+        })
+        .collect()
+}
+
+/// The last-level cache from the probe's `Machine` (`machine.cpu.caches`): the highest level
+/// of a data or unified cache whose size is known; instances and total summed over every
+/// entry of that level (hybrid machines list one entry per core kind). Unknown, with the
+/// reason, when the probe found no such cache.
+pub fn llc_from_machine(machine: &Machine) -> Probed<LastLevelCache> {
+    let known =
+        |c: &&Cache| c.cache_type != CacheType::Instruction && c.total_bytes.known().is_some();
+    let Some(level) = machine
+        .cpu
+        .caches
+        .iter()
+        .filter(known)
+        .map(|c| c.level)
+        .max()
+    else {
+        return Probed::Unknown(Unknown::Other {
+            detail: format!(
+                "the probe found no data or unified cache with a known size ({})",
+                machine.cpu.caches_source.display()
+            ),
+        });
+    };
+    let at: Vec<&Cache> = machine
+        .cpu
+        .caches
+        .iter()
+        .filter(known)
+        .filter(|c| c.level == level)
+        .collect();
+    Probed::Known(LastLevelCache {
+        level: u32::from(level),
+        instance_size_bytes: at
+            .iter()
+            .filter_map(|c| c.size_bytes.known().copied())
+            .max()
+            .unwrap_or(0),
+        instances: at.iter().map(|c| c.instances).sum(),
+        total_size_bytes: at.iter().filter_map(|c| c.total_bytes.known()).sum(),
+    })
+}
+
+/// The governor of the cpufreq policy that holds `cpu` (`machine.os.cpufreq`): unknown with
+/// the probe's reason when it read no policies, or naming the CPU when no policy lists it.
+fn governor_of(machine: &Machine, cpu: CpuId) -> Probed<String> {
+    let policies = match &machine.os.cpufreq {
+        Probed::Known(p) => p,
+        Probed::Unknown(u) => return Probed::Unknown(u.clone()),
+    };
+    match policies
+        .iter()
+        .find(|p| p.cpus.known().is_some_and(|s| s.contains(cpu)))
+    {
+        Some(p) => p.governor.clone(),
+        None => Probed::Unknown(Unknown::Other {
+            detail: format!(
+                "no cpufreq policy lists CPU {cpu} (/sys/devices/system/cpu/cpufreq/policy*/related_cpus)"
+            ),
+        }),
+    }
 }
 
 impl RunEnv {
-    /// Reads everything under `root`. Never fails: unknowns carry their reasons.
-    pub fn read(root: &SysRoot) -> RunEnv {
+    /// The run environment of `machine` (the probe of `root`) for this process: the machine
+    /// facts are the machine's (each usable CPU's place, the last-level cache, base page size,
+    /// hugetlb pools, THP mode, governor of the first usable CPU, SMT control, numa_balancing,
+    /// kernel release); read live under `root` are only the CPUs and limits of this process
+    /// ([`crate::limits::probe`]; else the machine's online CPUs), MemAvailable and the host
+    /// name. Never fails: unknowns carry their reasons.
+    pub fn from_machine(machine: &Machine, root: &SysRoot) -> RunEnv {
         let limits = crate::limits::probe(root);
-        let (usable_cpus, usable_cpus_source) = usable_cpus(root, &limits);
-        let mut node_of = std::collections::BTreeMap::new();
-        if let Ok(nodes) = root.list_dir("/sys/devices/system/node") {
-            for n in nodes {
-                let Some(id) = n.strip_prefix("node").and_then(|i| i.parse::<u32>().ok()) else {
-                    continue;
-                };
-                if let Ok(list) = root.read(&format!("/sys/devices/system/node/{n}/cpulist")) {
-                    if let Ok(set) = CpuSet::parse_list(list.trim()) {
-                        for c in set.iter() {
-                            node_of.insert(c, id);
-                        }
-                    }
-                }
-            }
-        }
-        let cpus = usable_cpus
-            .iter()
-            .map(|c| {
-                let topo = |f: &str| {
-                    root.read(&format!("/sys/devices/system/cpu/cpu{}/topology/{f}", c))
-                        .ok()
-                        .and_then(|t| t.trim().parse::<i64>().ok())
-                };
-                CpuPlace {
-                    cpu: c,
-                    package: topo("physical_package_id"),
-                    core: topo("core_id"),
-                    node: node_of.get(&c).copied(),
-                }
-            })
-            .collect();
-        let mem_available_bytes = match root.read("/proc/meminfo") {
-            Ok(t) => match parse_meminfo_bytes(&t, "MemAvailable") {
-                Some(v) => Probed::Known(v),
-                None => Probed::Unknown(Unknown::Invalid {
-                    path: "/proc/meminfo".into(),
-                    detail: "no MemAvailable line".into(),
-                }),
-            },
-            Err(e) => Probed::Unknown(unknown_from(e)),
-        };
-        let base_page_size_bytes = match root.read("/proc/self/smaps") {
-            Ok(t) => match t
-                .lines()
-                .find_map(|l| l.strip_prefix("KernelPageSize:"))
-                .and_then(|v| parse_meminfo_bytes(&format!("x:{v}"), "x"))
-            {
-                Some(v) => Probed::Known(v),
-                None => Probed::Unknown(Unknown::Invalid {
-                    path: "/proc/self/smaps".into(),
-                    detail: "no KernelPageSize line".into(),
-                }),
-            },
-            Err(e) => Probed::Unknown(unknown_from(e)),
-        };
-        let mut huge_pools = Vec::new();
-        if let Ok(dirs) = root.list_dir("/sys/kernel/mm/hugepages") {
-            for d in dirs {
-                let Some(kib) = d
-                    .strip_prefix("hugepages-")
-                    .and_then(|s| s.strip_suffix("kB"))
-                    .and_then(|s| s.parse::<u64>().ok())
-                else {
-                    continue;
-                };
-                let num = |f: &str| {
-                    root.read(&format!("/sys/kernel/mm/hugepages/{d}/{f}"))
-                        .ok()
-                        .and_then(|t| t.trim().parse::<u64>().ok())
-                        .unwrap_or(0)
-                };
-                huge_pools.push(HugePool {
-                    page_size_bytes: kib * 1024,
-                    total_pages: num("nr_hugepages"),
-                    free_pages: num("free_hugepages"),
-                });
-            }
-        }
-        huge_pools.sort_by_key(|p| p.page_size_bytes);
+        let (usable_cpus, usable_cpus_source) = usable_cpus(machine, &limits);
         let first = usable_cpus.first().unwrap_or(0);
-        let thp_path = "/sys/kernel/mm/transparent_hugepage/enabled";
-        let thp_enabled = match read_word(root, thp_path) {
-            Probed::Known(t) => match parse_bracketed(&t) {
-                Some(w) => Probed::Known(w),
-                None => Probed::Unknown(Unknown::Invalid {
-                    path: thp_path.into(),
-                    detail: format!(
-                        "expected a [bracketed] mode, got {}",
-                        hwsurvey_model::text::quote(&t)
-                    ),
-                }),
-            },
-            Probed::Unknown(u) => Probed::Unknown(u),
-        };
         RunEnv {
             arch: std::env::consts::ARCH.to_string(),
             hostname: read_word(root, "/proc/sys/kernel/hostname"),
-            kernel_release: read_word(root, "/proc/sys/kernel/osrelease"),
-            llc: read_llc(root, &usable_cpus),
+            kernel_release: machine.os.kernel.release.clone(),
+            cpus: places_from_machine(machine, &usable_cpus),
+            llc: llc_from_machine(machine),
+            governor: governor_of(machine, first),
             usable_cpus,
             usable_cpus_source,
-            cpus,
-            mem_available_bytes,
-            cgroup_memory_limit_bytes: cgroup_limit(&limits),
+            mem_available_bytes: mem_available(root),
+            cgroup_memory_limit_bytes: Probed::Known(limits.cgroup_limit_bytes()),
             memory_limit: limits.lowest_limit().cloned(),
             cpu_quota: limits.cpu_quota().cloned(),
-            base_page_size_bytes,
-            huge_pools,
-            thp_enabled,
-            governor: read_word(
-                root,
-                &format!("/sys/devices/system/cpu/cpu{first}/cpufreq/scaling_governor"),
-            ),
-            smt_control: read_word(root, "/sys/devices/system/cpu/smt/control"),
-            numa_balancing: read_word(root, "/proc/sys/kernel/numa_balancing"),
+            base_page_size_bytes: machine.pages.base_page_size_bytes.clone(),
+            huge_pools: machine.pages.hugetlb.iter().map(|p| p.totals()).collect(),
+            thp_enabled: machine.pages.thp.enabled.clone().map(|c| c.selected),
+            smt_control: machine.os.smt.clone().map(|s| s.control),
+            numa_balancing: machine.os.numa_balancing.clone().map(|v| v.to_string()),
         }
+    }
+
+    /// [`RunEnv::from_machine`] of a fresh probe of `root` ([`crate::probe_machine`]): for
+    /// callers that have no `Machine` at hand (tests, benchmarks). Never fails.
+    pub fn read(root: &SysRoot) -> RunEnv {
+        RunEnv::from_machine(&crate::probe_machine(root), root)
     }
 
     /// Number of usable CPUs (>= 1).
@@ -461,18 +429,9 @@ impl LoadSnapshot {
             },
             Err(e) => Probed::Unknown(unknown_from(e)),
         };
-        let mem_available_bytes = match root.read("/proc/meminfo") {
-            Ok(t) => parse_meminfo_bytes(&t, "MemAvailable")
-                .map(Probed::Known)
-                .unwrap_or(Probed::Unknown(Unknown::Invalid {
-                    path: "/proc/meminfo".into(),
-                    detail: "no MemAvailable line".into(),
-                })),
-            Err(e) => Probed::Unknown(unknown_from(e)),
-        };
         LoadSnapshot {
             load_average,
-            mem_available_bytes,
+            mem_available_bytes: mem_available(root),
             clocksource: crate::clocksource::current(root),
         }
     }
@@ -496,26 +455,6 @@ mod tests {
             Some([0.52, 0.58, 0.59])
         );
         assert_eq!(parse_loadavg("0.52 x"), None);
-        assert_eq!(parse_cache_size("8192K"), Some(8 << 20));
-        assert_eq!(parse_cache_size("32M"), Some(32 << 20));
-        assert_eq!(parse_cache_size("K"), None);
-    }
-
-    #[test]
-    fn llc_instances() {
-        // Two 8 MiB L3 instances (two CCX), L2 per core, L1i ignored.
-        let e = |l: u32, t: &str, s: u64, sh: &str| (l, t.to_string(), s, sh.to_string());
-        let entries = vec![
-            e(1, "Instruction", 64 << 10, "0"),
-            e(2, "Unified", 512 << 10, "0"),
-            e(3, "Unified", 8 << 20, "0-2"),
-            e(3, "Unified", 8 << 20, "0-2"),
-            e(3, "Unified", 8 << 20, "3-5"),
-        ];
-        let llc = last_level_cache(&entries).unwrap();
-        assert_eq!(llc.level, 3);
-        assert_eq!(llc.instances, 2);
-        assert_eq!(llc.total_size_bytes, 16 << 20);
     }
 
     #[test]

@@ -261,14 +261,16 @@ pub struct EdacDimmFacts {
 pub struct PageFacts {
     /// The selected mode of `/sys/kernel/mm/transparent_hugepage/enabled` (always, madvise, never).
     pub thp_enabled: Probed<String>,
-    /// hugetlb pools (`/sys/kernel/mm/hugepages/hugepages-*kB/nr_hugepages`).
-    pub hugetlb: Probed<Vec<HugePool>>,
+    /// hugetlb pools (`/sys/kernel/mm/hugepages/hugepages-*kB/{nr,free}_hugepages`), the
+    /// probe's ([`hwsurvey_probe::pages::HugePool::totals`]); known only when every pool's
+    /// page count is.
+    pub hugetlb: Probed<Vec<PoolTotals>>,
     /// The pages each pool must hold for every hugetlb point of the plan to run (the largest
     /// working set in pages of that size, `hwsurvey_workloads::families::mem_latency::
     /// hugetlb_needs` over the plan `run --plan-only` prints); `None` where no plan was built
     /// (facts of a result file, or made by hand).
     #[serde(default)]
-    pub hugetlb_needed: Option<Vec<HugePool>>,
+    pub hugetlb_needed: Option<Vec<HugetlbNeed>>,
 }
 
 impl Default for PageFacts {
@@ -281,12 +283,14 @@ impl Default for PageFacts {
     }
 }
 
-/// One hugetlb pool.
+pub use hwsurvey_probe::pages::PoolTotals;
+
+/// The pages one hugetlb pool must hold for the plan's hugetlb points of its size.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct HugePool {
+pub struct HugetlbNeed {
     /// Page size in bytes.
     pub page_size_bytes: u64,
-    /// Pages in the pool (`nr_hugepages`).
+    /// Pages the pool must hold.
     pub pages: u64,
 }
 

@@ -6,8 +6,8 @@ use hwsurvey_probe::memory::{interleave, InterleaveState, Memory};
 use hwsurvey_probe::Machine;
 
 use crate::facts::{
-    not_given, BinaryFacts, ClocksourceFacts, DimmFacts, EdacDimmFacts, Facts, HugePool,
-    InterleaveFacts, NodeFacts, PcieLinkFacts, QuotaFacts, ResultFacts, TargetFacts,
+    not_given, BinaryFacts, ClocksourceFacts, DimmFacts, EdacDimmFacts, Facts, InterleaveFacts,
+    NodeFacts, PcieLinkFacts, QuotaFacts, ResultFacts, TargetFacts,
 };
 
 /// The facts the rules need, read from a probed machine.
@@ -69,32 +69,16 @@ pub fn from_machine(m: &Machine) -> Facts {
             Probed::Known(_) => Probed::Known(vec![]),
         }
     } else {
-        let pools: Option<Vec<HugePool>> = m
+        // The probe's reason for the first pool whose page count it could not read, or refused
+        // as implausible (more than the machine's memory): the pools are then unknown.
+        match m
             .pages
             .hugetlb
             .iter()
-            .map(|p| {
-                Some(HugePool {
-                    page_size_bytes: p.system.page_size_bytes,
-                    pages: *p.system.total_pages.known()?,
-                })
-            })
-            .collect();
-        match pools {
-            Some(p) => Probed::Known(p),
-            // The probe's reason: unreadable, or implausible (more than the machine's memory).
-            None => Probed::Unknown(
-                m.pages
-                    .hugetlb
-                    .iter()
-                    .find_map(|p| match &p.system.total_pages {
-                        Probed::Unknown(u) => Some(u.clone()),
-                        Probed::Known(_) => None,
-                    })
-                    .unwrap_or(Unknown::Other {
-                        detail: "a hugetlb pool's nr_hugepages is unreadable".into(),
-                    }),
-            ),
+            .find_map(|p| p.system.total_pages.why_unknown())
+        {
+            Some(why) => Probed::Unknown(why.clone()),
+            None => Probed::Known(m.pages.hugetlb.iter().map(|p| p.totals()).collect()),
         }
     };
     fill_memory(&mut f, &m.memory);

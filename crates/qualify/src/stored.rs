@@ -194,7 +194,7 @@ impl RunQualifier {
         facts.pages.hugetlb_needed = Some(
             hugetlb_needed
                 .iter()
-                .map(|&(page_size_bytes, pages)| crate::facts::HugePool {
+                .map(|&(page_size_bytes, pages)| crate::facts::HugetlbNeed {
                     page_size_bytes,
                     pages,
                 })

@@ -5,6 +5,15 @@ use hwsurvey_qualify::facts::*;
 use hwsurvey_qualify::machine::target_facts;
 use hwsurvey_qualify::{qualify, rules, Evidence, Facts, Finding, Params, RuleSet, Verdict};
 
+/// A hugetlb pool of `pages` pages of `page_size_bytes`, all free.
+fn pool(page_size_bytes: u64, pages: u64) -> PoolTotals {
+    PoolTotals {
+        page_size_bytes,
+        total_pages: Probed::Known(pages),
+        free_pages: Probed::Known(pages),
+    }
+}
+
 fn set(s: &str) -> Probed<CpuSet> {
     Probed::Known(CpuSet::parse_list(s).unwrap())
 }
@@ -294,16 +303,7 @@ fn numa_memoryless_and_cpuless() {
 fn pages_b10_two_sizes_total() {
     // bugs/B10: 2 x 1 GiB + 1024 x 2 MiB = 4 GiB (numastat said 2048 MB)
     let mut f = Facts::default();
-    f.pages.hugetlb = Probed::Known(vec![
-        HugePool {
-            page_size_bytes: 2 << 20,
-            pages: 1024,
-        },
-        HugePool {
-            page_size_bytes: 1 << 30,
-            pages: 2,
-        },
-    ]);
+    f.pages.hugetlb = Probed::Known(vec![pool(2 << 20, 1024), pool(1 << 30, 2)]);
     let out = rules::pages_sizes(&f, &Params::default());
     assert_eq!(out[0].verdict, Verdict::Info);
     assert_eq!(
@@ -318,16 +318,7 @@ fn pages_firecracker_empty_pools_and_thp() {
     // fixtures/x86_64-firecracker-guest-epyc-2vcpu-thp-mthp: madvise, pools 2048kB and 1048576kB empty
     let mut f = Facts::default();
     f.pages.thp_enabled = Probed::Known("madvise".into());
-    f.pages.hugetlb = Probed::Known(vec![
-        HugePool {
-            page_size_bytes: 2 << 20,
-            pages: 0,
-        },
-        HugePool {
-            page_size_bytes: 1 << 30,
-            pages: 0,
-        },
-    ]);
+    f.pages.hugetlb = Probed::Known(vec![pool(2 << 20, 0), pool(1 << 30, 0)]);
     assert!(rules::pages_thp(&f, &params("pages.thp")).is_empty());
     let out = rules::pages_hugetlb(&f, &params("pages.hugetlb"));
     assert_eq!(out[0].verdict, Verdict::Warn);
@@ -595,16 +586,7 @@ fn result_skipped_hugetlb_points_count_as_needed() {
 
     // and the verdict: pools empty -> warn, as live qualify says (was: info "measures no hugetlb")
     let mut f = Facts::default();
-    f.pages.hugetlb = Probed::Known(vec![
-        HugePool {
-            page_size_bytes: 2 << 20,
-            pages: 0,
-        },
-        HugePool {
-            page_size_bytes: 1 << 30,
-            pages: 0,
-        },
-    ]);
+    f.pages.hugetlb = Probed::Known(vec![pool(2 << 20, 0), pool(1 << 30, 0)]);
     f.result = Probed::Known(ResultFacts {
         path: "r.json".into(),
         triad_peak_bytes_per_s: None,

@@ -199,19 +199,24 @@ pub fn check_counts(file: &ResultFile, doc: &Value) -> Result<(), FieldProblem> 
     let mut env_pool_bytes: u128 = 0;
     for (i, p) in env.huge_pools.iter().enumerate() {
         let field = format!("environment.huge_pools[{i}]");
-        check_pool_pages(
-            &format!("{field}.total_pages"),
-            p.total_pages,
-            p.page_size_bytes,
-            mem,
-        )?;
-        if p.free_pages > p.total_pages {
-            return Err(FieldProblem::new(
-                format!("{field}.free_pages"),
-                format!("{} free pages of a pool of {}", p.free_pages, p.total_pages),
-            ));
+        // an unknown count (unreadable, or refused by the probe) has nothing to check
+        if let Some(&total) = p.total_pages.known() {
+            check_pool_pages(
+                &format!("{field}.total_pages"),
+                total,
+                p.page_size_bytes,
+                mem,
+            )?;
+            env_pool_bytes += u128::from(total) * u128::from(p.page_size_bytes);
         }
-        env_pool_bytes += u128::from(p.total_pages) * u128::from(p.page_size_bytes);
+        if let (Some(free), Some(total)) = (p.free_pages.known(), p.total_pages.known()) {
+            if free > total {
+                return Err(FieldProblem::new(
+                    format!("{field}.free_pages"),
+                    format!("{free} free pages of a pool of {total}"),
+                ));
+            }
+        }
     }
     if let (Some(m), Some(&a)) = (mem, env.mem_available_bytes.known()) {
         if a > m {

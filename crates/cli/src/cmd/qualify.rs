@@ -217,14 +217,14 @@ fn format_of(f: FormatArg) -> Format {
 fn hugetlb_plan_needs(
     root: &hwsurvey_probe::SysRoot,
     machine: &hwsurvey_probe::Machine,
-) -> Option<Vec<hwsurvey_qualify::facts::HugePool>> {
+) -> Option<Vec<hwsurvey_qualify::facts::HugetlbNeed>> {
     use hwsurvey_probe::run_env::RunEnv;
     use hwsurvey_workloads::families;
     let profile = families::load_profile("standard").ok()?;
     let env = if root.is_live() {
-        RunEnv::read(root)
+        RunEnv::from_machine(machine, root)
     } else {
-        hwsurvey_engine::ladder::captured_env(machine, RunEnv::read(root)).ok()?
+        hwsurvey_engine::ladder::captured_env(machine, RunEnv::from_machine(machine, root)).ok()?
     };
     let options = hwsurvey_engine::plan::RunOptions {
         storage_dirs: Vec::new(),
@@ -247,7 +247,7 @@ fn hugetlb_plan_needs(
         families::mem_latency::hugetlb_needs(&plan)
             .into_iter()
             .map(
-                |(page_size_bytes, pages)| hwsurvey_qualify::facts::HugePool {
+                |(page_size_bytes, pages)| hwsurvey_qualify::facts::HugetlbNeed {
                     page_size_bytes,
                     pages,
                 },

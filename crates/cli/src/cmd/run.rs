@@ -102,7 +102,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let root = SysRoot::live();
     let machine = probe_machine(&root);
-    let env = RunEnv::read(&root);
+    let env = RunEnv::from_machine(&machine, &root);
     let options = RunOptions {
         storage_dirs: args.storage_dir.clone(),
         storage_devices: args.storage_device.clone(),
@@ -336,7 +336,7 @@ fn plan_captured(
     let capture_dir = super::capture::open(capture)?;
     let root = &capture_dir.root;
     let machine = probe_machine(root);
-    let env = hwsurvey_engine::ladder::captured_env(&machine, RunEnv::read(root))
+    let env = hwsurvey_engine::ladder::captured_env(&machine, RunEnv::from_machine(&machine, root))
         .map_err(|e| anyhow::anyhow!("--root {}: {e}", capture.display()))?;
     let options = RunOptions {
         storage_dirs: args.storage_dir.clone(),

@@ -4,7 +4,7 @@
 use hwsurvey_model::units::format_bytes_binary;
 use hwsurvey_model::Probed;
 
-use crate::facts::{Facts, HugePool};
+use crate::facts::{Facts, HugetlbNeed, PoolTotals};
 use crate::{Finding, Params, Verdict};
 
 fn page_modes(f: &Facts, p: &Params) -> Vec<String> {
@@ -47,7 +47,7 @@ pub fn pages_hugetlb(f: &Facts, p: &Params) -> Vec<Finding> {
             "the profile measures no hugetlb pages",
         )];
     }
-    let pools = need!(f.pages.hugetlb, ID);
+    let pools = *need!(known_counts(f), ID);
     if pools.is_empty() {
         return vec![Finding::new(
             ID,
@@ -64,13 +64,14 @@ pub fn pages_hugetlb(f: &Facts, p: &Params) -> Vec<Finding> {
     };
     if let Some(needed) = &f.pages.hugetlb_needed {
         // what the plan needs, per pool size: the fix asks for exactly that
-        let short: Vec<(&HugePool, u64)> = needed
+        let short: Vec<(&HugetlbNeed, u64)> = needed
             .iter()
             .filter_map(|n| {
+                // no pool of the size holds no pages
                 let have = pools
                     .iter()
                     .find(|p| p.page_size_bytes == n.page_size_bytes)
-                    .map_or(0, |p| p.pages);
+                    .map_or(0, pages);
                 (have < n.pages).then_some((n, have))
             })
             .collect();
@@ -115,7 +116,7 @@ pub fn pages_hugetlb(f: &Facts, p: &Params) -> Vec<Finding> {
         }
         return vec![fnd];
     }
-    if pools.iter().all(|p| p.pages == 0) {
+    if pools.iter().all(|p| pages(p) == 0) {
         let mut fnd = Finding::new(
             ID,
             Verdict::Warn,
@@ -123,7 +124,7 @@ pub fn pages_hugetlb(f: &Facts, p: &Params) -> Vec<Finding> {
         )
         .fix("reserve as many pages as `hwsurvey run --plan-only` says the hugetlb points need (\"needs N\"): echo N > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages");
         for pool in pools {
-            fnd = fnd.with(path(pool.page_size_bytes), pool.pages.to_string());
+            fnd = fnd.with(path(pool.page_size_bytes), pages(pool).to_string());
         }
         return vec![fnd];
     }
@@ -133,18 +134,18 @@ pub fn pages_hugetlb(f: &Facts, p: &Params) -> Vec<Finding> {
 /// `pages.sizes`: several huge page sizes holding pages (informational, with the total).
 pub fn pages_sizes(f: &Facts, _: &Params) -> Vec<Finding> {
     const ID: &str = "pages.sizes";
-    let pools = need!(f.pages.hugetlb, ID);
-    let used: Vec<_> = pools.iter().filter(|p| p.pages > 0).collect();
+    let pools = *need!(known_counts(f), ID);
+    let used: Vec<_> = pools.iter().filter(|p| pages(p) > 0).collect();
     if used.len() < 2 {
         return vec![];
     }
     let total: u64 = used
         .iter()
-        .map(|p| p.pages.saturating_mul(p.page_size_bytes))
+        .map(|p| pages(p).saturating_mul(p.page_size_bytes))
         .fold(0u64, |a, b| a.saturating_add(b));
     let parts: Vec<String> = used
         .iter()
-        .map(|p| format!("{} x {}", p.pages, format_bytes_binary(p.page_size_bytes)))
+        .map(|p| format!("{} x {}", pages(p), format_bytes_binary(p.page_size_bytes)))
         .collect();
     let mut fnd = Finding::new(
         ID,
@@ -162,8 +163,26 @@ pub fn pages_sizes(f: &Facts, _: &Params) -> Vec<Finding> {
                 "/sys/kernel/mm/hugepages/hugepages-{}kB/nr_hugepages",
                 p.page_size_bytes / 1024
             ),
-            p.pages.to_string(),
+            pages(p).to_string(),
         );
     }
     vec![fnd]
+}
+
+/// The page count of a pool whose count [`known_counts`] found known.
+fn pages(p: &PoolTotals) -> u64 {
+    p.total_pages.known().copied().unwrap_or_default()
+}
+
+/// The pools of `f` when every pool's page count is known; else why the first is not (facts
+/// built from a machine are unknown as a whole then, see `crate::machine`; facts written by
+/// hand may hold one).
+fn known_counts(f: &Facts) -> Probed<&[PoolTotals]> {
+    match &f.pages.hugetlb {
+        Probed::Known(pools) => match pools.iter().find_map(|p| p.total_pages.why_unknown()) {
+            Some(why) => Probed::Unknown(why.clone()),
+            None => Probed::Known(pools.as_slice()),
+        },
+        Probed::Unknown(why) => Probed::Unknown(why.clone()),
+    }
 }
