@@ -14,11 +14,11 @@
 HWSURVEY_TOOLS='
 # the shells, the basics, the clone
 bash                        bash                        # scripts/*, crates/testkit/tests/tool_list.rs, crates/cli/tests/completions.rs
-sh                          dash                        # crates/cli/tests/run.rs (signals), crates/workloads/benches/peers.rs
+sh                          dash                        # crates/cli/tests/run/signals.rs, crates/workloads/benches/peers.rs
 mkfifo                      coreutils                   # model/probe/cli/elf tests: a FIFO where a file is expected
 groff                       groff-base                  # crates/cli/tests/completions.rs: a manual page as man shows it
-kill                        procps                      # crates/cli/tests/run.rs: SIGINT/SIGTERM to a run
-chattr                      e2fsprogs                   # crates/cli/tests/run.rs: an immutable storage directory
+kill                        procps                      # crates/cli/tests/run/signals.rs: SIGINT/SIGTERM to a run
+chattr                      e2fsprogs                   # crates/cli/tests/run/main.rs: an immutable storage directory
 dmesg                       util-linux                  # crates/workloads/src/raid6/kmsg.rs: the kernel raid6 line
 taskset                     util-linux                  # crates/workloads/benches/peers.rs: pins the peers
 lscpu                       util-linux                  # crates/probe/benches/probe_time.rs: timed beside the probe; crates/cli/tests/snapshot_peers.rs: lscpu --sysroot on snapshots
@@ -51,11 +51,11 @@ likwid-bench                likwid                      # crates/workloads/bench
 sysbench                    sysbench                    # crates/workloads/benches/peers.rs: block read/write peer
 fio                         fio                         # crates/workloads/benches/storage_peers.rs: 4 KiB random read peer
 /usr/include/isa-l/raid.h   libisal-dev                 # crates/workloads/benches/raid_peers.rs: ISA-L pq_gen peer (header + libisal.so)
-# the HTML report printed to PDF and one PNG per page (scripts/html-to-pdf-png, crates/cli/tests/compare.rs)
+# the HTML report printed to PDF and one PNG per page (scripts/html-to-pdf-png, crates/cli/tests/compare/printed_reports.rs)
 chromium                    chromium                    # scripts/html-to-pdf-png: print to PDF
 pdftoppm                    poppler-utils               # scripts/html-to-pdf-png: a PNG per page
-pdfinfo                     poppler-utils               # scripts/html-to-pdf-png, crates/cli/tests/compare.rs: page count
-pdftotext                   poppler-utils               # scripts/html-to-pdf-png, crates/cli/tests/compare.rs: the text
+pdfinfo                     poppler-utils               # scripts/html-to-pdf-png, crates/cli/tests/compare/printed_reports.rs: page count
+pdftotext                   poppler-utils               # scripts/html-to-pdf-png, crates/cli/tests/compare/printed_reports.rs: the text
 convert-im6.q16             imagemagick                 # scripts/html-to-pdf-png: blank-page check, 256-colour PNG
 # guest machines under qemu-system (scripts/guest, tests/guests): the kernels and busybox-static
 # of each architecture are fetched with apt-get download and unpacked, never installed (the arm64 ones

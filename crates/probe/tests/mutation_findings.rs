@@ -1,4 +1,4 @@
-//! Defects the mutation campaign (crates/cli/tests/mutation.rs) found, each held on the real
+//! Defects the mutation campaign (crates/cli/tests/mutation/) found, each held on the real
 //! capture it was found on: a sparc64 per-CPU cache size of 2^64-1 bytes was a fact, a 1 MiB
 //! cpufreq governor made the summary 1 MB (and `qualify` 2 MB), and U+FFFE in the SMT control
 //! reached the summary raw.

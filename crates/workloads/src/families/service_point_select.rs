@@ -30,7 +30,7 @@
 //! `critical_throughput_ops_per_s` with `params.p99_bound_ns` as the headline per page mode.
 
 use std::cell::Cell;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -39,15 +39,18 @@ use crate::service::closed_loop::{run_closed_loop, ClosedLoopPoint};
 use crate::service::index::HashIndex;
 use crate::service::open_loop::{run_open_loop, OpenLoopConfig, OpenLoopPoint};
 use crate::service::search::{search_critical_rate, RateTrial, SearchParams};
-use crate::service::table::{Table, WordStorage, ROW_BYTES};
-use crate::service::{PointSelect, ServiceError};
+use crate::service::table::{Table, ROW_BYTES};
+use crate::service::ServiceError;
 use hwsurvey_engine::affinity::{pin_current_thread, PinStatus};
-use hwsurvey_engine::outcome::{Measurement, Metric, PointOutcome};
-use hwsurvey_engine::pages::{PageBuffer, PageMode};
+use hwsurvey_engine::outcome::{Metric, PointOutcome};
+use hwsurvey_engine::pages::PageMode;
 use hwsurvey_engine::plan::{FamilyPoints, PlanInput, Point};
 use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError};
 use hwsurvey_engine::runner::RunContext;
 use hwsurvey_engine::Family;
+
+mod table_memory;
+use table_memory::{base_details, build, unavailable};
 
 /// The family.
 pub struct ServicePointSelect;
@@ -424,81 +427,6 @@ impl Family for ServicePointSelect {
     }
 }
 
-/// A [`PageBuffer`] seen as `u64` words.
-struct PageWords(PageBuffer);
-
-// On 64-bit targets `usize` and `u64` have the same size and alignment, so the buffer's `usize`
-// words can be viewed as `u64` words. Elsewhere the family uses `Vec<u64>` (base pages only).
-#[cfg(target_pointer_width = "64")]
-impl WordStorage for PageWords {
-    fn words(&self) -> &[u64] {
-        let w = self.0.as_words();
-        // SAFETY: usize and u64 are both 8 bytes with 8-byte alignment on 64-bit targets; the
-        // slice is valid for reads while `&self` lives and every bit pattern is a u64.
-        unsafe { std::slice::from_raw_parts(w.as_ptr().cast::<u64>(), w.len()) }
-    }
-    fn words_mut(&mut self) -> &mut [u64] {
-        let w = self.0.as_words_mut();
-        // SAFETY: as above; `&mut self` gives exclusive access.
-        unsafe { std::slice::from_raw_parts_mut(w.as_mut_ptr().cast::<u64>(), w.len()) }
-    }
-    fn backing(&self) -> Option<serde_json::Value> {
-        serde_json::to_value(self.0.verify()).ok()
-    }
-}
-
-/// Allocated and built service with what backs it.
-struct Built {
-    service: PointSelect,
-    backing_table: serde_json::Value,
-    backing_index: serde_json::Value,
-    build_s: f64,
-}
-
-fn alloc_words(mode: TablePages, words: usize) -> Result<Box<dyn WordStorage>, String> {
-    #[cfg(target_pointer_width = "64")]
-    {
-        PageBuffer::allocate(mode.mode(), words.max(1) * 8)
-            .map(|b| Box::new(PageWords(b)) as Box<dyn WordStorage>)
-            .map_err(|e| e.to_string())
-    }
-    #[cfg(not(target_pointer_width = "64"))]
-    {
-        let _ = PageBuffer::allocate;
-        match mode {
-            TablePages::Base => Ok(Box::new(vec![0u64; words])),
-            TablePages::Thp => Err(format!("{} backing needs a 64-bit target", mode.mode())),
-        }
-    }
-}
-
-fn build(mode: TablePages, rows: u64) -> Result<Built, String> {
-    let rows = usize::try_from(rows).map_err(|_| format!("{rows} rows do not fit usize"))?;
-    let t0 = Instant::now();
-    let table = alloc_words(mode, Table::required_words(rows))?;
-    let index = alloc_words(mode, HashIndex::required_words(rows))?;
-    let service = PointSelect::build(rows, table, index).map_err(|e| e.to_string())?;
-    let build_s = t0.elapsed().as_secs_f64();
-    Ok(Built {
-        backing_table: service.table().backing().unwrap_or(serde_json::Value::Null),
-        backing_index: service.index().backing().unwrap_or(serde_json::Value::Null),
-        service,
-        build_s,
-    })
-}
-
-fn base_details(b: &Built, mode: TablePages) -> Measurement {
-    Measurement::default()
-        .detail("page_mode_requested", mode)
-        .detail("backing_table", &b.backing_table)
-        .detail("backing_index", &b.backing_index)
-        .detail("table_bytes", b.service.table().data_bytes())
-        .detail("index_bytes", b.service.index().slot_bytes())
-        .detail("row_bytes", ROW_BYTES)
-        .detail("build_s", b.build_s)
-        .detail("clients_pinned", false)
-}
-
 fn latency_metric(
     name: &str,
     windows: &[ClosedLoopPoint],
@@ -719,15 +647,6 @@ pub fn no_pass_reason(outcome: &crate::service::search::SearchOutcome) -> String
     match lowest {
         Some(t) => format!("{head}; lowest rate tried: {}", t.describe()),
         None => head,
-    }
-}
-
-fn unavailable(mode: TablePages, reason: String) -> PointOutcome {
-    match mode {
-        TablePages::Thp => PointOutcome::Skipped {
-            reason: format!("THP table memory unavailable: {reason}"),
-        },
-        TablePages::Base => PointOutcome::Failed { error: reason },
     }
 }
 
