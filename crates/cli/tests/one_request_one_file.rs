@@ -104,7 +104,24 @@ fn comparable(file: &ResultFile) -> serde_json::Value {
     if let Some(q) = o.get_mut("qualification").and_then(|q| q.as_object_mut()) {
         q.remove("evaluated_at");
     }
+    round_floats(&mut v);
     v
+}
+
+/// Every fractional number of `v` to 12 significant digits: serde_json's default float parser
+/// can move the last digit of a value read back, so the statistics the second caller computes
+/// from the samples it read may differ from the CLI's in the 16th digit.
+fn round_floats(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Number(n) if n.is_f64() => {
+            let x = n.as_f64().unwrap_or(0.0);
+            let rounded: f64 = format!("{x:.11e}").parse().unwrap_or(x);
+            *v = serde_json::json!(rounded);
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(round_floats),
+        serde_json::Value::Object(o) => o.values_mut().for_each(round_floats),
+        _ => {}
+    }
 }
 
 #[test]
