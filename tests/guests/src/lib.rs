@@ -230,6 +230,11 @@ pub struct Expect {
     /// out right fails the test, so the list is emptied as the bugs are fixed.
     #[serde(default)]
     pub known_probe_bugs: BTreeMap<String, String>,
+    /// The TLB as the probe must read it from the guest's CPUID, when the definition says:
+    /// the sources of its levels (`"cpuid 0x80000005 EBX"`, ...), or empty where the CPU model
+    /// describes no TLB (QEMU's Intel models: leaf 2 holds cache descriptors only and there is
+    /// no leaf 0x18), and the probe must then say the TLB is unknown, with its reason.
+    pub tlb_sources: Option<Vec<String>>,
     /// A PCIe link several endpoints share, when the guest has one ([`Guest::devices`]).
     pub pcie_shared: Option<ExpectSharedLink>,
     /// The measured run must find the critical rate (p99 under the bound) for every page

@@ -561,6 +561,34 @@ fn wrong_facts(guest: &Guest, m: &Machine) -> Vec<(String, String)> {
         }
     };
     let t = &m.cpu.topology;
+    if let Some(sources) = &e.tlb_sources {
+        let probed: std::collections::BTreeSet<String> = m
+            .cpu
+            .tlb
+            .known()
+            .into_iter()
+            .flatten()
+            .map(|l| l.source.clone())
+            .collect();
+        let expected: std::collections::BTreeSet<String> = sources.iter().cloned().collect();
+        check(
+            "tlb sources",
+            format!("{expected:?}"),
+            format!("{probed:?}"),
+        );
+        // no TLB described: unknown with a reason, never an empty list passed off as known
+        if sources.is_empty() {
+            check(
+                "tlb unknown with its reason",
+                "true".into(),
+                m.cpu
+                    .tlb
+                    .why_unknown()
+                    .is_some_and(|u| u.to_string().contains("cpuid"))
+                    .to_string(),
+            );
+        }
+    }
     check("packages", e.packages.to_string(), show(t.packages.known()));
     if let Some(d) = e.dies {
         check("dies", d.to_string(), show(t.dies.known()));
@@ -1015,6 +1043,7 @@ fn definitions_parse_and_match_their_file_names() {
             "arm64-2n-clusters",
             "x86-2s-2cpu",
             "x86-2s4n-smt",
+            "x86-epyc-1s",
             "x86-offline-cgroup1"
         ]
     );
@@ -1148,6 +1177,11 @@ fn x86_2s_2cpu() {
 #[test]
 fn x86_offline_cgroup1() {
     check_guest("x86-offline-cgroup1", false);
+}
+
+#[test]
+fn x86_epyc_1s() {
+    check_guest("x86-epyc-1s", false);
 }
 
 #[test]
