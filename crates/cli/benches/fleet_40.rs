@@ -13,7 +13,7 @@
 use std::process::Command;
 use std::time::Instant;
 
-use hwsurvey_fleet::sample::{example, scale, set_thp, with_host};
+use hwsurvey_testkit::fleet_sample::{example, scale, set_thp, with_host};
 
 fn main() {
     let smoke = std::env::var("HWSURVEY_BENCH_SMOKE").is_ok_and(|v| v == "1");

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use hwsurvey_fleet::sample::{example, scale, set_thp, with_host};
+use hwsurvey_testkit::fleet_sample::{example, scale, set_thp, with_host};
 
 fn fleet_dir(dir: &Path) {
     let base = example("x86_64-standard.json");

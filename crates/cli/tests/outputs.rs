@@ -12,7 +12,7 @@ fn hwsurvey() -> Command {
 }
 
 fn write_two(dir: &Path) -> Vec<PathBuf> {
-    hwsurvey_report::sample::three()
+    hwsurvey_testkit::report_sample::three()
         .into_iter()
         .take(2)
         .enumerate()
@@ -336,7 +336,7 @@ fn a_full_disk_under_force_names_the_file_left_as_the_previous_one() {
         return;
     }
     let out = dir.path().join("r.json");
-    let earlier = hwsurvey_report::sample::three().remove(0);
+    let earlier = hwsurvey_testkit::report_sample::three().remove(0);
     let (started, tests) = (earlier.started_at.clone(), earlier.tests.len());
     let result = (|| {
         earlier.write_atomic(&out).map_err(|e| e.to_string())?;

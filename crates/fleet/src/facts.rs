@@ -454,7 +454,7 @@ mod tests {
     /// configuration are among them.
     #[test]
     fn fact_names_are_host_facts_names() {
-        let file = crate::sample::example("x86_64-standard.json");
+        let file = hwsurvey_testkit::fleet_sample::example("x86_64-standard.json");
         let m = machine_of(&file).unwrap();
         let names: Vec<&str> = host_facts(&file, &m).iter().map(|(n, _)| *n).collect();
         assert_eq!(names, FACT_NAMES);

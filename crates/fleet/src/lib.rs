@@ -21,7 +21,6 @@ pub mod figures;
 mod input;
 mod machines;
 pub mod render;
-pub mod sample;
 mod types;
 
 pub use input::{

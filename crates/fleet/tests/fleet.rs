@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use hwsurvey_fleet::sample::{example, scale, set_thp, started_at, with_host};
 use hwsurvey_fleet::{analyse, collect, load_all, Fleet, Options, Verdict};
 use hwsurvey_result::ResultFile;
+use hwsurvey_testkit::fleet_sample::{example, scale, set_thp, started_at, with_host};
 
 fn write(dir: &Path, host: &str, name: &str, file: &ResultFile) -> PathBuf {
     let p = dir.join(host).join(name);
@@ -148,7 +148,7 @@ fn a_host_with_cpus_offline_stands_out_by_its_configuration_when_no_figure_does(
     for (host, f) in [("x86-a", 1.0), ("x86-b", 1.21), ("x86-c", 0.79)] {
         let mut file = scale(with_host(base.clone(), host), Some("mem.bandwidth"), f);
         if host == "x86-c" {
-            file = hwsurvey_fleet::sample::offline_cpus(file, "0");
+            file = hwsurvey_testkit::fleet_sample::offline_cpus(file, "0");
         }
         write(dir.path(), host, "result.json", &file);
     }
@@ -509,7 +509,7 @@ fn a_host_with_cpus_offline_is_compared_with_its_siblings_and_the_offline_cpus_a
     ] {
         let mut file = scale(with_host(base.clone(), host), None, f);
         if host == "node3" {
-            file = hwsurvey_fleet::sample::offline_cpus(
+            file = hwsurvey_testkit::fleet_sample::offline_cpus(
                 scale(with_host(base.clone(), host), Some("mem.bandwidth"), f),
                 "0",
             );
@@ -552,7 +552,10 @@ fn a_host_with_cpus_offline_joins_only_a_matching_group() {
     };
     let base = example("x86_64-standard.json");
     let sibling = m(base.clone());
-    let lemon = m(hwsurvey_fleet::sample::offline_cpus(base.clone(), "0"));
+    let lemon = m(hwsurvey_testkit::fleet_sample::offline_cpus(
+        base.clone(),
+        "0",
+    ));
     assert_eq!(
         (lemon.cpus_offline, lemon.threads, lemon.cores),
         (1, Some(2), Some(1))
@@ -592,7 +595,7 @@ fn a_host_with_half_the_memory_is_compared_with_its_siblings_and_named() {
     ] {
         let mut file = scale(with_host(base.clone(), host), None, f);
         if host == "x86-d" {
-            file = hwsurvey_fleet::sample::memory_fraction(file, 0.5);
+            file = hwsurvey_testkit::fleet_sample::memory_fraction(file, 0.5);
         }
         write(dir.path(), host, "result.json", &file);
     }
@@ -617,7 +620,7 @@ fn a_host_with_half_the_memory_is_compared_with_its_siblings_and_named() {
     ] {
         let mut file = scale(with_host(base.clone(), host), None, f);
         if host.starts_with("small") {
-            file = hwsurvey_fleet::sample::memory_fraction(file, 0.5);
+            file = hwsurvey_testkit::fleet_sample::memory_fraction(file, 0.5);
         }
         write(dir.path(), host, "result.json", &file);
     }
@@ -638,7 +641,7 @@ fn memory_fleet(hosts: &[(&str, f64)]) -> Fleet {
             1.0 + 0.01 * (i % 3) as f64,
         );
         if *fraction != 1.0 {
-            file = hwsurvey_fleet::sample::memory_fraction(file, *fraction);
+            file = hwsurvey_testkit::fleet_sample::memory_fraction(file, *fraction);
         }
         write(dir.path(), host, "result.json", &file);
     }

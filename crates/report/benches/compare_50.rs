@@ -5,8 +5,8 @@
 
 use std::time::Instant;
 
-use hwsurvey_report::sample::{result, Spec};
 use hwsurvey_report::{compare, default_label, plot, render, Format, Input};
+use hwsurvey_testkit::report_sample::{result, Spec};
 
 fn main() {
     let smoke = std::env::var("HWSURVEY_BENCH_SMOKE").is_ok_and(|v| v == "1");

@@ -1,11 +1,11 @@
 //! Snapshots of every format over three synthetic result files (x86_64, aarch64, sparc64),
 //! escaping, noise verdicts, profile-version refusal and missing-test reasons.
 
-use hwsurvey_report::sample::{result, three, Spec};
 use hwsurvey_report::{
     compare, default_label, distinct_labels, inputs_with_default_labels, label_candidates, plot,
     render, CompareError, Format, Input,
 };
+use hwsurvey_testkit::report_sample::{result, three, Spec};
 
 fn inputs(files: Vec<hwsurvey_result::ResultFile>) -> Vec<Input> {
     inputs_with_default_labels(files)

@@ -4,9 +4,9 @@
 //! well-formed XML, and the CSV neutralises formula cells (OWASP: a leading `'`).
 
 use hwsurvey_model::Probed;
-use hwsurvey_report::sample::three;
 use hwsurvey_report::{compare, label_candidates, plot, render, Format, Input};
 use hwsurvey_result::ResultFile;
+use hwsurvey_testkit::report_sample::three;
 
 /// 1 MiB of hostname: terminal control sequences, BEL, NUL, newlines, XML specials.
 fn hostile_hostname() -> String {

@@ -4,10 +4,10 @@
 //! kernel reports as "Unknown".
 
 use hwsurvey_probe::{io, SysRoot};
-use hwsurvey_report::sample::three;
 use hwsurvey_report::{
     compare, default_label, inputs_with_default_labels, Cell, Comparison, Input,
 };
+use hwsurvey_testkit::report_sample::three;
 use hwsurvey_testkit::shared;
 use hwsurvey_testkit::write;
 

@@ -1,9 +1,9 @@
 //! A run shortened by `hwsurvey run --max-time` is flagged as time-limited, not comparable
 //! to full runs, in every report format.
 
-use hwsurvey_report::sample::three;
 use hwsurvey_report::{compare, default_label, render, Format, Input};
 use hwsurvey_result::TimeLimit;
+use hwsurvey_testkit::report_sample::three;
 
 #[test]
 fn a_time_limited_input_is_flagged_in_every_format() {

@@ -1,6 +1,7 @@
-//! Fleets built from the example result files of this repository (`reports/examples/v1/`, schema 1), for
-//! tests and the benchmark: a copy renamed to another host, its samples scaled (statistics
-//! recomputed, so the loader's checks pass), its THP mode or start time changed.
+//! Fleets built from the example result files of this repository (`reports/examples/v1/`,
+//! schema 1), for the fleet tests and benchmark: a copy renamed to another host, its samples
+//! scaled (statistics recomputed, so the loader's checks pass), its THP mode or start time
+//! changed. Never shipped: a module of the test support crate (it was `hwsurvey_testkit::fleet_sample`).
 
 use hwsurvey_model::Probed;
 use hwsurvey_result::{Metric, MetricResult, ResultFile};

@@ -1,11 +1,16 @@
 //! Test support shared by the workspace's test suites (a dev-dependency only, never in a
 //! shipped binary): locating `../shared` (the real machine captures and known probe faults,
-//! read in place), unpacking capture archives, and writing small `/proc` and `/sys` trees.
+//! read in place), unpacking capture archives, writing small `/proc` and `/sys` trees, and
+//! result files for the readers' tests ([`report_sample`]: synthetic platforms;
+//! [`fleet_sample`]: fleets made from `reports/examples/`).
 //!
 //! Panics on I/O failures: these are test fixtures, and a test that cannot set up its input
 //! must fail loudly rather than pass.
 
 use std::path::{Path, PathBuf};
+
+pub mod fleet_sample;
+pub mod report_sample;
 
 /// `../shared` beside the workspace (the folder holding `fixtures/` and `bugs/`), or `None`
 /// after printing `SKIPPED: ../shared not found` (a clone elsewhere; in CI it is always there).

@@ -1,6 +1,10 @@
-//! Synthetic result files for tests, snapshots and the 50-file benchmark, built in code until
-//! `reports/examples/` holds real runs. Values are plausible, labelled as synthetic in the
-//! profile source, and deterministic.
+//! Synthetic result files for the report's tests, snapshots and the 50-file benchmark, built
+//! in code: what a test needs to control and a real run cannot give on demand (a hostile
+//! hostname, a chosen spread, a skipped hugetlb point, a profile version, any number of
+//! platforms), where `reports/examples/` holds real runs as they came. Values are plausible,
+//! labelled as synthetic in the profile source, and deterministic; the latencies are scaled
+//! by architecture only so that the platforms differ. Never shipped: a module of the test
+//! support crate (it was `hwsurvey_testkit::report_sample`).
 
 use hwsurvey_model::{CpuSet, Probed, Unknown};
 use hwsurvey_probe::run_env::{LoadSnapshot, RunEnv};
@@ -236,7 +240,7 @@ pub fn result(s: &Spec) -> ResultFile {
         profile: ProfileRef {
             id: "standard".into(),
             version: s.profile_version,
-            source: "synthetic (hwsurvey_report::sample)".into(),
+            source: "synthetic (hwsurvey_testkit::report_sample)".into(),
             run: RunSettings {
                 placement: Placement::Compact,
                 sample_min_s: 0.1,

@@ -7,7 +7,7 @@ use hwsurvey_testkit::tool;
 use predicates::prelude::*;
 
 fn write_three(dir: &Path) -> Vec<PathBuf> {
-    hwsurvey_report::sample::three()
+    hwsurvey_testkit::report_sample::three()
         .into_iter()
         .enumerate()
         .map(|(i, f)| {
@@ -178,7 +178,7 @@ fn different_profile_versions_need_force() {
 /// The first sample as a result file on disk (schema version 2: plain values), edited.
 fn edited(dir: &Path, name: &str, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
     let p = dir.join(name);
-    hwsurvey_report::sample::three()[0]
+    hwsurvey_testkit::report_sample::three()[0]
         .write_atomic(&p)
         .unwrap();
     let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
@@ -370,7 +370,7 @@ fn sizes_beyond_the_recorded_machines_memory_are_refused() {
 #[test]
 fn same_host_files_get_distinct_labels_unless_labelled() {
     let dir = tempfile::tempdir().unwrap();
-    let f = hwsurvey_report::sample::three().remove(0);
+    let f = hwsurvey_testkit::report_sample::three().remove(0);
     let a = dir.path().join("before.json");
     let b = dir.path().join("after.json");
     f.write_atomic(&a).unwrap();

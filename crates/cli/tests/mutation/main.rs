@@ -8,7 +8,7 @@
 //!   by a self-loop or escaping symlink or a folder, or a folder turned into a symlink loop.
 //!   Runs `probe_machine`, the `hwsurvey probe` summary, `qualify` on the probed facts and its
 //!   renderers.
-//! - **results**: `reports/examples/*.json` and the report crate's sample files, with JSON
+//! - **results**: `reports/examples/*.json` and the test kit's synthetic results, with JSON
 //!   values replaced (huge, negative, fractional or non-finite-looking numbers; 1 MiB strings
 //!   with ESC, BEL, NUL; formula labels; keys removed) or the text cut or flipped. Runs
 //!   `hwsurvey_result::load`, `compare` against the clean file, every renderer and plot, and

@@ -128,7 +128,10 @@ fn load_sources() -> Vec<Arc<Source>> {
         )
     })
     .collect();
-    for (i, f) in hwsurvey_report::sample::three().into_iter().enumerate() {
+    for (i, f) in hwsurvey_testkit::report_sample::three()
+        .into_iter()
+        .enumerate()
+    {
         texts.push((
             format!("sample-{i}.json"),
             serde_json::to_vec_pretty(&f).unwrap(),

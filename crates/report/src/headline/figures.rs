@@ -11,6 +11,9 @@ use serde_json::Value;
 
 use crate::format::human;
 use crate::input::Input;
+use crate::point_params::{
+    C2cLatency, CpuScaling, MemBandwidth, MemLatency, PointSelect, RaidParity, StorageIops, View,
+};
 
 /// `{"known": v}` -> Some(v); `{"unknown": ..}` or absent -> None.
 pub(super) fn known_ok(v: Option<&Value>) -> Option<&Value> {
@@ -32,14 +35,6 @@ pub(super) fn why_unknown(v: Option<&Value>, what: &str) -> String {
         return format!("{what} unknown: {known}");
     }
     format!("{what} unknown")
-}
-
-pub(super) fn param<'a>(t: &'a TestResult, key: &str) -> Option<&'a Value> {
-    t.point.params.get(key)
-}
-
-pub(super) fn param_str<'a>(t: &'a TestResult, key: &str) -> Option<&'a str> {
-    param(t, key).and_then(Value::as_str)
 }
 
 /// The metric `name` of `t` with its statistics.
@@ -132,10 +127,11 @@ pub(super) fn points<'a>(
 /// `cpu.scaling` kernel `kernel`: (1-thread figure, peak figure "@threads", "efficiency, knee"
 /// with the efficiency at the peak, and at all threads when the curve falls after it).
 pub(super) fn cpu_figs(f: &ResultFile, kernel: &str) -> [Fig; 3] {
-    let pts: Vec<(&TestResult, &MetricResult, &Summary)> =
-        points(f, "cpu.scaling", |t| param_str(t, "kernel") == Some(kernel))
-            .filter_map(|t| metric(t, "ops_per_s").map(|(m, s)| (t, m, s)))
-            .collect();
+    let pts: Vec<(&TestResult, &MetricResult, &Summary)> = points(f, CpuScaling::FAMILY, |t| {
+        CpuScaling::of(t).is_some_and(|p| p.kernel == kernel)
+    })
+    .filter_map(|t| metric(t, "ops_per_s").map(|(m, s)| (t, m, s)))
+    .collect();
     let why = || Fig::Absent(absent(f, "cpu.scaling", &format!("{kernel} kernel")));
     let single = pts
         .iter()
@@ -178,8 +174,9 @@ pub(super) fn cpu_figs(f: &ResultFile, kernel: &str) -> [Fig; 3] {
 /// STREAM Triad: the highest median over thread counts, and its share of the theoretical
 /// peak of the populated memory channels (`memory.population.peak_bandwidth`).
 pub(super) fn triad_figs(f: &ResultFile) -> [Fig; 2] {
-    let best = points(f, "mem.bandwidth", |t| {
-        param_str(t, "test") == Some("stream") && param_str(t, "kernel") == Some("triad")
+    let best = points(f, MemBandwidth::FAMILY, |t| {
+        MemBandwidth::of(t)
+            .is_some_and(|p| p.test == "stream" && p.kernel.as_deref() == Some("triad"))
     })
     .filter_map(|t| metric(t, "bandwidth_bytes_per_s").map(|(m, s)| (t, m, s)))
     .max_by(|a, b| a.2.median.total_cmp(&b.2.median));
@@ -212,18 +209,11 @@ pub(super) fn triad_figs(f: &ResultFile) -> [Fig; 2] {
 /// Idle load-to-use latency (full random order) at the largest working set of page mode
 /// `mode` (`base`, `thp`): the memory working set of the run.
 pub(super) fn latency_fig(f: &ResultFile, mode: &str) -> Fig {
-    let best = points(f, "mem.latency", |t| {
-        param_str(t, "order") == Some("full_random")
-            && param(t, "page_mode")
-                .and_then(|p| p.get("kind"))
-                .and_then(Value::as_str)
-                == Some(mode)
-    })
-    .filter_map(|t| {
-        let ws = param(t, "working_set_bytes").and_then(Value::as_u64)?;
-        metric(t, "latency_ns").map(|(m, s)| (ws, m, s))
-    })
-    .max_by_key(|(ws, _, _)| *ws);
+    let best = points(f, MemLatency::FAMILY, |_| true)
+        .filter_map(|t| MemLatency::of(t).map(|p| (t, p)))
+        .filter(|(_, p)| p.full_random() && p.page_mode.label() == mode)
+        .filter_map(|(t, p)| metric(t, "latency_ns").map(|(m, s)| (p.working_set_bytes, m, s)))
+        .max_by_key(|(ws, _, _)| *ws);
     match best {
         Some((ws, m, s)) => {
             let mut v = val(m, s, "ns");
@@ -258,10 +248,7 @@ pub(super) fn loaded_fig(f: &ResultFile) -> Fig {
 
 /// Topology class of a c2c pair (`params.pair.label`: `smt`, `package`, `cross-node`).
 pub(super) fn c2c_class(t: &TestResult) -> Option<String> {
-    param(t, "pair")?
-        .get("label")
-        .and_then(Value::as_str)
-        .map(str::to_string)
+    C2cLatency::of(t).map(|p| p.pair.label)
 }
 
 pub(super) fn c2c_fig(f: &ResultFile, class: &str) -> Fig {
@@ -279,15 +266,15 @@ pub(super) fn c2c_fig(f: &ResultFile, class: &str) -> Fig {
 
 /// Point-select: highest closed-loop throughput, with its client count.
 pub(super) fn point_select_max(f: &ResultFile) -> Fig {
-    points(f, "service.point_select", |t| {
-        param_str(t, "test") == Some("closed")
+    points(f, PointSelect::FAMILY, |t| {
+        PointSelect::of(t).is_some_and(|p| p.test == "closed")
     })
     .filter_map(|t| metric(t, "throughput_ops_per_s").map(|(m, s)| (t, m, s)))
     .max_by(|a, b| a.2.median.total_cmp(&b.2.median))
     .map(|(t, m, s)| {
         let mut v = val(m, s, "ops_per_s");
         if let Fig::Val { text, .. } = &mut v {
-            let clients = param(t, "clients").and_then(Value::as_u64).unwrap_or(0);
+            let clients = PointSelect::of(t).and_then(|p| p.clients).unwrap_or(0);
             *text = format!("{text} @{clients}");
         }
         v
@@ -324,12 +311,8 @@ pub(super) fn critical_figs(f: &ResultFile) -> [Fig; 2] {
 /// 4 KiB random-read IOPS: the best point over one target, the best over all targets of
 /// the run (when more than one), and the CPU time per I/O of the one-target best.
 pub(super) fn iops_figs(f: &ResultFile) -> [Fig; 3] {
-    let randread = |t: &TestResult| param_str(t, "pattern") == Some("randread_4k");
-    let ntargets = |t: &TestResult| {
-        param(t, "targets")
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len)
-    };
+    let randread = |t: &TestResult| StorageIops::of(t).is_some_and(|p| p.pattern == "randread_4k");
+    let ntargets = |t: &TestResult| StorageIops::of(t).map_or(0, |p| p.targets.len());
     let best = |n: &dyn Fn(usize) -> bool| {
         points(f, "storage.iops", randread)
             .filter(|t| n(ntargets(t)))
@@ -365,24 +348,19 @@ pub(super) fn iops_figs(f: &ResultFile) -> [Fig; 3] {
 
 /// RAID-6 P+Q generation on one core (the `best` path at 1 thread), the widest stripe.
 pub(super) fn raid_fig(f: &ResultFile) -> Fig {
-    points(f, "raid.parity", |t| {
-        t.point.threads == 1
-            && param_str(t, "op") == Some("gen")
-            && param_str(t, "path") == Some("best")
-    })
-    .filter_map(|t| {
-        let d = param(t, "data_blocks").and_then(Value::as_u64)?;
-        metric(t, "bandwidth_bytes_per_s").map(|(m, s)| (d, m, s))
-    })
-    .max_by_key(|(d, _, _)| *d)
-    .map(|(d, m, s)| {
-        let mut v = val(m, s, "bytes_per_s");
-        if let Fig::Val { text, .. } = &mut v {
-            *text = format!("{text} ({d}+2)");
-        }
-        v
-    })
-    .unwrap_or_else(|| Fig::Absent(absent(f, "raid.parity", "RAID-6 gen")))
+    points(f, RaidParity::FAMILY, |t| t.point.threads == 1)
+        .filter_map(|t| RaidParity::of(t).map(|p| (t, p)))
+        .filter(|(_, p)| p.op == "gen" && p.path == "best")
+        .filter_map(|(t, p)| metric(t, "bandwidth_bytes_per_s").map(|(m, s)| (p.data_blocks, m, s)))
+        .max_by_key(|(d, _, _)| *d)
+        .map(|(d, m, s)| {
+            let mut v = val(m, s, "bytes_per_s");
+            if let Fig::Val { text, .. } = &mut v {
+                *text = format!("{text} ({d}+2)");
+            }
+            v
+        })
+        .unwrap_or_else(|| Fig::Absent(absent(f, "raid.parity", "RAID-6 gen")))
 }
 
 /// The findings of the built-in qualification rules for one result (stored at run time, or
