@@ -97,7 +97,8 @@ pub fn detect_arch(root: &SysRoot, cpuinfo_text: Option<&str>) -> (Arch, String)
 }
 
 /// Probes the CPUs under `root`. Never fails: what cannot be read is `Unknown` with the reason
-/// and listed in [`Cpu::problems`].
+/// and listed in [`Cpu::problems`]. The named steps below, in order: the CPU sets, the CPU
+/// folders, identity, topology, cpuid and core kinds, caches.
 pub fn probe(root: &SysRoot) -> Cpu {
     let mut problems = Vec::new();
     let cpuinfo_text = root.read("/proc/cpuinfo");
@@ -106,8 +107,76 @@ pub fn probe(root: &SysRoot) -> Cpu {
         .ok()
         .map(|t| cpuinfo::parse_cpuinfo(t));
     let (arch, arch_source) = detect_arch(root, cpuinfo_text.as_ref().ok().map(String::as_str));
+    let mut topology_notes = Vec::new();
+    let (sets, numbers) = read_cpu_sets(root, &mut problems, &mut topology_notes);
+    let allowed = probe_allowed(root);
+    let raws = read_cpu_folders(root, &numbers, &sets, &mut problems);
+    let identity = build_identity(&ci, &cpuinfo_text, arch);
+    let heterogeneous = is_heterogeneous(&raws, &ci);
+    let (mut topology, core_of) = build_topology(
+        arch,
+        &raws,
+        &identity,
+        heterogeneous,
+        &mut topology_notes,
+        &mut problems,
+    );
+    if let Probed::Known(set) = &sets.online {
+        list_online_without_topology(root, &raws, set, &mut problems);
+        // Every online CPU counts as a thread.
+        topology.threads = Probed::Known(set.len() as u32);
+    }
+    list_online_without_caches(root, &raws, &mut problems);
+    let cpuid = read_cpuid(root);
+    let core_types: BTreeMap<CpuId, String> = cpuid
+        .known()
+        .map(|c| c.core_types.clone())
+        .unwrap_or_default();
+    let (kinds, kind_of) = build_kinds(arch, &raws, &ci, &core_of, root, &core_types);
+    let (caches, caches_source) =
+        build_caches(arch, &raws, &ci, &identity, &topology, root, &mut problems);
+    topology.notes.extend(topology_notes);
+    Cpu {
+        arch,
+        arch_source,
+        possible: sets.possible,
+        present: sets.present,
+        online: sets.online,
+        offline: sets.offline,
+        present_offline: sets.present_offline,
+        allowed,
+        topology,
+        cpus: logical_cpus(&raws, &core_of, &kind_of),
+        kinds,
+        caches,
+        caches_source,
+        identity,
+        tlb: tlb::from_cpuid(arch, &cpuid),
+        cpuid,
+        problems,
+    }
+}
 
-    // The kernel always has at least one possible, present and online CPU (the one running).
+/// The kernel's CPU sets (`/sys/devices/system/cpu/{possible,present,online,offline}`) and
+/// present minus online.
+struct CpuSets {
+    possible: Probed<CpuSet>,
+    present: Probed<CpuSet>,
+    online: Probed<CpuSet>,
+    offline: Probed<CpuSet>,
+    present_offline: Probed<CpuSet>,
+}
+
+/// Reads the CPU sets and the numbers of the CPU folders ([`cpu_numbers`]). The kernel always
+/// has at least one possible, present and online CPU (the one running): an empty list is a
+/// damaged file. Without the global online file, each `cpuN/online` says
+/// ([`online_from_cpu_files`]); present and online members beyond possible are dropped
+/// ([`bound_sets_to_possible`]); offline is possible minus online ([`offline_set`]).
+fn read_cpu_sets(
+    root: &SysRoot,
+    problems: &mut Vec<Unknown>,
+    notes: &mut Vec<String>,
+) -> (CpuSets, Vec<CpuId>) {
     let non_empty = |name: &str| {
         let path = format!("{CPU_DIR}/{name}");
         probed(read_cpuset(root, &path, None).and_then(|set| {
@@ -121,58 +190,99 @@ pub fn probe(root: &SysRoot) -> Cpu {
     let possible = non_empty("possible");
     let mut present = non_empty("present");
     let mut online = non_empty("online");
-    let mut topology_notes = Vec::new();
-    let numbers = cpu_numbers(root, possible.known(), &mut problems);
-    // Without the global online file (old or partial captures), each cpuN/online says; the
-    // boot CPU often has no such file and is online.
+    let numbers = cpu_numbers(root, possible.known(), problems);
     if let Probed::Unknown(Unknown::Missing { .. }) = &online {
-        let mut set = CpuSet::new();
-        let mut any_file = false;
-        for &n in &numbers {
-            let path = format!("{CPU_DIR}/cpu{n}/online");
-            match root.read_parsed::<u8>(&path, "0 or 1") {
-                Ok(1) => {
-                    any_file = true;
-                    set.insert(n);
-                }
-                Ok(0) => any_file = true,
-                Ok(v) => problems.push(ProbeError::invalid(&path, "0 or 1", &v.to_string()).into()),
-                Err(e) if e.is_missing() => {
-                    set.insert(n);
-                }
-                Err(e) => problems.push(e.into()),
-            }
-        }
-        if any_file && !set.is_empty() {
-            topology_notes.push(format!(
+        if let Some(set) = online_from_cpu_files(root, &numbers, problems) {
+            notes.push(format!(
                 "no {CPU_DIR}/online: online CPUs {} from the per-CPU cpuN/online files",
                 set.to_list_string()
             ));
             online = Probed::Known(set);
         }
     }
-    // The kernel's present and online sets lie inside possible; members beyond it are a
-    // damaged file, listed and dropped.
-    if let Probed::Known(p) = &possible {
-        for (name, set) in [("present", &mut present), ("online", &mut online)] {
-            if let Probed::Known(s) = set {
-                if !s.is_subset(p) {
-                    problems.push(
-                        ProbeError::invalid(
-                            format!("{CPU_DIR}/{name}"),
-                            format!("CPUs inside possible ({})", p.to_list_string()),
-                            &shorten(&s.to_list_string()),
-                        )
-                        .into(),
-                    );
-                    *s = s.intersection(p);
-                }
+    bound_sets_to_possible(&possible, &mut present, &mut online, problems);
+    let offline = offline_set(root, &possible, &online, problems);
+    let present_offline = match (&present, &online) {
+        (Probed::Known(p), Probed::Known(o)) => Probed::Known(p.difference(o)),
+        (Probed::Unknown(u), _) | (_, Probed::Unknown(u)) => Probed::Unknown(u.clone()),
+    };
+    let sets = CpuSets {
+        possible,
+        present,
+        online,
+        offline,
+        present_offline,
+    };
+    (sets, numbers)
+}
+
+/// The online CPUs by the per-CPU `cpuN/online` files (old or partial captures without the
+/// global file); the boot CPU often has no such file and is online. `None` when no CPU has
+/// the file or none is online.
+fn online_from_cpu_files(
+    root: &SysRoot,
+    numbers: &[CpuId],
+    problems: &mut Vec<Unknown>,
+) -> Option<CpuSet> {
+    let mut set = CpuSet::new();
+    let mut any_file = false;
+    for &n in numbers {
+        let path = format!("{CPU_DIR}/cpu{n}/online");
+        match root.read_parsed::<u8>(&path, "0 or 1") {
+            Ok(1) => {
+                any_file = true;
+                set.insert(n);
+            }
+            Ok(0) => any_file = true,
+            Ok(v) => problems.push(ProbeError::invalid(&path, "0 or 1", &v.to_string()).into()),
+            Err(e) if e.is_missing() => {
+                set.insert(n);
+            }
+            Err(e) => problems.push(e.into()),
+        }
+    }
+    (any_file && !set.is_empty()).then_some(set)
+}
+
+/// The kernel's present and online sets lie inside possible; members beyond it are a damaged
+/// file, listed in `problems` and dropped.
+fn bound_sets_to_possible(
+    possible: &Probed<CpuSet>,
+    present: &mut Probed<CpuSet>,
+    online: &mut Probed<CpuSet>,
+    problems: &mut Vec<Unknown>,
+) {
+    let Probed::Known(p) = possible else {
+        return;
+    };
+    for (name, set) in [("present", present), ("online", online)] {
+        if let Probed::Known(s) = set {
+            if !s.is_subset(p) {
+                problems.push(
+                    ProbeError::invalid(
+                        format!("{CPU_DIR}/{name}"),
+                        format!("CPUs inside possible ({})", p.to_list_string()),
+                        &shorten(&s.to_list_string()),
+                    )
+                    .into(),
+                );
+                *s = s.intersection(p);
             }
         }
     }
-    let offline = match read_cpuset(root, &format!("{CPU_DIR}/offline"), None) {
-        // The kernel's offline is possible minus online; a file saying otherwise is damaged.
-        Ok(s) => match (&possible, &online) {
+}
+
+/// `/sys/devices/system/cpu/offline`: the kernel's is possible minus online, so a file saying
+/// otherwise is damaged (listed, and possible minus online taken), and a missing one is
+/// possible minus online.
+fn offline_set(
+    root: &SysRoot,
+    possible: &Probed<CpuSet>,
+    online: &Probed<CpuSet>,
+    problems: &mut Vec<Unknown>,
+) -> Probed<CpuSet> {
+    match read_cpuset(root, &format!("{CPU_DIR}/offline"), None) {
+        Ok(s) => match (possible, online) {
             (Probed::Known(p), Probed::Known(o)) if s != p.difference(o) => {
                 let u: Unknown = ProbeError::invalid(
                     format!("{CPU_DIR}/offline"),
@@ -188,119 +298,124 @@ pub fn probe(root: &SysRoot) -> Cpu {
             }
             _ => Probed::Known(s),
         },
-        Err(e) => match (&possible, &online) {
+        Err(e) => match (possible, online) {
             (Probed::Known(p), Probed::Known(o)) if e.is_missing() => {
                 Probed::Known(p.difference(o))
             }
             _ => Probed::Unknown(e.into()),
         },
-    };
-    let present_offline = match (&present, &online) {
-        (Probed::Known(p), Probed::Known(o)) => Probed::Known(p.difference(o)),
-        (Probed::Unknown(u), _) | (_, Probed::Unknown(u)) => Probed::Unknown(u.clone()),
-    };
+    }
+}
 
-    let allowed = probe_allowed(root);
-
-    // CPU folders; online-ness from the online set (cpuN/online is absent for the boot CPU).
+/// Reads each CPU folder; online-ness from the online set (`cpuN/online` is absent for the
+/// boot CPU), ids bounded to the possible CPUs.
+fn read_cpu_folders(
+    root: &SysRoot,
+    numbers: &[CpuId],
+    sets: &CpuSets,
+    problems: &mut Vec<Unknown>,
+) -> Vec<RawCpu> {
     let mut raws: Vec<RawCpu> = numbers
         .iter()
         .map(|&n| {
-            let is_online = match &online {
+            let is_online = match &sets.online {
                 Probed::Known(set) => set.contains(n),
                 Probed::Unknown(_) => true,
             };
-            read_raw_cpu(root, n, is_online, &mut problems)
+            read_raw_cpu(root, n, is_online, problems)
         })
         .collect();
-    if let Probed::Known(p) = &possible {
+    if let Probed::Known(p) = &sets.possible {
         for r in raws.iter_mut() {
-            bound_to_possible(r, p, &mut problems);
+            bound_to_possible(r, p, problems);
         }
     }
+    raws
+}
 
-    let identity = build_identity(&ci, &cpuinfo_text, arch);
-    let heterogeneous = {
-        // Only a property known for every online CPU can tell them apart (absent is not
-        // different).
-        let mut midrs = BTreeSet::new();
-        let mut capacities = BTreeSet::new();
-        for r in raws.iter().filter(|r| r.online) {
-            let midr = r.midr.or_else(|| {
-                ci.as_ref()?
-                    .cpus
-                    .iter()
-                    .find(|c| c.processor == Some(r.cpu))?
-                    .midr
-            });
-            midrs.insert(midr.map(|m| (m.implementer, m.part)));
-            capacities.insert(r.capacity);
-        }
-        (midrs.len() > 1 && !midrs.contains(&None))
-            || (capacities.len() > 1 && !capacities.contains(&None))
-    };
-    let (mut topology, core_of) = build_topology(
-        arch,
-        &raws,
-        &identity,
-        heterogeneous,
-        &mut topology_notes,
-        &mut problems,
-    );
-    if let Probed::Known(set) = &online {
-        // Every online CPU counts as a thread; one whose topology cannot be read is listed.
-        for n in set.iter() {
-            if !raws.iter().any(|r| r.cpu == n && r.has_topology) {
-                let path = format!("{CPU_DIR}/cpu{n}/topology");
-                problems.push(match root.list_dir(&path) {
-                    Err(e) => e.into(),
-                    Ok(_) => Unknown::Missing { path },
-                });
-            }
-        }
-        topology.threads = Probed::Known(set.len() as u32);
+/// Whether the online CPUs are of more than one kind: MIDR (implementer, part) or capacity
+/// differ. Only a property known for every online CPU can tell them apart (absent is not
+/// different).
+fn is_heterogeneous(raws: &[RawCpu], ci: &Option<Cpuinfo>) -> bool {
+    let mut midrs = BTreeSet::new();
+    let mut capacities = BTreeSet::new();
+    for r in raws.iter().filter(|r| r.online) {
+        let midr = r.midr.or_else(|| {
+            ci.as_ref()?
+                .cpus
+                .iter()
+                .find(|c| c.processor == Some(r.cpu))?
+                .midr
+        });
+        midrs.insert(midr.map(|m| (m.implementer, m.part)));
+        capacities.insert(r.capacity);
     }
-    // Caches are listed from the CPUs that have them; an online CPU without cache data while
-    // others have it is said to be unknown (never taken as a different core kind).
-    if raws.iter().any(|r| r.online && !r.caches.is_empty()) {
-        for r in raws.iter().filter(|r| r.online && r.caches.is_empty()) {
-            let path = format!("{CPU_DIR}/cpu{}/cache", r.cpu);
-            let u = match root.list_dir(&path) {
+    (midrs.len() > 1 && !midrs.contains(&None))
+        || (capacities.len() > 1 && !capacities.contains(&None))
+}
+
+/// Lists in `problems` each online CPU whose topology folder could not be read.
+fn list_online_without_topology(
+    root: &SysRoot,
+    raws: &[RawCpu],
+    online: &CpuSet,
+    problems: &mut Vec<Unknown>,
+) {
+    for n in online.iter() {
+        if !raws.iter().any(|r| r.cpu == n && r.has_topology) {
+            let path = format!("{CPU_DIR}/cpu{n}/topology");
+            problems.push(match root.list_dir(&path) {
                 Err(e) => e.into(),
-                Ok(_) => Unknown::Other {
-                    detail: format!(
-                        "{path} has no index* folder: the caches of cpu{} are unknown",
-                        r.cpu
-                    ),
-                },
-            };
-            if !problems.contains(&u) {
-                problems.push(u);
-            }
+                Ok(_) => Unknown::Missing { path },
+            });
         }
     }
+}
 
-    let cpuid = if root.is_live() {
-        x86::probe_live()
-    } else {
-        match read_live_facts(root) {
-            Some(facts) => facts.cpuid,
-            None => Probed::Unknown(Unknown::Other {
-                detail: format!("cpuid is read only on the live machine (a capture made by hwsurvey snapshot keeps it in {LIVE_FACTS_PATH})"),
-            }),
+/// Caches are listed from the CPUs that have them; an online CPU without cache data while
+/// others have it is said to be unknown in `problems` (never taken as a different core kind).
+fn list_online_without_caches(root: &SysRoot, raws: &[RawCpu], problems: &mut Vec<Unknown>) {
+    if !raws.iter().any(|r| r.online && !r.caches.is_empty()) {
+        return;
+    }
+    for r in raws.iter().filter(|r| r.online && r.caches.is_empty()) {
+        let path = format!("{CPU_DIR}/cpu{}/cache", r.cpu);
+        let u = match root.list_dir(&path) {
+            Err(e) => e.into(),
+            Ok(_) => Unknown::Other {
+                detail: format!(
+                    "{path} has no index* folder: the caches of cpu{} are unknown",
+                    r.cpu
+                ),
+            },
+        };
+        if !problems.contains(&u) {
+            problems.push(u);
         }
-    };
-    let core_types: BTreeMap<CpuId, String> = cpuid
-        .known()
-        .map(|c| c.core_types.clone())
-        .unwrap_or_default();
-    let (kinds, kind_of) = build_kinds(arch, &raws, &ci, &core_of, root, &core_types);
+    }
+}
 
-    let (caches, caches_source) =
-        build_caches(arch, &raws, &ci, &identity, &topology, root, &mut problems);
+/// cpuid: read on the live machine; in a capture, the one `hwsurvey snapshot` kept
+/// ([`LIVE_FACTS_PATH`]), else unknown.
+fn read_cpuid(root: &SysRoot) -> Probed<x86::CpuidInfo> {
+    if root.is_live() {
+        return x86::probe_live();
+    }
+    match read_live_facts(root) {
+        Some(facts) => facts.cpuid,
+        None => Probed::Unknown(Unknown::Other {
+            detail: format!("cpuid is read only on the live machine (a capture made by hwsurvey snapshot keeps it in {LIVE_FACTS_PATH})"),
+        }),
+    }
+}
 
-    let cpus = raws
-        .iter()
+/// One [`LogicalCpu`] per CPU folder, with its core and core-kind index.
+fn logical_cpus(
+    raws: &[RawCpu],
+    core_of: &BTreeMap<CpuId, u32>,
+    kind_of: &BTreeMap<CpuId, u32>,
+) -> Vec<LogicalCpu> {
+    raws.iter()
         .map(|r| LogicalCpu {
             cpu: r.cpu,
             online: r.online,
@@ -313,28 +428,7 @@ pub fn probe(root: &SysRoot) -> Cpu {
             max_freq_khz: r.max_freq_khz,
             min_freq_khz: r.min_freq_khz,
         })
-        .collect();
-
-    topology.notes.extend(topology_notes);
-    Cpu {
-        arch,
-        arch_source,
-        possible,
-        present,
-        online,
-        offline,
-        present_offline,
-        allowed,
-        topology,
-        cpus,
-        kinds,
-        caches,
-        caches_source,
-        identity,
-        tlb: tlb::from_cpuid(arch, &cpuid),
-        cpuid,
-        problems,
-    }
+        .collect()
 }
 
 fn build_identity(ci: &Option<Cpuinfo>, text: &Result<String, ProbeError>, arch: Arch) -> Identity {

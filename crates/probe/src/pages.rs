@@ -375,19 +375,73 @@ fn sum_bytes<'a>(pools: impl Iterator<Item = (&'a Probed<u64>, u64)>) -> Probed<
 }
 
 /// Probes pages under `root`; `arch` and `cpuinfo` come from the CPU probe (used only to infer
-/// the base page size of a capture). Never fails.
+/// the base page size of a capture). Never fails. The named steps below, in order: hugetlb
+/// pools (system-wide, per node, else the default size of /proc/meminfo) and their totals,
+/// the default huge page size, the base page size, THP.
 pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
     let mut problems = Vec::new();
-    // hugetlb, system-wide.
+    let (mut hugetlb, mut hugetlb_missing) = read_system_pools(root, &mut problems);
+    let hugetlb_per_node = add_node_pools(root, &mut hugetlb);
+    let meminfo_text = root.read("/proc/meminfo");
+    let mut hugetlb_source = HUGE_DIR.to_string();
+    let mut meminfo_total: Option<Probed<u64>> = None;
+    if hugetlb_missing.is_some() {
+        if let Some(h) = meminfo_text
+            .as_ref()
+            .ok()
+            .and_then(|t| parse_meminfo_huge(t))
+        {
+            hugetlb_source = "/proc/meminfo HugePages_* (default size only)".to_string();
+            hugetlb_missing = None;
+            let (pool, total) = meminfo_default_pool(&h);
+            hugetlb.push(pool);
+            meminfo_total = Some(total);
+        }
+    }
+    let (hugetlb_total_bytes, hugetlb_free_bytes) =
+        hugetlb_totals(&hugetlb, hugetlb_missing, meminfo_total);
+    let default_hugepage_size_bytes = match meminfo_text {
+        Ok(t) => match parse_meminfo_hugepagesize(&t) {
+            Some(v) => Probed::Known(v),
+            None => Probed::Unknown(Unknown::Invalid {
+                path: "/proc/meminfo".into(),
+                detail: "no Hugepagesize line".into(),
+            }),
+        },
+        Err(e) => Probed::Unknown(e.into()),
+    };
+    let sizes: Vec<u64> = hugetlb.iter().map(|p| p.system.page_size_bytes).collect();
+    let (base_page_size_bytes, base_page_size_source) = base_page_size(root, arch, &sizes);
+    let thp = read_thp(root, &mut problems);
+    Pages {
+        base_page_size_bytes,
+        base_page_size_source,
+        default_hugepage_size_bytes,
+        hugetlb,
+        hugetlb_source,
+        hugetlb_total_bytes,
+        hugetlb_free_bytes,
+        hugetlb_per_node,
+        thp,
+        problems,
+    }
+}
+
+/// The system-wide pools of `/sys/kernel/mm/hugepages/hugepages-<N>kB`, ascending by size,
+/// and why the folder could not be listed.
+fn read_system_pools(
+    root: &SysRoot,
+    problems: &mut Vec<Unknown>,
+) -> (Vec<HugePool>, Option<ProbeError>) {
     let mut hugetlb: Vec<HugePool> = Vec::new();
     let names = root.list_dir(HUGE_DIR);
-    let hugetlb_missing = names.as_ref().err().cloned();
+    let missing = names.as_ref().err().cloned();
     for name in names.unwrap_or_default() {
         let Some(size) = parse_hugepages_dir_name(&name) else {
             continue;
         };
         let dir = format!("{HUGE_DIR}/{name}");
-        let system = PoolCounts::read(root, &dir, size, &mut problems);
+        let system = PoolCounts::read(root, &dir, size, problems);
         let overcommit_pages = match root
             .read_parsed::<u64>(&format!("{dir}/nr_overcommit_hugepages"), "a page count")
         {
@@ -401,73 +455,82 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
         });
     }
     hugetlb.sort_by_key(|p| p.system.page_size_bytes);
-    // per node.
-    let mut hugetlb_per_node = Vec::new();
-    if let Ok(nodes) = root.list_dir("/sys/devices/system/node") {
-        let mut ids: Vec<NodeId> = nodes
-            .iter()
-            .filter_map(|n| n.strip_prefix("node")?.parse().ok())
-            .collect();
-        ids.sort_unstable();
-        for id in ids {
-            let pools = read_node_pools(root, id, &mut Vec::new());
-            if pools.is_empty() {
-                continue;
-            }
-            hugetlb_per_node.push(NodeHugeTotal {
-                node: id,
-                total_bytes: sum_bytes(pools.iter().map(|p| (&p.total_pages, p.page_size_bytes))),
-                free_bytes: sum_bytes(pools.iter().map(|p| (&p.free_pages, p.page_size_bytes))),
-            });
-            for p in pools {
-                if let Some(pool) = hugetlb
-                    .iter_mut()
-                    .find(|h| h.system.page_size_bytes == p.page_size_bytes)
-                {
-                    pool.per_node.push((id, p));
-                }
+    (hugetlb, missing)
+}
+
+/// Adds each node's pools (`/sys/devices/system/node/nodeN/hugepages`) to the system pool of
+/// their size; returns each node's totals over its sizes.
+fn add_node_pools(root: &SysRoot, hugetlb: &mut [HugePool]) -> Vec<NodeHugeTotal> {
+    let mut per_node = Vec::new();
+    let Ok(nodes) = root.list_dir("/sys/devices/system/node") else {
+        return per_node;
+    };
+    let mut ids: Vec<NodeId> = nodes
+        .iter()
+        .filter_map(|n| n.strip_prefix("node")?.parse().ok())
+        .collect();
+    ids.sort_unstable();
+    for id in ids {
+        let pools = read_node_pools(root, id, &mut Vec::new());
+        if pools.is_empty() {
+            continue;
+        }
+        per_node.push(NodeHugeTotal {
+            node: id,
+            total_bytes: sum_bytes(pools.iter().map(|p| (&p.total_pages, p.page_size_bytes))),
+            free_bytes: sum_bytes(pools.iter().map(|p| (&p.free_pages, p.page_size_bytes))),
+        });
+        for p in pools {
+            if let Some(pool) = hugetlb
+                .iter_mut()
+                .find(|h| h.system.page_size_bytes == p.page_size_bytes)
+            {
+                pool.per_node.push((id, p));
             }
         }
     }
-    let meminfo_text = root.read("/proc/meminfo");
-    let mut hugetlb_source = HUGE_DIR.to_string();
-    let mut hugetlb_missing = hugetlb_missing;
-    let mut meminfo_total: Option<Probed<u64>> = None;
-    if hugetlb_missing.is_some() {
-        if let Some(h) = meminfo_text
-            .as_ref()
-            .ok()
-            .and_then(|t| parse_meminfo_huge(t))
-        {
-            hugetlb_source = "/proc/meminfo HugePages_* (default size only)".to_string();
-            hugetlb_missing = None;
-            hugetlb.push(HugePool {
-                system: PoolCounts {
-                    page_size_bytes: h.page_size_bytes,
-                    total_pages: Probed::Known(h.total_pages),
-                    free_pages: Probed::Known(h.free_pages),
-                    reserved_pages: Some(Probed::Known(h.reserved_pages)),
-                    surplus_pages: Probed::Known(h.surplus_pages),
-                    total_bytes: Probed::Known(h.total_pages.saturating_mul(h.page_size_bytes)),
-                },
-                overcommit_pages: Probed::Unknown(Unknown::Missing {
-                    path: format!(
-                        "{HUGE_DIR}/hugepages-{}kB/nr_overcommit_hugepages",
-                        h.page_size_bytes / 1024
-                    ),
-                }),
-                per_node: Vec::new(),
-            });
-            // Other sizes are not in these lines; `Hugetlb:` (Linux >= 4.16) has them all.
-            meminfo_total = Some(match h.hugetlb_bytes {
-                Some(b) => Probed::Known(b),
-                None => Probed::Unknown(Unknown::Other {
-                    detail: "/proc/meminfo has no Hugetlb line and /sys/kernel/mm/hugepages is missing: only the default size is known".into(),
-                }),
-            });
-        }
-    }
-    let (hugetlb_total_bytes, hugetlb_free_bytes) = match hugetlb_missing {
+    per_node
+}
+
+/// The default size's pool of the /proc/meminfo `HugePages_*` lines (kernels and captures
+/// without /sys/kernel/mm/hugepages), and the total over all sizes: `Hugetlb:` (Linux >=
+/// 4.16), else unknown (other sizes are not in these lines).
+fn meminfo_default_pool(h: &MeminfoHuge) -> (HugePool, Probed<u64>) {
+    let pool = HugePool {
+        system: PoolCounts {
+            page_size_bytes: h.page_size_bytes,
+            total_pages: Probed::Known(h.total_pages),
+            free_pages: Probed::Known(h.free_pages),
+            reserved_pages: Some(Probed::Known(h.reserved_pages)),
+            surplus_pages: Probed::Known(h.surplus_pages),
+            total_bytes: Probed::Known(h.total_pages.saturating_mul(h.page_size_bytes)),
+        },
+        overcommit_pages: Probed::Unknown(Unknown::Missing {
+            path: format!(
+                "{HUGE_DIR}/hugepages-{}kB/nr_overcommit_hugepages",
+                h.page_size_bytes / 1024
+            ),
+        }),
+        per_node: Vec::new(),
+    };
+    let total = match h.hugetlb_bytes {
+        Some(b) => Probed::Known(b),
+        None => Probed::Unknown(Unknown::Other {
+            detail: "/proc/meminfo has no Hugetlb line and /sys/kernel/mm/hugepages is missing: only the default size is known".into(),
+        }),
+    };
+    (pool, total)
+}
+
+/// Total and free bytes over all pool sizes: unknown when the pools could not be listed;
+/// from /proc/meminfo (`meminfo_total`), free pages are known for the default size only, so
+/// the free total is known when the default size holds all huge page memory.
+fn hugetlb_totals(
+    hugetlb: &[HugePool],
+    missing: Option<ProbeError>,
+    meminfo_total: Option<Probed<u64>>,
+) -> (Probed<u64>, Probed<u64>) {
+    let (total, free) = match missing {
         Some(e) => {
             let u: Unknown = e.into();
             (Probed::Unknown(u.clone()), Probed::Unknown(u))
@@ -485,35 +548,25 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
             ),
         ),
     };
-    // From /proc/meminfo, free pages are known for the default size only: the free total is
-    // known when the default size holds all huge page memory.
-    let hugetlb_free_bytes = match &meminfo_total {
-        Some(t) if t.known() != hugetlb_total_bytes.known() => Probed::Unknown(Unknown::Other {
+    let free = match &meminfo_total {
+        Some(t) if t.known() != total.known() => Probed::Unknown(Unknown::Other {
             detail: "free huge pages of non-default sizes are not in /proc/meminfo".into(),
         }),
-        _ => hugetlb_free_bytes,
+        _ => free,
     };
-    let hugetlb_total_bytes = meminfo_total.unwrap_or(hugetlb_total_bytes);
-    let default_hugepage_size_bytes = match meminfo_text {
-        Ok(t) => match parse_meminfo_hugepagesize(&t) {
-            Some(v) => Probed::Known(v),
-            None => Probed::Unknown(Unknown::Invalid {
-                path: "/proc/meminfo".into(),
-                detail: "no Hugepagesize line".into(),
-            }),
-        },
-        Err(e) => Probed::Unknown(e.into()),
-    };
+    (meminfo_total.unwrap_or(total), free)
+}
 
-    // Base page size.
-    let sizes: Vec<u64> = hugetlb.iter().map(|p| p.system.page_size_bytes).collect();
+/// The base page size and how it was found: sysconf on the live machine, the live answer a
+/// snapshot keeps (hwsurvey/live.json), `/proc/self/smaps` KernelPageSize, else what the
+/// architecture and huge page sizes fix ([`infer_base_page_size`]).
+fn base_page_size(root: &SysRoot, arch: Arch, huge_sizes: &[u64]) -> (Probed<u64>, String) {
     let found = if root.is_live() {
         live_page_size()
     } else {
         None
     }
     .or_else(|| {
-        // A snapshot keeps the live sysconf answer (hwsurvey/live.json).
         crate::live::read_live_facts(root).and_then(|f| {
             f.base_page_size_bytes
                 .known()
@@ -526,8 +579,8 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
             .and_then(|t| crate::smaps::first_kernel_page_size(&t))
             .map(|s| (s, "/proc/self/smaps KernelPageSize".to_string()))
     })
-    .or_else(|| infer_base_page_size(arch, &sizes));
-    let (base_page_size_bytes, base_page_size_source) = match found {
+    .or_else(|| infer_base_page_size(arch, huge_sizes));
+    match found {
         Some((s, how)) => (Probed::Known(s), how),
         None => (
             Probed::Unknown(Unknown::Other {
@@ -538,9 +591,12 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
             }),
             "unknown".to_string(),
         ),
-    };
+    }
+}
 
-    // THP.
+/// Transparent huge pages under `/sys/kernel/mm/transparent_hugepage`: `khugepaged/*`, the
+/// per-size (mTHP) folders, `hpage_pmd_size`, `enabled`, `defrag`, `shmem_enabled`.
+fn read_thp(root: &SysRoot, problems: &mut Vec<Unknown>) -> Thp {
     let mut khugepaged = BTreeMap::new();
     if let Ok(files) = root.list_dir(&format!("{THP_DIR}/khugepaged")) {
         for f in files {
@@ -554,24 +610,7 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
             }
         }
     }
-    let mut sizes_mthp = Vec::new();
-    if let Ok(names) = root.list_dir(THP_DIR) {
-        for name in names {
-            let Some(size) = parse_hugepages_dir_name(&name) else {
-                continue;
-            };
-            sizes_mthp.push(MthpSize {
-                size_bytes: size,
-                enabled: read_choice(root, &format!("{THP_DIR}/{name}/enabled"), &mut problems),
-                shmem_enabled: read_choice(
-                    root,
-                    &format!("{THP_DIR}/{name}/shmem_enabled"),
-                    &mut problems,
-                ),
-            });
-        }
-    }
-    sizes_mthp.sort_by_key(|s| s.size_bytes);
+    let sizes = read_mthp_sizes(root, problems);
     let pmd_size_bytes =
         match root.read_parsed::<u64>(&format!("{THP_DIR}/hpage_pmd_size"), "bytes") {
             Ok(v) => Probed::Known(v),
@@ -583,26 +622,38 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
                 Probed::Unknown(u)
             }
         };
-    let thp = Thp {
-        enabled: read_choice(root, &format!("{THP_DIR}/enabled"), &mut problems),
-        defrag: read_choice(root, &format!("{THP_DIR}/defrag"), &mut problems),
-        shmem_enabled: read_choice(root, &format!("{THP_DIR}/shmem_enabled"), &mut problems),
+    Thp {
+        enabled: read_choice(root, &format!("{THP_DIR}/enabled"), problems),
+        defrag: read_choice(root, &format!("{THP_DIR}/defrag"), problems),
+        shmem_enabled: read_choice(root, &format!("{THP_DIR}/shmem_enabled"), problems),
         pmd_size_bytes,
         khugepaged,
-        sizes: sizes_mthp,
-    };
-    Pages {
-        base_page_size_bytes,
-        base_page_size_source,
-        default_hugepage_size_bytes,
-        hugetlb,
-        hugetlb_source,
-        hugetlb_total_bytes,
-        hugetlb_free_bytes,
-        hugetlb_per_node,
-        thp,
-        problems,
+        sizes,
     }
+}
+
+/// The mTHP sizes (`transparent_hugepage/hugepages-<N>kB/{enabled,shmem_enabled}`, kernel >=
+/// 6.8), ascending.
+fn read_mthp_sizes(root: &SysRoot, problems: &mut Vec<Unknown>) -> Vec<MthpSize> {
+    let mut sizes = Vec::new();
+    if let Ok(names) = root.list_dir(THP_DIR) {
+        for name in names {
+            let Some(size) = parse_hugepages_dir_name(&name) else {
+                continue;
+            };
+            sizes.push(MthpSize {
+                size_bytes: size,
+                enabled: read_choice(root, &format!("{THP_DIR}/{name}/enabled"), problems),
+                shmem_enabled: read_choice(
+                    root,
+                    &format!("{THP_DIR}/{name}/shmem_enabled"),
+                    problems,
+                ),
+            });
+        }
+    }
+    sizes.sort_by_key(|s| s.size_bytes);
+    sizes
 }
 
 /// Per-node huge page pools under `nodeN/hugepages`.

@@ -131,6 +131,12 @@ pub(crate) fn push_caches(
     }
 }
 
+/// The caches being gathered, by level, type, size and how instances are told apart.
+type Accs = BTreeMap<(u8, CacheType, Option<u64>, String), CacheAcc>;
+
+/// The machine's caches and where they came from: the `cache/index*` leaves
+/// ([`index_caches`]), else the sparc64 per-CPU files ([`sparc64_caches`]), else the e2k and
+/// s390 `cacheN:` lines of /proc/cpuinfo; unknown when none is there.
 pub(crate) fn build_caches(
     arch: Arch,
     raws: &[RawCpu],
@@ -140,241 +146,16 @@ pub(crate) fn build_caches(
     root: &SysRoot,
     problems: &mut Vec<Unknown>,
 ) -> (Vec<Cache>, Probed<String>) {
-    let mut out = Vec::new();
     let online: Vec<&RawCpu> = raws.iter().filter(|r| r.online).collect();
     if online.iter().any(|r| !r.caches.is_empty()) {
-        let amd15 = is_amd_family_15h(identity);
-        // Cache ids tell instances apart only where every CPU with that cache has one (an
-        // id of -1 beside real ids once doubled the L3).
-        let mut all_ids: BTreeMap<(u8, CacheType), bool> = BTreeMap::new();
-        for r in &online {
-            for c in &r.caches {
-                let e = all_ids.entry((c.level, c.cache_type)).or_insert(true);
-                *e &= c.id.is_some() && !(amd15 && c.level <= 2);
-            }
-        }
-        let mut accs: BTreeMap<(u8, CacheType, Option<u64>, String), CacheAcc> = BTreeMap::new();
-        // CPUs whose sharing neither file gives, placed after the known instances.
-        let mut unknown_sharing: Vec<(&RawCpu, &RawCache)> = Vec::new();
-        for r in &online {
-            for c in &r.caches {
-                let by_id = all_ids
-                    .get(&(c.level, c.cache_type))
-                    .copied()
-                    .unwrap_or(false);
-                let mut shared = match (&c.shared, by_id) {
-                    (Sharing::Known(s), _) => s.clone(),
-                    (Sharing::Unknown, true) => [r.cpu].into_iter().collect(),
-                    (Sharing::Unknown, false) => {
-                        unknown_sharing.push((r, c));
-                        continue;
-                    }
-                };
-                // AMD family 15h: the compute unit (kernel thread siblings) shares L2 and L1i.
-                if amd15
-                    && (c.level == 2 || (c.level == 1 && c.cache_type == CacheType::Instruction))
-                {
-                    if let Some(sib) = &r.siblings {
-                        shared = shared.union(sib);
-                    }
-                }
-                let (inst_key, grouped_by) = match c.id.filter(|_| by_id) {
-                    Some(id) => (format!("id {id}"), "cache id"),
-                    None => (shared.to_list_string(), "shared_cpu_list"),
-                };
-                let size_key = c.size.as_ref().ok().copied();
-                let acc = accs
-                    .entry((c.level, c.cache_type, size_key, grouped_by.to_string()))
-                    .or_insert_with(|| CacheAcc {
-                        size: c.size.clone(),
-                        line: c.line,
-                        ways: c.ways,
-                        sets: c.sets,
-                        instances: BTreeMap::new(),
-                        grouped_by,
-                    });
-                let e = acc.instances.entry(inst_key).or_default();
-                *e = e.union(&shared);
-            }
-        }
-        // Unknown sharing (no shared_cpu_list, an empty or unparsable one, an all-zero
-        // shared_cpu_map): a CPU that another CPU's instance already holds is in it; the
-        // rest are assumed per core (L1, L2) or per package (L3+), and said so.
-        let mut assumed: BTreeMap<(u8, CacheType), (CpuSet, bool)> = BTreeMap::new();
-        for (r, c) in unknown_sharing {
-            let size_key = c.size.as_ref().ok().copied();
-            let e = assumed.entry((c.level, c.cache_type)).or_default();
-            e.0.insert(r.cpu);
-            let held = accs.iter().any(|((l, t, _, _), acc)| {
-                *l == c.level
-                    && *t == c.cache_type
-                    && acc.instances.values().any(|s| s.contains(r.cpu))
-            });
-            if held {
-                continue;
-            }
-            e.1 = true;
-            let (set, how) = if c.level <= 2 {
-                (r.siblings.clone(), "assumed per core (sharing unknown)")
-            } else {
-                (
-                    r.package_cpus.clone(),
-                    "assumed per package (sharing unknown)",
-                )
-            };
-            let set = set.unwrap_or_else(|| [r.cpu].into_iter().collect());
-            let acc = accs
-                .entry((c.level, c.cache_type, size_key, how.to_string()))
-                .or_insert_with(|| CacheAcc {
-                    size: c.size.clone(),
-                    line: c.line,
-                    ways: c.ways,
-                    sets: c.sets,
-                    instances: BTreeMap::new(),
-                    grouped_by: how,
-                });
-            let e = acc.instances.entry(set.to_list_string()).or_default();
-            *e = e.union(&set);
-        }
-        for ((level, ct), (cpus, any_assumed)) in assumed {
-            problems.push(Unknown::Other {
-                detail: format!(
-                    "L{level}{} sharing unknown on cpus {} (shared_cpu_list and shared_cpu_map absent, empty or all zero): {}",
-                    ct.suffix(),
-                    shorten(&cpus.to_list_string()),
-                    match (any_assumed, level <= 2) {
-                        (false, _) => "each is in an instance another CPU lists",
-                        (true, true) => "assumed per core",
-                        (true, false) => "assumed per package",
-                    }
-                ),
-            });
-        }
-        push_caches(&mut out, accs);
-        // s390 sysfs lists L1 and L2 only; the higher levels are cpuinfo `cacheN` lines.
-        let top = out.iter().map(|c| c.level).max().unwrap_or(0);
-        let more = ci
-            .as_ref()
-            .map(|ci| cpuinfo_caches(arch, ci, &online, top))
-            .unwrap_or_default();
-        if more.is_empty() {
-            return (out, Probed::Known(format!("{CPU_DIR}/cpuN/cache/index*")));
-        }
-        out.extend(more);
-        return (
-            out,
-            Probed::Known(format!(
-                "{CPU_DIR}/cpuN/cache/index*; levels above L{top} from /proc/cpuinfo cacheN: lines"
-            )),
-        );
+        return index_caches(arch, &online, ci, identity, problems);
     }
-    // sparc64 per-CPU files.
     if arch == Arch::Sparc64
         || online
             .iter()
             .any(|r| root.exists(&format!("{CPU_DIR}/cpu{}/l1_dcache_size", r.cpu)))
     {
-        let mut accs: BTreeMap<(u8, CacheType, Option<u64>, String), CacheAcc> = BTreeMap::new();
-        let mut any = false;
-        let present_files: BTreeSet<&str> = ["l1_dcache", "l1_icache", "l2_cache", "l3_cache"]
-            .into_iter()
-            .filter(|f| {
-                online
-                    .iter()
-                    .any(|r| root.exists(&format!("{CPU_DIR}/cpu{}/{f}_size", r.cpu)))
-            })
-            .collect();
-        let all_online: CpuSet = online.iter().map(|r| r.cpu).collect();
-        let per_package = topology.packages.known().is_some_and(|p| *p > 1);
-        // A package's CPUs: its core_siblings mask, else the CPUs with its package id.
-        let package_of = |r: &RawCpu| -> Option<CpuSet> {
-            r.package_cpus.clone().or_else(|| {
-                let id = r.package_id?;
-                Some(
-                    online
-                        .iter()
-                        .filter(|o| o.package_id == Some(id))
-                        .map(|o| o.cpu)
-                        .collect(),
-                )
-            })
-        };
-        for r in &online {
-            let base = format!("{CPU_DIR}/cpu{}", r.cpu);
-            for (file, level, ct) in [
-                ("l1_dcache", 1u8, CacheType::Data),
-                ("l1_icache", 1, CacheType::Instruction),
-                ("l2_cache", 2, CacheType::Unified),
-                ("l3_cache", 3, CacheType::Unified),
-            ] {
-                let size_path = format!("{base}/{file}_size");
-                let size: Result<u64, Unknown> = match root.read_parsed::<u64>(&size_path, "bytes")
-                {
-                    Ok(0) => {
-                        Err(ProbeError::invalid(&size_path, "a size in bytes above 0", "0").into())
-                    }
-                    Ok(s) if s > max_cache_bytes(level) => Err(ProbeError::invalid(
-                        &size_path,
-                        format!(
-                            "a plausible L{level} size in bytes (at most {})",
-                            max_cache_bytes(level)
-                        ),
-                        &s.to_string(),
-                    )
-                    .into()),
-                    Ok(s) => Ok(s),
-                    Err(e) if e.is_missing() => {
-                        // Absent on every CPU: no such cache. Absent on some: a hole.
-                        if present_files.contains(file) {
-                            problems.push(e.into());
-                        }
-                        continue;
-                    }
-                    Err(e) => Err(e.into()),
-                };
-                if let Err(u) = &size {
-                    problems.push(u.clone());
-                }
-                any = true;
-                // L1 per core; L2/L3 one per package (chip): the files describe the chip's
-                // cache. On a single-chip machine (and sun4v T1/T2, whose kernel gives each
-                // core a package id) that is one for the machine.
-                let (key, shared, grouped_by) = if level == 1 {
-                    let s = r
-                        .siblings
-                        .clone()
-                        .unwrap_or_else(|| [r.cpu].into_iter().collect());
-                    (s.to_list_string(), s, "per core")
-                } else if let (true, Some(pkg)) = (per_package, package_of(r)) {
-                    (pkg.to_list_string(), pkg, "per package (chip)")
-                } else {
-                    ("chip".to_string(), all_online.clone(), "per chip")
-                };
-                let line = keep(
-                    problems,
-                    root.read_parsed(&format!("{base}/{file}_line_size"), "bytes"),
-                );
-                let acc = accs
-                    .entry((level, ct, size.as_ref().ok().copied(), String::new()))
-                    .or_insert_with(|| CacheAcc {
-                        size: size.clone(),
-                        line,
-                        ways: None,
-                        sets: None,
-                        instances: BTreeMap::new(),
-                        grouped_by,
-                    });
-                acc.instances.insert(key, shared);
-            }
-        }
-        if any {
-            if topology.packages.known().is_none() {
-                problems.push(Unknown::Other {
-                    detail: "sparc64: the package count is unknown, so L2/L3 are counted once for the machine"
-                        .into(),
-                });
-            }
-            push_caches(&mut out, accs);
+        if let Some(out) = sparc64_caches(&online, topology, root, problems) {
             return (
                 out,
                 Probed::Known(format!("{CPU_DIR}/cpuN/l1_dcache_size etc. (sparc64)")),
@@ -384,17 +165,313 @@ pub(crate) fn build_caches(
     // e2k and s390 cpuinfo trailing lines.
     if let Some(ci) = ci {
         if !ci.e2k_caches.is_empty() {
-            out.extend(cpuinfo_caches(arch, ci, &online, 0));
             return (
-                out,
+                cpuinfo_caches(arch, ci, &online, 0),
                 Probed::Known(format!("/proc/cpuinfo cacheN: lines ({})", arch.as_str())),
             );
         }
     }
     (
-        out,
+        Vec::new(),
         Probed::Unknown(Unknown::Missing {
             path: format!("{CPU_DIR}/cpuN/cache"),
         }),
     )
+}
+
+/// Caches of the `cache/index*` leaves, instances told apart by cache id or sharing list
+/// ([`group_by_sharing`], [`place_unknown_sharing`]); on s390, whose sysfs lists L1 and L2
+/// only, the higher levels from the /proc/cpuinfo `cacheN` lines.
+fn index_caches(
+    arch: Arch,
+    online: &[&RawCpu],
+    ci: &Option<Cpuinfo>,
+    identity: &Identity,
+    problems: &mut Vec<Unknown>,
+) -> (Vec<Cache>, Probed<String>) {
+    let amd15 = is_amd_family_15h(identity);
+    let mut accs = Accs::new();
+    let unknown_sharing = group_by_sharing(online, amd15, &mut accs);
+    place_unknown_sharing(unknown_sharing, &mut accs, problems);
+    let mut out = Vec::new();
+    push_caches(&mut out, accs);
+    let top = out.iter().map(|c| c.level).max().unwrap_or(0);
+    let more = ci
+        .as_ref()
+        .map(|ci| cpuinfo_caches(arch, ci, online, top))
+        .unwrap_or_default();
+    if more.is_empty() {
+        return (out, Probed::Known(format!("{CPU_DIR}/cpuN/cache/index*")));
+    }
+    out.extend(more);
+    (
+        out,
+        Probed::Known(format!(
+            "{CPU_DIR}/cpuN/cache/index*; levels above L{top} from /proc/cpuinfo cacheN: lines"
+        )),
+    )
+}
+
+/// Per (level, type): whether cache ids tell instances apart, which they do only where every
+/// CPU with that cache has one (an id of -1 beside real ids once doubled the L3), and not for
+/// the L1 and L2 of AMD family 15h (shared by a compute unit).
+fn ids_tell_instances(online: &[&RawCpu], amd15: bool) -> BTreeMap<(u8, CacheType), bool> {
+    let mut all_ids: BTreeMap<(u8, CacheType), bool> = BTreeMap::new();
+    for r in online {
+        for c in &r.caches {
+            let e = all_ids.entry((c.level, c.cache_type)).or_insert(true);
+            *e &= c.id.is_some() && !(amd15 && c.level <= 2);
+        }
+    }
+    all_ids
+}
+
+/// Adds each CPU's caches whose sharing is known (or whose id tells the instance) to `accs`;
+/// returns the CPUs and caches whose sharing neither file gives.
+fn group_by_sharing<'a>(
+    online: &[&'a RawCpu],
+    amd15: bool,
+    accs: &mut Accs,
+) -> Vec<(&'a RawCpu, &'a RawCache)> {
+    let all_ids = ids_tell_instances(online, amd15);
+    let mut unknown_sharing = Vec::new();
+    for r in online {
+        for c in &r.caches {
+            let by_id = all_ids
+                .get(&(c.level, c.cache_type))
+                .copied()
+                .unwrap_or(false);
+            let mut shared = match (&c.shared, by_id) {
+                (Sharing::Known(s), _) => s.clone(),
+                (Sharing::Unknown, true) => [r.cpu].into_iter().collect(),
+                (Sharing::Unknown, false) => {
+                    unknown_sharing.push((*r, c));
+                    continue;
+                }
+            };
+            // AMD family 15h: the compute unit (kernel thread siblings) shares L2 and L1i.
+            if amd15 && (c.level == 2 || (c.level == 1 && c.cache_type == CacheType::Instruction)) {
+                if let Some(sib) = &r.siblings {
+                    shared = shared.union(sib);
+                }
+            }
+            let (inst_key, grouped_by) = match c.id.filter(|_| by_id) {
+                Some(id) => (format!("id {id}"), "cache id"),
+                None => (shared.to_list_string(), "shared_cpu_list"),
+            };
+            let e = acc_of(accs, c, grouped_by)
+                .instances
+                .entry(inst_key)
+                .or_default();
+            *e = e.union(&shared);
+        }
+    }
+    unknown_sharing
+}
+
+/// The gathered entry of cache `c` grouped by `grouped_by` in `accs`, made when new.
+fn acc_of<'a>(accs: &'a mut Accs, c: &RawCache, grouped_by: &'static str) -> &'a mut CacheAcc {
+    let size_key = c.size.as_ref().ok().copied();
+    accs.entry((c.level, c.cache_type, size_key, grouped_by.to_string()))
+        .or_insert_with(|| CacheAcc {
+            size: c.size.clone(),
+            line: c.line,
+            ways: c.ways,
+            sets: c.sets,
+            instances: BTreeMap::new(),
+            grouped_by,
+        })
+}
+
+/// Unknown sharing (no shared_cpu_list, an empty or unparsable one, an all-zero
+/// shared_cpu_map): a CPU that another CPU's instance already holds is in it; the rest are
+/// assumed per core (L1, L2) or per package (L3+), and said so in `problems`.
+fn place_unknown_sharing(
+    unknown_sharing: Vec<(&RawCpu, &RawCache)>,
+    accs: &mut Accs,
+    problems: &mut Vec<Unknown>,
+) {
+    let mut assumed: BTreeMap<(u8, CacheType), (CpuSet, bool)> = BTreeMap::new();
+    for (r, c) in unknown_sharing {
+        let e = assumed.entry((c.level, c.cache_type)).or_default();
+        e.0.insert(r.cpu);
+        let held = accs.iter().any(|((l, t, _, _), acc)| {
+            *l == c.level && *t == c.cache_type && acc.instances.values().any(|s| s.contains(r.cpu))
+        });
+        if held {
+            continue;
+        }
+        e.1 = true;
+        let (set, how) = if c.level <= 2 {
+            (r.siblings.clone(), "assumed per core (sharing unknown)")
+        } else {
+            (
+                r.package_cpus.clone(),
+                "assumed per package (sharing unknown)",
+            )
+        };
+        let set = set.unwrap_or_else(|| [r.cpu].into_iter().collect());
+        let e = acc_of(accs, c, how)
+            .instances
+            .entry(set.to_list_string())
+            .or_default();
+        *e = e.union(&set);
+    }
+    for ((level, ct), (cpus, any_assumed)) in assumed {
+        problems.push(Unknown::Other {
+            detail: format!(
+                "L{level}{} sharing unknown on cpus {} (shared_cpu_list and shared_cpu_map absent, empty or all zero): {}",
+                ct.suffix(),
+                shorten(&cpus.to_list_string()),
+                match (any_assumed, level <= 2) {
+                    (false, _) => "each is in an instance another CPU lists",
+                    (true, true) => "assumed per core",
+                    (true, false) => "assumed per package",
+                }
+            ),
+        });
+    }
+}
+
+/// The sparc64 per-CPU cache files (`cpuN/{l1_dcache,l1_icache,l2_cache,l3_cache}_size`):
+/// `None` when no CPU has one.
+fn sparc64_caches(
+    online: &[&RawCpu],
+    topology: &Topology,
+    root: &SysRoot,
+    problems: &mut Vec<Unknown>,
+) -> Option<Vec<Cache>> {
+    let mut accs = Accs::new();
+    let mut any = false;
+    let present_files: BTreeSet<&str> = ["l1_dcache", "l1_icache", "l2_cache", "l3_cache"]
+        .into_iter()
+        .filter(|f| {
+            online
+                .iter()
+                .any(|r| root.exists(&format!("{CPU_DIR}/cpu{}/{f}_size", r.cpu)))
+        })
+        .collect();
+    let all_online: CpuSet = online.iter().map(|r| r.cpu).collect();
+    let per_package = topology.packages.known().is_some_and(|p| *p > 1);
+    for r in online {
+        let base = format!("{CPU_DIR}/cpu{}", r.cpu);
+        for (file, level, ct) in [
+            ("l1_dcache", 1u8, CacheType::Data),
+            ("l1_icache", 1, CacheType::Instruction),
+            ("l2_cache", 2, CacheType::Unified),
+            ("l3_cache", 3, CacheType::Unified),
+        ] {
+            let Some(size) = sparc64_cache_size(root, &base, file, level, &present_files, problems)
+            else {
+                continue;
+            };
+            any = true;
+            let (key, shared, grouped_by) =
+                sparc64_instance(r, level, per_package, online, &all_online);
+            let line = keep(
+                problems,
+                root.read_parsed(&format!("{base}/{file}_line_size"), "bytes"),
+            );
+            let acc = accs
+                .entry((level, ct, size.as_ref().ok().copied(), String::new()))
+                .or_insert_with(|| CacheAcc {
+                    size: size.clone(),
+                    line,
+                    ways: None,
+                    sets: None,
+                    instances: BTreeMap::new(),
+                    grouped_by,
+                });
+            acc.instances.insert(key, shared);
+        }
+    }
+    if !any {
+        return None;
+    }
+    if topology.packages.known().is_none() {
+        problems.push(Unknown::Other {
+            detail:
+                "sparc64: the package count is unknown, so L2/L3 are counted once for the machine"
+                    .into(),
+        });
+    }
+    let mut out = Vec::new();
+    push_caches(&mut out, accs);
+    Some(out)
+}
+
+/// The size of one sparc64 cache file `<base>/<file>_size`, bytes, or why it is refused (0,
+/// or above any cache of its level; recorded in `problems` too); `None` when the file is
+/// absent (a hole in `problems` where other CPUs have it).
+fn sparc64_cache_size(
+    root: &SysRoot,
+    base: &str,
+    file: &str,
+    level: u8,
+    present_files: &BTreeSet<&str>,
+    problems: &mut Vec<Unknown>,
+) -> Option<Result<u64, Unknown>> {
+    let size_path = format!("{base}/{file}_size");
+    let size: Result<u64, Unknown> = match root.read_parsed::<u64>(&size_path, "bytes") {
+        Ok(0) => Err(ProbeError::invalid(&size_path, "a size in bytes above 0", "0").into()),
+        Ok(s) if s > max_cache_bytes(level) => Err(ProbeError::invalid(
+            &size_path,
+            format!(
+                "a plausible L{level} size in bytes (at most {})",
+                max_cache_bytes(level)
+            ),
+            &s.to_string(),
+        )
+        .into()),
+        Ok(s) => Ok(s),
+        Err(e) if e.is_missing() => {
+            // Absent on every CPU: no such cache. Absent on some: a hole.
+            if present_files.contains(file) {
+                problems.push(e.into());
+            }
+            return None;
+        }
+        Err(e) => Err(e.into()),
+    };
+    if let Err(u) = &size {
+        problems.push(u.clone());
+    }
+    Some(size)
+}
+
+/// The instance of a sparc64 cache of `level` that CPU `r` is in: L1 per core; L2/L3 one per
+/// package (chip) where the machine has several, the files describing the chip's cache; on a
+/// single-chip machine (and sun4v T1/T2, whose kernel gives each core a package id) one for
+/// the machine. Returns the instance key, its CPUs and how it was grouped.
+fn sparc64_instance(
+    r: &RawCpu,
+    level: u8,
+    per_package: bool,
+    online: &[&RawCpu],
+    all_online: &CpuSet,
+) -> (String, CpuSet, &'static str) {
+    // A package's CPUs: its core_siblings mask, else the CPUs with its package id.
+    let package_of = |r: &RawCpu| -> Option<CpuSet> {
+        r.package_cpus.clone().or_else(|| {
+            let id = r.package_id?;
+            Some(
+                online
+                    .iter()
+                    .filter(|o| o.package_id == Some(id))
+                    .map(|o| o.cpu)
+                    .collect(),
+            )
+        })
+    };
+    if level == 1 {
+        let s = r
+            .siblings
+            .clone()
+            .unwrap_or_else(|| [r.cpu].into_iter().collect());
+        (s.to_list_string(), s, "per core")
+    } else if let (true, Some(pkg)) = (per_package, package_of(r)) {
+        (pkg.to_list_string(), pkg, "per package (chip)")
+    } else {
+        ("chip".to_string(), all_online.clone(), "per chip")
+    }
 }

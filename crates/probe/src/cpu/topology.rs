@@ -28,7 +28,8 @@ pub(crate) fn l1d_shared(r: &RawCpu) -> Option<&CpuSet> {
         })
 }
 
-/// Returns the topology and the core index of each CPU.
+/// Returns the topology and the core index of each CPU: the named steps below, in order
+/// (cores, packages, the sparc64 one-chip rule, dies, clusters, the arm big.LITTLE rule).
 pub(crate) fn build_topology(
     arch: Arch,
     raws: &[RawCpu],
@@ -39,6 +40,73 @@ pub(crate) fn build_topology(
 ) -> (Topology, BTreeMap<CpuId, u32>) {
     let with_topo: Vec<&RawCpu> = raws.iter().filter(|r| r.online && r.has_topology).collect();
     let threads = with_topo.len() as u32;
+    note_offline_without_topology(raws, notes);
+    let cores = group_cores(raws, &with_topo, identity, notes);
+    let package_ids: Vec<i64> = with_topo
+        .iter()
+        .filter_map(|r| r.package_id)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut packages = Packages {
+        count: count_packages(&with_topo, &package_ids, notes, problems),
+        per_package: per_package_counts(&with_topo, &package_ids, &cores.core_of),
+    };
+    if arch == Arch::Sparc64 && package_ids.len() > 1 {
+        sparc64_one_chip(
+            &with_topo,
+            &package_ids,
+            identity,
+            &cores,
+            &mut packages,
+            notes,
+        );
+    }
+    let dies = count_dies(&with_topo);
+    let mut clusters = count_clusters(&with_topo);
+    // arm64 device-tree kernels before the cluster level (5.16) put the cpu-map cluster in
+    // physical_package_id; a big.LITTLE SoC is one package whose "packages" are its clusters.
+    if matches!(arch, Arch::Aarch64 | Arch::Arm)
+        && heterogeneous
+        && clusters.known().is_none()
+        && package_ids.len() > 1
+    {
+        notes.push(format!(
+            "arm big.LITTLE without a cluster level: the kernel's {} package ids are cpu-map clusters of one SoC",
+            package_ids.len()
+        ));
+        clusters = Probed::Known(package_ids.len() as u32);
+        packages = one_package(&package_ids, &cores, threads);
+    }
+    let books: BTreeSet<i64> = with_topo.iter().filter_map(|r| r.book_id).collect();
+    if !books.is_empty() {
+        notes.push(format!("s390 books: {}", books.len()));
+    }
+    (
+        Topology {
+            packages: packages.count,
+            package_ids,
+            dies,
+            clusters,
+            cores: cores.count,
+            threads: if threads > 0 {
+                Probed::Known(threads)
+            } else {
+                Probed::Unknown(Unknown::Other {
+                    detail: "no online CPU with a topology folder".into(),
+                })
+            },
+            threads_with_topology: Some(threads),
+            cores_by_threads: cores.by_threads,
+            per_package: packages.per_package,
+            notes: Vec::new(),
+        },
+        cores.core_of,
+    )
+}
+
+/// Notes offline CPU folders without a `topology` folder (counted in the CPU sets only).
+fn note_offline_without_topology(raws: &[RawCpu], notes: &mut Vec<String>) {
     let offline_without = raws.iter().filter(|r| !r.online && !r.has_topology).count();
     if offline_without > 0 {
         notes.push(format!(
@@ -55,53 +123,86 @@ pub(crate) fn build_topology(
             }
         ));
     }
+}
 
-    // Core groups.
-    let mut split_compute_units = 0u32;
-    let core_id_of: BTreeMap<CpuId, Option<i64>> =
-        raws.iter().map(|r| (r.cpu, r.core_id_raw)).collect();
-    let mut core_keys: BTreeMap<(Option<i64>, Vec<CpuId>), Vec<CpuId>> = BTreeMap::new();
-    for r in &with_topo {
-        let key: (Option<i64>, Vec<CpuId>) = match &r.siblings {
-            Some(sib) => {
-                let mut group = sib.clone();
-                // Siblings that do not share an L1d are separate cores only where the
-                // kernel's core ids say so too (differ, or -1: AMD compute units); Intel
-                // SMT threads share a core id whatever a guest's cache files say.
-                let ids_differ = r.core_id_raw == Some(-1)
-                    || sib
-                        .iter()
-                        .any(|c| core_id_of.get(&c).is_some_and(|id| *id != r.core_id_raw));
-                if let Some(l1d) = l1d_shared(r).filter(|_| ids_differ) {
-                    if sib.len() > 1 && !sib.is_subset(l1d) {
-                        group = sib.intersection(l1d);
-                        if !group.contains(r.cpu) {
-                            group = sib.clone();
-                        } else {
-                            split_compute_units += 1;
-                        }
-                    }
-                }
-                (None, group.iter().collect())
-            }
-            None => match r.core_id {
-                // Unique within (package, die): keep them apart by using a pseudo-list.
-                Some(core) => (
+/// The physical cores: groups of hardware threads, with each CPU's core index.
+struct Cores {
+    /// The key of each core (its thread siblings, or package, core and die id) and its CPUs.
+    keys: BTreeMap<(Option<i64>, Vec<CpuId>), Vec<CpuId>>,
+    /// The core index of each CPU (position of its core in `keys`).
+    core_of: BTreeMap<CpuId, u32>,
+    /// Cores by their number of threads.
+    by_threads: BTreeMap<u32, u32>,
+    /// The number of cores, unknown without a topology folder.
+    count: Probed<u32>,
+}
+
+/// The key that groups CPU `r` with the other threads of its core, and whether it split a
+/// compute unit (thread siblings that do not share an L1 data cache, where the kernel's core
+/// ids differ too: AMD family 15h).
+fn core_key(
+    r: &RawCpu,
+    core_id_of: &BTreeMap<CpuId, Option<i64>>,
+) -> ((Option<i64>, Vec<CpuId>), bool) {
+    let Some(sib) = &r.siblings else {
+        return match r.core_id {
+            // Unique within (package, die): keep them apart by using a pseudo-list.
+            Some(core) => (
+                (
                     r.package_id,
                     vec![u32::MAX, core as u32, r.die_id.unwrap_or(0) as u32],
                 ),
-                None => (None, vec![r.cpu]),
-            },
+                false,
+            ),
+            None => ((None, vec![r.cpu]), false),
         };
-        core_keys.entry(key).or_default().push(r.cpu);
+    };
+    let mut group = sib.clone();
+    let mut split = false;
+    // Siblings that do not share an L1d are separate cores only where the kernel's core ids
+    // say so too (differ, or -1: AMD compute units); Intel SMT threads share a core id
+    // whatever a guest's cache files say.
+    let ids_differ = r.core_id_raw == Some(-1)
+        || sib
+            .iter()
+            .any(|c| core_id_of.get(&c).is_some_and(|id| *id != r.core_id_raw));
+    if let Some(l1d) = l1d_shared(r).filter(|_| ids_differ) {
+        if sib.len() > 1 && !sib.is_subset(l1d) {
+            group = sib.intersection(l1d);
+            if !group.contains(r.cpu) {
+                group = sib.clone();
+            } else {
+                split = true;
+            }
+        }
+    }
+    ((None, group.iter().collect()), split)
+}
+
+/// Groups the CPUs with a topology folder into cores ([`core_key`]), noting split compute
+/// units.
+fn group_cores(
+    raws: &[RawCpu],
+    with_topo: &[&RawCpu],
+    identity: &Identity,
+    notes: &mut Vec<String>,
+) -> Cores {
+    let mut split_compute_units = 0u32;
+    let core_id_of: BTreeMap<CpuId, Option<i64>> =
+        raws.iter().map(|r| (r.cpu, r.core_id_raw)).collect();
+    let mut keys: BTreeMap<(Option<i64>, Vec<CpuId>), Vec<CpuId>> = BTreeMap::new();
+    for r in with_topo {
+        let (key, split) = core_key(r, &core_id_of);
+        split_compute_units += u32::from(split);
+        keys.entry(key).or_default().push(r.cpu);
     }
     let mut core_of = BTreeMap::new();
-    let mut cores_by_threads: BTreeMap<u32, u32> = BTreeMap::new();
-    for (i, members) in core_keys.values().enumerate() {
+    let mut by_threads: BTreeMap<u32, u32> = BTreeMap::new();
+    for (i, members) in keys.values().enumerate() {
         for cpu in members {
             core_of.insert(*cpu, i as u32);
         }
-        *cores_by_threads.entry(members.len() as u32).or_default() += 1;
+        *by_threads.entry(members.len() as u32).or_default() += 1;
     }
     if split_compute_units > 0 {
         let family = if is_amd_family_15h(identity) {
@@ -111,69 +212,100 @@ pub(crate) fn build_topology(
         };
         notes.push(format!(
             "thread siblings that do not share an L1 data cache are counted as separate cores{family}: {} cores of 1 thread, {} compute units; a naive count says {} cores x 2 threads",
-            core_keys.len(),
-            core_keys.len() / 2,
-            core_keys.len() / 2
+            keys.len(),
+            keys.len() / 2,
+            keys.len() / 2
         ));
     }
-    let cores = if with_topo.is_empty() {
+    let count = if with_topo.is_empty() {
         Probed::Unknown(Unknown::Missing {
             path: format!("{CPU_DIR}/cpuN/topology"),
         })
     } else {
-        Probed::Known(core_keys.len() as u32)
+        Probed::Known(keys.len() as u32)
     };
-
-    // Packages.
-    let package_ids: Vec<i64> = with_topo
-        .iter()
-        .filter_map(|r| r.package_id)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let mut per_package = Vec::new();
-    for pid in &package_ids {
-        let cores = with_topo
-            .iter()
-            .filter(|r| r.package_id == Some(*pid))
-            .filter_map(|r| core_of.get(&r.cpu))
-            .collect::<BTreeSet<_>>()
-            .len() as u32;
-        let threads = with_topo
-            .iter()
-            .filter(|r| r.package_id == Some(*pid))
-            .count() as u32;
-        per_package.push(PackageCounts {
-            package_id: *pid,
-            cores,
-            threads,
-        });
+    Cores {
+        keys,
+        core_of,
+        by_threads,
+        count,
     }
-    // No package ids (-1 on s390x and POWER LPARs): the kernel's core_siblings groups are
-    // the sockets lscpu reports.
+}
+
+/// The package count and the cores and threads of each package.
+struct Packages {
+    count: Probed<u32>,
+    per_package: Vec<PackageCounts>,
+}
+
+/// One package holding every core and thread (the first kernel package id names it).
+fn one_package(package_ids: &[i64], cores: &Cores, threads: u32) -> Packages {
+    Packages {
+        count: Probed::Known(1),
+        per_package: vec![PackageCounts {
+            package_id: package_ids.first().copied().unwrap_or(0),
+            cores: cores.keys.len() as u32,
+            threads,
+        }],
+    }
+}
+
+/// Cores and threads of each kernel package id.
+fn per_package_counts(
+    with_topo: &[&RawCpu],
+    package_ids: &[i64],
+    core_of: &BTreeMap<CpuId, u32>,
+) -> Vec<PackageCounts> {
+    package_ids
+        .iter()
+        .map(|pid| {
+            let of_package = || with_topo.iter().filter(|r| r.package_id == Some(*pid));
+            PackageCounts {
+                package_id: *pid,
+                cores: of_package()
+                    .filter_map(|r| core_of.get(&r.cpu))
+                    .collect::<BTreeSet<_>>()
+                    .len() as u32,
+                threads: of_package().count() as u32,
+            }
+        })
+        .collect()
+}
+
+/// Whether the package ids and the package sibling masks group the CPUs differently (both
+/// given for every CPU): one file is damaged.
+fn package_masks_disagree(with_topo: &[&RawCpu], package_ids: &[i64]) -> bool {
+    if package_ids.is_empty() || !with_topo.iter().all(|r| r.package_cpus.is_some()) {
+        return false;
+    }
+    let online: CpuSet = with_topo.iter().map(|r| r.cpu).collect();
+    let by_mask: BTreeSet<CpuSet> = with_topo
+        .iter()
+        .filter_map(|r| r.package_cpus.as_ref())
+        .map(|s| s.intersection(&online))
+        .collect();
+    let mut by_id: BTreeMap<Option<i64>, CpuSet> = BTreeMap::new();
+    for r in with_topo {
+        by_id.entry(r.package_id).or_default().insert(r.cpu);
+    }
+    let by_id: BTreeSet<CpuSet> = by_id.into_values().collect();
+    by_mask != by_id
+}
+
+/// The package count: distinct package ids; the sibling masks where the ids are -1 (s390x
+/// and POWER LPARs: the kernel's core_siblings groups are the sockets lscpu reports) or
+/// disagree with the masks (which the scheduler uses).
+fn count_packages(
+    with_topo: &[&RawCpu],
+    package_ids: &[i64],
+    notes: &mut Vec<String>,
+    problems: &mut Vec<Unknown>,
+) -> Probed<u32> {
     let sibling_packages: BTreeSet<&CpuSet> = with_topo
         .iter()
         .filter_map(|r| r.package_cpus.as_ref())
         .collect();
-    // Package ids against the sibling masks: where the kernel gives both for every CPU, they
-    // must group the CPUs the same way; when they do not, one file is damaged and the masks
-    // (which the scheduler uses) are counted.
-    let masks_disagree =
-        !package_ids.is_empty() && with_topo.iter().all(|r| r.package_cpus.is_some()) && {
-            let online: CpuSet = with_topo.iter().map(|r| r.cpu).collect();
-            let by_mask: BTreeSet<CpuSet> = with_topo
-                .iter()
-                .filter_map(|r| r.package_cpus.as_ref())
-                .map(|s| s.intersection(&online))
-                .collect();
-            let mut by_id: BTreeMap<Option<i64>, CpuSet> = BTreeMap::new();
-            for r in &with_topo {
-                by_id.entry(r.package_id).or_default().insert(r.cpu);
-            }
-            let by_id: BTreeSet<CpuSet> = by_id.into_values().collect();
-            by_mask != by_id
-        };
-    let mut packages = if masks_disagree {
+    if package_masks_disagree(with_topo, package_ids) {
         problems.push(Unknown::Other {
             detail: format!(
                 "physical_package_id and core_siblings/package_cpus disagree: the ids give {} packages, the sibling masks {}; counted from the masks",
@@ -202,45 +334,54 @@ pub(crate) fn build_topology(
         })
     } else {
         Probed::Known(package_ids.len() as u32)
-    };
-    if arch == Arch::Sparc64 && package_ids.len() > 1 {
-        let package_is_core = with_topo
-            .iter()
-            .all(|r| match (&r.package_cpus, &r.siblings) {
-                (Some(p), Some(s)) => p == s,
-                _ => false,
-            });
-        let model = identity.model_name.clone().unwrap_or_default();
-        let single_chip = [
-            "UltraSparc T1",
-            "UltraSparc T2 ",
-            "UltraSparc T2 (Niagara2)",
-        ]
-        .iter()
-        .any(|m| model.starts_with(m.trim_end()) && !model.contains("T2+"));
-        if package_is_core {
-            if single_chip {
-                packages = Probed::Known(1);
-                notes.push(format!(
-                    "sparc64: the kernel gives each core its own physical_package_id ({} ids); {model} is a single-chip part: 1 chip",
-                    package_ids.len()
-                ));
-                per_package = vec![PackageCounts {
-                    package_id: package_ids.first().copied().unwrap_or(0),
-                    cores: core_keys.len() as u32,
-                    threads,
-                }];
-            } else {
-                packages = Probed::Unknown(Unknown::Other {
-                    detail: format!(
-                        "sparc64: the kernel gives each core its own physical_package_id; the chip count of {model:?} is not known"
-                    ),
-                });
-            }
-        }
     }
+}
 
-    let dies = if with_topo.iter().any(|r| r.die_id.is_some()) {
+/// sparc64 gives each core its own physical_package_id: a single-chip part (UltraSparc T1,
+/// T2) is one package; another's chip count is unknown.
+fn sparc64_one_chip(
+    with_topo: &[&RawCpu],
+    package_ids: &[i64],
+    identity: &Identity,
+    cores: &Cores,
+    packages: &mut Packages,
+    notes: &mut Vec<String>,
+) {
+    let package_is_core = with_topo
+        .iter()
+        .all(|r| match (&r.package_cpus, &r.siblings) {
+            (Some(p), Some(s)) => p == s,
+            _ => false,
+        });
+    if !package_is_core {
+        return;
+    }
+    let model = identity.model_name.clone().unwrap_or_default();
+    let single_chip = [
+        "UltraSparc T1",
+        "UltraSparc T2 ",
+        "UltraSparc T2 (Niagara2)",
+    ]
+    .iter()
+    .any(|m| model.starts_with(m.trim_end()) && !model.contains("T2+"));
+    if single_chip {
+        notes.push(format!(
+            "sparc64: the kernel gives each core its own physical_package_id ({} ids); {model} is a single-chip part: 1 chip",
+            package_ids.len()
+        ));
+        *packages = one_package(package_ids, cores, with_topo.len() as u32);
+    } else {
+        packages.count = Probed::Unknown(Unknown::Other {
+            detail: format!(
+                "sparc64: the kernel gives each core its own physical_package_id; the chip count of {model:?} is not known"
+            ),
+        });
+    }
+}
+
+/// Dies: distinct (package, die_id), else distinct die sibling masks.
+fn count_dies(with_topo: &[&RawCpu]) -> Probed<u32> {
+    if with_topo.iter().any(|r| r.die_id.is_some()) {
         Probed::Known(
             with_topo
                 .iter()
@@ -260,8 +401,12 @@ pub(crate) fn build_topology(
         Probed::Unknown(Unknown::Other {
             detail: "no die_id (kernel < 5.2), or -1 (the firmware does not describe dies)".into(),
         })
-    };
-    let clusters = if with_topo.iter().any(|r| r.cluster_cpus.is_some()) {
+    }
+}
+
+/// Clusters: distinct cluster sibling masks.
+fn count_clusters(with_topo: &[&RawCpu]) -> Probed<u32> {
+    if with_topo.iter().any(|r| r.cluster_cpus.is_some()) {
         Probed::Known(
             with_topo
                 .iter()
@@ -273,52 +418,7 @@ pub(crate) fn build_topology(
         Probed::Unknown(Unknown::Other {
             detail: "no cluster_cpus_list (kernel < 5.16 or no cluster level)".into(),
         })
-    };
-    // arm64 device-tree kernels before the cluster level (5.16) put the cpu-map cluster in
-    // physical_package_id; a big.LITTLE SoC is one package whose "packages" are its clusters.
-    let mut clusters = clusters;
-    if matches!(arch, Arch::Aarch64 | Arch::Arm)
-        && heterogeneous
-        && clusters.known().is_none()
-        && package_ids.len() > 1
-    {
-        notes.push(format!(
-            "arm big.LITTLE without a cluster level: the kernel's {} package ids are cpu-map clusters of one SoC",
-            package_ids.len()
-        ));
-        clusters = Probed::Known(package_ids.len() as u32);
-        packages = Probed::Known(1);
-        per_package = vec![PackageCounts {
-            package_id: package_ids.first().copied().unwrap_or(0),
-            cores: core_keys.len() as u32,
-            threads,
-        }];
     }
-    let books: BTreeSet<i64> = with_topo.iter().filter_map(|r| r.book_id).collect();
-    if !books.is_empty() {
-        notes.push(format!("s390 books: {}", books.len()));
-    }
-    (
-        Topology {
-            packages,
-            package_ids,
-            dies,
-            clusters,
-            cores,
-            threads: if threads > 0 {
-                Probed::Known(threads)
-            } else {
-                Probed::Unknown(Unknown::Other {
-                    detail: "no online CPU with a topology folder".into(),
-                })
-            },
-            threads_with_topology: Some(threads),
-            cores_by_threads,
-            per_package,
-            notes: Vec::new(),
-        },
-        core_of,
-    )
 }
 
 /// Per-CPU cache geometry of levels 1-2 (size and type), used to tell x86 hybrid core kinds
