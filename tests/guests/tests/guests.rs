@@ -273,6 +273,58 @@ fn check_clocksource_switch(r: &GuestRun, at: usize, to: &str) -> Vec<String> {
 const MEASURED_RUN: &str =
     "hwsurvey run --profile quick --only cpu.scaling --only service.point_select -o run.json";
 
+/// The measured clock of every guest (issue 34): cpu.clock alone, quick profile.
+const CLOCK_RUN: &str = "hwsurvey run --profile quick --only cpu.clock -o cpu-clock.json";
+
+/// Checks [`CLOCK_RUN`] (output `index`): it exits 0, and the file holds a measured clock
+/// (`clock_hz` > 0, with its method) at 1 thread and at every online CPU. Under TCG the
+/// figure is the emulator's pace, not a CPU's clock: printed, never compared with a value.
+fn check_clock_run(guest: &Guest, r: &GuestRun, index: usize) -> Vec<String> {
+    let out = &r.outputs[index];
+    if out.status != 0 {
+        return vec![format!("cpu.clock run {}", exited(out))];
+    }
+    let path = r.files_dir.join("cpu-clock.json");
+    let file = match hwsurvey_result::load(&path) {
+        Ok(f) => f,
+        Err(e) => return vec![format!("cpu.clock result file: {e}")],
+    };
+    let online = CpuSet::parse_list(&guest.expect.online)
+        .map(|s| s.len())
+        .unwrap_or(0);
+    let mut failures = Vec::new();
+    for threads in [1, online] {
+        let t = file
+            .tests
+            .iter()
+            .find(|t| t.point.family == "cpu.clock" && t.point.cpus.len() == threads);
+        let Some(t) = t else {
+            failures.push(format!("cpu.clock: no point on {threads} CPU(s)"));
+            continue;
+        };
+        let hz = t
+            .metrics
+            .iter()
+            .find(|m| m.name == "clock_hz")
+            .and_then(|m| m.summary.as_ref())
+            .map(|s| s.median);
+        let method = t.details.get("method").and_then(|v| v.as_str());
+        match (hz, method) {
+            (Some(hz), Some(method)) if hz.is_finite() && hz > 0.0 => println!(
+                "guest {}: cpu.clock on {threads} CPU(s): {:.0} MHz measured ({method}; the \
+                 emulator's pace, not a CPU's clock)",
+                guest.name,
+                hz / 1e6
+            ),
+            _ => failures.push(format!(
+                "cpu.clock {}: no measured clock_hz with its method ({:?})",
+                t.point.id, t.outcome
+            )),
+        }
+    }
+    failures
+}
+
 /// The CPUs of each landmark as the guest's definition gives them (qemu numbers CPUs socket
 /// by socket, core by core, thread by thread), for the landmarks the definition fixes:
 /// `smt_core` (the threads of core 0), `cores` (thread 0 of every core), `numa_node` (node 0),
@@ -829,6 +881,7 @@ fn check_guest(name: &str, measure: bool) {
     if let Some(cmds) = &switch {
         extra.extend(cmds.iter().map(String::as_str));
     }
+    extra.push(CLOCK_RUN);
     let mut r = boot(&guest, &extra);
     let mut failures = Vec::new();
     // A critical rate missed while the host was busy with other work is booted again, up to
@@ -875,6 +928,8 @@ fn check_guest(name: &str, measure: bool) {
         let at = 4 + usize::from(measure) + if storage.is_some() { 2 } else { 0 };
         failures.extend(check_clocksource_switch(&r, at, to));
     }
+    // the clock run is the last command
+    failures.extend(check_clock_run(&guest, &r, r.outputs.len() - 1));
     let probe = &r.outputs[0];
     assert_eq!(
         probe.status, 0,
