@@ -308,23 +308,15 @@ fn details(h: &Host) -> Vec<String> {
     out
 }
 
-fn boxed(rows: Vec<Vec<String>>, width: Option<usize>) -> String {
-    let mut b = tabled::builder::Builder::default();
-    for r in rows {
-        b.push_record(r);
+/// A box table of `rows` (`rows[0]` the header) fitted to `width` by the compare report's
+/// fitter ([`hwsurvey_report::terminal::boxed`]: the widest column narrowed first, no word
+/// broken, groups of columns where even that is too wide). Ends with a newline.
+fn boxed(mut rows: Vec<Vec<String>>, width: Option<usize>) -> String {
+    if rows.is_empty() {
+        return String::new();
     }
-    let mut table = b.build();
-    table.with(tabled::settings::Style::sharp());
-    if let Some(width) = width {
-        if table.total_width() > width {
-            table.with(
-                tabled::settings::Width::wrap(width)
-                    .keep_words(true)
-                    .priority(tabled::settings::peaker::PriorityMax::right()),
-            );
-        }
-    }
-    table.to_string()
+    let header = rows.remove(0);
+    hwsurvey_report::terminal::boxed(header, rows, width)
 }
 
 /// Terminal: header, groups, the fleet table and details; tables fitted to `width`.
@@ -346,12 +338,10 @@ pub fn terminal(fleet: &Fleet, width: Option<usize>) -> String {
         }
         if !g.figures.is_empty() {
             out += &boxed(group_rows(g), width);
-            out.push('\n');
         }
     }
     out += "\nFleet\n";
     out += &boxed(table_rows(fleet), width);
-    out.push('\n');
     let details: Vec<String> = fleet.hosts.iter().flat_map(details).collect();
     if !details.is_empty() {
         out += "\nDetails\n";

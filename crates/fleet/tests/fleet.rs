@@ -768,3 +768,43 @@ fn a_machine_document_of_the_wrong_shape_names_the_field() {
         "{why}"
     );
 }
+
+/// The fleet's terminal tables are fitted by the compare report's fitter: at 60 columns every
+/// line fits and every word of the natural-width tables is still whole (a column too narrow
+/// for a word goes to a group of its own). Fleet's own copy of a fitter (tabled's wrap) broke
+/// host names and figures across lines to meet the width.
+#[test]
+fn narrow_terminal_tables_fit_and_keep_every_word_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    five_hosts(dir.path());
+    let fleet = fleet_of(dir.path(), &Options::default());
+    let natural = hwsurvey_fleet::render::terminal(&fleet, None);
+    let narrow = hwsurvey_fleet::render::terminal(&fleet, Some(60));
+    let table_words = |text: &str| -> std::collections::BTreeSet<String> {
+        text.lines()
+            .filter(|l| l.starts_with('│'))
+            .flat_map(|l| l.split(|c: char| c == '│' || c.is_whitespace()))
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    for l in narrow
+        .lines()
+        .filter(|l| l.starts_with(['│', '┌', '├', '└']))
+    {
+        assert!(
+            l.chars().count() <= 60,
+            "{} columns: {l}",
+            l.chars().count()
+        );
+    }
+    let whole = table_words(&natural);
+    let broken: Vec<String> = table_words(&narrow)
+        .into_iter()
+        .filter(|w| !whole.contains(w))
+        .collect();
+    assert!(
+        broken.is_empty(),
+        "words broken at 60 columns: {broken:?}\n{narrow}"
+    );
+}
