@@ -17,6 +17,7 @@ pub mod cpu_table;
 pub mod energy;
 pub mod freq;
 pub mod io;
+pub mod isa;
 pub mod limits;
 pub mod live;
 pub mod memory;

@@ -80,6 +80,13 @@ pub fn cpu_summary(c: &Cpu) -> String {
     if let Some(m) = &c.identity.machine_model {
         let _ = writeln!(w, "  Machine/platform:    {m}");
     }
+    if let Some(words) = crate::isa::decisive_features(c.arch, &c.identity.flags) {
+        let _ = write!(
+            w,
+            "{}",
+            crate::isa::wrap_words("  ISA:                ", &words, 80)
+        );
+    }
     let _ = writeln!(w, "  CPUs possible:       {}", set(&c.possible));
     let _ = writeln!(w, "  CPUs present:        {}", set(&c.present));
     let _ = writeln!(w, "  CPUs online:         {}", set(&c.online));
