@@ -62,10 +62,10 @@ convert-im6.q16             imagemagick                 # scripts/html-to-pdf-pn
 # need the dpkg architecture: ensure_arm64_arch)
 qemu-system-x86_64          qemu-system-x86             # tests/guests: the x86 guests
 qemu-system-aarch64         qemu-system-arm             # tests/guests: the arm64 guest
-cpio                        cpio                        # tests/guests/src/lib.rs: the initramfs (newc)
-apt-get                     apt                         # tests/guests/src/lib.rs: apt-get download
-apt-cache                   apt                         # tests/guests/src/lib.rs: the kernel package of linux-image-<arch>
-dpkg-deb                    dpkg                        # tests/guests/src/lib.rs: unpacks the downloads
+cpio                        cpio                        # tests/guests/src/initramfs.rs: the initramfs (newc)
+apt-get                     apt                         # tests/guests/src/packages.rs: apt-get download
+apt-cache                   apt                         # tests/guests/src/packages.rs: the kernel package of linux-image-<arch>
+dpkg-deb                    dpkg                        # tests/guests/src/packages.rs: unpacks the downloads
 # raw-device refusal (crates/workloads/build.rs links libblkid.a; crates/testkit/src/blockdev.rs
 # makes each file system on image files and loop devices; crates/workloads/src/storage/blkid.rs
 # falls back to wipefs / blkid -p where libblkid is not linked)

@@ -1,0 +1,209 @@
+//! The guest's initramfs: its init script (mounts, the cgroup limit, the commands, the files
+//! sent back over the console) and the `newc` cpio archive holding it with busybox and hwsurvey.
+
+use super::*;
+
+/// A word quoted for the guest's shell.
+pub(crate) fn shell_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', "'\\''"))
+}
+
+/// The start of every guest's `/init`: busybox's applets, the mounts, the kernel modules of the
+/// definition (`insmod`, in order), the guest's name as its hostname.
+pub(crate) fn init_head(guest: &Guest) -> String {
+    let mut s = String::from(
+        "#!/bin/busybox sh\n\
+         /bin/busybox --install -s /bin\n\
+         export PATH=/bin HOME=/root\n\
+         mount -t proc proc /proc\n\
+         mount -t sysfs sysfs /sys\n\
+         mount -t devtmpfs devtmpfs /dev\n\
+         mkdir -p /dev/hugepages /tmp /out /res /root\n\
+         mount -t hugetlbfs hugetlbfs /dev/hugepages\n\
+         mount -t tmpfs tmpfs /tmp\n\
+         echo 1 > /proc/sys/kernel/printk\n",
+    );
+    for m in &guest.modules {
+        let _ = writeln!(
+            s,
+            "insmod /lib/modules/{m}.ko || echo 'insmod {m} failed' >&2"
+        );
+    }
+    // the guest's name as its hostname, so that result files and compare's default column
+    // labels tell the guests apart (the kernel's default is "(none)")
+    let _ = writeln!(s, "hostname {}", shell_quote(&guest.name));
+    s
+}
+
+/// The part of `/init` that puts the init shell (and so everything it starts) into the
+/// definition's cgroup with its memory limit, and its CPU quota when it has one.
+pub(crate) fn init_cgroup(guest: &Guest) -> String {
+    let mut s = String::new();
+    match &guest.cgroup {
+        Some(CgroupLimit {
+            version: 2,
+            memory_max_bytes,
+            cpu_quota_us,
+        }) => {
+            let _ = write!(
+                s,
+                "mount -t cgroup2 cgroup2 /sys/fs/cgroup\n\
+                 echo +memory +cpu +cpuset > /sys/fs/cgroup/cgroup.subtree_control\n\
+                 mkdir /sys/fs/cgroup/hwsurvey\n\
+                 echo {memory_max_bytes} > /sys/fs/cgroup/hwsurvey/memory.max\n"
+            );
+            if let Some(q) = cpu_quota_us {
+                let _ = writeln!(
+                    s,
+                    "echo '{q} {CPU_PERIOD_US}' > /sys/fs/cgroup/hwsurvey/cpu.max"
+                );
+            }
+            s.push_str("echo $$ > /sys/fs/cgroup/hwsurvey/cgroup.procs\n");
+        }
+        Some(CgroupLimit {
+            version: 1,
+            memory_max_bytes,
+            cpu_quota_us,
+        }) => {
+            let _ = write!(
+                s,
+                "mount -t tmpfs cgroup /sys/fs/cgroup\n\
+                 mkdir /sys/fs/cgroup/memory\n\
+                 mount -t cgroup -o memory memory /sys/fs/cgroup/memory\n\
+                 mkdir /sys/fs/cgroup/memory/hwsurvey\n\
+                 echo {memory_max_bytes} > /sys/fs/cgroup/memory/hwsurvey/memory.limit_in_bytes\n\
+                 echo $$ > /sys/fs/cgroup/memory/hwsurvey/tasks\n"
+            );
+            if let Some(q) = cpu_quota_us {
+                let _ = write!(
+                    s,
+                    "mkdir /sys/fs/cgroup/cpu\n\
+                     mount -t cgroup -o cpu cpu /sys/fs/cgroup/cpu\n\
+                     mkdir /sys/fs/cgroup/cpu/hwsurvey\n\
+                     echo {CPU_PERIOD_US} > /sys/fs/cgroup/cpu/hwsurvey/cpu.cfs_period_us\n\
+                     echo {q} > /sys/fs/cgroup/cpu/hwsurvey/cpu.cfs_quota_us\n\
+                     echo $$ > /sys/fs/cgroup/cpu/hwsurvey/tasks\n"
+                );
+            }
+        }
+        Some(other) => {
+            let _ = writeln!(
+                s,
+                "echo 'cgroup version {} is neither 1 nor 2' >&2",
+                other.version
+            );
+        }
+        None => {}
+    }
+    s
+}
+
+/// The guest's `/init`: mounts, the cgroup, the commands, the output on the console, power off.
+pub fn init_script(guest: &Guest, commands: &[Vec<String>]) -> String {
+    let mut s = init_head(guest);
+    let _ = writeln!(s, "echo {READY_MARKER}");
+    s.push_str(&init_cgroup(guest));
+    s.push_str("cd /out\n");
+    for (i, argv) in commands.iter().enumerate() {
+        let words: Vec<String> = argv.iter().map(|w| shell_quote(w)).collect();
+        let _ = write!(
+            s,
+            "{} > /res/{i}.stdout 2> /res/{i}.stderr\necho $? > /res/{i}.status\n",
+            words.join(" ")
+        );
+    }
+    let _ = write!(
+        s,
+        "cd /\n\
+         echo {BEGIN_MARKER}\n\
+         tar -czf - out res | base64\n\
+         echo {END_MARKER}\n\
+         sync\n\
+         poweroff -f\n"
+    );
+    s
+}
+
+/// Writes the initramfs (cpio newc) of `guest` running `commands` to `path`.
+pub fn build_initramfs(guest: &Guest, commands: &[Vec<String>], path: &Path) -> Result<()> {
+    let tree = tempfile::tempdir()?;
+    let root = tree.path();
+    for d in ["bin", "proc", "sys", "dev", "tmp", "etc"] {
+        fs::create_dir_all(root.join(d))?;
+    }
+    fs::copy(busybox(guest.debian_arch())?, root.join("bin/busybox"))?;
+    fs::copy(dist_binary(guest)?, root.join("bin/hwsurvey"))?;
+    if !guest.modules.is_empty() {
+        fs::create_dir_all(root.join("lib/modules"))?;
+        for m in &guest.modules {
+            fs::copy(
+                kernel_module(guest.debian_arch(), m)?,
+                root.join(format!("lib/modules/{m}.ko")),
+            )?;
+        }
+    }
+    let init = root.join("init");
+    fs::write(&init, init_script(guest, commands))?;
+    set_executable(&init)?;
+    set_executable(&root.join("bin/busybox"))?;
+    set_executable(&root.join("bin/hwsurvey"))?;
+    write_cpio(root, path)
+}
+
+/// Writes the tree `root` as a cpio archive (newc, every file owned by root) to `path`.
+pub(crate) fn write_cpio(root: &Path, path: &Path) -> Result<()> {
+    let mut list = String::new();
+    for entry in walk(root)? {
+        let rel = entry.strip_prefix(root)?;
+        let _ = writeln!(list, "{}", rel.display());
+    }
+    let out =
+        fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let mut child = Command::new("cpio")
+        .args(["--quiet", "-o", "-H", "newc", "-R", "0:0"])
+        .current_dir(root)
+        .stdin(Stdio::piped())
+        .stdout(out)
+        .spawn()
+        .context("cannot start cpio (Debian package cpio)")?;
+    child
+        .stdin
+        .take()
+        .context("cpio's stdin")?
+        .write_all(list.as_bytes())?;
+    let status = child.wait()?;
+    if !status.success() {
+        bail!(
+            "cpio -o -H newc failed ({status}) writing {}",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+pub(crate) fn set_executable(path: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755))
+        .with_context(|| format!("cannot chmod {}", path.display()))
+}
+
+/// Every path under `root` (folders before their contents), without `root` itself. A symbolic
+/// link is one entry, never followed (a package's `/lib64/ld-linux-x86-64.so.2` points to an
+/// absolute path, which is the host's outside the guest).
+pub(crate) fn walk(root: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let mut entries: Vec<PathBuf> = fs::read_dir(&dir)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.symlink_metadata().is_ok_and(|m| m.is_dir()) {
+                stack.push(p.clone());
+            }
+            out.push(p);
+        }
+    }
+    Ok(out)
+}
