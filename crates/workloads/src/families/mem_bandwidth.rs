@@ -22,7 +22,7 @@ use hwsurvey_engine::outcome::{Measurement, Metric, PointOutcome};
 use hwsurvey_engine::pages::{PageBuffer, PageMode};
 use hwsurvey_engine::plan::{FamilyPoints, PlanInput, Point};
 use hwsurvey_engine::profile::{CheckedParams, Checker, ProfileError};
-use hwsurvey_engine::runner::{consume, RunContext};
+use hwsurvey_engine::runner::{consume, RunContext, RunError, Timed};
 use hwsurvey_engine::Family;
 
 mod block;
@@ -294,17 +294,9 @@ fn run_stream(
             consume(s.a.as_f64_mut().first().copied());
         },
     );
-    if let Some(error) = setup_error.into_inner().ok().flatten() {
-        // a worker could not allocate: its (empty) timings mean nothing
-        return PointOutcome::Failed { error };
-    }
-    let timed = match timed {
+    let timed = match timed_or_failed(setup_error, timed) {
         Ok(t) => t,
-        Err(e) => {
-            return PointOutcome::Failed {
-                error: e.to_string(),
-            }
-        }
+        Err(failed) => return failed,
     };
     let bytes_per_rep = credited as f64 * per_thread as f64;
     let m = Measurement {
@@ -599,6 +591,21 @@ mod nt {
         _mm512_mul_pd,
         _mm512_set1_pd
     );
+}
+
+/// The timings of a parallel measurement, or the point's failure: a worker's setup error
+/// first (a worker that could not allocate leaves empty timings that mean nothing), then the
+/// engine's error.
+fn timed_or_failed(
+    setup_error: Mutex<Option<String>>,
+    timed: Result<Timed, RunError>,
+) -> Result<Timed, PointOutcome> {
+    if let Some(error) = setup_error.into_inner().ok().flatten() {
+        return Err(PointOutcome::Failed { error });
+    }
+    timed.map_err(|e| PointOutcome::Failed {
+        error: e.to_string(),
+    })
 }
 
 /// Keeps the first setup error of any worker.

@@ -238,17 +238,9 @@ pub(super) fn run_block(
             }
         },
     );
-    if let Some(error) = setup_error.into_inner().ok().flatten() {
-        // a worker could not allocate: its (empty) timings mean nothing
-        return PointOutcome::Failed { error };
-    }
-    let timed = match timed {
+    let timed = match super::timed_or_failed(setup_error, timed) {
         Ok(t) => t,
-        Err(e) => {
-            return PointOutcome::Failed {
-                error: e.to_string(),
-            }
-        }
+        Err(failed) => return failed,
     };
     let bytes_per_rep = (size / 8 * 8) as f64;
     let m = Measurement {
