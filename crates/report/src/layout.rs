@@ -190,8 +190,12 @@ impl Cell {
 /// Longest column label shown, characters (a default label has hostname, arch and kernel at
 /// most 48 each, plus their lengths when cut).
 pub const MAX_LABEL_CHARS: usize = 160;
-/// Longest title, row label or cell text shown, characters.
-pub const MAX_CELL_CHARS: usize = 200;
+/// Longest title, row label or cell text shown, characters: a backstop against an unbounded
+/// string from a file, never reached by a cell composed of bounded parts (the machine line:
+/// the label, at most [`MAX_LABEL_CHARS`], and six parts of at most 64 characters each with
+/// hwsurvey's own words, about 700). At 200 it cut the arm64 example's 218-character machine
+/// line in the middle of a word.
+pub const MAX_CELL_CHARS: usize = 1000;
 /// Longest note or flag shown, characters.
 pub const MAX_NOTE_CHARS: usize = 2000;
 

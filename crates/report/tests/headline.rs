@@ -389,3 +389,36 @@ fn machine_lines_say_what_is_unknown_in_words() {
         "the reason of the unknown clock is a footnote"
     );
 }
+
+/// A machine line is never cut in the middle: the arm64 example's line (218 characters) read
+/// "1.94 GiB memor… [2], ... (218 bytes)" when the whole cell was bounded to 200 characters.
+/// What is bounded is each string taken from the file: a 1 MiB CPU model name shows as its
+/// ends and its length, and the rest of the line stays whole.
+#[test]
+fn machine_lines_are_whole_and_only_file_strings_are_bounded() {
+    let c = compare(&inputs(), None, true).unwrap();
+    let t = table(&c, MACHINES_ID);
+    for r in &t.rows {
+        let line = &r.cells[0].text;
+        assert!(!line.contains('…') && !line.contains("bytes)"), "{line}");
+    }
+    let arm = &t.rows[2].cells[0].text;
+    assert!(
+        arm.contains("1.94 GiB memory channels unknown [") && arm.ends_with(", standard v2"),
+        "{arm}"
+    );
+    // a hostile model name of 1 MiB: bounded where the line is composed, the line kept whole
+    let mut files: Vec<_> = FILES
+        .iter()
+        .map(|n| hwsurvey_result::load(&examples_dir().join(n)).unwrap())
+        .collect();
+    files[0].machine["cpu"]["identity"]["model_name"] = Value::String("M".repeat(1 << 20));
+    let c = compare(&inputs_with_default_labels(files), None, true).unwrap();
+    let line = &table(&c, MACHINES_ID).rows[0].cells[0].text;
+    assert!(line.chars().count() < 400, "{} characters", line.len());
+    assert!(
+        line.contains("MMMM (1048576 bytes), 1 socket x 2 cores"),
+        "{line}"
+    );
+    assert!(line.ends_with(", standard v2"), "{line}");
+}

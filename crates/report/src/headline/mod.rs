@@ -182,6 +182,11 @@ pub fn not_comparable(f: &ResultFile) -> Vec<String> {
 /// that says why.
 fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
     let m = &f.machine;
+    // every string taken from the file is bounded here, where the line is composed, so the
+    // line stays under layout::MAX_CELL_CHARS and is never cut in the middle (the arm64
+    // example's 218-character line read "1.94 GiB memor… [2] ... (218 bytes)" when the whole
+    // cell was bounded to 200)
+    let part = |s: &str| hwsurvey_model::text::one_line(s, MAX_PART_CHARS).into_owned();
     fn unknown(notes: &mut Footnotes, v: Option<&Value>, what: &str, why: &str) -> String {
         format!("{what} unknown [{}]", notes.mark(&why_unknown(v, why)))
     }
@@ -189,7 +194,7 @@ fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
     let model = id
         .and_then(|i| i.get("model_name").or_else(|| i.get("sparc_type")))
         .and_then(Value::as_str)
-        .map(str::to_string)
+        .map(part)
         .unwrap_or_else(|| unknown(notes, None, "CPU model", "CPU model"));
     let count =
         |k: &str| known_ok(m.pointer(&format!("/cpu/topology/{k}"))).and_then(Value::as_u64);
@@ -240,7 +245,7 @@ fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
         .environment
         .kernel_release
         .known()
-        .cloned()
+        .map(|k| part(k))
         .unwrap_or_else(|| "kernel unknown".into());
     let virt = m.pointer("/os/virtualization");
     let mut platform = match known_ok(virt).and_then(platform_key) {
@@ -249,14 +254,14 @@ fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
         Some("emulated") => "emulated".into(),
         Some("emulation_not_excluded") => "virtual machine, emulation not excluded".into(),
         Some("partition") => "logical partition".into(),
-        Some(other) => other.to_string(),
+        Some(other) => part(other),
         None => unknown(notes, virt, "platform", "platform (os.virtualization)"),
     };
     if let Some(h) = known_ok(virt)
         .and_then(|v| v.get("hypervisor"))
         .and_then(Value::as_str)
     {
-        platform += &format!(" ({h})");
+        platform += &format!(" ({})", part(h));
     }
     let bin = known_ok(m.pointer("/os/binary_vs_kernel"));
     if bin.and_then(|b| b.get("native")).and_then(Value::as_bool) == Some(false) {
@@ -264,9 +269,17 @@ fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
     }
     format!(
         "{model}, {topo}, {ghz}, {mem} {channels}, {} {kernel}, {platform}, {} v{}",
-        f.environment.arch, f.profile.id, f.profile.version
+        part(&f.environment.arch),
+        part(&f.profile.id),
+        f.profile.version
     )
 }
+
+/// Longest string taken from a result file into the machine line (CPU model, kernel release,
+/// arch, platform, hypervisor, profile id), characters, before its length note: with the
+/// column label (at most [`crate::layout::MAX_LABEL_CHARS`]) and the words and numbers hwsurvey
+/// writes itself, a machine line stays under [`crate::layout::MAX_CELL_CHARS`].
+const MAX_PART_CHARS: usize = 64;
 
 /// The two tables on top of every output, numbering their footnotes in one sequence:
 /// [`machines_table`], then [`headline_table`].
