@@ -39,7 +39,10 @@ impl Comparison {
     }
 }
 
-/// Builds the comparison. `baseline` defaults to the first column.
+/// Builds the comparison. `baseline` defaults to the first column whose figures do not
+/// measure an emulator ([`crate::headline::emulation`]), else the first column: ratios
+/// against an emulated baseline would make every other machine look 10-30x faster, and the
+/// shell's `*.json` puts `guest-*` files first.
 pub fn compare(
     inputs: &[Input],
     baseline: Option<&str>,
@@ -57,7 +60,10 @@ pub fn compare(
             .iter()
             .position(|l| l == b)
             .ok_or_else(|| CompareError::NoSuchBaseline(b.into(), labels.join(", ")))?,
-        None => 0,
+        None => inputs
+            .iter()
+            .position(|i| crate::headline::emulation(&i.file).is_empty())
+            .unwrap_or(0),
     };
     let versions: Vec<String> = inputs
         .iter()
@@ -111,6 +117,15 @@ pub fn compare(
         flags.push(format!(
             "DIFFERENT PROFILE VERSIONS (--mixed-profiles): {}",
             versions.join("; ")
+        ));
+    }
+    if baseline.is_none() && base > 0 {
+        flags.push(format!(
+            "baseline {}: the first column not measured under emulation ({} ran under \
+             emulation: ratios against it would measure the emulator); --baseline chooses \
+             another",
+            labels[base],
+            labels[..base].join(", ")
         ));
     }
     for i in inputs {

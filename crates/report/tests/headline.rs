@@ -422,3 +422,37 @@ fn machine_lines_are_whole_and_only_file_strings_are_bounded() {
     );
     assert!(line.ends_with(", standard v2"), "{line}");
 }
+
+/// The default baseline is the first column not measured under emulation: in the shell's
+/// order (`reports/examples/*.json` puts both guests first) the arm64 guest under QEMU TCG was
+/// the baseline, and the one machine measured natively read "32.86x" on STREAM Triad.
+/// `--baseline` still chooses any column, an emulated one too.
+#[test]
+fn the_default_baseline_is_the_first_column_not_emulated() {
+    let mut order = FILES.to_vec();
+    order.sort(); // guest-arm64, guest-x86, vm: the shell's order
+    let files = order
+        .iter()
+        .map(|n| hwsurvey_result::load(&examples_dir().join(n)).unwrap())
+        .collect();
+    let inputs = inputs_with_default_labels(files);
+    let c = compare(&inputs, None, true).unwrap();
+    assert_eq!(c.baseline, "vm");
+    let note = c
+        .flags
+        .iter()
+        .find(|f| f.starts_with("baseline vm:"))
+        .unwrap_or_else(|| panic!("{:?}", c.flags));
+    assert!(
+        note.contains("arm64-2n-clusters, x86-2s4n-smt ran under emulation"),
+        "{note}"
+    );
+    // asked for, an emulated baseline is kept, with no such note
+    let c = compare(&inputs, Some("arm64-2n-clusters"), true).unwrap();
+    assert_eq!(c.baseline, "arm64-2n-clusters");
+    assert!(!c.flags.iter().any(|f| f.starts_with("baseline ")));
+    // the examples in the order of FILES (vm first): the first column, no note
+    let c = compare(&self::inputs(), None, true).unwrap();
+    assert_eq!(c.baseline, "vm");
+    assert!(!c.flags.iter().any(|f| f.starts_with("baseline ")));
+}

@@ -41,7 +41,8 @@ pub struct Args {
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// Baseline of the relative columns: a column label, or a file as given or its name without
-    /// the extension (`a` for a.json) (default: the first file).
+    /// the extension (`a` for a.json) (default: the first file whose run was not measured
+    /// under emulation, else the first file).
     #[arg(long)]
     baseline: Option<String>,
     /// Column labels, one per file in order (default: the hostname; where two files share it,

@@ -92,6 +92,26 @@ pub fn platform_key(virt: &Value) -> Option<&str> {
     Some(p)
 }
 
+/// Why the figures of a run may measure an emulator rather than a machine: a full-system
+/// emulator, a virtual machine whose probe could not exclude emulation, or a binary under
+/// qemu-user. Empty for a run on a machine or in a virtual machine that is not emulated.
+pub fn emulation(f: &ResultFile) -> Vec<String> {
+    let mut why = Vec::new();
+    let virt = known_ok(f.machine.pointer("/os/virtualization"));
+    match virt.and_then(platform_key) {
+        Some("emulated") => why.push("full-system emulation: figures measure the emulator".into()),
+        Some("emulation_not_excluded") => why.push(
+            "virtual machine, emulation not excluded: figures may measure the emulator".into(),
+        ),
+        _ => {}
+    }
+    let bin = known_ok(f.machine.pointer("/os/binary_vs_kernel"));
+    if bin.and_then(|b| b.get("native")).and_then(Value::as_bool) == Some(false) {
+        why.push("binary emulated (qemu-user): figures measure the emulator".into());
+    }
+    why
+}
+
 /// Why the figures of a run are not comparable with a full run on bare metal: quick profile,
 /// time limit, emulated CPU (full-system emulator, a virtual machine whose probe could not
 /// exclude emulation, or a binary under qemu-user), a memory
@@ -110,18 +130,7 @@ pub fn not_comparable(f: &ResultFile) -> Vec<String> {
     if f.status != hwsurvey_result::RunStatus::Complete {
         why.push(format!("run status {}", f.status));
     }
-    let virt = known_ok(f.machine.pointer("/os/virtualization"));
-    match virt.and_then(platform_key) {
-        Some("emulated") => why.push("full-system emulation: figures measure the emulator".into()),
-        Some("emulation_not_excluded") => why.push(
-            "virtual machine, emulation not excluded: figures may measure the emulator".into(),
-        ),
-        _ => {}
-    }
-    let bin = known_ok(f.machine.pointer("/os/binary_vs_kernel"));
-    if bin.and_then(|b| b.get("native")).and_then(Value::as_bool) == Some(false) {
-        why.push("binary emulated (qemu-user): figures measure the emulator".into());
-    }
+    why.extend(emulation(f));
     // the memory cap (a cgroup, ulimit -v, MemAvailable) held the working set below the
     // profile's rule: "past the caches" figures are not those of an uncapped machine
     let rule = f
