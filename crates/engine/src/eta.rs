@@ -75,31 +75,7 @@ mod tests {
     use super::*;
     use crate::plan::FamilyPlan;
     use crate::Point;
-
-    fn point(family: &str, id: &str, threads: usize) -> Point {
-        serde_json::from_value(serde_json::json!({
-            "family": family, "id": id, "threads": threads, "placement": "compact",
-            "cpus": [0], "params": {}, "memory_bytes": 0, "estimated_s": 1.0
-        }))
-        .unwrap()
-    }
-
-    fn plan(families: Vec<FamilyPlan>) -> Plan {
-        Plan {
-            profile_id: "quick".into(),
-            profile_version: 1,
-            usable_cpus: 1,
-            thread_counts: vec![1],
-            landmarks: vec![],
-            llc_total_bytes: None,
-            memory_working_set_bytes: 1 << 20,
-            memory_cap_bytes: None,
-            memory_cap_source: None,
-            cpu_quota: None,
-            fixed_work: None,
-            families,
-        }
-    }
+    use hwsurvey_testkit::plans::{plan, point};
 
     /// The ETA follows the plan's estimate until a point finished, then the pace of the
     /// finished points, within 0.25x..4x of the estimate.

@@ -461,16 +461,9 @@ pub fn progress_line(done: usize, total: usize, t: &TestResult) -> String {
 mod tests {
     use super::*;
     use hwsurvey_result::outcome::{Metric, PointOutcome};
-    use hwsurvey_result::plan::{FamilyPlan, Point};
+    use hwsurvey_result::plan::FamilyPlan;
     use hwsurvey_result::{MetricResult, TestResult};
-
-    fn point(family: &str, id: &str, threads: usize) -> Point {
-        serde_json::from_value(serde_json::json!({
-            "family": family, "id": id, "threads": threads, "placement": "compact",
-            "cpus": [0], "params": {}, "memory_bytes": 0, "estimated_s": 1.0
-        }))
-        .unwrap()
-    }
+    use hwsurvey_testkit::plans::{plan, point};
 
     fn skipped(family: &str, id: &str, reason: &str) -> SkippedPoint {
         SkippedPoint {
@@ -478,23 +471,6 @@ mod tests {
             id: id.into(),
             params: serde_json::Value::Null,
             reason: reason.into(),
-        }
-    }
-
-    fn plan(families: Vec<FamilyPlan>) -> Plan {
-        Plan {
-            profile_id: "quick".into(),
-            profile_version: 1,
-            usable_cpus: 1,
-            thread_counts: vec![1],
-            landmarks: vec![],
-            llc_total_bytes: None,
-            memory_working_set_bytes: 1 << 20,
-            memory_cap_bytes: None,
-            memory_cap_source: None,
-            cpu_quota: None,
-            fixed_work: None,
-            families,
         }
     }
 

@@ -94,15 +94,7 @@ fn not_measured_line(result: &TestResult, width: Option<usize>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hwsurvey_engine::Point;
-
-    fn point(family: &str, id: &str, threads: usize) -> Point {
-        serde_json::from_value(serde_json::json!({
-            "family": family, "id": id, "threads": threads, "placement": "compact",
-            "cpus": [0], "params": {}, "memory_bytes": 0, "estimated_s": 1.0
-        }))
-        .unwrap()
-    }
+    use hwsurvey_testkit::plans::point;
 
     /// A skipped critical-rate search's reason (as the 2-vCPU guest printed it in CI) fits an
     /// 80-column terminal, every word kept; without a terminal it is one line.
