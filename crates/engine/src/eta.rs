@@ -74,7 +74,6 @@ pub fn eta_s(estimated_done_s: f64, estimated_left_s: f64, elapsed_s: f64) -> f6
 mod tests {
     use super::*;
     use crate::plan::FamilyPlan;
-    use crate::Point;
     use hwsurvey_testkit::plans::{plan, point};
 
     /// The ETA follows the plan's estimate until a point finished, then the pace of the
