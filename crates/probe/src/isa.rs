@@ -239,37 +239,6 @@ pub fn decisive_features(arch: Arch, flags: &[String]) -> Option<Vec<String>> {
     Some(out)
 }
 
-/// `words` joined by ", " into lines of at most `width` characters, the first after `first`
-/// and the rest after as many spaces (a word longer than a line keeps a line of its own).
-pub fn wrap_words(first: &str, words: &[String], width: usize) -> String {
-    let indent = " ".repeat(first.chars().count());
-    let mut out = String::new();
-    let mut line = first.to_string();
-    let mut empty = true;
-    for (i, w) in words.iter().enumerate() {
-        let piece = if i + 1 < words.len() {
-            format!("{w},")
-        } else {
-            w.clone()
-        };
-        let extra = if empty { 0 } else { 1 };
-        if !empty && line.chars().count() + extra + piece.chars().count() > width {
-            out.push_str(line.trim_end());
-            out.push('\n');
-            line = indent.clone();
-            empty = true;
-        }
-        if !empty {
-            line.push(' ');
-        }
-        line.push_str(&piece);
-        empty = false;
-    }
-    out.push_str(line.trim_end());
-    out.push('\n');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,20 +266,5 @@ mod tests {
         );
         assert_eq!(decisive_features(Arch::E2k, &f), None);
         assert_eq!(decisive_features(Arch::X86_64, &[]), None);
-    }
-
-    #[test]
-    fn wrapping_keeps_words_whole_within_the_width() {
-        let words: Vec<String> = (0..12).map(|i| format!("FEATURE{i}")).collect();
-        let text = wrap_words("  ISA:                ", &words, 60);
-        for l in text.lines() {
-            assert!(l.chars().count() <= 60, "{l:?}");
-        }
-        let joined: Vec<&str> = text
-            .split_whitespace()
-            .filter(|w| w.starts_with("FEATURE"))
-            .collect();
-        assert_eq!(joined.len(), 12);
-        assert!(text.lines().nth(1).unwrap().starts_with(&" ".repeat(22)));
     }
 }

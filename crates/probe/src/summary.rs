@@ -81,11 +81,9 @@ pub fn cpu_summary(c: &Cpu) -> String {
         let _ = writeln!(w, "  Machine/platform:    {m}");
     }
     if let Some(words) = crate::isa::decisive_features(c.arch, &c.identity.flags) {
-        let _ = write!(
-            w,
-            "{}",
-            crate::isa::wrap_words("  ISA:                ", &words, 80)
-        );
+        // one line, aligned with the others: on a terminal the CLI's one wrapping layer
+        // (cli/src/fit.rs) fits it
+        let _ = writeln!(w, "  ISA:                 {}", words.join(", "));
     }
     let _ = writeln!(w, "  CPUs possible:       {}", set(&c.possible));
     let _ = writeln!(w, "  CPUs present:        {}", set(&c.present));
