@@ -40,8 +40,12 @@ pub fn human(value: f64, unit: &str) -> String {
     }
 }
 
-/// Seconds for people: `42 s`, `3 min 30 s`, `1 h 05 min`.
+/// Seconds for people: `42 s`, `3 min 30 s`, `1 h 05 min`; a duration that rounds to no
+/// second but is not zero is `under 1 s` (cpu.clock's 0.26 s read "estimated 0 s").
 pub fn duration_text(s: f64) -> String {
+    if s > 0.0 && s < 0.5 {
+        return "under 1 s".into();
+    }
     let s = s.max(0.0).round() as u64;
     if s < 60 {
         format!("{s} s")
@@ -115,5 +119,20 @@ pub fn human_metric(name: &str, v: f64) -> String {
         format!("{v} {u}{what}")
     } else {
         three_significant(v)
+    }
+}
+
+#[cfg(test)]
+mod duration_tests {
+    use super::duration_text;
+
+    #[test]
+    fn a_short_duration_is_never_written_as_zero() {
+        assert_eq!(duration_text(0.26), "under 1 s");
+        assert_eq!(duration_text(0.0), "0 s");
+        assert_eq!(duration_text(0.5), "1 s");
+        assert_eq!(duration_text(42.4), "42 s");
+        assert_eq!(duration_text(210.0), "3 min 30 s");
+        assert_eq!(duration_text(3900.0), "1 h 05 min");
     }
 }
