@@ -23,6 +23,7 @@ dmesg                       util-linux                  # crates/workloads/src/r
 taskset                     util-linux                  # crates/workloads/benches/peers.rs: pins the peers
 lscpu                       util-linux                  # crates/probe/benches/probe_time.rs: timed beside the probe; crates/cli/tests/snapshot_peers.rs: lscpu --sysroot on snapshots
 lstopo-no-graphics          hwloc-nox                   # crates/cli/tests/snapshot_peers.rs: lstopo --input on snapshots
+/usr/share/misc/pci.ids     pci.ids                     # crates/probe/src/pci_ids.rs: PCI names at run time (as lspci); crates/probe/tests/pci_names.rs
 awk                         mawk                        # scripts/cross-test: test counts
 git                         git                         # crates/workloads/build.rs (revision), scripts/fresh-check (clone)
 # scripts/fresh-check: a fresh Debian 12 root, bound host directories

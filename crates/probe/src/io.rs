@@ -40,6 +40,12 @@ pub struct Io {
     /// Lanes in use per root complex ([`crate::pcie::paths`]).
     #[serde(default)]
     pub root_complexes: Vec<crate::pcie::RootComplexLanes>,
+    /// The PCI ID database that named the functions ([`crate::pci_ids`]), or why they have
+    /// no names (`names unknown: /usr/share/misc/pci.ids missing (Debian package pci.ids)`);
+    /// `None` when there was nothing to name (no PCI function) and in result files written
+    /// before hwsurvey read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pci_ids: Option<Probed<crate::pci_ids::PciIdsSource>>,
 }
 
 impl Default for Io {
@@ -52,6 +58,7 @@ impl Default for Io {
             block: Probed::Unknown(none()),
             pcie_paths: Vec::new(),
             root_complexes: Vec::new(),
+            pci_ids: None,
         }
     }
 }
@@ -239,6 +246,7 @@ fn pci_device(root: &SysRoot, address: &str) -> PciDevice {
         device_id: id("device"),
         numa_node: numa_node(root, &format!("{dir}/numa_node")),
         link,
+        names: Default::default(),
     }
 }
 
@@ -459,8 +467,51 @@ pub fn is_pci_address(s: &str) -> bool {
 
 /// Probes PCI and block devices under `root`, and the PCIe tree of the PCI functions
 /// ([`crate::pcie`]): the role of each bridge from its `config` capability where readable
-/// (root), else from the tree.
+/// (root), else from the tree; the functions are named from the PCI ID database at
+/// [`crate::pci_ids::PCI_IDS_PATHS`] ([`probe_with_pci_ids`]).
 pub fn probe(root: &SysRoot) -> Io {
+    let paths: Vec<&Path> = crate::pci_ids::PCI_IDS_PATHS
+        .iter()
+        .map(Path::new)
+        .collect();
+    probe_with_pci_ids(root, &paths)
+}
+
+/// Names the functions of `devs` from the first PCI ID database of `paths`
+/// ([`crate::pci_ids::read`]); `None` when there is no function to name.
+fn name_functions(
+    devs: &mut [PciDevice],
+    paths: &[&Path],
+) -> Option<Probed<crate::pci_ids::PciIdsSource>> {
+    if devs.is_empty() {
+        return None;
+    }
+    let mut wanted = crate::pci_ids::Wanted::default();
+    for d in devs.iter() {
+        if let (Some(v), Some(dv)) = (d.vendor_id.known(), d.device_id.known()) {
+            wanted.devices.insert((*v, *dv));
+        }
+        if let Some(c) = d.class_code.known() {
+            wanted.classes.insert(((c >> 16) as u8, (c >> 8) as u8));
+        }
+    }
+    Some(match crate::pci_ids::read(paths, &wanted) {
+        Ok((source, db)) => {
+            for d in devs.iter_mut() {
+                d.names = db.names(
+                    d.vendor_id.known().copied(),
+                    d.device_id.known().copied(),
+                    d.class_code.known().copied(),
+                );
+            }
+            Probed::Known(source)
+        }
+        Err(why) => Probed::Unknown(why),
+    })
+}
+
+/// [`probe`] with the PCI ID database looked for at `paths` (the first that exists).
+pub fn probe_with_pci_ids(root: &SysRoot, pci_ids_paths: &[&Path]) -> Io {
     let pci = match root.list_dir(PCI_DEVICES) {
         Ok(names) => Probed::Known(
             names
@@ -470,7 +521,7 @@ pub fn probe(root: &SysRoot) -> Io {
         ),
         Err(e) => Probed::Unknown(e.into()),
     };
-    let (pci, pcie_paths, root_complexes) = match pci {
+    let (pci, pcie_paths, root_complexes, pci_ids) = match pci {
         Probed::Known(mut devs) => {
             let config: Vec<Option<crate::pcie::PcieRole>> = devs
                 .iter()
@@ -489,9 +540,10 @@ pub fn probe(root: &SysRoot) -> Io {
                 d.role = Some(*r);
             }
             let (paths, rcs) = crate::pcie::paths(&devs, &roles);
-            (Probed::Known(devs), paths, rcs)
+            let pci_ids = name_functions(&mut devs, pci_ids_paths);
+            (Probed::Known(devs), paths, rcs, pci_ids)
         }
-        unknown => (unknown, Vec::new(), Vec::new()),
+        unknown => (unknown, Vec::new(), Vec::new(), None),
     };
     let block = match root.list_dir(BLOCK) {
         Ok(names) => Probed::Known(names.iter().map(|n| block_device(root, n)).collect()),
@@ -502,6 +554,7 @@ pub fn probe(root: &SysRoot) -> Io {
         block,
         pcie_paths,
         root_complexes,
+        pci_ids,
     }
 }
 
@@ -510,88 +563,7 @@ pub fn probe(root: &SysRoot) -> Io {
 pub fn summary(io: &Io) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "I/O");
-    match &io.pci {
-        Probed::Known(devs) => {
-            let _ = writeln!(out, "  PCI: {}", plural(devs.len() as u64, "function"));
-            for rc in &io.root_complexes {
-                let _ = writeln!(
-                    out,
-                    "    root complex {}{}: {}, {} linked, {}",
-                    rc.root_complex,
-                    rc.numa_node
-                        .map(|n| format!(" (node {n})"))
-                        .unwrap_or_default(),
-                    plural(rc.root_ports as u64, "root port"),
-                    rc.root_ports_linked,
-                    match rc.lanes_in_use {
-                        Some(l) => format!("{} in use", plural(u64::from(l), "lane")),
-                        None => "lanes in use unknown (no link width known)".into(),
-                    },
-                );
-            }
-            for d in devs {
-                let ids = match (d.vendor_id.known(), d.device_id.known()) {
-                    (Some(v), Some(dv)) => format!("[{v:04x}:{dv:04x}]"),
-                    _ => "[?]".into(),
-                };
-                let node = match &d.numa_node {
-                    Probed::Known(Some(n)) => format!("node {n}"),
-                    Probed::Known(None) => "no node".into(),
-                    Probed::Unknown(_) => "node ?".into(),
-                };
-                let link = match &d.link {
-                    None => String::new(),
-                    Some(l) => {
-                        let sp = |s: &Probed<LinkSpeed>| match s {
-                            Probed::Known(s) => format!(
-                                "Gen{} {}.{} GT/s",
-                                s.generation,
-                                s.transfer_rate_mt_per_s / 1000,
-                                s.transfer_rate_mt_per_s % 1000 / 100
-                            ),
-                            Probed::Unknown(_) => "?".into(),
-                        };
-                        let w = |w: &Probed<u32>| {
-                            w.known().map(|w| format!("x{w}")).unwrap_or("x?".into())
-                        };
-                        let bw = |b: &Probed<u64>| {
-                            b.known()
-                                .map(|b| format_rate_decimal(*b as f64))
-                                .unwrap_or("?".into())
-                        };
-                        let flag =
-                            if l.below_max_speed == Some(true) || l.below_max_width == Some(true) {
-                                " (below max)"
-                            } else {
-                                ""
-                            };
-                        format!(
-                            ", link {} {} ({}/dir) of max {} {} ({}/dir){flag}",
-                            sp(&l.current_speed),
-                            w(&l.current_width_lanes),
-                            bw(&l.current_bandwidth_bytes_per_s),
-                            sp(&l.max_speed),
-                            w(&l.max_width_lanes),
-                            bw(&l.max_bandwidth_bytes_per_s),
-                        )
-                    }
-                };
-                let what = match (d.role, &d.class_name, d.class_code.known()) {
-                    (Some(r), _, _) if r != crate::pcie::PcieRole::Endpoint => r.words().into(),
-                    (_, Some(n), _) => n.clone(),
-                    (_, None, Some(c)) => format!("class {c:#08x}"),
-                    (_, None, None) => "class ?".to_string(),
-                };
-                let _ = writeln!(out, "    {} {what} {ids}, {node}{link}", d.address);
-            }
-            for p in &io.pcie_paths {
-                let _ = writeln!(out, "    {}", path_line(p));
-            }
-        }
-        Probed::Unknown(u) => {
-            let _ = writeln!(out, "  PCI: unknown ({u})");
-        }
-    }
+    crate::pci_text::pci_section(io, &mut out);
     match &io.block {
         Probed::Known(devs) => {
             for d in devs.iter().filter(|d| d.kind != BlockKind::Virtual) {

@@ -26,6 +26,8 @@ pub mod numa;
 pub mod os;
 pub mod pages;
 pub mod pci;
+pub mod pci_ids;
+pub mod pci_text;
 pub mod pcie;
 pub mod peer_files;
 pub mod process;

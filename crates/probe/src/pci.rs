@@ -128,6 +128,11 @@ pub struct PciDevice {
     /// written before it existed.
     #[serde(default)]
     pub role: Option<PcieRole>,
+    /// Vendor, device and class in words from the PCI ID database ([`crate::pci_ids`]; which
+    /// one is [`crate::io::Io::pci_ids`]); empty without the database, for ids it lacks, and
+    /// in result files written before hwsurvey read it.
+    #[serde(default, skip_serializing_if = "crate::pci_ids::PciNames::is_empty")]
+    pub names: crate::pci_ids::PciNames,
 }
 
 /// A PCI function's place in the PCIe hierarchy.
