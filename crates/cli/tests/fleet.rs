@@ -76,7 +76,7 @@ fn the_defective_host_is_named_with_its_cause() {
     );
     assert!(text.contains("1 stood out or drifted, 0 failed"), "{text}");
     assert!(
-        text.contains("configuration rule: a host whose configuration (memory size, DIMMs, DIMM speed, memory channels, PCIe links below max, THP, governor, CPUs online, cgroup CPU quota, cgroup memory limit, cgroup cpuset, hugetlb pools, SMT, numa_balancing, clocksource; not the kernel) differs from the value held by more than half of its group (3 or more hosts) stands out with that cause, whatever its figures"),
+        text.contains("configuration rule: a host whose configuration (memory size, DIMMs, DIMM speed, memory channels, PCIe links below max, THP, governor, CPUs online, cgroup CPU quota, cgroup memory limit, cgroup cpuset, hugetlb pools, SMT, numa_balancing, clocksource, BIOS, microcode; not the kernel) differs from the value held by more than half of its group (3 or more hosts) stands out with that cause, whatever its figures"),
         "{text}"
     );
 }

@@ -258,7 +258,7 @@ fn probed<T: std::fmt::Display>(p: &Probed<T>) -> String {
 }
 
 /// The names of the facts of [`host_facts`], in its order.
-pub const FACT_NAMES: [&str; 16] = [
+pub const FACT_NAMES: [&str; 18] = [
     "memory size",
     "DIMMs",
     "DIMM speed",
@@ -275,13 +275,15 @@ pub const FACT_NAMES: [&str; 16] = [
     "SMT",
     "numa_balancing",
     "clocksource",
+    "BIOS",
+    "microcode",
 ];
 
 /// Facts of [`host_facts`] that explain a flagged host but never flag one by themselves: the
 /// kernel release differs whenever a fleet is half-way through an update, and says nothing by
 /// itself of what the hardware delivers. Every other fact is part of the host's
 /// *configuration* (CPUs online, memory size, DIMMs, their speed and channels, PCIe links, THP, governor,
-/// cgroup limits, hugetlb pools, SMT, numa_balancing, clocksource): a host whose configuration differs from
+/// cgroup limits, hugetlb pools, SMT, numa_balancing, clocksource, BIOS, microcode): a host whose configuration differs from
 /// its group's majority stands out with that cause, even when none of its figures is outside
 /// the group's spread ([`crate::causes`], [`is_configuration`]).
 pub const CONTEXT_ONLY_FACTS: [&str; 1] = ["kernel"];
@@ -301,8 +303,10 @@ pub fn is_configuration(name: &str) -> bool {
 /// (populated), `PCIe links below max` (device, current vs max speed and width), `THP`,
 /// `governor`, `kernel`, `CPUs online` (online vs present), `cgroup CPU quota`,
 /// `cgroup memory limit`, `cgroup cpuset`, `hugetlb pools`, `SMT`, `numa_balancing`,
-/// `clocksource` (the one the run started on, and what the kernel changed it to during it).
-/// BIOS version and microcode are not in the probe document, so they are not compared.
+/// `clocksource` (the one the run started on, and what the kernel changed it to during it),
+/// `BIOS` (SMBIOS Type 0 vendor, version and release date: [`hwsurvey_probe::firmware`]),
+/// `microcode` (the CPUs' revision from /proc/cpuinfo, x86 only; each revision with its CPUs
+/// when they differ).
 pub fn host_facts(file: &ResultFile, m: &Machine) -> Vec<(&'static str, String)> {
     let env = &file.environment;
     let mut out: Vec<(&'static str, String)> = Vec::new();
@@ -443,6 +447,22 @@ pub fn host_facts(file: &ResultFile, m: &Machine) -> Vec<(&'static str, String)>
     out.push(("SMT", probed(&m.os.smt.clone().map(|s| s.control))));
     out.push(("numa_balancing", probed(&env.numa_balancing)));
     out.push(("clocksource", clocksource_fact(file, m)));
+    out.push((
+        "BIOS",
+        m.firmware
+            .known()
+            .and_then(|d| d.bios())
+            .unwrap_or_else(|| "unknown".into()),
+    ));
+    out.push((
+        "microcode",
+        m.cpu
+            .identity
+            .microcode
+            .known()
+            .map(|r| hwsurvey_probe::firmware::microcode_revisions(r))
+            .unwrap_or_else(|| "unknown".into()),
+    ));
     out
 }
 

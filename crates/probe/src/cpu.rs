@@ -451,6 +451,7 @@ fn build_identity(ci: &Option<Cpuinfo>, text: &Result<String, ProbeError>, arch:
             machine_model: None,
             mhz_values: Vec::new(),
             flags: Vec::new(),
+            microcode: Probed::Unknown(reason.clone()),
             cpuinfo: Probed::Unknown(reason),
         };
     };
@@ -494,5 +495,6 @@ fn build_identity(ci: &Option<Cpuinfo>, text: &Result<String, ProbeError>, arch:
         mhz_values: mhz,
         flags: ci.flags.clone(),
         cpuinfo,
+        microcode: crate::firmware::microcode_of(ci, arch),
     }
 }

@@ -15,6 +15,7 @@ pub mod clocksource;
 pub mod cpu;
 pub mod cpu_table;
 pub mod energy;
+pub mod firmware;
 pub mod freq;
 pub mod io;
 pub mod isa;
@@ -38,6 +39,7 @@ pub mod sysroot;
 pub mod thp;
 pub mod virt;
 
+use hwsurvey_model::Probed;
 use serde::{Deserialize, Serialize};
 
 pub use sysroot::{ProbeError, SysRoot};
@@ -70,6 +72,11 @@ pub struct Machine {
     pub io: io::Io,
     /// Kernel, distro, settings that affect numbers, the binary's own ELF.
     pub os: os::Os,
+    /// BIOS, system and board (SMBIOS Types 0, 1, 2: [`firmware`]), or why unknown; the CPU
+    /// microcode is [`cpu::Identity::microcode`]. Documents written before hwsurvey read it
+    /// load as unknown.
+    #[serde(default = "firmware::not_probed")]
+    pub firmware: Probed<firmware::DmiIds>,
 }
 
 impl Machine {
@@ -125,10 +132,12 @@ impl Machine {
 
 /// Probes everything under `root`. Never fails as a whole; unknowns carry their reasons.
 pub fn probe_machine(root: &SysRoot) -> Machine {
+    let cpu = cpu::probe(root);
     Machine {
         schema_version: MACHINE_SCHEMA_VERSION,
         root: root.root().display().to_string(),
-        cpu: cpu::probe(root),
+        firmware: firmware::probe(root, cpu.arch),
+        cpu,
         numa: numa::probe(root),
         pages: pages::probe(root),
         memory: memory::probe(root),

@@ -57,8 +57,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let dimms = args.dmidecode.as_deref().map(read_dmidecode).transpose()?;
     let mut machine = probe_machine(root);
     machine.root = capture.shown.clone();
-    if let Some(smbios) = dimms {
-        machine.memory.set_smbios(smbios);
+    if let Some(file) = dimms {
+        file.apply(&mut machine);
     }
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&machine.document())?);
@@ -70,15 +70,34 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The SMBIOS memory records of `--dmidecode FILE` (saved `dmidecode` text), to replace the
-/// machine's with [`memory::Memory::set_smbios`]; their source names the file, and so does the
-/// memory section of the summary.
+/// What `--dmidecode FILE` (saved `dmidecode` text) gives: the SMBIOS memory records and, when
+/// the text has them, the BIOS, system and board (Types 0, 1, 2).
+pub struct Dmidecode {
+    memory: memory::SmbiosMemory,
+    firmware: Option<hwsurvey_probe::firmware::DmiIds>,
+}
+
+impl Dmidecode {
+    /// Puts the file's records in place of the machine's: the memory records always
+    /// ([`memory::Memory::set_smbios`]), the firmware strings where the text has them. Their
+    /// sources name the file, and so do the summary's sections.
+    pub fn apply(self, machine: &mut Machine) {
+        machine.memory.set_smbios(self.memory);
+        if let Some(f) = self.firmware {
+            machine.firmware = hwsurvey_model::Probed::Known(f);
+        }
+    }
+}
+
+/// Reads `--dmidecode FILE` ([`Dmidecode`]).
 ///
 /// # Errors
 /// One line naming `file` and what is wrong with it: unreadable, not a regular file, binary,
 /// empty, or without `DMI type 17` Memory Device records.
-pub fn read_dmidecode(file: &Path) -> anyhow::Result<memory::SmbiosMemory> {
-    memory::dmidecode::read_dmidecode_file(file).map_err(|e| anyhow::anyhow!("--dmidecode {e}"))
+pub fn read_dmidecode(file: &Path) -> anyhow::Result<Dmidecode> {
+    memory::dmidecode::read_dmidecode_file_with_firmware(file)
+        .map(|(memory, firmware)| Dmidecode { memory, firmware })
+        .map_err(|e| anyhow::anyhow!("--dmidecode {e}"))
 }
 
 /// The whole human summary: CPU, NUMA, pages, memory, I/O, OS, then what could not be read.
@@ -87,6 +106,7 @@ pub fn render_summary(machine: &Machine) -> String {
     for section in [
         memory::summary(&machine.memory),
         io::summary(&machine.io),
+        hwsurvey_probe::firmware::summary(machine),
         os::summary(&machine.os),
     ] {
         out.push('\n');

@@ -166,8 +166,8 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
         .map(crate::cmd::probe::read_dmidecode)
         .transpose()?;
     let mut machine = hwsurvey_probe::probe_machine(root);
-    if let Some(smbios) = dimms {
-        machine.memory.set_smbios(smbios);
+    if let Some(file) = dimms {
+        file.apply(&mut machine);
     }
     let mut facts = from_machine(&machine);
     facts.pages.hugetlb_needed = hugetlb_plan_needs(root, &machine);

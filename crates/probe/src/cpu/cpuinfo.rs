@@ -122,6 +122,9 @@ pub struct CpuinfoCpu {
     pub physical_id: Option<u32>,
     /// x86 `core id`.
     pub core_id: Option<u32>,
+    /// x86 `microcode`, the revision as written (`0x8001227`).
+    #[serde(default)]
+    pub microcode: Option<String>,
 }
 
 /// Everything parsed from one /proc/cpuinfo.
@@ -418,6 +421,11 @@ pub fn parse_cpuinfo(text: &str) -> Cpuinfo {
             "core id" => {
                 if let Some(c) = current.as_mut() {
                     c.core_id = parse_num(value);
+                }
+            }
+            "microcode" => {
+                if let Some(c) = current.as_mut() {
+                    c.microcode = Some(value.to_string());
                 }
             }
             "CPU implementer" => midr_parts[0] = parse_num(value),

@@ -247,4 +247,9 @@ pub struct Identity {
     pub flags: Vec<String>,
     /// /proc/cpuinfo unreadable or unrecognised: why.
     pub cpuinfo: Probed<String>,
+    /// The microcode revision of each CPU, from /proc/cpuinfo's `microcode` lines (x86 only),
+    /// grouped by revision ([`crate::firmware::microcode_of`]); documents written before
+    /// hwsurvey read it load as unknown.
+    #[serde(default = "crate::firmware::microcode_not_probed")]
+    pub microcode: Probed<Vec<crate::firmware::MicrocodeRevision>>,
 }

@@ -100,6 +100,17 @@ pub enum DmidecodeFileError {
 /// [`DmidecodeFileError`], one line naming `path`: unreadable or not a regular file, binary
 /// data, empty, or no `DMI type 17` record.
 pub fn read_dmidecode_file(path: &Path) -> Result<SmbiosMemory, DmidecodeFileError> {
+    read_dmidecode_file_with_firmware(path).map(|(memory, _)| memory)
+}
+
+/// [`read_dmidecode_file`], and the BIOS, system and board of the same text
+/// ([`crate::firmware::from_dmidecode_text`]; `None` for `dmidecode -t memory` text).
+///
+/// # Errors
+/// As [`read_dmidecode_file`].
+pub fn read_dmidecode_file_with_firmware(
+    path: &Path,
+) -> Result<(SmbiosMemory, Option<crate::firmware::DmiIds>), DmidecodeFileError> {
     let bytes = read_regular(path, "a dmidecode text", MAX_DMIDECODE_TEXT_BYTES)?;
     if let Some(offset) = bytes.iter().position(|b| *b == 0) {
         return Err(DmidecodeFileError::Binary {
@@ -115,7 +126,8 @@ pub fn read_dmidecode_file(path: &Path) -> Result<SmbiosMemory, DmidecodeFileErr
     if let SmbiosSource::DmidecodeText { file, .. } = &mut memory.source {
         *file = Some(path.display().to_string());
     }
-    Ok(memory)
+    let firmware = crate::firmware::from_dmidecode_text(&text, Some(&path.display().to_string()));
+    Ok((memory, firmware))
 }
 
 /// What a text without Type 17 records holds instead: the DMI types of its records, or none.
@@ -279,6 +291,20 @@ fn parse_bits(text: Option<&str>) -> Option<u16> {
     let mut words = text?.split_whitespace();
     let value: u16 = words.next()?.parse().ok()?;
     (words.next() == Some("bits") && value != 0).then_some(value)
+}
+
+/// The records of `types` in saved `dmidecode` text, in text order: `(DMI type, fields)`
+/// with each field's name and value as dmidecode prints them (`("Vendor", "Dell Inc.")`).
+/// Pure; never panics.
+pub fn records_of_types<'a>(text: &'a str, types: &[u8]) -> Vec<(u8, Vec<(&'a str, &'a str)>)> {
+    split_records(text)
+        .0
+        .into_iter()
+        .filter_map(|r| {
+            let t = r.dmi_type.filter(|t| types.contains(t))?;
+            Some((t, r.fields))
+        })
+        .collect()
 }
 
 fn split_records(text: &str) -> (Vec<Record<'_>>, Option<String>, Option<String>) {
