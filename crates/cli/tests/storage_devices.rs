@@ -684,3 +684,54 @@ fn a_member_of_a_mounted_multi_device_btrfs_is_named() {
         "{err}"
     );
 }
+
+/// Two loop devices over one file: loop U over the file from byte 1 MiB carries a mounted
+/// ext4 with data, loop A over the same file from byte 0 is named with `--confirm-device` (as
+/// a refusal for data without a signature says to). Refused in one line naming U, its offset
+/// and mount point (the file's name, holding a newline, escaped); the file system intact. On
+/// the code before, A was refused only for its data, and confirmed, the run destroyed the
+/// ext4 (e2fsck: "Corrupt group descriptor").
+#[test]
+fn a_loop_over_the_same_file_is_named_and_confirming_does_not_pass_it() {
+    if let Some(why) = loop_unavailable() {
+        println!("SKIPPED: loop devices: {why}");
+        return;
+    }
+    if !hwsurvey_testkit::tool("mkfs.ext4") || !hwsurvey_testkit::tool("e2fsck") {
+        return;
+    }
+    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    let out = dir.path().join("o.json");
+    let img = dir.path().join("b\nimg");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    let a = LoopDevice::attach(&img).unwrap();
+    let u = LoopDevice::attach_at(&img, 1 << 20, false).unwrap();
+    make(Kind::Ext4, &u.path, dir.path()).unwrap();
+    let mnt = dir.path().join("mnt");
+    let mounted = Mounted::mount(&u.path, &mnt).unwrap();
+    let data: String = (1..=100_000).map(|i| format!("{i}\n")).collect();
+    std::fs::write(mnt.join("data.txt"), &data).unwrap();
+    nix_sync();
+    let size = (64u64 << 20).to_string();
+    let o = run_on_device(&a.path, &["--confirm-device", &size], &out);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    let file = format!("file {}/b\\nimg", dir.path().display());
+    let want = format!(
+        "hwsurvey: error: storage device {}: refused: it is a loop device over {file} from \
+         byte 0, and {file} is also used by {} (loop device over {file} from byte 1048576, \
+         mounted at {})",
+        a.path.display(),
+        kernel_name(&u.path),
+        mnt.display()
+    );
+    assert!(err.starts_with(&want), "{err}\nwant: {want}");
+    assert!(!out.exists());
+    assert_eq!(std::fs::read_to_string(mnt.join("data.txt")).unwrap(), data);
+    mounted.unmount().unwrap();
+    e2fsck(&u.path).unwrap();
+}

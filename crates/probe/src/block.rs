@@ -114,7 +114,9 @@ pub enum StackLink {
     /// (LVM, dm-crypt, dm-linear), MD RAID.
     Holder,
     /// `upper` is a loop device whose backing file is the block device `lower`
-    /// (`/sys/block/loopN/loop/backing_file`), from byte `offset_bytes` (`loop/offset`) for
+    /// (`/sys/block/loopN/loop/backing_file`), or the regular file `lower` (`file PATH`, a
+    /// node of no block device: loops over one file share it), from byte `offset_bytes`
+    /// (`loop/offset`) for
     /// `size_limit_bytes` bytes (`loop/sizelimit`; 0: to the end). A loop device is no holder:
     /// `lower`'s `holders/` stays empty and an exclusive open of `lower` still succeeds.
     Loop {
@@ -142,7 +144,8 @@ pub enum StackLink {
 pub struct StackEdge {
     /// The device (or btrfs, `btrfs FSID`) built on `lower`.
     pub upper: String,
-    /// The device underneath; `MAJ:MIN` when its number has no sysfs entry.
+    /// The device underneath; `MAJ:MIN` when its number has no sysfs entry; `file PATH` for
+    /// a loop's regular backing file.
     pub lower: String,
     /// How.
     pub link: StackLink,
@@ -157,6 +160,22 @@ pub struct StackNode {
     pub dev: (u32, u32),
     /// The device-mapper name (`dm/name`: `vg0-data`), for dm devices.
     pub dm_name: Option<String>,
+}
+
+/// What a loop device's backing file (or a zram's backing device) is, as `stat(2)` of its
+/// path tells: [`block_stack`]'s `backing_of` answers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backing {
+    /// A block device node: its (major, minor), `st_rdev`.
+    Block((u32, u32)),
+    /// Any other file: the file system's device and the inode (`st_dev`, `st_ino`), the same
+    /// for every path (hard link, bind mount) of the file.
+    File {
+        /// `st_dev`.
+        dev: u64,
+        /// `st_ino`.
+        ino: u64,
+    },
 }
 
 /// Every block device of the machine and how they sit on one another.
@@ -187,15 +206,21 @@ impl BlockStack {
 /// partitions) with its `dev`, `dm/name`, `partition`, `holders/`, `slaves/`,
 /// `loop/{backing_file,offset,sizelimit}`, `backing_dev` (zram) and `bcache/{dev,set}`, and the
 /// members in `/sys/fs/btrfs/FSID/devices/`. A loop's backing file and a zram's backing device
-/// are paths outside /sys: `dev_of` says which block device a path is (stat's `st_rdev` on the
-/// live system; `None` for a regular file or a path that is not there). Unreadable entries are
-/// left out.
-pub fn block_stack(root: &SysRoot, dev_of: &dyn Fn(&str) -> Option<(u32, u32)>) -> BlockStack {
+/// are paths outside /sys: `backing_of` says what a path is ([`Backing`], from stat on the
+/// live system; `None` for a path that is not there, such as `/x.img (deleted)`). Loop devices
+/// over one regular file (by `st_dev` and `st_ino`) all sit on one lower node, `file PATH`
+/// (the path of the first of them by name): writing one writes what the others hold.
+/// Unreadable entries are left out.
+pub fn block_stack(root: &SysRoot, backing_of: &dyn Fn(&str) -> Option<Backing>) -> BlockStack {
     let mut nodes = Vec::new();
     let mut edges = Vec::new();
     // (upper, device number of lower, link): mapped to names once every node is known
     let mut by_dev: Vec<(String, (u32, u32), StackLink)> = Vec::new();
-    for name in root.list_dir("/sys/class/block").unwrap_or_default() {
+    // a regular backing file by (st_dev, st_ino): the lower node's name, `file PATH`
+    let mut files: Vec<((u64, u64), String)> = Vec::new();
+    let mut names = root.list_dir("/sys/class/block").unwrap_or_default();
+    names.sort();
+    for name in names {
         let Ok(dir) = root.resolve(&format!("/sys/class/block/{name}"), true) else {
             continue;
         };
@@ -229,16 +254,27 @@ pub fn block_stack(root: &SysRoot, dev_of: &dyn Fn(&str) -> Option<(u32, u32)>) 
                     .and_then(|v| v.parse::<u64>().ok())
                     .unwrap_or(0)
             };
-            if let Some(lower) = dev_of(&file) {
-                let link = StackLink::Loop {
-                    offset_bytes: number("offset"),
-                    size_limit_bytes: number("sizelimit"),
-                };
-                by_dev.push((name.clone(), lower, link));
+            let link = StackLink::Loop {
+                offset_bytes: number("offset"),
+                size_limit_bytes: number("sizelimit"),
+            };
+            match backing_of(&file) {
+                Some(Backing::Block(lower)) => by_dev.push((name.clone(), lower, link)),
+                Some(Backing::File { dev, ino }) => {
+                    let lower = match files.iter().find(|f| f.0 == (dev, ino)) {
+                        Some(f) => f.1.clone(),
+                        None => {
+                            files.push(((dev, ino), format!("file {file}")));
+                            format!("file {file}")
+                        }
+                    };
+                    edges.push(edge(&name, &lower, link));
+                }
+                None => {}
             }
         }
         if let Some(file) = attribute(root, &format!("{dir}/backing_dev")).filter(|f| f != "none") {
-            if let Some(lower) = dev_of(&file) {
+            if let Some(Backing::Block(lower)) = backing_of(&file) {
                 by_dev.push((name.clone(), lower, StackLink::ZramBacking));
             }
         }

@@ -38,16 +38,25 @@ fn dev(name: &str) -> (u32, u32) {
     DEVS.iter().find(|d| d.0 == name).unwrap().1
 }
 
-/// stat's answer for a backing path in the synthetic machine: `/dev/NAME` of a listed device.
-fn dev_of(path: &str) -> Option<(u32, u32)> {
+/// stat's answer for a backing path in the synthetic machine: `/dev/NAME` of a listed device,
+/// or a regular file under `/var/tmp/` (inode: the name's length; `(deleted)`: not there).
+fn backing_of(path: &str) -> Option<block::Backing> {
+    if let Some(file) = path.strip_prefix("/var/tmp/") {
+        return (!file.ends_with("(deleted)")).then_some(block::Backing::File {
+            dev: 2049,
+            ino: file.len() as u64,
+        });
+    }
     let name = path.strip_prefix("/dev/")?;
-    DEVS.iter().find(|d| d.0 == name).map(|d| d.1)
+    DEVS.iter()
+        .find(|d| d.0 == name)
+        .map(|d| block::Backing::Block(d.1))
 }
 
 /// The refusals of `target` on the tree under `root`, with `mountinfo` and `swaps`.
 fn decide(root: &std::path::Path, target: &str, mountinfo: &str, swaps: &[&str]) -> Vec<Refusal> {
     let sys = SysRoot::new(root);
-    let stack = block_stack(&sys, &dev_of);
+    let stack = block_stack(&sys, &backing_of);
     let (ma, mi) = dev(target);
     let dir = block::device_dir(&sys, ma, mi).unwrap();
     let facts = DeviceFacts {
@@ -269,4 +278,42 @@ fn what_the_device_sits_on_must_have_no_other_user() {
              loop1 (loop device over vdb1 from byte 4096)"
         ]
     );
+}
+
+/// Two loop devices over one regular file (issue 32, found again on the release build: loop1
+/// over the file from byte 1 MiB carried a mounted ext4, loop0 over the same file from byte 0
+/// was refused only for the data it held, and `--confirm-device SIZE`, as the refusal
+/// suggested, destroyed the file system). Each names the other; a loop over another file, and
+/// one whose file was deleted (`(deleted)`: no inode to compare), are not linked.
+#[test]
+fn loops_over_one_file_are_each_others_users() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = SysBlock::new(dir.path());
+    t.disk("loop0", dev("loop0"), 64 << 20)
+        .disk("loop1", dev("loop1"), 63 << 20)
+        .disk("loop2", dev("loop2"), 64 << 20)
+        .disk("loop3", dev("loop3"), 64 << 20)
+        .loop_backing("loop0", "/var/tmp/b.img", 0)
+        .loop_backing("loop1", "/var/tmp/b.img", 1 << 20)
+        .loop_backing("loop2", "/var/tmp/other.img", 0)
+        .loop_backing("loop3", "/var/tmp/b.img (deleted)", 0);
+    let mounted = "30 1 7:1 / /mnt rw - ext4 /dev/loop1 rw\n";
+    assert_eq!(
+        lines(&decide(dir.path(), "loop0", mounted, &[])),
+        [
+            "it is a loop device over file /var/tmp/b.img from byte 0, and file /var/tmp/b.img \
+             is also used by loop1 (loop device over file /var/tmp/b.img from byte 1048576, \
+             mounted at /mnt)"
+        ]
+    );
+    assert_eq!(
+        lines(&decide(dir.path(), "loop1", "", &[])),
+        [
+            "it is a loop device over file /var/tmp/b.img from byte 1048576, and file \
+             /var/tmp/b.img is also used by loop0 (loop device over file /var/tmp/b.img from \
+             byte 0)"
+        ]
+    );
+    assert_eq!(decide(dir.path(), "loop2", mounted, &[]), vec![]);
+    assert_eq!(decide(dir.path(), "loop3", mounted, &[]), vec![]);
 }

@@ -405,7 +405,7 @@ pub fn inspect(path: &Path, root: &SysRoot) -> DeviceFacts {
             facts.serial = block::attribute(root, &format!("{dir}/device/serial"))
                 .or_else(|| block::attribute(root, &format!("{dir}/serial")));
         }
-        facts.stack = block::block_stack(root, &block_device_number);
+        facts.stack = block::block_stack(root, &backing_of);
         facts.kernel_name = facts.stack.name_of(dev).map(str::to_string);
     }
     if written_by_us(facts.dev) {
@@ -427,14 +427,20 @@ pub fn inspect(path: &Path, root: &SysRoot) -> DeviceFacts {
     facts
 }
 
-/// The device number of `path` when it is a block device (stat's `st_rdev`), for a loop's
-/// backing file or a zram's backing device; `None` for anything else.
-pub fn block_device_number(path: &str) -> Option<(u32, u32)> {
+/// What a loop's backing file or a zram's backing device is (stat, following links): a block
+/// device by its `st_rdev`, any other file by `st_dev` and `st_ino`; `None` when the path is
+/// not there (`/x.img (deleted)`).
+pub fn backing_of(path: &str) -> Option<block::Backing> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let md = std::fs::metadata(path).ok()?;
-    md.file_type()
-        .is_block_device()
-        .then(|| decode_dev(md.rdev()))
+    Some(if md.file_type().is_block_device() {
+        block::Backing::Block(decode_dev(md.rdev()))
+    } else {
+        block::Backing::File {
+            dev: md.dev(),
+            ino: md.ino(),
+        }
+    })
 }
 
 /// Tries an exclusive read-only open (`O_RDONLY | O_EXCL`) of a block device: on Linux this
@@ -506,7 +512,11 @@ pub fn refuse(path: &Path, options: &WriteOptions) -> Result<(), super::StorageE
     if refused.is_empty() {
         return Ok(());
     }
-    let reasons: Vec<String> = refused.iter().map(|r| r.to_string()).collect();
+    // one line whatever a name in it holds (a backing file's path, a dm name, a mount point)
+    let reasons: Vec<String> = refused
+        .iter()
+        .map(|r| hwsurvey_model::text::escape_controls(&r.to_string(), "").into_owned())
+        .collect();
     Err(super::StorageError::DeviceRefused {
         device: hwsurvey_model::text::path(path).into_owned(),
         reasons: reasons.join("; "),
