@@ -92,6 +92,28 @@ fn a_file_larger_than_4_mib_is_skipped_and_named() {
     assert!(left.is_empty(), "left in TMPDIR: {left:?}");
 }
 
+/// The warning is one line whatever the archive's names hold: a skipped file named with a
+/// newline and ESC is shown escaped (found on the release build: the newline was printed raw,
+/// splitting the warning in two).
+#[test]
+fn a_skipped_file_is_named_on_one_line() {
+    let Some((_root_dir, root)) = fixture_root() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("odd-name.tar.gz");
+    let name = "snap/proc/big\n\u{1b}[2Jsecond line".to_string();
+    archive(&a, Some(&root), &mut [(name, 5 << 20)].into_iter());
+    let (code, err, left) = probe(dir.path(), &a);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("snap/proc/big\\n\\u{1b}[2Jsecond line (5.0 MiB)"),
+        "{err}"
+    );
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+}
+
 #[test]
 fn an_archive_of_more_than_64_mib_is_refused_before_anything_is_written() {
     let dir = tempfile::tempdir().unwrap();

@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use hwsurvey_model::text::path as esc;
 use hwsurvey_probe::SysRoot;
 
 /// A captured machine opened from `--root`: the probes' door to the folder standing for `/`,
@@ -85,7 +86,7 @@ fn tar_stream(
     hit: &std::rc::Rc<std::cell::Cell<bool>>,
 ) -> anyhow::Result<tar::Archive<Bounded<Box<dyn std::io::Read>>>> {
     let name = path.to_string_lossy();
-    let file = std::fs::File::open(path).with_context(|| format!("--root {}", path.display()))?;
+    let file = std::fs::File::open(path).with_context(|| format!("--root {}", esc(path)))?;
     let reader: Box<dyn std::io::Read> = if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
         Box::new(flate2::read::GzDecoder::new(file))
     } else if name.ends_with(".tar.bz2") || name.ends_with(".tbz2") {
@@ -95,7 +96,7 @@ fn tar_stream(
     } else {
         anyhow::bail!(
             "--root {}: is a file, not a folder or a .tar.gz, .tgz, .tar.bz2 or .tar archive",
-            path.display()
+            esc(path)
         );
     };
     Ok(tar::Archive::new(Bounded {
@@ -116,11 +117,11 @@ fn read_error(
     if hit.get() {
         anyhow::anyhow!(
             "--root {}: holds more than {} MiB once decompressed; a snapshot is a few MiB at most: refusing it",
-            path.display(),
+            esc(path),
             limits::TOTAL_BYTES >> 20
         )
     } else {
-        anyhow::anyhow!("--root {}: {what}: {e}", path.display())
+        anyhow::anyhow!("--root {}: {what}: {e}", esc(path))
     }
 }
 
@@ -216,7 +217,7 @@ fn unpack(path: &Path) -> anyhow::Result<TempFolder> {
             if i as u64 >= limits::ENTRIES {
                 anyhow::bail!(
                     "--root {}: holds more than {} entries; a snapshot holds a few thousand: refusing it",
-                    path.display(),
+                    esc(path),
                     limits::ENTRIES
                 );
             }
@@ -224,7 +225,7 @@ fn unpack(path: &Path) -> anyhow::Result<TempFolder> {
             if size > limits::FILE_BYTES && !entry.header().entry_type().is_dir() {
                 let name = entry
                     .path()
-                    .map(|p| p.display().to_string())
+                    .map(|p| esc(&p).into_owned())
                     .unwrap_or_default();
                 skipped.push((i, name, size));
             }
@@ -239,7 +240,7 @@ fn unpack(path: &Path) -> anyhow::Result<TempFolder> {
         let more = skipped.len().saturating_sub(names.len());
         errln!(
             "hwsurvey: warning: --root {}: skipped {} file{} larger than {} MiB (a snapshot holds small text files): {}{}",
-            path.display(),
+            esc(path),
             skipped.len(),
             if skipped.len() == 1 { "" } else { "s" },
             limits::FILE_BYTES >> 20,
@@ -263,15 +264,15 @@ fn unpack(path: &Path) -> anyhow::Result<TempFolder> {
         let name = entry
             .path()
             .map(|p| p.to_path_buf())
-            .with_context(|| format!("--root {}: damaged archive", path.display()))?;
+            .with_context(|| format!("--root {}: damaged archive", esc(path)))?;
         // the archive changed since the first pass
         let size = entry.size().max(entry.header().size().unwrap_or(0));
         anyhow::ensure!(
             (i as u64) < limits::ENTRIES
                 && (size <= limits::FILE_BYTES || entry.header().entry_type().is_dir()),
             "--root {}: changed while it was read ({})",
-            path.display(),
-            name.display()
+            esc(path),
+            esc(&name)
         );
         // nothing is written while a signal's cleanup removes the folder
         let _writing = ON_SIGNAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -287,11 +288,7 @@ fn unpack(path: &Path) -> anyhow::Result<TempFolder> {
             if plain {
                 let dir = tmp.path().join(&name);
                 std::fs::create_dir_all(&dir).with_context(|| {
-                    format!(
-                        "--root {}: cannot unpack {}",
-                        path.display(),
-                        name.display()
-                    )
+                    format!("--root {}: cannot unpack {}", esc(path), esc(&name))
                 })?;
             }
             continue;
@@ -307,11 +304,7 @@ fn unpack(path: &Path) -> anyhow::Result<TempFolder> {
                 return Err(read_error(path, &hit, "", e));
             }
             if !optional {
-                anyhow::bail!(
-                    "--root {}: cannot unpack {}: {e}",
-                    path.display(),
-                    name.display()
-                );
+                anyhow::bail!("--root {}: cannot unpack {}: {e}", esc(path), esc(&name));
             }
         }
     }
@@ -349,19 +342,19 @@ pub fn open(path: &Path) -> anyhow::Result<Capture> {
         anyhow::ensure!(
             path.is_dir(),
             "--root {}: no such folder or archive",
-            path.display()
+            esc(path)
         );
         (None, path.to_path_buf())
     };
     let Some(dir) = root_folder(&dir) else {
         anyhow::bail!(
             "{} does not look like a Linux root or snapshot (no /proc/cpuinfo, no /sys/devices/system/cpu)",
-            path.display()
+            esc(path)
         );
     };
     let shown = match &unpacked {
-        Some(_) => path.display().to_string(),
-        None => dir.display().to_string(),
+        Some(_) => esc(path).to_string(),
+        None => esc(&dir).into_owned(),
     };
     Ok(Capture {
         _unpacked: unpacked,
