@@ -448,3 +448,47 @@ fn the_fleets_own_report_in_the_folder_is_not_a_host() {
         "{text}"
     );
 }
+
+/// A FIFO under a result's name (`node7.json`) or a marker's (`node6/hwsurvey-failed.txt`)
+/// is skipped and named, not read: on the release build a FIFO planted in the folder made
+/// `fleet` wait for ever on its read.
+#[test]
+fn a_fifo_in_the_folder_is_skipped_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    fleet_dir(dir.path());
+    std::fs::create_dir(dir.path().join("node6")).unwrap();
+    let fifos = [
+        dir.path().join("node7.json"),
+        dir.path().join("node6/hwsurvey-failed.txt"),
+    ];
+    for f in &fifos {
+        nix::unistd::mkfifo(f, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    }
+    let mut child = hwsurvey()
+        .arg("fleet")
+        .arg(dir.path())
+        .env("COLUMNS", "200")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("fleet still reading after 120 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("5 hosts from 5 result files"), "{text}");
+    for f in &fifos {
+        assert!(
+            text.contains(&format!(
+                "note: skipped {}: not a regular file",
+                f.display()
+            )),
+            "{text}"
+        );
+    }
+}

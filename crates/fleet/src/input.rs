@@ -78,7 +78,8 @@ pub fn is_fleet_report(path: &Path) -> bool {
 /// [`FAILURE_MARKER`] files (sorted by path). One rule inside a directory: a symlink, to a
 /// folder or to a file, is never followed, and is listed as skipped (`skipped DIR/x:
 /// symlink`); so is a fleet's own report ([`is_fleet_report`]) and any file that is one of
-/// `outputs` (the report being written), so a fleet never reads its own output as a host.
+/// `outputs` (the report being written), so a fleet never reads its own output as a host,
+/// and a `*.json` or marker that is no regular file (a FIFO would block the read).
 ///
 /// Err: a path that does not exist, a directory that cannot be read, or no file at all.
 pub fn collect(inputs: &[PathBuf], outputs: &[PathBuf]) -> Result<Collected, InputError> {
@@ -153,11 +154,15 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, skipped: &mut Vec<String>) -> Result
         let kind = entry
             .file_type()
             .map_err(|e| InputError(format!("{}: {e}", path.display())))?;
+        let wanted = path.extension().is_some_and(|e| e == "json") || is_failure_marker(&path);
         if kind.is_symlink() {
             skipped.push(format!("skipped {}: symlink", path.display()));
         } else if kind.is_dir() {
             walk(&path, out, skipped)?;
-        } else if path.extension().is_some_and(|e| e == "json") || is_failure_marker(&path) {
+        } else if wanted && !kind.is_file() {
+            // a FIFO or a device under a result's name would block the read, or never end
+            skipped.push(format!("skipped {}: not a regular file", path.display()));
+        } else if wanted {
             out.push(path);
         }
     }
@@ -204,10 +209,17 @@ pub fn load_all(sources: Vec<Source>) -> Vec<Loaded> {
     sources.into_iter().zip(results).collect()
 }
 
+/// Bytes of a failure marker read at most: its reason is shown in 500 characters.
+const MARKER_BYTES: u64 = 64 << 10;
+
 /// The failure a marker records: `<path>: host failed: <text>` (text on one line, at most 500
-/// characters; `no reason recorded` when empty), or the error reading it.
+/// characters, from its first [`MARKER_BYTES`]; `no reason recorded` when empty), or the error
+/// reading it.
 fn marker_reason(path: &Path) -> String {
-    match std::fs::read(path) {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(MARKER_BYTES).read_to_end(&mut bytes));
+    match read.map(|_| bytes) {
         Ok(bytes) => {
             let text = String::from_utf8_lossy(&bytes);
             let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
