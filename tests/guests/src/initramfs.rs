@@ -133,6 +133,9 @@ pub fn build_initramfs(guest: &Guest, commands: &[Vec<String>], path: &Path) -> 
     }
     fs::copy(busybox(guest.debian_arch())?, root.join("bin/busybox"))?;
     fs::copy(dist_binary(guest)?, root.join("bin/hwsurvey"))?;
+    for package in &guest.packages {
+        copy_tree(&fetch_package(guest.debian_arch(), package)?, root, GCONV)?;
+    }
     if !guest.modules.is_empty() {
         fs::create_dir_all(root.join("lib/modules"))?;
         for m in &guest.modules {
@@ -206,4 +209,58 @@ pub(crate) fn walk(root: &Path) -> Result<Vec<PathBuf>> {
         }
     }
     Ok(out)
+}
+
+/// Paths of the packages left out of the initramfs (documentation, the test suite, IDLE, Tk,
+/// character set converters, the extension modules of Python's own tests), as prefixes of
+/// the path inside the package.
+const PRUNED: &[&str] = &[
+    "usr/share",
+    "usr/lib/python3.11/test",
+    "usr/lib/python3.11/idlelib",
+    "usr/lib/python3.11/tkinter",
+    "usr/lib/python3.11/lib2to3",
+    "usr/lib/python3.11/ensurepip",
+    "usr/lib/python3.11/pydoc_data",
+    "usr/lib/python3.11/turtledemo",
+    "usr/lib/python3.11/lib-dynload/_test",
+    "usr/lib/python3.11/lib-dynload/_ctypes_test",
+    "usr/lib/python3.11/lib-dynload/_xxtestfuzz",
+];
+
+/// glibc's character set converters (8 MiB of amd64's 13 MiB `libc6`): what a command
+/// guest's packages run (dmsetup, mdadm) never loads them. Left out of command guests only.
+const GCONV: &[&str] = &[
+    "usr/lib/x86_64-linux-gnu/gconv",
+    "usr/lib/aarch64-linux-gnu/gconv",
+];
+
+/// Copies the tree `from` into `to`, keeping symbolic links as links and leaving out the
+/// paths under [`PRUNED`] and under `also_pruned`.
+pub(crate) fn copy_tree(from: &Path, to: &Path, also_pruned: &[&str]) -> Result<()> {
+    for p in walk(from)? {
+        let rel = p.strip_prefix(from)?;
+        let rel_text = rel.to_string_lossy();
+        let pruned = PRUNED
+            .iter()
+            .chain(also_pruned)
+            .any(|x| rel_text.starts_with(x));
+        if rel_text.starts_with('.') || pruned {
+            continue;
+        }
+        let dest = to.join(rel);
+        let meta = p.symlink_metadata()?;
+        if meta.is_dir() {
+            fs::create_dir_all(&dest)?;
+        } else if meta.file_type().is_symlink() {
+            let target = fs::read_link(&p)?;
+            let _ = fs::remove_file(&dest);
+            std::os::unix::fs::symlink(&target, &dest)
+                .with_context(|| format!("cannot link {}", dest.display()))?;
+        } else {
+            fs::copy(&p, &dest)
+                .with_context(|| format!("cannot copy {} to {}", p.display(), dest.display()))?;
+        }
+    }
+    Ok(())
 }

@@ -26,8 +26,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 use crate::{
-    busybox, fetch_package, init_cgroup, init_head, kernel_image, kernel_module, qemu_available,
-    run_cmd, set_executable, shell_quote, walk, workspace_root, write_cpio, Guest,
+    busybox, copy_tree, fetch_package, init_cgroup, init_head, kernel_image, kernel_module,
+    qemu_available, run_cmd, set_executable, shell_quote, workspace_root, write_cpio, Guest,
 };
 
 /// Line a serving guest's init prints once dropbear listens (a line ending with it counts).
@@ -56,23 +56,6 @@ pub const SERVE_PACKAGES: &[&str] = &[
     "python3.11-minimal",
     "libpython3.11-minimal",
     "libpython3.11-stdlib",
-];
-
-/// Paths of the packages left out of the initramfs (documentation, the test suite, IDLE, Tk,
-/// character set converters, the extension modules of Python's own tests), as prefixes of
-/// the path inside the package.
-const PRUNED: &[&str] = &[
-    "usr/share",
-    "usr/lib/python3.11/test",
-    "usr/lib/python3.11/idlelib",
-    "usr/lib/python3.11/tkinter",
-    "usr/lib/python3.11/lib2to3",
-    "usr/lib/python3.11/ensurepip",
-    "usr/lib/python3.11/pydoc_data",
-    "usr/lib/python3.11/turtledemo",
-    "usr/lib/python3.11/lib-dynload/_test",
-    "usr/lib/python3.11/lib-dynload/_ctypes_test",
-    "usr/lib/python3.11/lib-dynload/_xxtestfuzz",
 ];
 
 /// The Python interpreter a serving guest has (`ansible_python_interpreter`).
@@ -199,32 +182,6 @@ pub fn net_modules(arch: &str) -> Result<Vec<(String, PathBuf)>> {
     Ok(out)
 }
 
-/// Copies the tree `from` into `to`, keeping symbolic links as links and leaving out the
-/// paths under [`PRUNED`].
-fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    for p in walk(from)? {
-        let rel = p.strip_prefix(from)?;
-        let rel_text = rel.to_string_lossy();
-        if rel_text.starts_with('.') || PRUNED.iter().any(|x| rel_text.starts_with(x)) {
-            continue;
-        }
-        let dest = to.join(rel);
-        let meta = p.symlink_metadata()?;
-        if meta.is_dir() {
-            fs::create_dir_all(&dest)?;
-        } else if meta.file_type().is_symlink() {
-            let target = fs::read_link(&p)?;
-            let _ = fs::remove_file(&dest);
-            std::os::unix::fs::symlink(&target, &dest)
-                .with_context(|| format!("cannot link {}", dest.display()))?;
-        } else {
-            fs::copy(&p, &dest)
-                .with_context(|| format!("cannot copy {} to {}", p.display(), dest.display()))?;
-        }
-    }
-    Ok(())
-}
-
 /// The `/init` of a serving guest: the common start, the NIC (10.0.2.15/24 on qemu's user
 /// network), the cgroup, dropbear, the ready line, then it waits for ever.
 pub fn serve_init_script(guest: &Guest, modules: &[String], opts: &ServeOptions) -> String {
@@ -287,7 +244,7 @@ pub fn serve_base_archive(arch: &str) -> Result<PathBuf> {
     let tree = tempfile::tempdir_in(&cache)?;
     let root = tree.path();
     for dir in &dirs[..dirs.len() - 1] {
-        copy_tree(dir, root)?;
+        copy_tree(dir, root, &[])?;
     }
     fs::create_dir_all(root.join("bin"))?;
     fs::copy(busybox(arch)?, root.join("bin/busybox"))?;

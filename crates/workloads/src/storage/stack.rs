@@ -11,7 +11,8 @@
 //! is a member of, and what is built on those in turn (a partition of a loop device over it,
 //! mounted). Downwards, when the device is itself built on another one (a loop over a block
 //! device, a partition of a disk, a dm target), that lower device must have no other user and
-//! no mount or swap of its own: writing the named device writes it. A partition's sibling
+//! no mount or swap of its own: writing the named device writes it; so must the regular file
+//! under a loop device (`file PATH`): another loop over it is another user. A partition's sibling
 //! partitions are not users of the disk's space that the partition covers.
 
 use std::collections::BTreeSet;

@@ -17,7 +17,9 @@ use hwsurvey_probe::{probe_machine, Machine, SysRoot};
 use hwsurvey_result::{Outcome, PinStatus};
 
 mod measured;
+mod stacked;
 use measured::*;
+use stacked::*;
 
 /// A guest command that failed: its words, exit status and stderr.
 fn exited(out: &CommandOutput) -> String {
@@ -383,6 +385,11 @@ fn check_guest(name: &str, measure: bool) {
     if let Some(cmds) = &switch {
         extra.extend(cmds.iter().map(String::as_str));
     }
+    // the stacked devices' commands after the others (their tmpfs images stay charged to the
+    // cgroup), before the clock run, which stays the last
+    let stacked_at = 4 + extra.len();
+    let stacked = guest.expect.stacked_refusals.then(stacked_commands);
+    extra.extend(stacked.iter().flatten().map(String::as_str));
     extra.push(CLOCK_RUN);
     let mut r = boot(&guest, &extra);
     let mut failures = Vec::new();
@@ -439,6 +446,9 @@ fn check_guest(name: &str, measure: bool) {
     if let Some(to) = &guest.expect.clocksource_switch {
         let at = 4 + usize::from(measure) + if storage.is_some() { 2 } else { 0 };
         failures.extend(check_clocksource_switch(&r, at, to));
+    }
+    if stacked.is_some() {
+        failures.extend(check_stacked(&r, stacked_at));
     }
     // the clock run is the last command
     failures.extend(check_clock_run(&guest, &r, r.outputs.len() - 1));
