@@ -1,6 +1,7 @@
-//! The crate layering of the workspace, read from `cargo metadata`: model -> probe -> result
-//! -> engine -> workloads, with the readers of result files (report, qualify, fleet) on result
-//! and the binary on top. The readers and the result crate never depend, directly or through
+//! The crate layering of the workspace, read from `cargo metadata`: model -> machine (the
+//! machine document, no I/O) -> result -> engine -> workloads, probe (the readers of /proc and
+//! /sys) on machine and under the engine, the readers of result files (report, qualify, fleet)
+//! on result and machine, and the binary on top. The readers and the result crate never depend, directly or through
 //! another crate, on the crates that run workloads, and the engine never on the workloads (it
 //! runs families only through its `Family` trait). Dev-dependencies do not count (a test may
 //! run a workload); normal and build dependencies do.
@@ -84,6 +85,41 @@ fn readers_do_not_depend_on_the_run_side() {
     // and the check sees a real dependency: the binary does run workloads
     let binary = closure(&deps, "hwsurvey");
     assert!(RUN_SIDE.iter().all(|c| binary.contains(*c)), "{binary:?}");
+}
+
+/// The crate that reads /proc and /sys.
+const PROBE: &str = "hwsurvey-probe";
+
+#[test]
+fn documents_are_read_without_the_crate_that_reads_the_machine() {
+    let deps = workspace_deps();
+    for reader in [
+        "hwsurvey-result",
+        "hwsurvey-report",
+        "hwsurvey-qualify",
+        "hwsurvey-fleet",
+    ] {
+        let all = closure(&deps, reader);
+        assert!(
+            !all.contains(PROBE),
+            "{reader} depends on {PROBE} (all its workspace dependencies: {all:?})"
+        );
+        assert!(
+            all.contains("hwsurvey-machine"),
+            "{reader} reads the machine document through hwsurvey-machine: {all:?}"
+        );
+    }
+    // the machine document's crate does no I/O of the machine: no probe, no libc-level crates
+    let machine = &deps["hwsurvey-machine"];
+    for io in [PROBE, "nix", "procfs", "procfs-core", "raw-cpuid"] {
+        assert!(
+            !machine.contains(io),
+            "hwsurvey-machine depends on {io}: {machine:?}"
+        );
+    }
+    // and the check sees a real dependency: the probe is built on the machine document
+    assert!(closure(&deps, PROBE).contains("hwsurvey-machine"));
+    assert!(closure(&deps, "hwsurvey").contains(PROBE));
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! watts into each point's record; the file loads back; compare shows GB/s per W beside the
 //! scaling tables, and "no energy counters" with the reason for a run without counters.
 
+use hwsurvey_probe::run_env::ReadRunEnv as _;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;

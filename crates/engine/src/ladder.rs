@@ -64,7 +64,7 @@ pub fn with_machine_facts(machine: &Machine, mut env: RunEnv) -> RunEnv {
 /// the usable CPUs, its `/proc/meminfo` MemTotal (else the NUMA nodes' MemTotal added up) is
 /// the memory, unknown when the capture holds neither (no cgroup or rlimit of this process
 /// applies), and everything else as read under the capture's root (`env`, from
-/// [`RunEnv::read`] on it), with the machine facts of [`with_machine_facts`].
+/// `RunEnv::read` on it, `hwsurvey_probe::run_env::ReadRunEnv`), with the machine facts of [`with_machine_facts`].
 ///
 /// Errors: the capture has no online CPU list (one line naming the root and why).
 pub fn captured_env(machine: &Machine, mut env: RunEnv) -> Result<RunEnv, String> {

@@ -6,6 +6,7 @@
 //! just before and just after every point: the point's joules and mean watts per domain go
 //! into its record, and a run without counters says why once, in the file's `energy`.
 
+use hwsurvey_probe::run_env::ReadLoad as _;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
@@ -290,6 +291,7 @@ mod tests {
     use crate::outcome::{Measurement, Metric};
     use crate::plan::{FamilyPlan, FamilyPoints, PlanInput};
     use crate::profile::{CheckedParams, Checker, ProfileError};
+    use hwsurvey_probe::run_env::ReadRunEnv as _;
 
     /// A family whose every point takes 60 ms, far over its 10 ms estimate.
     struct Slow;

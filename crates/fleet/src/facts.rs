@@ -4,9 +4,9 @@
 //! /proc/cpuinfo, /sys/devices/system/cpu, SMBIOS Type 17, /sys/bus/pci, cgroup files) and
 //! its `environment` (the run's live settings: THP, governor, hugetlb pools, kernel).
 
+use hwsurvey_machine::Machine;
 use hwsurvey_model::units::format_bytes_binary;
 use hwsurvey_model::Probed;
-use hwsurvey_probe::Machine;
 use hwsurvey_result::ResultFile;
 use serde::Serialize;
 
@@ -168,7 +168,7 @@ fn clocksource_fact(file: &ResultFile, m: &Machine) -> String {
     let Some(start) = start else {
         return "unknown".into();
     };
-    use hwsurvey_probe::clocksource::counter;
+    use hwsurvey_machine::clocksource::counter;
     match file.clocksource_changes.last() {
         Some(c) => format!(
             "{}, changed to {} during the run",
@@ -304,7 +304,7 @@ pub fn is_configuration(name: &str) -> bool {
 /// `governor`, `kernel`, `CPUs online` (online vs present), `cgroup CPU quota`,
 /// `cgroup memory limit`, `cgroup cpuset`, `hugetlb pools`, `SMT`, `numa_balancing`,
 /// `clocksource` (the one the run started on, and what the kernel changed it to during it),
-/// `BIOS` (SMBIOS Type 0 vendor, version and release date: [`hwsurvey_probe::firmware`]),
+/// `BIOS` (SMBIOS Type 0 vendor, version and release date: [`hwsurvey_machine::firmware`]),
 /// `microcode` (the CPUs' revision from /proc/cpuinfo, x86 only; each revision with its CPUs
 /// when they differ).
 pub fn host_facts(file: &ResultFile, m: &Machine) -> Vec<(&'static str, String)> {
@@ -353,7 +353,7 @@ pub fn host_facts(file: &ResultFile, m: &Machine) -> Vec<(&'static str, String)>
                         if l.below_max_speed != Some(true) && l.below_max_width != Some(true) {
                             return None;
                         }
-                        let speed = |s: &Probed<hwsurvey_probe::io::LinkSpeed>| {
+                        let speed = |s: &Probed<hwsurvey_machine::io::LinkSpeed>| {
                             s.known()
                                 .map(|s| format!("Gen{}", s.generation))
                                 .unwrap_or_else(|| "Gen?".into())
@@ -460,7 +460,7 @@ pub fn host_facts(file: &ResultFile, m: &Machine) -> Vec<(&'static str, String)>
             .identity
             .microcode
             .known()
-            .map(|r| hwsurvey_probe::firmware::microcode_revisions(r))
+            .map(|r| hwsurvey_machine::firmware::microcode_revisions(r))
             .unwrap_or_else(|| "unknown".into()),
     ));
     out

@@ -136,7 +136,7 @@ struct RunData {
     figures: Vec<(&'static str, f64)>,
     facts: Vec<(&'static str, String)>,
     identity: Option<Identity>,
-    host_id: Option<hwsurvey_probe::os::host_id::HostId>,
+    host_id: Option<hwsurvey_machine::os::host_id::HostId>,
     findings: Vec<HostFinding>,
     failed_tests: usize,
 }

@@ -1,11 +1,11 @@
 //! One host is one machine, not one name: the runs filed under one host name are pooled only
 //! when they ran on the same machine, judged by the first of these both runs know: the DMI
 //! product UUID, the DMI serial, `/etc/machine-id` (all kept hashed by the probe:
-//! [`hwsurvey_probe::os::host_id`]), else the architecture, CPU model and topology (present
+//! [`hwsurvey_machine::os::host_id`]), else the architecture, CPU model and topology (present
 //! hardware threads; packages when no CPU is offline). Runs of different machines under one
 //! name become separate hosts (`localhost`, `localhost [machine 2]`), and the fleet says why.
 
-use hwsurvey_probe::os::host_id::HostId;
+use hwsurvey_machine::os::host_id::HostId;
 
 use crate::facts::Identity;
 

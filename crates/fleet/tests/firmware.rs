@@ -6,8 +6,8 @@
 
 use hwsurvey_fleet::facts::{host_facts, machine_of};
 use hwsurvey_fleet::{analyse, collect, load_all, Fleet, Options};
+use hwsurvey_machine::firmware::{DmiIds, MicrocodeRevision};
 use hwsurvey_model::{CpuSet, Probed};
-use hwsurvey_probe::firmware::{DmiIds, MicrocodeRevision};
 use hwsurvey_result::ResultFile;
 use hwsurvey_testkit::fleet_sample::{example, with_host};
 

@@ -29,13 +29,9 @@
 
 mod allowed;
 mod caches;
-pub mod cpuinfo;
-pub mod midr;
 mod raw;
 mod sets;
-pub mod tlb;
 mod topology;
-mod types;
 pub mod x86;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -45,14 +41,11 @@ use hwsurvey_model::{CpuId, CpuSet, Probed, Unknown};
 use crate::live::{kernel_machine, read_live_facts, LIVE_FACTS_PATH};
 use crate::{ProbeError, SysRoot};
 pub use allowed::parse_status_allowed;
-pub use cpuinfo::{Arch, Cpuinfo};
-pub use midr::Midr;
+// The types and pure functions of this part of the machine document, under their paths here.
+pub use hwsurvey_machine::cpu::*;
 pub use raw::{max_cache_bytes, MAX_CACHE_LEAVES, MAX_CACHE_LEVEL};
 pub use sets::MAX_CPUS;
 pub(crate) use sets::{read_cpuset, shorten};
-pub use types::{
-    Allowed, Cache, CacheType, CoreKind, Cpu, Identity, LogicalCpu, PackageCounts, Topology,
-};
 
 use allowed::probe_allowed;
 use caches::build_caches;

@@ -10,92 +10,20 @@
 //!
 //! Theoretical per-direction link bandwidth: [`crate::pci::LinkSpeed`].
 
-use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
-use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal, plural};
 use hwsurvey_model::{Probed, Unknown};
-use serde::{Deserialize, Serialize};
 
 pub use crate::pci::{parse_link_speed, LinkSpeed, PciDevice, PcieLink};
 use crate::{ProbeError, SysRoot};
+
+// The types and pure functions of this part of the machine document, under their paths here.
+pub use hwsurvey_machine::io::*;
 
 /// PCI devices directory.
 pub const PCI_DEVICES: &str = "/sys/bus/pci/devices";
 /// Block devices directory.
 pub const BLOCK: &str = "/sys/block";
-
-/// PCI(e) and block devices.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Io {
-    /// PCI functions in address order, or why none could be listed.
-    pub pci: Probed<Vec<PciDevice>>,
-    /// Block devices in name order, or why none could be listed.
-    pub block: Probed<Vec<BlockDevice>>,
-    /// The path of every endpoint below a root port: the links on it, the narrowest, the
-    /// endpoints sharing it and its oversubscription ([`crate::pcie::paths`]). Empty when no
-    /// function sits below a root port (or in result files written before it existed).
-    #[serde(default)]
-    pub pcie_paths: Vec<crate::pcie::PciePath>,
-    /// Lanes in use per root complex ([`crate::pcie::paths`]).
-    #[serde(default)]
-    pub root_complexes: Vec<crate::pcie::RootComplexLanes>,
-    /// The PCI ID database that named the functions ([`crate::pci_ids`]), or why they have
-    /// no names (`names unknown: /usr/share/misc/pci.ids missing (Debian package pci.ids)`);
-    /// `None` when there was nothing to name (no PCI function) and in result files written
-    /// before hwsurvey read it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pci_ids: Option<Probed<crate::pci_ids::PciIdsSource>>,
-}
-
-impl Default for Io {
-    fn default() -> Self {
-        let none = || Unknown::Other {
-            detail: "not probed".into(),
-        };
-        Io {
-            pci: Probed::Unknown(none()),
-            block: Probed::Unknown(none()),
-            pcie_paths: Vec::new(),
-            root_complexes: Vec::new(),
-            pci_ids: None,
-        }
-    }
-}
-
-/// Class code -> words, for the classes a survey cares about.
-pub fn class_name(code: u32) -> Option<&'static str> {
-    let base = (code >> 16) & 0xFF;
-    let sub = (code >> 8) & 0xFF;
-    Some(match (base, sub) {
-        (0x01, 0x00) => "SCSI storage controller",
-        (0x01, 0x01) => "IDE controller",
-        (0x01, 0x04) => "RAID controller",
-        (0x01, 0x06) => "SATA controller",
-        (0x01, 0x07) => "SAS controller",
-        (0x01, 0x08) => "NVMe controller",
-        (0x01, _) => "Mass storage controller",
-        (0x02, 0x00) => "Ethernet controller",
-        (0x02, 0x07) => "InfiniBand controller",
-        (0x02, _) => "Network controller",
-        (0x03, _) => "Display controller",
-        (0x04, _) => "Multimedia controller",
-        (0x05, _) => "Memory controller",
-        (0x06, 0x00) => "Host bridge",
-        (0x06, 0x04) => "PCI bridge",
-        (0x06, _) => "Bridge",
-        (0x07, _) => "Communication controller",
-        (0x08, _) => "System peripheral",
-        (0x0B, _) => "Processor",
-        (0x0C, 0x03) => "USB controller",
-        (0x0C, _) => "Serial bus controller",
-        (0x0D, _) => "Wireless controller",
-        (0x10, _) => "Encryption controller",
-        (0x11, _) => "Signal processing controller",
-        (0x12, _) => "Processing accelerator",
-        _ => return None,
-    })
-}
 
 fn hex_value(root: &SysRoot, path: &str, expected: &str) -> Result<u64, ProbeError> {
     let v = root.read_value(path)?;
@@ -250,101 +178,6 @@ fn pci_device(root: &SysRoot, address: &str) -> PciDevice {
     }
 }
 
-/// What kind of block device, from its place in the device tree.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BlockKind {
-    /// NVMe namespace (`nvme*n*`).
-    Nvme,
-    /// SCSI disk (`sd*`: SATA, SAS, USB mass storage).
-    Scsi,
-    /// virtio-blk (`vd*`).
-    Virtio,
-    /// MMC/SD card (`mmcblk*`).
-    Mmc,
-    /// Kernel-made device under `/sys/devices/virtual` (loop, ram, zram, dm, md).
-    Virtual,
-    /// Anything else.
-    Other,
-}
-
-/// Whether a block device is no storage hardware of its own: a loop device (a file seen as
-/// a disk), a RAM disk (`ram*`, brd) or a compressed RAM disk (`zram*`), all kernel-made under
-/// `/sys/devices/virtual/block`. What could not be read of these is not a fact of the machine
-/// (a capture tool saves their folders half, a container hides their queues), so the
-/// "could not be read" list leaves them out ([`crate::summary::unknowns`]).
-pub fn is_pseudo_disk(dev: &BlockDevice) -> bool {
-    dev.kind == BlockKind::Virtual
-        && ["loop", "ram", "zram"].iter().any(|p| {
-            dev.name
-                .strip_prefix(p)
-                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-        })
-}
-
-/// One block device.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BlockDevice {
-    /// Name in `/sys/block` (`nvme0n1`, `sda`).
-    pub name: String,
-    /// Kind, from the device link and name.
-    pub kind: BlockKind,
-    /// `size` x 512 bytes (the kernel counts 512-byte sectors regardless of block size).
-    pub size_bytes: Probed<u64>,
-    /// `queue/rotational`: true for spinning disks.
-    pub rotational: Probed<bool>,
-    /// `queue/nr_requests`: the block layer's queue depth.
-    pub nr_requests: Probed<u32>,
-    /// `device/model`, trimmed (SCSI, NVMe; absent for virtio and virtual devices).
-    pub model: Option<String>,
-    /// NUMA node of the nearest ancestor device with `numa_node`; `None` inside when -1.
-    pub numa_node: Probed<Option<u32>>,
-}
-
-/// One line for an endpoint's PCIe path: the bridges up to the root port, the narrowest link
-/// and the most oversubscribed shared link: `path 0000:03:00.0 > 0000:02:00.0 > 0000:01:00.0 >
-/// 0000:00:01.0: ceiling 3.94 GB/s/dir (Gen3 x4 its own link); 0000:01:00.0 Gen3 x8
-/// 7.88 GB/s/dir shared by 4 endpoints, 2.00:1 oversubscribed`.
-pub fn path_line(p: &crate::pcie::PciePath) -> String {
-    let mut line = format!("path {} > {}: ", p.endpoint, p.via.join(" > "));
-    match &p.narrowest {
-        None => line += "ceiling unknown (no link speed and width on the path)",
-        Some(n) => {
-            let whose = if n.device == p.endpoint {
-                "its own link".to_string()
-            } else {
-                format!("at {}", n.device)
-            };
-            line += &format!(
-                "ceiling {}/dir (Gen{} x{} {whose}{})",
-                format_rate_decimal(n.bandwidth_bytes_per_s as f64),
-                n.generation,
-                n.width_lanes,
-                if n.below_max { ", below its max" } else { "" }
-            );
-        }
-    }
-    if let Some(sh) = &p.shared {
-        line += &format!(
-            "; {} Gen{} x{} {}/dir shared by {}",
-            sh.link.device,
-            sh.link.generation,
-            sh.link.width_lanes,
-            format_rate_decimal(sh.link.bandwidth_bytes_per_s as f64),
-            plural(sh.endpoints.len() as u64, "endpoint")
-        );
-        match sh.oversubscription {
-            Some(o) if o > 1.0 => line += &format!(", {o:.2}:1 oversubscribed"),
-            Some(o) => line += &format!(", their maxima {o:.2}:1 of it"),
-            None => {}
-        }
-    }
-    if !p.unknown_links.is_empty() {
-        line += &format!("; link unknown at {}", p.unknown_links.join(", "));
-    }
-    line
-}
-
 /// Kernel path of a `/sys/block/<name>` link's target, resolved lexically (`..` removed).
 fn resolve_link(root: &SysRoot, path: &str) -> Option<String> {
     let target = root.read_link(path).ok()?;
@@ -448,23 +281,6 @@ fn block_device(root: &SysRoot, name: &str) -> BlockDevice {
     }
 }
 
-/// Whether `s` is a PCI address `dddd:bb:dd.f` (hex digits; the domain may be longer).
-pub fn is_pci_address(s: &str) -> bool {
-    let hex = |t: &str, n: usize| t.len() == n && t.chars().all(|c| c.is_ascii_hexdigit());
-    let parts: Vec<&str> = s.split(':').collect();
-    match parts.as_slice() {
-        [domain, bus, devfn] => {
-            domain.len() >= 4
-                && domain.chars().all(|c| c.is_ascii_hexdigit())
-                && hex(bus, 2)
-                && devfn
-                    .split_once('.')
-                    .is_some_and(|(dev, func)| hex(dev, 2) && hex(func, 1))
-        }
-        _ => false,
-    }
-}
-
 /// Probes PCI and block devices under `root`, and the PCIe tree of the PCI functions
 /// ([`crate::pcie`]): the role of each bridge from its `config` capability where readable
 /// (root), else from the tree; the functions are named from the PCI ID database at
@@ -558,55 +374,10 @@ pub fn probe_with_pci_ids(root: &SysRoot, pci_ids_paths: &[&Path]) -> Io {
     }
 }
 
-/// A readable section in the spirit of `lspci` (links) + `lsblk`, concise: PCIe functions
-/// with a link and endpoints of interest, then physical block devices.
-pub fn summary(io: &Io) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "I/O");
-    crate::pci_text::pci_section(io, &mut out);
-    match &io.block {
-        Probed::Known(devs) => {
-            for d in devs.iter().filter(|d| d.kind != BlockKind::Virtual) {
-                let _ = writeln!(
-                    out,
-                    "  block {} {:?}{}: {}, {}, queue {}, {}",
-                    d.name,
-                    d.kind,
-                    d.model
-                        .as_deref()
-                        .map(|m| format!(" {m}"))
-                        .unwrap_or_default(),
-                    d.size_bytes
-                        .known()
-                        .map(|b| format_bytes_binary(*b))
-                        .unwrap_or("size ?".into()),
-                    match d.rotational.known() {
-                        Some(true) => "rotational",
-                        Some(false) => "non-rotational",
-                        None => "rotational ?",
-                    },
-                    d.nr_requests
-                        .known()
-                        .map(|n| n.to_string())
-                        .unwrap_or("?".into()),
-                    match &d.numa_node {
-                        Probed::Known(Some(n)) => format!("node {n}"),
-                        Probed::Known(None) => "no node".into(),
-                        Probed::Unknown(_) => "node ?".into(),
-                    }
-                );
-            }
-        }
-        Probed::Unknown(u) => {
-            let _ = writeln!(out, "  block: unknown ({u})");
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hwsurvey_model::units::format_rate_decimal;
 
     #[test]
     fn link_rates_and_bandwidth() {

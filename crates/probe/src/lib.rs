@@ -1,15 +1,16 @@
-//! Probes: what a Linux machine is.
+//! Probes: what a Linux machine is, read from /proc and /sys under a root.
 //!
-//! Pure parsers (text in, typed value out) sit beside thin readers that go through a
-//! [`SysRoot`], so every probe runs the same on the live machine and on a captured snapshot.
-//! [`probe_machine`] gathers everything into one [`Machine`] document (schema
-//! [`MACHINE_SCHEMA_VERSION`]), serialized with units in field names.
+//! The readers here go through a [`SysRoot`], so every probe runs the same on the live machine
+//! and on a captured snapshot; [`probe_machine`] gathers everything into one [`Machine`]
+//! document. The document's types (schema [`MACHINE_SCHEMA_VERSION`], units in field names)
+//! and the pure parsers over kernel text are `hwsurvey_machine`, which does no I/O; each module
+//! here re-exports its part of it under the same path (`hwsurvey_probe::pages::Pages` is
+//! `hwsurvey_machine::pages::Pages`), as procfs re-exports procfs-core.
 //!
 //! Module ownership: `cpu`, `numa`, `pages` (topology side); `memory`, `io`, `os` (population,
 //! devices and system side). Each module has `pub fn probe(root: &SysRoot) -> <Type>` that never
 //! fails as a whole: what could not be read is recorded inside, with the reason.
 
-pub mod binary;
 pub mod block;
 pub mod clocksource;
 pub mod cpu;
@@ -26,10 +27,7 @@ pub mod mounts;
 pub mod numa;
 pub mod os;
 pub mod pages;
-pub mod pci;
 pub mod pci_ids;
-pub mod pci_text;
-pub mod pcie;
 pub mod peer_files;
 pub mod process;
 pub mod run_env;
@@ -39,96 +37,9 @@ pub mod sysroot;
 pub mod thp;
 pub mod virt;
 
-use hwsurvey_model::Probed;
-use serde::{Deserialize, Serialize};
-
 pub use sysroot::{ProbeError, SysRoot};
 
-/// Version of the [`Machine`] JSON document. Bump on any incompatible change.
-///
-/// - 2: the document ([`Machine::document`]) holds plain values, `null` for unknown, and the
-///   reasons in one `"unknown"` map keyed by JSON Pointer ([`hwsurvey_model::probed::to_plain`]).
-/// - 1: every probed value wrapped as `{"known": v}` or `{"unknown": {"reason": ...}}`. The
-///   serde form of [`Machine`] in memory still is this one; [`Machine::from_document`] reads
-///   both.
-pub const MACHINE_SCHEMA_VERSION: u32 = 2;
-
-/// Everything hwsurvey knows about one machine.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Machine {
-    /// [`MACHINE_SCHEMA_VERSION`] at the time of writing.
-    pub schema_version: u32,
-    /// The root the probe read under (`/` for the live machine).
-    pub root: String,
-    /// CPUs: sets, topology, identity, core kinds, caches.
-    pub cpu: cpu::Cpu,
-    /// NUMA nodes, their CPUs and memory, distances.
-    pub numa: numa::Numa,
-    /// Base page size, hugetlb pools, THP.
-    pub pages: pages::Pages,
-    /// Memory population: SMBIOS, EDAC, totals, theoretical peak.
-    pub memory: memory::Memory,
-    /// PCIe links and block devices.
-    pub io: io::Io,
-    /// Kernel, distro, settings that affect numbers, the binary's own ELF.
-    pub os: os::Os,
-    /// BIOS, system and board (SMBIOS Types 0, 1, 2: [`firmware`]), or why unknown; the CPU
-    /// microcode is [`cpu::Identity::microcode`]. Documents written before hwsurvey read it
-    /// load as unknown.
-    #[serde(default = "firmware::not_probed")]
-    pub firmware: Probed<firmware::DmiIds>,
-}
-
-impl Machine {
-    /// The JSON document of [`MACHINE_SCHEMA_VERSION`] 2 (what `hwsurvey probe --json` prints
-    /// and result files hold): plain values, `null` for unknown, the reasons in `"unknown"`.
-    pub fn document(&self) -> serde_json::Value {
-        // a Machine is plain data (strings, numbers, maps with string keys): it always serializes
-        let tagged = serde_json::to_value(self).expect("a Machine serializes to JSON");
-        Machine::document_of(&tagged)
-    }
-
-    /// [`Machine::document`] of a machine held in its tagged JSON form (as a result file
-    /// keeps it in memory, possibly written by an older hwsurvey).
-    pub fn document_of(tagged: &serde_json::Value) -> serde_json::Value {
-        let mut doc = hwsurvey_model::probed::to_plain(tagged);
-        if let Some(top) = doc.as_object_mut() {
-            top.insert("schema_version".into(), MACHINE_SCHEMA_VERSION.into());
-        }
-        doc
-    }
-
-    /// Reads a machine document of schema version 1 (tagged values) or 2 ([`Machine::document`]).
-    ///
-    /// # Errors
-    /// One line: a schema version this build does not read, an `"unknown"` map naming a value
-    /// that is not `null` or not there, or the field path and serde's message of a value of
-    /// the wrong type.
-    pub fn from_document(doc: serde_json::Value) -> Result<Machine, String> {
-        let version = doc.get("schema_version").and_then(|v| v.as_u64());
-        let tagged = match version {
-            Some(1) => doc,
-            Some(2) => hwsurvey_model::probed::from_plain(doc)?,
-            _ => {
-                return Err(format!(
-                    "machine schema version {}, this hwsurvey reads versions 1 and 2",
-                    doc.get("schema_version")
-                        .map(|v| hwsurvey_model::text::one_line(&v.to_string(), 40).into_owned())
-                        .unwrap_or_else(|| "missing".into())
-                ))
-            }
-        };
-        let mut m: Machine = serde_path_to_error::deserialize(&tagged).map_err(|e| {
-            format!(
-                "machine document at {}: {}",
-                hwsurvey_model::text::one_line(&e.path().to_string(), 120),
-                hwsurvey_model::text::one_line(&e.inner().to_string(), 200)
-            )
-        })?;
-        m.schema_version = MACHINE_SCHEMA_VERSION;
-        Ok(m)
-    }
-}
+pub use hwsurvey_machine::{binary, pci, pci_text, pcie, Machine, MACHINE_SCHEMA_VERSION};
 
 /// Probes everything under `root`. Never fails as a whole; unknowns carry their reasons.
 pub fn probe_machine(root: &SysRoot) -> Machine {

@@ -36,31 +36,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::{ProbeError, SysRoot};
 
+// The types and pure functions of this part of the machine document, under their paths here.
+pub use hwsurvey_machine::limits::*;
+
 /// A cgroup v1 limit at or above this many bytes means "no limit" (the kernel writes
 /// `PAGE_COUNTER_MAX` x page size, 9223372036854771712 with 4 KiB pages).
 pub const V1_UNLIMITED_BYTES: u64 = 1 << 62;
-
-/// One limit on the memory of the process, and where it came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MemoryLimit {
-    /// The limit, bytes.
-    pub bytes: u64,
-    /// What set it, e.g. `cgroup v1 memory.limit_in_bytes (/sys/fs/cgroup/memory/a/memory.limit_in_bytes)`,
-    /// `MemAvailable (/proc/meminfo)`, `RLIMIT_AS (/proc/self/limits)`.
-    pub source: String,
-    /// Bytes already counted against the limit when it was read (see the module doc);
-    /// `None` when unknown (no usage file, or a value written before 2026-12-03).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub in_use_bytes: Option<u64>,
-}
-
-impl MemoryLimit {
-    /// What is left under the limit: `bytes` less `in_use_bytes` (all of it when the use is
-    /// unknown), bytes.
-    pub fn headroom_bytes(&self) -> u64 {
-        self.bytes.saturating_sub(self.in_use_bytes.unwrap_or(0))
-    }
-}
 
 /// One set of CPUs the process is confined to, and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -69,25 +50,6 @@ pub struct CpuLimit {
     pub cpus: CpuSet,
     /// What gave it: `sched_getaffinity`, a `Cpus_allowed_list` or a cpuset file path.
     pub source: String,
-}
-
-/// A CFS bandwidth limit on the process's cgroup or an ancestor: its threads together may run
-/// `quota_us` of every `period_us` (Documentation/scheduler/sched-bwc.rst).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CpuQuota {
-    /// Run time allowed per period, microseconds.
-    pub quota_us: u64,
-    /// The period, microseconds (> 0).
-    pub period_us: u64,
-    /// What set it: `cgroup v2 cpu.max (<file>)` or `cgroup v1 cpu.cfs_quota_us (<file>)`.
-    pub source: String,
-}
-
-impl CpuQuota {
-    /// CPUs' worth of run time: quota / period (1.5 = one and a half CPUs busy all the time).
-    pub fn cpus(&self) -> f64 {
-        self.quota_us as f64 / self.period_us as f64
-    }
 }
 
 /// Every limit found for the probing process.
@@ -459,20 +421,6 @@ fn cgroup_dirs_up(
         }
     }
     out
-}
-
-/// Parses cgroup v2 `cpu.max` (`max 100000`, `50000 100000`): the quota (`None` for `max`) and
-/// the period, microseconds; `None` when it is neither form.
-pub fn parse_cpu_max_fields(text: &str) -> Option<(Option<u64>, u64)> {
-    let mut w = text.split_whitespace();
-    let quota = w.next()?;
-    let period_us: u64 = w.next()?.parse().ok()?;
-    let quota_us = if quota == "max" {
-        None
-    } else {
-        Some(quota.parse().ok()?)
-    };
-    Some((quota_us, period_us))
 }
 
 /// Reads every CFS bandwidth limit on the way up from the process's cgroups: v2 `cpu.max`

@@ -10,9 +10,8 @@ use crate::binary::BinaryElf;
 use crate::cpu::x86;
 use crate::SysRoot;
 
-/// The evidence source of the CPUID hypervisor signature in [`crate::virt`] (kept in a snapshot's live facts, so a capture
-/// probes as the live machine did).
-pub const CPUID_SOURCE: &str = "cpuid 0x40000000";
+/// The evidence source of the CPUID hypervisor signature ([`crate::virt`]).
+pub use crate::virt::CPUID_SOURCE;
 
 /// Where `hwsurvey snapshot` keeps the live-only facts (cpuid, sysconf page size) inside a
 /// capture; read only when probing a capture.
@@ -75,7 +74,7 @@ impl LiveFacts {
             }),
             host_id: Some(m.os.host_id.clone()),
             timer_frequency_hz: if source.is_live() {
-                crate::virt::arm64::live_timer_frequency_hz()
+                crate::virt::live_timer_frequency_hz()
             } else {
                 read_live_facts(source).and_then(|f| f.timer_frequency_hz)
             },

@@ -7,6 +7,7 @@
 
 mod topology_support;
 
+use hwsurvey_probe::run_env::ReadRunEnv as _;
 use std::collections::BTreeMap;
 
 use hwsurvey_model::{CpuId, Probed, Unknown};

@@ -152,11 +152,11 @@ pub struct MemoryFacts {
     /// Theoretical peak bandwidth, bytes per second (channels x MT/s x 8 bytes).
     pub theoretical_peak_bytes_per_s: Probed<f64>,
     /// The interleave the SMBIOS Type 19/20 records state
-    /// (`hwsurvey_probe::memory::interleave`), or why it is unknown.
+    /// (`hwsurvey_machine::memory::interleave`), or why it is unknown.
     #[serde(default = "no_interleave_given")]
     pub interleave: Probed<InterleaveFacts>,
     /// What the probe's channel labels rest on where it is a vendor's slot naming (Dell's
-    /// A1-An), `hwsurvey_probe::memory::Population::channel_basis`.
+    /// A1-An), `hwsurvey_machine::memory::Population::channel_basis`.
     #[serde(default)]
     pub channel_basis: Option<String>,
     /// When the SMBIOS table lists fewer slots than its arrays declare, the probe's note
@@ -213,15 +213,15 @@ pub struct DimmFacts {
     pub bank_locator: Option<String>,
     /// Handle of the Type 16 Physical Memory Array holding the slot, when given.
     pub array_handle: Option<String>,
-    /// The socket the probe placed the slot on (`hwsurvey_probe::memory::SlotPlace::socket`:
+    /// The socket the probe placed the slot on (`hwsurvey_machine::memory::SlotPlace::socket`:
     /// read from the Locator / Bank Locator, or the Type 16 array standing for a socket), when
     /// it could; the rules group by this first, so they agree with `hwsurvey probe`.
     #[serde(default)]
     pub socket: Option<String>,
     /// The channel the probe placed the slot on, or why the locators do not tell
-    /// (`hwsurvey_probe::memory::SlotPlace::channel`); `None` where no probe placed it (facts
+    /// (`hwsurvey_machine::memory::SlotPlace::channel`); `None` where no probe placed it (facts
     /// made by hand), and the rules place it with the probe's reader
-    /// (`hwsurvey_probe::memory::population::locate`).
+    /// (`hwsurvey_machine::memory::population::locate`).
     #[serde(default)]
     pub channel: Option<Probed<String>>,
     /// True when a module sits in the slot (its size may still be unknown).
@@ -262,7 +262,7 @@ pub struct PageFacts {
     /// The selected mode of `/sys/kernel/mm/transparent_hugepage/enabled` (always, madvise, never).
     pub thp_enabled: Probed<String>,
     /// hugetlb pools (`/sys/kernel/mm/hugepages/hugepages-*kB/{nr,free}_hugepages`), the
-    /// probe's ([`hwsurvey_probe::pages::HugePool::totals`]); known only when every pool's
+    /// probe's ([`hwsurvey_machine::pages::HugePool::totals`]); known only when every pool's
     /// page count is.
     pub hugetlb: Probed<Vec<PoolTotals>>,
     /// The pages each pool must hold for every hugetlb point of the plan to run (the largest
@@ -283,7 +283,7 @@ impl Default for PageFacts {
     }
 }
 
-pub use hwsurvey_probe::pages::PoolTotals;
+pub use hwsurvey_machine::pages::PoolTotals;
 
 /// The pages one hugetlb pool must hold for the plan's hugetlb points of its size.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -299,10 +299,10 @@ pub struct HugetlbNeed {
 pub struct IoFacts {
     /// PCIe links (`/sys/bus/pci/devices/*/{current,max}_link_{speed,width}`).
     pub pcie: Probed<Vec<PcieLinkFacts>>,
-    /// Every endpoint's path to its root port (`hwsurvey_probe::pcie::paths`); `None` when
+    /// Every endpoint's path to its root port (`hwsurvey_machine::pcie::paths`); `None` when
     /// not given (facts built by hand, or a result file written before the probe had it).
     #[serde(default)]
-    pub pcie_paths: Option<Vec<hwsurvey_probe::pcie::PciePath>>,
+    pub pcie_paths: Option<Vec<hwsurvey_machine::pcie::PciePath>>,
 }
 
 impl Default for IoFacts {

@@ -1,9 +1,9 @@
 //! Fills [`Facts`] from the probe's [`Machine`] document: the one place that knows the probe's
 //! field names. Fields the probe does not provide stay unknown with the reason.
 
+use hwsurvey_machine::memory::{interleave, InterleaveState, Memory};
+use hwsurvey_machine::Machine;
 use hwsurvey_model::{CpuSet, Probed, Unknown};
-use hwsurvey_probe::memory::{interleave, InterleaveState, Memory};
-use hwsurvey_probe::Machine;
 
 use crate::facts::{
     not_given, BinaryFacts, ClocksourceFacts, DimmFacts, EdacDimmFacts, Facts, InterleaveFacts,
@@ -182,7 +182,7 @@ fn fill_os_io(f: &mut Facts, m: &Machine) {
 
 /// Fills the memory facts (DIMMs, EDAC, theoretical peak) from the probe's memory document;
 /// also used on its own for captured `dmidecode` text
-/// (`hwsurvey_probe::memory::probe_with_dmidecode_text`).
+/// (`hwsurvey_machine::memory::probe_with_dmidecode_text`).
 pub fn fill_memory(f: &mut Facts, memory: &Memory) {
     // The probe's own placement of each listed slot (same table order), when it derived one.
     let places = memory

@@ -99,7 +99,7 @@ impl Origin {
 /// Evaluates `rules` on a result file's machine document and figures. `Err` (one line) when
 /// the machine document is not one this hwsurvey reads.
 pub fn recompute(label: &str, file: &ResultFile, rules: &RuleSet) -> Result<Report, String> {
-    let machine: hwsurvey_probe::Machine =
+    let machine: hwsurvey_machine::Machine =
         serde_json::from_value(file.machine.clone()).map_err(|e| {
             format!(
                 "machine document not readable by this hwsurvey: {}",
@@ -189,7 +189,7 @@ impl RunQualifier {
     /// The built-in rule set (`profiles/qualify.toml`) on `machine`, with the hugetlb pools the
     /// run's plan needs (`(page size bytes, pages)`, ascending page size; the workloads'
     /// `mem_latency::hugetlb_needs` of the plan) for the `pages.hugetlb` fix.
-    pub fn builtin(machine: &hwsurvey_probe::Machine, hugetlb_needed: &[(u64, u64)]) -> Self {
+    pub fn builtin(machine: &hwsurvey_machine::Machine, hugetlb_needed: &[(u64, u64)]) -> Self {
         let mut facts = from_machine(machine);
         facts.pages.hugetlb_needed = Some(
             hugetlb_needed

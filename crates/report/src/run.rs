@@ -20,7 +20,7 @@ use crate::layout::Comparison;
 /// ` (CPU quota 1.50 CPUs from SOURCE: threads past 1.50 CPUs' worth of run time are
 /// throttled)` after the usable CPUs; a quota at or above them reads ` (CPU quota 4.00 CPUs
 /// from SOURCE, not binding)`.
-fn quota_words(q: &hwsurvey_probe::limits::CpuQuota, usable: usize) -> String {
+fn quota_words(q: &hwsurvey_machine::limits::CpuQuota, usable: usize) -> String {
     let cpus = format_cpus(q.cpus());
     if q.cpus() < usable as f64 {
         format!(
@@ -479,7 +479,7 @@ mod tests {
     fn the_plan_names_a_cpu_quota() {
         let mut p = plan(vec![]);
         p.usable_cpus = 4;
-        let quota = |quota_us| hwsurvey_probe::limits::CpuQuota {
+        let quota = |quota_us| hwsurvey_machine::limits::CpuQuota {
             quota_us,
             period_us: 100_000,
             source: "cgroup v2 cpu.max (/sys/fs/cgroup/job/cpu.max)".into(),
@@ -559,7 +559,7 @@ mod tests {
         // a CPU quota's reason was cut off after "quick profile ...; C…")
         let mut quick = file.clone();
         quick.profile.id = "quick".into();
-        quick.environment.cpu_quota = Some(hwsurvey_probe::limits::CpuQuota {
+        quick.environment.cpu_quota = Some(hwsurvey_machine::limits::CpuQuota {
             quota_us: 50_000,
             period_us: 100_000,
             source: "cgroup v1 cpu.cfs_quota_us (/sys/fs/cgroup/cpu/brk/cpu.cfs_quota_us)".into(),

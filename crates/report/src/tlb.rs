@@ -6,8 +6,8 @@
 //! 256 KiB, L2 TLB reach 8 MiB": a knee just past a reach is the TLB's, one far past it is a
 //! cache's or the memory's.
 
+use hwsurvey_machine::cpu::tlb::{load_reach_bytes, Tlb};
 use hwsurvey_model::units::format_bytes_binary;
-use hwsurvey_probe::cpu::tlb::{load_reach_bytes, Tlb};
 use hwsurvey_result::ResultFile;
 use serde_json::Value;
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use hwsurvey_stats::{Sample, Summary};
 use serde::{Deserialize, Serialize};
 
-use hwsurvey_probe::run_env::{LoadSnapshot, RunEnv};
+use hwsurvey_machine::run_env::{LoadSnapshot, RunEnv};
 
 use crate::outcome::{Better, Metric, PointOutcome};
 use crate::plan::{Plan, Point, SkippedPoint};
@@ -184,15 +184,15 @@ pub struct TestResult {
     /// Absent where the run had no counters (the run's [`ResultFile::energy`] says why, once),
     /// and in files written before energy was read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub energy: Option<hwsurvey_probe::energy::PointEnergy>,
+    pub energy: Option<hwsurvey_machine::energy::PointEnergy>,
 }
 
 /// The energy counters of a run, said once for the whole file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunEnergy {
     /// The counters read before and after every point (RAPL zones or hwmon inputs; see
-    /// `hwsurvey_probe::energy`); empty when there are none.
-    pub counters: Vec<hwsurvey_probe::energy::EnergyCounter>,
+    /// `hwsurvey_machine::energy`); empty when there are none.
+    pub counters: Vec<hwsurvey_machine::energy::EnergyCounter>,
     /// Why no counter is read (no powercap or hwmon energy in a VM, `energy_uj` root-only
     /// since Linux 5.10); `None` when `counters` are read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -332,7 +332,7 @@ pub struct ResultFile {
     pub started_at: String,
     /// UTC end, RFC 3339 (absent while running).
     pub finished_at: Option<String>,
-    /// The full probe document (`hwsurvey_probe::Machine`, its own `schema_version` inside).
+    /// The full probe document (`hwsurvey_machine::Machine`, its own `schema_version` inside).
     pub machine: serde_json::Value,
     /// Live facts and settings that affect numbers (governor, THP, SMT, numa_balancing, ...).
     pub environment: RunEnv,
@@ -357,7 +357,7 @@ pub struct ResultFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_limit: Option<TimeLimit>,
     /// Changes of the kernel's clocksource seen during the run (read after every point, see
-    /// `hwsurvey_probe::clocksource`): figures timed before and after read different clocks,
+    /// `hwsurvey_machine::clocksource`): figures timed before and after read different clocks,
     /// so such a run is not comparable, and every report says so. Empty (and omitted) when the
     /// clocksource kept its counter (`tsc-early` to `tsc` is no change), and in files written
     /// before it was watched.

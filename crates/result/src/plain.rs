@@ -3,7 +3,7 @@
 //! hwsurvey holds in memory (`{"known": v}` / `{"unknown": reason}`, version 1's form).
 //!
 //! Version 2 on disk:
-//! - `machine` is a whole machine document of its own ([`hwsurvey_probe::Machine::document`]:
+//! - `machine` is a whole machine document of its own ([`hwsurvey_machine::Machine::document`]:
 //!   its own `schema_version` 2 and its own `"unknown"` map);
 //! - `environment`, `load_before` and `load_after` hold plain values, and their reasons are
 //!   in the file's top-level `"unknown"` map, keyed by JSON Pointer from the top of the file
@@ -24,7 +24,7 @@ pub(crate) fn to_file_form(mut file: Value) -> Value {
     };
     top.insert("schema_version".into(), crate::RESULT_SCHEMA_VERSION.into());
     if let Some(m) = top.get("machine") {
-        let doc = hwsurvey_probe::Machine::document_of(m);
+        let doc = hwsurvey_machine::Machine::document_of(m);
         top.insert("machine".into(), doc);
     }
     let mut reasons = serde_json::Map::new();
@@ -39,7 +39,7 @@ pub(crate) fn to_file_form(mut file: Value) -> Value {
 }
 
 /// The in-memory (tagged) form of a version 2 result file's JSON: the machine document read
-/// through [`hwsurvey_probe::Machine::from_document`], the reasons of the top-level map put
+/// through [`hwsurvey_machine::Machine::from_document`], the reasons of the top-level map put
 /// back in place. Plain known values of `environment` and the load snapshots stay plain;
 /// their typed fields read them as known.
 ///
@@ -47,7 +47,7 @@ pub(crate) fn to_file_form(mut file: Value) -> Value {
 /// One line naming the member (`machine` or the `unknown` map) and what is wrong.
 pub(crate) fn from_file_form(mut file: Value) -> Result<Value, String> {
     if let Some(m) = file.get_mut("machine") {
-        let machine = hwsurvey_probe::Machine::from_document(m.take())
+        let machine = hwsurvey_machine::Machine::from_document(m.take())
             .map_err(|e| format!("machine: {e}"))?;
         *m = serde_json::to_value(&machine).map_err(|e| format!("machine: {e}"))?;
     }
@@ -85,7 +85,7 @@ mod tests {
         assert_eq!(v2.load_before, v1.load_before);
         // the machine reads back as the typed machine of the v1 document
         let typed = |v: &Value| {
-            let mut m = hwsurvey_probe::Machine::from_document(v.clone()).unwrap();
+            let mut m = hwsurvey_machine::Machine::from_document(v.clone()).unwrap();
             m.schema_version = 0;
             serde_json::to_value(m).unwrap()
         };

@@ -192,7 +192,7 @@ pub struct Plan {
     /// CPUs' worth are throttled. `None` when there is none, or in plans written before
     /// 2026-12-04.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu_quota: Option<hwsurvey_probe::limits::CpuQuota>,
+    pub cpu_quota: Option<hwsurvey_machine::limits::CpuQuota>,
     /// The machine's speed at fixed work (memory first touch, pointer-chain layout, thread
     /// start) that the time estimates used; `None` in files written before it was kept.
     #[serde(default)]

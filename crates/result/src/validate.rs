@@ -28,7 +28,7 @@ pub fn plausible_max(metric: &str) -> Option<(f64, &'static str)> {
 /// Checks a point's energy: seconds, and each domain's joules and mean watts, finite and not
 /// negative (a counter read backwards without its range gives no domain, never a negative
 /// one); joules at most 1e9 (a megawatt for a quarter hour).
-fn check_energy(e: &hwsurvey_probe::energy::PointEnergy) -> Result<(), FieldProblem> {
+fn check_energy(e: &hwsurvey_machine::energy::PointEnergy) -> Result<(), FieldProblem> {
     let check = |field: String, v: f64| {
         if v.is_finite() && (0.0..=1e9).contains(&v) {
             Ok(())
@@ -317,7 +317,7 @@ impl ResultFile {
         // a change is two clocksource names of different counters, after a point
         for (i, c) in self.clocksource_changes.iter().enumerate() {
             for (field, v) in [("from", &c.from), ("to", &c.to)] {
-                if !hwsurvey_probe::clocksource::is_name(v) {
+                if !hwsurvey_machine::clocksource::is_name(v) {
                     return Err(invalid(FieldProblem::new(
                         format!("clocksource_changes[{i}].{field}"),
                         format!(
@@ -327,7 +327,7 @@ impl ResultFile {
                     )));
                 }
             }
-            if hwsurvey_probe::clocksource::same_counter(&c.from, &c.to) {
+            if hwsurvey_machine::clocksource::same_counter(&c.from, &c.to) {
                 return Err(invalid(FieldProblem::new(
                     format!("clocksource_changes[{i}]"),
                     format!(

@@ -33,6 +33,7 @@
 //! and 2 pairs (the fewest that give section 4 a spread). Its figures mean nothing; it shows
 //! that every section still produces its figures and ratios.
 
+use hwsurvey_probe::run_env::ReadRunEnv as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::AtomicBool;

@@ -4,6 +4,7 @@
 //! stores the clock with its method and its side sources (cpufreq, APERF/MPERF) or their
 //! reasons.
 
+use hwsurvey_probe::run_env::ReadRunEnv as _;
 use std::sync::atomic::AtomicBool;
 
 use hwsurvey_engine::env::RunEnv;

@@ -2,6 +2,7 @@
 //! on this machine has their points (or skips with reasons), and the quick profile runs them to
 //! a result file with checked, positive figures. Under qemu-user this is the plumbing check.
 
+use hwsurvey_probe::run_env::ReadRunEnv as _;
 use std::sync::atomic::AtomicBool;
 
 use hwsurvey_engine::env::RunEnv;

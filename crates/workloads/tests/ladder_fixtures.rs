@@ -3,6 +3,7 @@
 //! landmarks have the thread counts the fixtures' facts give (fixtures/README.md) and pin as
 //! their names say, checked against the probe's own `Machine`.
 
+use hwsurvey_probe::run_env::ReadRunEnv as _;
 use std::collections::{BTreeMap, BTreeSet};
 
 use hwsurvey_engine::ladder::captured_env;

@@ -3,6 +3,7 @@
 //! Checks what it records (latency and bandwidth per window, no bandwidth metric when idle, pinning
 //! of every thread), not speed. With `--nocapture` it prints the curve.
 
+use hwsurvey_probe::run_env::ReadRunEnv as _;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 

@@ -6,6 +6,7 @@ use hwsurvey_engine::env::{CpuPlace, LastLevelCache, RunEnv};
 use hwsurvey_engine::plan::{build_plan, fit_plan, RunOptions};
 use hwsurvey_engine::profile::{Profile, MAX_THREADS_PER_POINT};
 use hwsurvey_model::{Probed, Unknown};
+use hwsurvey_probe::run_env::ReadRunEnv as _;
 use hwsurvey_probe::{probe_machine, SysRoot};
 use hwsurvey_workloads::families;
 

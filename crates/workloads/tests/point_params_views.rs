@@ -4,6 +4,7 @@
 
 use hwsurvey_engine::env::RunEnv;
 use hwsurvey_engine::{build_plan, Plan, RunOptions};
+use hwsurvey_probe::run_env::ReadRunEnv as _;
 use hwsurvey_probe::{probe_machine, SysRoot};
 use hwsurvey_report::point_params::{
     C2cLatency, CpuScaling, MemBandwidth, MemLatency, PointSelect, RaidParity, StorageIops, View,

@@ -1,6 +1,7 @@
 //! raid.parity through the engine: the standard plan has the 4+2, 8+2 and 18+2 geometries with
 //! 64 KiB chunks within the budget, and the quick profile measures positive, checked figures.
 
+use hwsurvey_probe::run_env::ReadRunEnv as _;
 use std::sync::atomic::AtomicBool;
 
 use hwsurvey_engine::env::RunEnv;

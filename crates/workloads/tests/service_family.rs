@@ -3,6 +3,7 @@
 //! Checks the shape of what it records (metrics with units, latency order, backing, search
 //! trials), not speed. With `--nocapture` it prints the figures.
 
+use hwsurvey_probe::run_env::ReadRunEnv as _;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 

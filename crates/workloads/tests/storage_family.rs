@@ -2,6 +2,7 @@
 //! a quick run in a temporary directory with figures and no file left behind, and a cancelled
 //! run (the engine's Ctrl-C flag) leaving nothing either.
 
+use hwsurvey_probe::run_env::ReadRunEnv as _;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 

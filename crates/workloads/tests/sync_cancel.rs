@@ -4,6 +4,7 @@
 //! waited at it for ever and the scope never joined. Now the start is a gate that a failed
 //! spawn or the cancel flag opens with "abort", and the timed window looks at the flag.
 
+use hwsurvey_probe::run_env::ReadRunEnv as _;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 

@@ -3,6 +3,7 @@
 //! input could not be used: unreadable rules file or result, bad option, not an ELF binary,
 //! or a root under which no rule could be evaluated).
 
+use hwsurvey_probe::run_env::ReadRunEnv as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -1,5 +1,6 @@
 //! `hwsurvey run`: probe, plan, run the profile's scaling tests, write the result file.
 
+use hwsurvey_probe::run_env::ReadRunEnv as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

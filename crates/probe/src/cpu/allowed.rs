@@ -5,8 +5,8 @@
 use hwsurvey_model::{CpuSet, Probed, Unknown};
 
 use super::sets::read_cpuset;
-use super::types::Allowed;
 use crate::{ProbeError, SysRoot};
+use hwsurvey_machine::cpu::Allowed;
 
 /// Parses `Cpus_allowed_list` out of a `/proc/PID/status` text.
 pub fn parse_status_allowed(text: &str) -> Option<Result<CpuSet, String>> {

@@ -10,8 +10,8 @@ use super::cpuinfo::{Arch, Cpuinfo};
 use super::raw::{keep, max_cache_bytes, RawCache, RawCpu, Sharing, CPU_DIR};
 use super::sets::shorten;
 use super::topology::is_amd_family_15h;
-use super::types::{Cache, CacheType, Identity, Topology};
 use crate::{ProbeError, SysRoot};
+use hwsurvey_machine::cpu::{Cache, CacheType, Identity, Topology};
 
 /// Caches of the /proc/cpuinfo `cacheN : level=.. type=.. scope=.. size=..` lines (e2k,
 /// s390) above level `above`. Private caches are one per core (s390: per thread-sibling

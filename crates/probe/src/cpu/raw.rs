@@ -8,8 +8,8 @@ use hwsurvey_model::{CpuId, CpuSet, Probed, Unknown};
 use super::cpuinfo;
 use super::midr::Midr;
 use super::sets::{parse_cpulist_at, parse_cpumask_at, read_topology_set, shorten, MAX_CPUS};
-use super::types::CacheType;
 use crate::{ProbeError, SysRoot};
+use hwsurvey_machine::cpu::CacheType;
 
 pub(crate) const CPU_DIR: &str = "/sys/devices/system/cpu";
 

@@ -10,8 +10,8 @@ use super::cpuinfo::{Arch, Cpuinfo};
 use super::midr::Midr;
 use super::raw::{RawCpu, Sharing, CPU_DIR};
 use super::sets::read_cpuset;
-use super::types::{CacheType, CoreKind, Identity, PackageCounts, Topology};
 use crate::SysRoot;
+use hwsurvey_machine::cpu::{CacheType, CoreKind, Identity, PackageCounts, Topology};
 
 pub(crate) fn is_amd_family_15h(identity: &Identity) -> bool {
     identity.vendor.as_deref() == Some("AuthenticAMD") && identity.family == Some(0x15)

@@ -14,53 +14,6 @@ use std::collections::BTreeMap;
 #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
 use hwsurvey_model::Unknown;
 use hwsurvey_model::{CpuId, Probed};
-use serde::{Deserialize, Serialize};
-
-/// What cpuid says about the CPU the probe ran on.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CpuidInfo {
-    /// Leaf 0 vendor string (`GenuineIntel`, `AuthenticAMD`).
-    pub vendor: Option<String>,
-    /// Leaves 0x8000_0002-4 brand string.
-    pub brand: Option<String>,
-    /// Display family (base + extended).
-    pub family: Option<u32>,
-    /// Display model (base + extended).
-    pub model: Option<u32>,
-    /// Stepping.
-    pub stepping: Option<u32>,
-    /// Leaf 7 EDX bit 15: a hybrid part (P-cores and E-cores).
-    pub hybrid: bool,
-    /// Caches from the deterministic cache parameter leaf.
-    pub caches: Vec<CpuidCache>,
-    /// TLBs, as described by the CPU (Intel leaf 2 descriptors, AMD 0x8000_0005/6), as text.
-    pub tlbs: Vec<String>,
-    /// TLB geometry ([`super::tlb`]): Intel leaf 2 descriptors and leaf 0x18, AMD
-    /// 0x8000_0005/6/19. Absent in documents written before it existed (read as empty).
-    #[serde(default)]
-    pub tlb: Vec<super::tlb::Tlb>,
-    /// Leaf 0x1A core type per OS CPU on a hybrid part (empty otherwise).
-    pub core_types: BTreeMap<CpuId, String>,
-}
-
-/// One cache as cpuid leaf 4 / 0x8000_001D describes it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CpuidCache {
-    /// Level.
-    pub level: u8,
-    /// `data`, `instruction`, `unified`.
-    pub cache_type: String,
-    /// ways x partitions x line size x sets, bytes.
-    pub size_bytes: u64,
-    /// Line size, bytes.
-    pub line_size_bytes: u32,
-    /// Ways of associativity.
-    pub ways: u32,
-    /// Sets.
-    pub sets: u32,
-    /// Maximum logical processors sharing this cache (EAX[25:14] + 1).
-    pub max_threads_sharing: u32,
-}
 
 /// A recorded cpuid register dump: (leaf, subleaf) -> (eax, ebx, ecx, edx). Leaves not in the
 /// map read as zeros, as unsupported leaves do on real CPUs.
@@ -326,6 +279,9 @@ mod imp {
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub use imp::{decode, hybrid_core_type, live_hybrid_core_types, probe_live};
+
+// The types and pure functions of this part of the machine document, under their paths here.
+pub use hwsurvey_machine::cpu::x86::*;
 
 /// Not x86: cpuid does not exist.
 #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]

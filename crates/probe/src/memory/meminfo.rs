@@ -2,41 +2,14 @@
 //! `fs/proc/meminfo.c`, `show_val_kb`): converted here, once, to bytes.
 
 use hwsurvey_model::{Probed, Unknown};
-use serde::{Deserialize, Serialize};
 
 use crate::{ProbeError, SysRoot};
 
+// The types and pure functions of this part of the machine document, under their paths here.
+pub use hwsurvey_machine::memory::meminfo::*;
+
 /// Path of the file parsed here.
 pub const MEMINFO: &str = "/proc/meminfo";
-
-/// Parses `/proc/meminfo` (or `/proc/self/status`, same form) and returns the named field in
-/// bytes (the kernel's "kB" is KiB).
-pub fn parse_meminfo_bytes(text: &str, field: &str) -> Option<u64> {
-    text.lines().find_map(|line| {
-        let (name, rest) = line.split_once(':')?;
-        if name.trim() != field {
-            return None;
-        }
-        let mut it = rest.split_whitespace();
-        let value: u64 = it.next()?.parse().ok()?;
-        match it.next() {
-            Some("kB") => value.checked_mul(1024),
-            None => Some(value),
-            Some(_) => None,
-        }
-    })
-}
-
-/// Memory totals from `/proc/meminfo`, in bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MemInfo {
-    /// `MemTotal`: RAM the kernel manages (installed minus firmware and kernel reservations).
-    pub mem_total_bytes: u64,
-    /// `MemAvailable` (kernels >= 3.14), if present.
-    pub mem_available_bytes: Option<u64>,
-    /// `MemFullSize`: installed RAM as the e2k (Elbrus) kernel reports it; other kernels lack it.
-    pub mem_full_size_bytes: Option<u64>,
-}
 
 /// Parses `/proc/meminfo` text. `MemTotal` is required; values are `N kB` (KiB).
 /// Errors name [`MEMINFO`] and the offending line.

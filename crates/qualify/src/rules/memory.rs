@@ -49,9 +49,9 @@ pub fn socket_token(text: &str) -> Option<String> {
 }
 
 /// A channel named in a locator: the probe's reader
-/// (`hwsurvey_probe::memory::population::channel_token`), so that qualify and `hwsurvey probe`
+/// (`hwsurvey_machine::memory::population::channel_token`), so that qualify and `hwsurvey probe`
 /// read locators alike.
-pub use hwsurvey_probe::memory::population::channel_token;
+pub use hwsurvey_machine::memory::population::channel_token;
 
 /// The socket and channel of a slot: the probe's placement when it placed the slot, else the
 /// probe's reader of the locators (`population::locate`, without vendor or channel count).
@@ -59,7 +59,7 @@ fn slot_channel(d: &DimmFacts) -> (Option<String>, Probed<String>) {
     match &d.channel {
         Some(c) => (d.socket.clone(), c.clone()),
         None => {
-            let (socket, channel) = hwsurvey_probe::memory::population::locate(
+            let (socket, channel) = hwsurvey_machine::memory::population::locate(
                 &d.locator,
                 d.bank_locator.as_deref().unwrap_or(""),
                 None,

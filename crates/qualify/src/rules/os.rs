@@ -117,13 +117,13 @@ pub fn os_kernel_min(f: &Facts, p: &Params) -> Vec<Finding> {
 }
 
 /// `clock.source`: the kernel times with a device register (HPET, ACPI PM timer, PIT) or the
-/// tick counter instead of a CPU counter ([`hwsurvey_probe::clocksource::kind`]): every clock
+/// tick counter instead of a CPU counter ([`hwsurvey_machine::clocksource::kind`]): every clock
 /// read then costs microseconds (a tick counter cannot time microseconds at all), and every
 /// timed figure carries it. The usual cause is the kernel's watchdog marking the TSC unstable,
 /// or `clocksource=` on the command line. With a result file, a clocksource the kernel changed
 /// during the run warns too. A name hwsurvey does not know is reported, not judged.
 pub fn clock_source(f: &Facts, _: &Params) -> Vec<Finding> {
-    use hwsurvey_probe::clocksource::{kind, ClockKind};
+    use hwsurvey_machine::clocksource::{kind, ClockKind};
     const ID: &str = "clock.source";
     const CURRENT: &str = "/sys/devices/system/clocksource/clocksource0/current_clocksource";
     const AVAILABLE: &str = "/sys/devices/system/clocksource/clocksource0/available_clocksource";

@@ -620,6 +620,7 @@ fn remember(slot: &Mutex<Option<String>>, error: String) -> String {
 mod tests {
     use super::*;
     use hwsurvey_engine::DynFamily;
+    use hwsurvey_probe::run_env::ReadRunEnv as _;
 
     #[test]
     fn kernels_compute_stream_values() {

@@ -1,7 +1,7 @@
 //! The running binary's ELF identity (class, `e_machine`, byte order) and how it sits on the
 //! kernel's machine: native, compat mode, or emulated. Pure: the bytes come from
-//! `/proc/self/exe` (read in [`crate::os`]) or from a snapshot's live facts
-//! ([`crate::live::LiveFacts::binary`]); names and compat pairs come from the one ELF machine
+//! `/proc/self/exe` (read by `hwsurvey_probe::os`) or from a snapshot's live facts
+//! (`hwsurvey_probe::live::LiveFacts::binary`); names and compat pairs come from the one ELF machine
 //! table, [`hwsurvey_elf::MACHINES`].
 
 use hwsurvey_elf::MachineInfo;

@@ -124,24 +124,6 @@ pub(super) fn decide(inputs: &VirtInputs, qemu_seen: bool, vm_seen: bool) -> Dec
     d
 }
 
-/// CNTFRQ_EL0 on the live machine, Hz; `None` where the register reads 0 (firmware left it
-/// unprogrammed).
-#[cfg(target_arch = "aarch64")]
-pub fn live_timer_frequency_hz() -> Option<u64> {
-    let hz: u64;
-    // SAFETY: reading CNTFRQ_EL0 has no side effect; Linux lets EL0 read it (CNTKCTL_EL1
-    // EL0VCTEN is set for the vDSO), and a kernel that did not would trap it as an undefined
-    // instruction only on configurations Linux does not ship.
-    unsafe { std::arch::asm!("mrs {hz}, cntfrq_el0", hz = out(reg) hz, options(nomem, nostack)) };
-    Some(hz).filter(|&h| h > 0)
-}
-
-/// Not aarch64: no generic timer register to read.
-#[cfg(not(target_arch = "aarch64"))]
-pub fn live_timer_frequency_hz() -> Option<u64> {
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::{classify, Platform, VirtInputs};

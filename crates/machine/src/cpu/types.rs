@@ -180,7 +180,7 @@ impl CacheType {
         }
     }
 
-    pub(crate) fn parse(text: &str) -> Option<CacheType> {
+    pub fn parse(text: &str) -> Option<CacheType> {
         match text.trim() {
             "Data" | "data" => Some(CacheType::Data),
             "Instruction" | "instruction" => Some(CacheType::Instruction),

@@ -1,0 +1,59 @@
+//! What x86 cpuid says about the CPU the probe ran on ([`CpuidInfo`]). The decoder and the live
+//! reader are `hwsurvey_probe::cpu::x86` (`decode` reads from any `raw_cpuid::CpuIdReader`, so a
+//! captured register dump of a named CPU is a test; `probe_live` uses the real instruction).
+//!
+//! Leaves used: 0 (vendor), 1 (family/model/stepping), 4 / 0x8000_001D (deterministic cache
+//! parameters: level, type, ways, line size, sets, threads sharing), 2 (Intel TLB descriptors),
+//! 0x8000_0005/6 (AMD L1/L2 TLBs), 7 EDX bit 15 (hybrid part), 0x1A EAX[31:24] (core type of
+//! the CPU the instruction runs on: 0x20 Atom/E-core, 0x40 Core/P-core; Intel SDM vol. 2A,
+//! "CPUID—Hybrid Information Enumeration Leaf").
+
+use hwsurvey_model::CpuId;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What cpuid says about the CPU the probe ran on.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuidInfo {
+    /// Leaf 0 vendor string (`GenuineIntel`, `AuthenticAMD`).
+    pub vendor: Option<String>,
+    /// Leaves 0x8000_0002-4 brand string.
+    pub brand: Option<String>,
+    /// Display family (base + extended).
+    pub family: Option<u32>,
+    /// Display model (base + extended).
+    pub model: Option<u32>,
+    /// Stepping.
+    pub stepping: Option<u32>,
+    /// Leaf 7 EDX bit 15: a hybrid part (P-cores and E-cores).
+    pub hybrid: bool,
+    /// Caches from the deterministic cache parameter leaf.
+    pub caches: Vec<CpuidCache>,
+    /// TLBs, as described by the CPU (Intel leaf 2 descriptors, AMD 0x8000_0005/6), as text.
+    pub tlbs: Vec<String>,
+    /// TLB geometry ([`super::tlb`]): Intel leaf 2 descriptors and leaf 0x18, AMD
+    /// 0x8000_0005/6/19. Absent in documents written before it existed (read as empty).
+    #[serde(default)]
+    pub tlb: Vec<super::tlb::Tlb>,
+    /// Leaf 0x1A core type per OS CPU on a hybrid part (empty otherwise).
+    pub core_types: BTreeMap<CpuId, String>,
+}
+
+/// One cache as cpuid leaf 4 / 0x8000_001D describes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuidCache {
+    /// Level.
+    pub level: u8,
+    /// `data`, `instruction`, `unified`.
+    pub cache_type: String,
+    /// ways x partitions x line size x sets, bytes.
+    pub size_bytes: u64,
+    /// Line size, bytes.
+    pub line_size_bytes: u32,
+    /// Ways of associativity.
+    pub ways: u32,
+    /// Sets.
+    pub sets: u32,
+    /// Maximum logical processors sharing this cache (EAX[25:14] + 1).
+    pub max_threads_sharing: u32,
+}
