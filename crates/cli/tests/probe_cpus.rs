@@ -14,23 +14,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
+use hwsurvey_testkit::peers::run;
 use hwsurvey_testkit::{extract, fixtures, tool};
 
 /// Columns compared: what both print with the same meaning.
 const COLUMNS: &[&str] = &[
     "CPU", "NODE", "SOCKET", "CORE", "CACHE", "ONLINE", "MAXMHZ", "MINMHZ",
 ];
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed ({}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8")
-}
 
 /// A table's rows as column name -> value (the cache column, named `L1d:L1i:...`, as `CACHE`).
 fn rows(table: &str) -> Vec<BTreeMap<String, String>> {

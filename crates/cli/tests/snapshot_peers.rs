@@ -8,159 +8,14 @@
 //! `shared_cpu_map`) and hwloc "failed to find sysfs cpu topology directory" (no
 //! `thread_siblings`, `core_siblings`).
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use hwsurvey_testkit::peers::{self, lscpu, lscpu_facts, lstopo_facts, lstopo_xml, run, PeerFacts};
 use hwsurvey_testkit::{fixtures, tool, unpack};
 
-/// What a tool (or the probe) says of the CPU side of a machine.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Facts {
-    /// Online CPUs.
-    cpus: usize,
-    sockets: usize,
-    cores: usize,
-    /// Hardware threads (online CPUs with a topology).
-    threads: usize,
-    /// NUMA nodes holding CPUs.
-    nodes: usize,
-    /// Per cache name (`L1d`, `L1i`, `L2`, `L3`): size of one instance in bytes, instances.
-    caches: BTreeMap<String, (u64, usize)>,
-}
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed ({}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8")
-}
-
-/// `lscpu` on `root` (`--sysroot` unless `/`) with `args`.
-fn lscpu(root: &Path, args: &[&str]) -> String {
-    let mut cmd = Command::new("lscpu");
-    if root != Path::new("/") {
-        cmd.arg("--sysroot").arg(root);
-    }
-    run(cmd.args(args).env("LC_ALL", "C"))
-}
-
-/// lscpu's facts: `-p=CPU,CORE,SOCKET,NODE` (online CPUs) and `-C --bytes` (caches).
-fn lscpu_facts(root: &Path) -> Facts {
-    let table = lscpu(root, &["-p=CPU,CORE,SOCKET,NODE"]);
-    let rows: Vec<Vec<&str>> = table
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|l| l.split(',').collect())
-        .collect();
-    let distinct = |i: usize| {
-        rows.iter()
-            .filter_map(|r| r.get(i).filter(|v| !v.is_empty()))
-            .collect::<BTreeSet<_>>()
-            .len()
-    };
-    let mut caches = BTreeMap::new();
-    for line in lscpu(root, &["-C", "--bytes"]).lines().skip(1) {
-        let w: Vec<&str> = line.split_whitespace().collect();
-        let (Some(one), Some(all)) = (
-            w.get(1).and_then(|v| v.parse::<u64>().ok()),
-            w.get(2).and_then(|v| v.parse::<u64>().ok()),
-        ) else {
-            continue;
-        };
-        if one > 0 {
-            caches.insert(w[0].to_string(), (one, (all / one) as usize));
-        }
-    }
-    Facts {
-        cpus: rows.len(),
-        sockets: distinct(2),
-        cores: distinct(1),
-        threads: rows.len(),
-        nodes: distinct(3),
-        caches,
-    }
-}
-
-/// `lstopo-no-graphics` on `root` (`--input` unless `/`): the XML of the whole system (CPUs
-/// outside this process's cgroup too), without I/O.
-fn lstopo_xml(root: &Path) -> String {
-    let mut cmd = Command::new("lstopo-no-graphics");
-    if root != Path::new("/") {
-        cmd.arg("--input").arg(root);
-    }
-    run(cmd
-        .args(["--no-io", "--disallowed", "--of", "xml", "-"])
-        .env("HWLOC_COMPONENTS", "-pci"))
-}
-
-/// hwloc's facts from its XML: objects counted by type; caches by level and type.
-fn lstopo_facts(root: &Path) -> Facts {
-    let xml = lstopo_xml(root);
-    let options = roxmltree::ParsingOptions {
-        allow_dtd: true,
-        ..Default::default()
-    };
-    let doc = roxmltree::Document::parse_with_options(&xml, options).expect("lstopo XML");
-    let objects: Vec<roxmltree::Node> = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("object"))
-        .collect();
-    let count = |t: &str| {
-        objects
-            .iter()
-            .filter(|n| n.attribute("type") == Some(t))
-            .count()
-    };
-    let nodes_with_cpus = objects
-        .iter()
-        .filter(|n| n.attribute("type") == Some("NUMANode"))
-        .filter(|n| {
-            // hwloc's bitmask: 32-bit words `0x...` joined by `,` (an empty word is 0)
-            n.attribute("cpuset").is_some_and(|c| {
-                c.split(',').any(|w| {
-                    u64::from_str_radix(w.trim_start_matches("0x"), 16).is_ok_and(|v| v != 0)
-                })
-            })
-        })
-        .count();
-    let mut caches: BTreeMap<String, (u64, usize)> = BTreeMap::new();
-    for n in &objects {
-        let Some(t) = n.attribute("type") else {
-            continue;
-        };
-        let Some(level) = t.strip_prefix('L').and_then(|r| r.strip_suffix("Cache")) else {
-            continue;
-        };
-        let name = match (level, n.attribute("cache_type")) {
-            ("1", Some("1")) => "L1d".to_string(),
-            ("1i", _) => "L1i".to_string(),
-            (l, _) => format!("L{l}"),
-        };
-        let size: u64 = n
-            .attribute("cache_size")
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        let e = caches.entry(name).or_insert((size, 0));
-        e.1 += 1;
-    }
-    caches.retain(|_, (size, _)| *size > 0);
-    Facts {
-        cpus: count("PU"),
-        sockets: count("Package"),
-        cores: count("Core"),
-        threads: count("PU"),
-        nodes: nodes_with_cpus,
-        caches,
-    }
-}
-
-/// The probe's facts from its document (`hwsurvey probe --json --root ROOT`).
-fn probe_facts(root: &Path) -> Facts {
+/// The probe's facts from `hwsurvey probe --json --root ROOT`.
+fn probe_facts(root: &Path) -> PeerFacts {
     let out = run(Command::new(env!("CARGO_BIN_EXE_hwsurvey")).args([
         "probe",
         "--json",
@@ -168,44 +23,7 @@ fn probe_facts(root: &Path) -> Facts {
         &root.display().to_string(),
     ]));
     let doc: serde_json::Value = serde_json::from_str(&out).expect("JSON");
-    let cpu = &doc["cpu"];
-    let topo = &cpu["topology"];
-    let n =
-        |v: &serde_json::Value| v.as_u64().unwrap_or_else(|| panic!("not a count: {v}")) as usize;
-    let online = cpu["cpus"]
-        .as_array()
-        .expect("cpu.cpus")
-        .iter()
-        .filter(|c| c["online"] == true)
-        .count();
-    let nodes = doc["numa"]["nodes"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter(|n| n["cpus"].as_str().is_some_and(|c| !c.is_empty()))
-                .count()
-        })
-        .unwrap_or(0);
-    let mut caches = BTreeMap::new();
-    for c in cpu["caches"].as_array().expect("cpu.caches") {
-        let level = c["level"].as_u64().expect("level");
-        let name = match (level, c["cache_type"].as_str()) {
-            (1, Some("data")) => "L1d".to_string(),
-            (1, Some("instruction")) => "L1i".to_string(),
-            (l, _) => format!("L{l}"),
-        };
-        if let (Some(size), Some(instances)) = (c["size_bytes"].as_u64(), c["instances"].as_u64()) {
-            caches.insert(name, (size, instances as usize));
-        }
-    }
-    Facts {
-        cpus: online,
-        sockets: n(&topo["packages"]),
-        cores: n(&topo["cores"]),
-        threads: n(&topo["threads"]),
-        nodes,
-        caches,
-    }
+    peers::probe_facts(&doc)
 }
 
 /// `hwsurvey snapshot` of `root` (`None`: this machine), extracted; returns the folder (in

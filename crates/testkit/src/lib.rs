@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod fleet_sample;
+pub mod peers;
 pub mod plans;
 pub mod report_sample;
 
