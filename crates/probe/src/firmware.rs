@@ -20,8 +20,8 @@
 
 use hwsurvey_model::{Probed, Unknown};
 
-use crate::cpu::Arch;
 use crate::SysRoot;
+use hwsurvey_machine::cpu::Arch;
 
 // The types and pure functions of this part of the machine document, under their paths here.
 pub use hwsurvey_machine::firmware::*;

@@ -3,15 +3,15 @@
 //! a capture ([`LIVE_FACTS_PATH`]), so that a probe of the capture says what the live probe
 //! said.
 
+use hwsurvey_machine::binary::BinaryElf;
 use hwsurvey_model::Probed;
 use serde::{Deserialize, Serialize};
 
-use crate::binary::BinaryElf;
 use crate::cpu::x86;
 use crate::SysRoot;
 
 /// The evidence source of the CPUID hypervisor signature ([`crate::virt`]).
-pub use crate::virt::CPUID_SOURCE;
+pub use hwsurvey_machine::virt::CPUID_SOURCE;
 
 /// Where `hwsurvey snapshot` keeps the live-only facts (cpuid, sysconf page size) inside a
 /// capture; read only when probing a capture.
@@ -42,7 +42,7 @@ pub struct LiveFacts {
     /// The machine's identity, hashed ([`crate::os::host_id`]: no snapshot holds the files
     /// themselves); `None` in older snapshots.
     #[serde(default)]
-    pub host_id: Option<crate::os::host_id::HostId>,
+    pub host_id: Option<hwsurvey_machine::os::host_id::HostId>,
     /// The generic timer's frequency (aarch64 CNTFRQ_EL0, Hz) read live, which no file holds
     /// ([`crate::virt::arm64`]); `None` off aarch64 or in older snapshots.
     #[serde(default)]
@@ -74,7 +74,7 @@ impl LiveFacts {
             }),
             host_id: Some(m.os.host_id.clone()),
             timer_frequency_hz: if source.is_live() {
-                crate::virt::live_timer_frequency_hz()
+                live_timer_frequency_hz()
             } else {
                 read_live_facts(source).and_then(|f| f.timer_frequency_hz)
             },
@@ -107,4 +107,22 @@ pub(crate) fn kernel_machine(root: &SysRoot) -> Option<(String, &'static str)> {
     let facts = read_live_facts(root)?;
     let m = facts.kernel_machine?.known()?.clone();
     Some((m, "uname machine"))
+}
+
+/// CNTFRQ_EL0 on the live machine, Hz; `None` where the register reads 0 (firmware left it
+/// unprogrammed).
+#[cfg(target_arch = "aarch64")]
+pub fn live_timer_frequency_hz() -> Option<u64> {
+    let hz: u64;
+    // SAFETY: reading CNTFRQ_EL0 has no side effect; Linux lets EL0 read it (CNTKCTL_EL1
+    // EL0VCTEN is set for the vDSO), and a kernel that did not would trap it as an undefined
+    // instruction only on configurations Linux does not ship.
+    unsafe { std::arch::asm!("mrs {hz}, cntfrq_el0", hz = out(reg) hz, options(nomem, nostack)) };
+    Some(hz).filter(|&h| h > 0)
+}
+
+/// Not aarch64: no generic timer register to read.
+#[cfg(not(target_arch = "aarch64"))]
+pub fn live_timer_frequency_hz() -> Option<u64> {
+    None
 }

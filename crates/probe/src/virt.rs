@@ -25,9 +25,9 @@
 //! No source speaking is not proof of bare metal (a hypervisor can hide): the verdict is then
 //! [`Platform::NoHypervisorSeen`], never "bare metal".
 
-use crate::cpu::midr::Midr;
 use crate::live::read_live_facts;
 use crate::SysRoot;
+use hwsurvey_machine::cpu::midr::Midr;
 
 // The types and pure functions of this part of the machine document, under their paths here.
 pub use hwsurvey_machine::virt::*;
@@ -51,24 +51,6 @@ fn live_cpuid_signature() -> Option<String> {
     None
 }
 
-/// CNTFRQ_EL0 on the live machine, Hz; `None` where the register reads 0 (firmware left it
-/// unprogrammed).
-#[cfg(target_arch = "aarch64")]
-pub fn live_timer_frequency_hz() -> Option<u64> {
-    let hz: u64;
-    // SAFETY: reading CNTFRQ_EL0 has no side effect; Linux lets EL0 read it (CNTKCTL_EL1
-    // EL0VCTEN is set for the vDSO), and a kernel that did not would trap it as an undefined
-    // instruction only on configurations Linux does not ship.
-    unsafe { std::arch::asm!("mrs {hz}, cntfrq_el0", hz = out(reg) hz, options(nomem, nostack)) };
-    Some(hz).filter(|&h| h > 0)
-}
-
-/// Not aarch64: no generic timer register to read.
-#[cfg(not(target_arch = "aarch64"))]
-pub fn live_timer_frequency_hz() -> Option<u64> {
-    None
-}
-
 /// cpu0's MIDR_EL1 and its source: `regs/identification/midr_el1` (hex), else the first record
 /// of `/proc/cpuinfo` with `CPU implementer` / `CPU part`; `(None, None)` off arm64.
 fn cpu0_midr(root: &SysRoot) -> (Option<Midr>, Option<String>) {
@@ -81,7 +63,7 @@ fn cpu0_midr(root: &SysRoot) -> (Option<Midr>, Option<String>) {
         return (Some(Midr::from_raw(raw)), Some(SYS.into()));
     }
     let midr = root.read("/proc/cpuinfo").ok().and_then(|t| {
-        crate::cpu::cpuinfo::parse_cpuinfo(&t)
+        hwsurvey_machine::cpu::cpuinfo::parse_cpuinfo(&t)
             .cpus
             .iter()
             .find_map(|c| c.midr)
@@ -116,7 +98,7 @@ pub fn inputs(root: &SysRoot) -> VirtInputs {
         midr,
         midr_source,
         timer_frequency_hz: if root.is_live() {
-            live_timer_frequency_hz()
+            crate::live::live_timer_frequency_hz()
         } else {
             read_live_facts(root).and_then(|f| f.timer_frequency_hz)
         },
