@@ -10,16 +10,31 @@
 //!    tests left one (`target/guests/runs/<guest>/guest/out/run.json`; `HWSURVEY_GUESTS=1
 //!    cargo test -p hwsurvey-guests --test guests` writes them), and for any file named in
 //!    `HWSURVEY_ESTIMATE_FILES` (colon-separated).
+//! 3. What the measured figures of issue 34 cost (its Performance section: "measuring the
+//!    clock adds under 2 s to the standard profile; reading energy counters adds no
+//!    measurable time to a point"): `hwsurvey run --profile standard --only cpu.clock` run a
+//!    few times, the family's actual seconds each time (and in section 1's run, when it was
+//!    the standard profile); then the energy reads the engine makes around every point (one
+//!    reading before, one after, the difference: `hwsurvey_probe::energy::{read, between}`),
+//!    timed over a synthetic two-package RAPL tree (5 counters: two packages, their DRAM,
+//!    psys) and over this machine's own tree (where it has none, a point reads nothing: the
+//!    time of finding that out once per run is given), each against the shortest point of
+//!    section 1's run.
 //!
 //! `cargo bench -p hwsurvey --bench estimate`; `HWSURVEY_BENCH_SMOKE=1` is the short form
-//! (CI's scripts/bench-smoke): the quick profile, section 1 only.
+//! (CI's scripts/bench-smoke): the quick profile in section 1, no section 2, and section 3
+//! with 3 cpu.clock runs and 200 read pairs (the full form: 5 runs, 2000 pairs).
 //!
-//! Output (scripts/bench-smoke's contract): each section's figure line is "actual/estimated:
-//! median R (min A, max B) over N families".
+//! Output (scripts/bench-smoke's contract): the figure line of sections 1 and 2 is
+//! "actual/estimated: median R (min A, max B) over N families"; section 3's are "... median
+//! X s (min A, max B) over N runs" for cpu.clock and "... median X us ... over N runs" for
+//! each tree's energy reads.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use hwsurvey_probe::energy;
+use hwsurvey_probe::SysRoot;
 use hwsurvey_result::ResultFile;
 
 /// Allowed relative error of a family's estimate (issue 13).
@@ -27,7 +42,7 @@ const TOLERANCE: f64 = 0.25;
 
 /// `/proc/loadavg`'s three averages, read by the probe layer.
 fn loadavg() -> String {
-    hwsurvey_probe::run_env::load_average_line(&hwsurvey_probe::SysRoot::live())
+    hwsurvey_probe::run_env::load_average_line(&SysRoot::live())
 }
 
 /// Prints the per-family table of `file` and its figure line.
@@ -138,14 +153,18 @@ fn main() {
         )
         .status()
         .expect("hwsurvey runs");
-    match hwsurvey_result::load(&out) {
+    let file = match hwsurvey_result::load(&out) {
         Ok(file) => {
             let code = status.code().map_or("a signal".into(), |c| c.to_string());
             println!("result file: {} (exit {code})", out.display());
             report(&file);
+            Some(file)
         }
-        Err(e) => println!("run: {status}, no result file: {e}"),
-    }
+        Err(e) => {
+            println!("run: {status}, no result file: {e}");
+            None
+        }
+    };
     println!("load after {}", loadavg());
     // the short form measures; old guest files in target/ are no part of what it checks
     let guests = if smoke {
@@ -166,6 +185,170 @@ fn main() {
                 report(&file);
             }
             Err(e) => println!("unreadable: {e}"),
+        }
+    }
+    let (runs, pairs) = if smoke { (3, 200) } else { (5, 2000) };
+    println!("\n== 3. what cpu.clock and the energy reads cost (issue 34, Performance)");
+    clock_cost(bin, &repo, &dir, runs, file.as_ref().filter(|_| !smoke));
+    let shortest = file.as_ref().and_then(shortest_point);
+    energy_cost(pairs, shortest.as_ref());
+}
+
+/// Median, least and largest of `v` (not empty).
+fn spread(v: &[f64]) -> (f64, f64, f64) {
+    let median = hwsurvey_stats::median(v).unwrap_or(f64::NAN);
+    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (median, min, max)
+}
+
+/// The issue's bound on what cpu.clock adds to the standard profile, seconds.
+const CLOCK_BOUND_S: f64 = 2.0;
+
+/// `hwsurvey run --profile standard --only cpu.clock`, `runs` times: the family's actual
+/// seconds (`family_times`) each time and their median; `standard`: section 1's run of the
+/// whole profile, whose cpu.clock time is printed beside them.
+fn clock_cost(bin: &str, repo: &Path, dir: &Path, runs: usize, standard: Option<&ResultFile>) {
+    let clock_time = |f: &ResultFile| {
+        f.family_times
+            .iter()
+            .find(|t| t.family == "cpu.clock")
+            .map(|t| (t.points_run, t.estimated_s, t.actual_s))
+    };
+    let mut actual = Vec::new();
+    for n in 1..=runs {
+        let out = dir.join(format!("clock-{n}.json"));
+        let status = Command::new(bin)
+            .args(["run", "--profile", "standard", "--only", "cpu.clock", "-o"])
+            .arg(&out)
+            .current_dir(repo)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("hwsurvey runs");
+        match hwsurvey_result::load(&out)
+            .ok()
+            .as_ref()
+            .and_then(clock_time)
+        {
+            Some((points, est, act)) => {
+                println!(
+                    "run {n} cpu.clock: {points} points, actual {act:.3} s (estimated {est:.3} s)"
+                );
+                actual.push(act);
+            }
+            None => println!(
+                "run {n} cpu.clock: {status}, no cpu.clock time in {}",
+                out.display()
+            ),
+        }
+    }
+    if let Some((points, est, act)) = standard.and_then(clock_time) {
+        println!(
+            "in section 1's standard run: cpu.clock {points} points, actual {act:.3} s (estimated {est:.3} s)"
+        );
+    }
+    if actual.is_empty() {
+        return;
+    }
+    let (median, min, max) = spread(&actual);
+    println!(
+        "cpu.clock in the standard profile: median {median:.3} s (min {min:.3}, max {max:.3}) over {} runs; under {CLOCK_BOUND_S} s: {}",
+        actual.len(),
+        if max < CLOCK_BOUND_S { "yes" } else { "NO" }
+    );
+}
+
+/// The shortest measured point of `file`: (family and id, seconds).
+fn shortest_point(file: &ResultFile) -> Option<(String, f64)> {
+    file.tests
+        .iter()
+        .filter(|t| t.outcome == hwsurvey_result::Outcome::Measured && t.duration_s > 0.0)
+        .min_by(|a, b| a.duration_s.total_cmp(&b.duration_s))
+        .map(|t| (format!("{} {}", t.point.family, t.point.id), t.duration_s))
+}
+
+/// `pairs` times what the engine does around a point where counters exist: a reading before,
+/// one after, the energy between (microseconds each time).
+fn time_reads(root: &SysRoot, counters: &[energy::EnergyCounter], pairs: usize) -> Vec<f64> {
+    (0..pairs)
+        .map(|_| {
+            let t0 = std::time::Instant::now();
+            let before = energy::read(root, counters);
+            let after = energy::read(root, counters);
+            std::hint::black_box(energy::between(counters, &before, &after));
+            t0.elapsed().as_secs_f64() * 1e6
+        })
+        .collect()
+}
+
+/// Prints one figure line of read times (microseconds) against the shortest point.
+fn print_reads(what: &str, us: &[f64], shortest: Option<&(String, f64)>) {
+    let (median, min, max) = spread(us);
+    let against = match shortest {
+        Some((id, s)) => format!(
+            "; {:.4} % of the shortest point of section 1 ({id}, {s:.3} s)",
+            median / 1e6 / s * 100.0
+        ),
+        None => String::new(),
+    };
+    println!(
+        "{what}: median {median:.1} us (min {min:.1}, max {max:.1}) over {} runs{against}",
+        us.len()
+    );
+}
+
+/// The energy reads of one point over a synthetic two-package RAPL tree and over this
+/// machine's own tree.
+fn energy_cost(pairs: usize, shortest: Option<&(String, f64)>) {
+    let tree = tempfile::tempdir().expect("a folder for the synthetic tree");
+    hwsurvey_testkit::powercap::write_zones(
+        tree.path(),
+        &hwsurvey_testkit::powercap::TWO_PACKAGE_SERVER,
+    );
+    let root = SysRoot::new(tree.path());
+    let counters = energy::discover(&root).expect("the synthetic tree's counters");
+    let names: Vec<&str> = counters.iter().map(|c| c.domain.as_str()).collect();
+    print_reads(
+        &format!(
+            "energy reads of one point, synthetic two-package RAPL tree ({} counters: {})",
+            counters.len(),
+            names.join(", ")
+        ),
+        &time_reads(&root, &counters, pairs),
+        shortest,
+    );
+    let live = SysRoot::live();
+    let mut found = Vec::new();
+    let mut last = None;
+    for _ in 0..pairs.min(200) {
+        let t0 = std::time::Instant::now();
+        last = Some(energy::discover(&live));
+        found.push(t0.elapsed().as_secs_f64() * 1e6);
+    }
+    match last {
+        Some(Ok(c)) if !c.is_empty() => print_reads(
+            &format!(
+                "energy reads of one point, this machine's tree ({} counters)",
+                c.len()
+            ),
+            &time_reads(&live, &c, pairs),
+            shortest,
+        ),
+        last => {
+            let why = match last {
+                Some(Err(u)) => u.to_string(),
+                _ => "an empty list".into(),
+            };
+            println!(
+                "this machine's tree has no energy counter ({why}): the engine reads nothing \
+                 around a point (0 s a point)"
+            );
+            print_reads(
+                "finding that out, once per run (energy::discover)",
+                &found,
+                shortest,
+            );
         }
     }
 }

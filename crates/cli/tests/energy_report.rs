@@ -1,7 +1,8 @@
 //! Energy per point, end to end: the engine's run loop over a synthetic root with RAPL
 //! counters (package-0 wrapping around during the point, a DRAM zone) writes joules and mean
-//! watts into each point's record; the file loads back; compare shows GB/s per W beside the
-//! scaling tables, and "no energy counters" with the reason for a run without counters.
+//! watts into each point's record; the file loads back; compare shows GB/s per W in a column
+//! beside each figure of the family table (the machine table names the counters), and for a
+//! run without counters no column and why, once.
 
 use hwsurvey_probe::run_env::ReadRunEnv as _;
 use std::path::Path;
@@ -20,24 +21,14 @@ use hwsurvey_probe::SysRoot;
 use hwsurvey_report::{compare, render, Format, Input};
 use hwsurvey_result::{RunEnergy, Tool};
 
-/// package-0 counts up to max_energy_range_uj 262143328850 and wraps; dram does not.
-fn write(root: &Path, path: &str, text: &str) {
-    let p = root.join(path.trim_start_matches('/'));
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
+use hwsurvey_testkit::powercap::{self, DRAM_MAX_UJ, PACKAGE_MAX_UJ};
 
-const PKG: &str = "/sys/class/powercap/intel-rapl:0";
-const DRAM: &str = "/sys/class/powercap/intel-rapl:0:0";
-
-fn rapl_root(root: &Path) {
-    write(root, &format!("{PKG}/name"), "package-0");
-    write(root, &format!("{PKG}/energy_uj"), "262141328850");
-    write(root, &format!("{PKG}/max_energy_range_uj"), "262143328850");
-    write(root, &format!("{DRAM}/name"), "dram");
-    write(root, &format!("{DRAM}/energy_uj"), "1000000");
-    write(root, &format!("{DRAM}/max_energy_range_uj"), "65712999613");
-}
+/// package-0 counts up to max_energy_range_uj 262143328850 and is 2 J short of it: it wraps
+/// during the first point; dram does not.
+const ZONES: [powercap::Zone; 2] = [
+    ("intel-rapl:0", "package-0", 262_141_328_850, PACKAGE_MAX_UJ),
+    ("intel-rapl:0:0", "dram", 1_000_000, DRAM_MAX_UJ),
+];
 
 /// A bandwidth "family" that burns 5 J of package energy (across the wrap) and 1 J of DRAM
 /// energy per point, as the counters of its root say, and reports 10 GB/s.
@@ -67,26 +58,8 @@ impl Family for Burn {
         Ok(FamilyPoints::default())
     }
     fn run_point(&self, _: NoParams, _: &Point, _: &RunContext<'_>) -> PointOutcome {
-        let read = |p: &str| -> u64 {
-            std::fs::read_to_string(self.root.join(p.trim_start_matches('/')))
-                .unwrap()
-                .trim()
-                .parse()
-                .unwrap()
-        };
-        let pkg = read(&format!("{PKG}/energy_uj"));
-        let dram = read(&format!("{DRAM}/energy_uj"));
-        let wrapped = (pkg + 5_000_000) % 262_143_328_850;
-        write(
-            &self.root,
-            &format!("{PKG}/energy_uj"),
-            &wrapped.to_string(),
-        );
-        write(
-            &self.root,
-            &format!("{DRAM}/energy_uj"),
-            &(dram + 1_000_000).to_string(),
-        );
+        powercap::add_energy_uj(&self.root, "intel-rapl:0", 5_000_000, PACKAGE_MAX_UJ);
+        powercap::add_energy_uj(&self.root, "intel-rapl:0:0", 1_000_000, DRAM_MAX_UJ);
         std::thread::sleep(Duration::from_millis(50));
         PointOutcome::Measured(Measurement {
             metrics: vec![Metric::throughput(
@@ -110,7 +83,7 @@ fn point(id: &str) -> Point {
 #[test]
 fn energy_per_point_through_the_engine_renders_per_watt_in_compare() {
     let dir = tempfile::tempdir().unwrap();
-    rapl_root(dir.path());
+    powercap::write_zones(dir.path(), &ZONES);
     let root = SysRoot::new(dir.path());
     let text = "format_version = 1\nid = \"quick\"\nversion = 1\ndescription = \"d\"\n[run]\nplacement = \"compact\"\nsample_min_s = 0.2\nsample_min_clock_ticks = 20\nwarmup_s = 0.1\nsamples_min = 3\nsamples_max = 5\ntarget_cv = 0.03\nmemory_fraction = 0.5\nmemory_llc_multiple = 4.0\nmemory_min_working_set_bytes = 1048576\noversubscription_factor = 2\n";
     let profile = Profile::parse("t.toml", text, &[]).unwrap();
@@ -229,17 +202,15 @@ fn energy_per_point_through_the_engine_renders_per_watt_in_compare() {
         },
     ];
     let c = compare(&inputs, None, false).unwrap();
+    assert!(!c.tables.iter().any(|t| t.id.starts_with("energy:")));
     let table = c
         .tables
         .iter()
-        .find(|t| t.id == "energy:mem.bandwidth")
-        .expect("per-watt table");
-    // it sits right after the family's scaling tables, before the next family's
-    let pos = c.tables.iter().position(|t| t.id == table.id).unwrap();
-    assert!(c.tables[..pos]
-        .iter()
-        .any(|t| t.id == "family:mem.bandwidth"));
-    assert_eq!(table.columns, ["rapl", "vm"]);
+        .find(|t| t.id == "family:mem.bandwidth")
+        .expect("family table");
+    // a per-watt column beside the figures for the run with counters, none for the other,
+    // then the relative column
+    assert_eq!(table.columns, ["rapl", "vm", "rapl per W", "vm vs rapl"]);
     assert_eq!(
         table
             .rows
@@ -248,50 +219,89 @@ fn energy_per_point_through_the_engine_renders_per_watt_in_compare() {
             .collect::<Vec<_>>(),
         ["stream.triad/threads=1", "stream.copy/threads=1"]
     );
-    let row = &table.rows[0];
-    assert_eq!(row.unit.as_deref(), Some("bytes_per_j"));
-    let e = file.tests[0].energy.as_ref().unwrap();
-    let expected = 10e9 / e.total_mean_watts().unwrap();
-    let got = row.cells[0].value.unwrap();
-    assert!(
-        (got - expected).abs() / expected < 1e-9,
-        "{got} vs {expected}"
-    );
-    assert!(
-        row.cells[0].text.ends_with("B/s per W"),
-        "{}",
-        row.cells[0].text
-    );
-    assert!(
-        row.cells[0].note.as_deref().unwrap().contains("6.0 J over"),
-        "{:?}",
-        row.cells[0].note
-    );
-    // a machine without counters: each cell points at the one note that says why
-    assert_eq!(
-        row.cells[1].missing.as_deref(),
-        Some("no energy counters (the note under the table says why)")
-    );
-    let why: Vec<&String> = table
+    for row in &table.rows {
+        let t = file.tests.iter().find(|t| t.point.id == row.label).unwrap();
+        let e = t.energy.as_ref().unwrap();
+        let watts = e.total_mean_watts().unwrap();
+        let cell = &row.cells[2];
+        assert_eq!(cell.unit.as_deref(), Some("bytes_per_j"));
+        let expected = row.cells[0].value.unwrap() / watts;
+        let got = cell.value.unwrap();
+        assert!(
+            (got - expected).abs() / expected < 1e-9,
+            "{got} vs {expected}"
+        );
+        assert!(cell.text.ends_with("B/s/W"), "{}", cell.text);
+        assert_eq!(cell.note, Some(format!("{watts:.1} W")));
+    }
+    // why the other run has none, once, under the table; its counters named for the first
+    let notes: Vec<&String> = table
         .notes
         .iter()
-        .filter(|n| n.starts_with("vm: energy unknown"))
+        .filter(|n| n.starts_with("vm:") || n.starts_with("rapl per W:"))
         .collect();
     assert_eq!(
-        why,
-        ["vm: energy unknown: no energy counters: neither /sys/class/powercap/intel-rapl:* nor ..."]
+        notes,
+        [
+            "rapl per W: package-0 (/sys/class/powercap/intel-rapl:0/energy_uj), dram \
+             (/sys/class/powercap/intel-rapl:0:0/energy_uj)",
+            "vm: no per-watt column: no energy counters: neither \
+             /sys/class/powercap/intel-rapl:* nor ..."
+        ]
     );
-    let text = render(&c, Format::Terminal, &[]);
+    // the machine table names each run's counters or says why it has none
+    let machine = c.tables.iter().find(|t| t.id == "machine").unwrap();
+    let row = machine
+        .rows
+        .iter()
+        .find(|r| r.label == "energy counters")
+        .unwrap();
+    assert_eq!(row.cells[0].text, "package-0 + dram (RAPL)");
     assert!(
-        text.contains("mem.bandwidth: performance per watt"),
-        "{text}"
+        row.cells[1]
+            .missing
+            .as_deref()
+            .is_some_and(|m| m.starts_with("no energy counters: ")),
+        "{:?}",
+        row.cells[1]
     );
-    assert!(text.contains("B/s per W"), "{text}");
+    // CSV: the per-watt cells in their own unit
+    let csv = render(&c, Format::Csv, &[]);
+    assert!(
+        csv.lines().any(|l| l
+            .starts_with("family:mem.bandwidth,stream.triad/threads=1,bytes_per_j,rapl per W,")),
+        "{csv}"
+    );
+    // on an 80-column terminal the family table keeps the per-watt column beside the
+    // figures, every line within 80 columns
+    let screen = hwsurvey_report::terminal::screen(
+        &c,
+        &hwsurvey_report::terminal::Screen {
+            width: Some(80),
+            details: true,
+            ..Default::default()
+        },
+    );
+    assert!(
+        screen.lines().all(|l| console::measure_text_width(l) <= 80),
+        "{screen}"
+    );
+    let header = screen
+        .lines()
+        .skip_while(|l| *l != "mem.bandwidth")
+        .nth(2)
+        .unwrap_or_default();
+    assert!(
+        header.contains("rapl") && header.contains("rapl per W") && header.contains("vm"),
+        "{screen}"
+    );
+    assert!(screen.contains("B/s/W"), "{screen}");
 }
 
-/// Files written before energy was read still load, and get no per-watt table.
+/// Files written before energy was read still load, get no per-watt column, and the machine
+/// table says why.
 #[test]
-fn old_files_load_without_energy_and_get_no_per_watt_table() {
+fn old_files_load_without_energy_and_get_no_per_watt_column() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../reports/examples/vm-x86_64-standard.json");
     let file = hwsurvey_result::load(&path).unwrap();
@@ -302,10 +312,24 @@ fn old_files_load_without_energy_and_get_no_per_watt_table() {
         label: "old".into(),
         file,
     }];
-    assert_eq!(
-        hwsurvey_report::energy::energy_table(&inputs, "mem.bandwidth", &[]),
-        None
-    );
     let c = compare(&inputs, None, false).unwrap();
-    assert!(!c.tables.iter().any(|t| t.id.starts_with("energy:")));
+    let family = c
+        .tables
+        .iter()
+        .find(|t| t.id == "family:mem.bandwidth")
+        .unwrap();
+    assert!(!family.columns.iter().any(|c| c.ends_with(" per W")));
+    let machine = c.tables.iter().find(|t| t.id == "machine").unwrap();
+    let row = machine
+        .rows
+        .iter()
+        .find(|r| r.label == "energy counters")
+        .unwrap();
+    assert_eq!(
+        row.cells[0].missing.as_deref(),
+        Some(
+            "no energy readings in this file (written before hwsurvey read energy counters, \
+             or by another build)"
+        )
+    );
 }

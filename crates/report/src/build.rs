@@ -153,7 +153,6 @@ pub fn compare(
     for family in families(inputs) {
         tables.push(family_table(inputs, base, &family, &flags));
         tables.extend(crate::scaling::scaling_tables(inputs, &family, &flags));
-        tables.extend(crate::energy::energy_table(inputs, &family, &flags));
         if family == "storage.iops" {
             tables.extend(crate::scaling::storage_ceilings_table(inputs, &flags));
         }

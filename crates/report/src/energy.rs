@@ -1,182 +1,187 @@
-//! Performance per watt, beside a family's scaling tables: for each measured point that carries
-//! an energy reading (`tests[].energy`, docs/result-format.md), the point's throughput median
-//! divided by the mean power of the counted domains over the point (package and DRAM, or the
-//! hwmon energy inputs): GB/s per W (= GB per J) for bandwidth metrics, operations per joule
-//! for `*_ops_per_s`, `iterations_per_s` and `iops`.
+//! Performance per watt, beside each scaling figure: in a family's table ([`crate::family`]),
+//! after the platforms' columns, one column `<label> per W` for each platform whose file
+//! carries an energy reading for a point of that family (`tests[].energy`,
+//! docs/result-format.md). A cell is the row's figure (the point's median throughput) divided
+//! by the mean power of the counted domains over the point (package and DRAM, or the hwmon
+//! energy inputs): GB/s per W (= GB per J) for bandwidth metrics, operations per joule for
+//! `*_ops_per_s`, `iterations_per_s` and `iops`; the mean watts in its note.
 //!
 //! The power is the mean over the whole point (calibration, warm-up and every sample), read
 //! before and after it; the throughput is the median of its samples. A platform without
-//! counters shows why once, in a note under the table (the reason its file gives once); a family whose points carry
-//! no reading on any platform gets no table.
+//! readings gets no column, and the table says why once, in a note; the machine table's
+//! `energy counters` row names each run's counters or why it has none ([`counters_words`]),
+//! so a comparison where no platform has counters says it there, once.
 
 use hwsurvey_result::{ResultFile, TestResult};
 
 use crate::input::Input;
-use crate::layout::{Cell, Row, Table};
+use crate::layout::Cell;
 
-/// The throughput metric of a point and how its per-joule figure is named: (metric name,
-/// base unit of the per-joule value, words for people).
-fn throughput(t: &TestResult) -> Option<(&hwsurvey_result::MetricResult, &'static str)> {
-    t.metrics.iter().find_map(|m| {
-        if m.name.ends_with("bytes_per_s") {
-            Some((m, "bytes_per_j"))
-        } else if m.name.ends_with("_per_s") || m.name == "iops" {
-            Some((m, "ops_per_j"))
-        } else {
-            None
-        }
-    })
+/// Header suffix of a per-watt column: `<label> per W`.
+pub const COLUMN_SUFFIX: &str = " per W";
+
+/// The unit of a per-watt value for a figure in `unit` (the row's base unit): `bytes_per_j`
+/// for bandwidth (`bytes_per_s`), `ops_per_j` for operation rates (`ops_per_s`,
+/// `iterations_per_s`, `iops`); `None` for what is no rate (latency, a ratio, a clock).
+pub fn per_joule_unit(metric: &str) -> Option<&'static str> {
+    if metric.ends_with("bytes_per_s") {
+        Some("bytes_per_j")
+    } else if metric.ends_with("ops_per_s")
+        || metric.ends_with("iterations_per_s")
+        || metric == "iops"
+    {
+        Some("ops_per_j")
+    } else {
+        None
+    }
 }
 
-/// `12.3 GB/s per W`, `4.56 Mops per J`.
+/// `350 MB/s/W`, `4.56 Mops/J`.
 fn per_joule_text(value: f64, unit: &str) -> String {
     let (v, p) = hwsurvey_model::units::decimal_prefixed(value);
     match unit {
-        "bytes_per_j" => format!("{v} {p}B/s per W"),
-        _ => format!("{v} {p}ops per J"),
+        "bytes_per_j" => format!("{v} {p}B/s/W"),
+        _ => format!("{v} {p}ops/J"),
     }
 }
 
-/// Why a platform's point has no per-watt figure.
-fn missing(file: &ResultFile, t: Option<&TestResult>) -> String {
-    if file
+/// The measured point `id` of `family` in `file`.
+fn test<'a>(file: &'a ResultFile, family: &str, id: &str) -> Option<&'a TestResult> {
+    file.tests.iter().find(|t| {
+        t.point.family == family
+            && t.point.id == id
+            && t.outcome == hwsurvey_result::Outcome::Measured
+    })
+}
+
+/// The per-watt figure of a measured point: its headline metric's median (the figure the
+/// family table shows) over the mean power of its counted domains, with the unit; `Err` with
+/// why not when the point has a rate but no usable reading; `Ok(None)` when the headline is
+/// no rate (latency) or has no median.
+fn figure(t: &TestResult) -> Result<Option<(f64, &'static str, f64)>, String> {
+    let Some(m) = t.metrics.first() else {
+        return Ok(None);
+    };
+    let (Some(unit), Some(s)) = (per_joule_unit(&m.name), m.summary.as_ref()) else {
+        return Ok(None);
+    };
+    let e = t
         .energy
         .as_ref()
-        .is_some_and(|e| e.unavailable.is_some())
-    {
-        return "no energy counters (the note under the table says why)".into();
-    }
-    if file.energy.is_none() {
-        return "no energy readings in this file (written before energy was read, or by \
-                another build)"
-            .into();
-    }
-    match t {
-        None => "not measured".into(),
-        Some(t) => match &t.energy {
-            None => "no energy reading for this point".into(),
-            Some(e) if e.total_mean_watts().is_none() => {
-                format!("no counted domain read: {}", e.problems.join("; "))
-            }
-            Some(_) => "no throughput metric with a median".into(),
-        },
+        .ok_or("no energy reading for this point")?;
+    match e.total_mean_watts() {
+        Some(w) if w > 0.0 => Ok(Some((s.median / w, unit, w))),
+        Some(w) => Err(format!("the counted domains read {w} W over the point")),
+        None if e.problems.is_empty() => Err("no counted energy domain read".into()),
+        None => Err(format!("no counted domain read: {}", e.problems.join("; "))),
     }
 }
 
-fn cell(file: &ResultFile, t: Option<&TestResult>) -> (Cell, Option<&'static str>) {
-    let figure = t.and_then(|t| {
-        let e = t.energy.as_ref()?;
-        let watts = e.total_mean_watts().filter(|w| *w > 0.0)?;
-        let (m, unit) = throughput(t)?;
-        let median = m.summary.as_ref()?.median;
-        Some((median / watts, unit, watts, e))
-    });
-    match figure {
-        Some((value, unit, watts, e)) => (
-            Cell {
-                text: per_joule_text(value, unit),
-                value: Some(value),
-                note: Some(format!(
-                    "mean {watts:.1} W, {:.1} J over {:.1} s ({})",
-                    e.total_joules().unwrap_or(0.0),
-                    e.seconds,
-                    e.domains_words()
-                )),
-                missing: None,
-                x: None,
-                stats: None,
-            },
-            Some(unit),
-        ),
-        None => (
-            Cell {
-                text: String::new(),
-                value: None,
-                note: None,
-                missing: Some(missing(file, t)),
-                x: None,
-                stats: None,
-            },
-            None,
-        ),
-    }
+/// Whether `file` has a per-watt figure for some point of `family`.
+fn has_figure(file: &ResultFile, family: &str) -> bool {
+    file.tests
+        .iter()
+        .filter(|t| t.point.family == family)
+        .any(|t| matches!(figure(t), Ok(Some(_))))
 }
 
-/// The per-watt table of `family`, or `None` when no platform has an energy reading for any
-/// of its measured points. Rows: the family's points in the order of the first file that ran
-/// them; columns: the platforms.
-pub fn energy_table(inputs: &[Input], family: &str, flags: &[String]) -> Option<Table> {
-    let has_energy = |t: &TestResult| {
-        t.point.family == family
-            && t.energy
-                .as_ref()
-                .is_some_and(|e| e.total_joules().is_some())
+/// The platforms (indexes into `inputs`) that get a per-watt column in `family`'s table:
+/// those with a figure for at least one of its points.
+pub(crate) fn platforms(inputs: &[Input], family: &str) -> Vec<usize> {
+    (0..inputs.len())
+        .filter(|&k| has_figure(&inputs[k].file, family))
+        .collect()
+}
+
+/// The per-watt cell of row `id` for one platform: the figure with the mean watts in its
+/// note and its unit; empty where the row is no rate or the point did not run (the value
+/// beside it says why); missing with why where the point ran without a usable reading.
+pub(crate) fn cell(file: &ResultFile, family: &str, id: &str) -> Cell {
+    let Some(t) = test(file, family, id) else {
+        return Cell::text("");
     };
-    if !inputs.iter().any(|i| i.file.tests.iter().any(has_energy)) {
-        return None;
+    match figure(t) {
+        Ok(Some((value, unit, watts))) => Cell {
+            note: Some(format!("{watts:.1} W")),
+            unit: Some(unit.to_string()),
+            ..Cell::computed(per_joule_text(value, unit), value)
+        },
+        Ok(None) => Cell::text(""),
+        Err(why) => Cell::missing(why),
     }
-    let mut ids: Vec<String> = Vec::new();
-    for i in inputs {
-        for t in i.file.tests.iter().filter(|t| t.point.family == family) {
-            if throughput(t).is_some() && !ids.contains(&t.point.id) {
-                ids.push(t.point.id.clone());
-            }
-        }
+}
+
+/// Why `file` has no energy readings, in words (`None`: it has some).
+fn why_none(file: &ResultFile) -> Option<String> {
+    match &file.energy {
+        None => Some(
+            "no energy readings in this file (written before hwsurvey read energy counters, \
+             or by another build)"
+                .into(),
+        ),
+        Some(e) => e.unavailable.as_ref().map(|why| why.to_string()),
     }
-    let mut rows = Vec::new();
-    for id in &ids {
-        let mut unit = None;
-        let cells: Vec<Cell> = inputs
-            .iter()
-            .map(|i| {
-                let t = i
-                    .file
-                    .tests
-                    .iter()
-                    .find(|t| t.point.family == family && &t.point.id == id);
-                let (c, u) = cell(&i.file, t);
-                unit = unit.or(u);
-                c
-            })
-            .collect();
-        rows.push(Row {
-            label: id.clone(),
-            unit: unit.map(str::to_string),
-            x: None,
-            cells,
-        });
+}
+
+/// The notes of `family`'s table when it has per-watt columns (`with`: their platforms): how
+/// a figure is made, each column's counters, and for every other platform why it has no
+/// column (once).
+pub(crate) fn notes(inputs: &[Input], family: &str, with: &[usize]) -> Vec<String> {
+    if with.is_empty() {
+        return Vec::new();
     }
-    let mut notes = vec![
-        "performance per watt: the point's median throughput / the mean power of the counted \
-         energy domains over the whole point (read before and after it: package and DRAM RAPL \
-         zones, or hwmon energy inputs); GB/s per W is GB per J"
-            .to_string(),
-    ];
-    for i in inputs {
-        if let Some(e) = &i.file.energy {
-            let sources: Vec<String> = e
-                .counters
+    let mut notes = vec![format!(
+        "per W: the row's median / the mean power of the counted energy domains over the whole \
+         point (read before and after it: package and DRAM RAPL zones, or hwmon energy \
+         inputs), that power in parentheses; B/s/W is bytes per joule, ops/J operations per \
+         joule"
+    )];
+    for (k, i) in inputs.iter().enumerate() {
+        if with.contains(&k) {
+            let sources: Vec<String> = i
+                .file
+                .energy
                 .iter()
+                .flat_map(|e| &e.counters)
                 .map(|c| format!("{} ({})", c.domain, c.source))
                 .collect();
-            if !sources.is_empty() {
-                notes.push(format!("{}: {}", i.label, sources.join(", ")));
-            }
-            if let Some(why) = &e.unavailable {
-                notes.push(format!("{}: energy unknown: {why}", i.label));
-            }
+            notes.push(format!("{} per W: {}", i.label, sources.join(", ")));
+        } else {
+            let why = why_none(&i.file).unwrap_or_else(|| {
+                format!("none of its {family} points carries an energy reading with a rate")
+            });
+            notes.push(format!("{}: no per-watt column: {why}", i.label));
         }
     }
-    notes.extend(flags.iter().cloned());
-    Some(Table {
-        id: format!("energy:{family}"),
-        title: format!("{family}: performance per watt"),
-        row_header: "test".into(),
-        columns: inputs.iter().map(|i| i.label.clone()).collect(),
-        rows,
-        notes,
-        plot: None,
-    })
+    notes
+}
+
+/// The machine table's `energy counters` cell of `file`: the counted domains and their kind
+/// (`package-0 + dram (RAPL)`), or why there are none.
+pub(crate) fn counters_words(file: &ResultFile) -> Result<String, String> {
+    if let Some(why) = why_none(file) {
+        return Err(why);
+    }
+    let counters = file.energy.iter().flat_map(|e| &e.counters);
+    let names: Vec<String> = counters
+        .clone()
+        .map(|c| {
+            if c.in_total {
+                c.domain.clone()
+            } else {
+                format!("{} (not counted)", c.domain)
+            }
+        })
+        .collect();
+    if names.is_empty() {
+        return Err("no energy counters found, and no reason recorded".into());
+    }
+    let kind = if counters.clone().all(|c| c.source.contains("/powercap/")) {
+        "RAPL"
+    } else {
+        "hwmon"
+    };
+    Ok(format!("{} ({kind})", names.join(" + ")))
 }
 
 #[cfg(test)]
@@ -185,28 +190,12 @@ mod tests {
 
     #[test]
     fn per_joule_words_for_bandwidth_and_operations() {
-        assert_eq!(per_joule_text(2.5e8, "bytes_per_j"), "250 MB/s per W");
-        assert_eq!(per_joule_text(4.56e6, "ops_per_j"), "4.56 Mops per J");
-        let point: hwsurvey_result::Point = serde_json::from_value(serde_json::json!({
-            "family": "cpu.scaling", "id": "int/threads=2", "threads": 2,
-            "placement": "compact", "cpus": [0, 1], "params": {},
-            "memory_bytes": 0, "estimated_s": 1.0
-        }))
-        .unwrap();
-        let t = TestResult::new(
-            point,
-            hwsurvey_result::PointOutcome::Measured(hwsurvey_result::Measurement {
-                metrics: vec![
-                    hwsurvey_result::Metric::latency("latency_ns", vec![1.0, 2.0]),
-                    hwsurvey_result::Metric::throughput("ops_per_s", vec![1e9, 1e9]),
-                ],
-                pins: vec![],
-                details: Default::default(),
-            }),
-            "t".into(),
-            1.0,
-        );
-        let (m, unit) = throughput(&t).unwrap();
-        assert_eq!((m.name.as_str(), unit), ("ops_per_s", "ops_per_j"));
+        assert_eq!(per_joule_text(2.5e8, "bytes_per_j"), "250 MB/s/W");
+        assert_eq!(per_joule_text(4.56e6, "ops_per_j"), "4.56 Mops/J");
+        assert_eq!(per_joule_unit("bandwidth_bytes_per_s"), Some("bytes_per_j"));
+        assert_eq!(per_joule_unit("throughput_ops_per_s"), Some("ops_per_j"));
+        assert_eq!(per_joule_unit("iops"), Some("ops_per_j"));
+        assert_eq!(per_joule_unit("latency_ns"), None);
+        assert_eq!(per_joule_unit("clock_hz"), None);
     }
 }

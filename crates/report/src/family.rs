@@ -1,5 +1,7 @@
-//! Family tables: per family the headline metric of every test side by side, with relative
-//! columns against the baseline judged by the runs' own noise (`hwsurvey_stats::within_noise`).
+//! Family tables: per family the headline metric of every test side by side, then the
+//! performance per watt of each platform with energy readings ([`crate::energy`]), then
+//! relative columns against the baseline judged by the runs' own noise
+//! (`hwsurvey_stats::within_noise`).
 
 use hwsurvey_result::outcome::Better;
 use hwsurvey_result::{MetricResult, ResultFile};
@@ -93,6 +95,15 @@ pub(crate) fn family_table(inputs: &[Input], base: usize, family: &str, flags: &
     }
     group_rungs(&mut ids);
     let mut columns: Vec<String> = inputs.iter().map(|i| i.label.clone()).collect();
+    // performance per watt beside the figures, for the platforms with energy readings
+    let per_watt = crate::energy::platforms(inputs, family);
+    for &k in &per_watt {
+        columns.push(format!(
+            "{}{}",
+            inputs[k].label,
+            crate::energy::COLUMN_SUFFIX
+        ));
+    }
     let others: Vec<usize> = (0..inputs.len()).filter(|&k| k != base).collect();
     for &k in &others {
         columns.push(format!("{} vs {}", inputs[k].label, inputs[base].label));
@@ -125,6 +136,9 @@ pub(crate) fn family_table(inputs: &[Input], base: usize, family: &str, flags: &
                 },
             })
             .collect();
+        for &k in &per_watt {
+            cells.push(crate::energy::cell(&inputs[k].file, family, id));
+        }
         for &k in &others {
             cells.push(relative(
                 &metrics[k],
@@ -140,9 +154,10 @@ pub(crate) fn family_table(inputs: &[Input], base: usize, family: &str, flags: &
         });
     }
     if family == "service.point_select" {
-        rows.push(critical_ratio_row(inputs, others.len()));
+        rows.push(critical_ratio_row(inputs, per_watt.len() + others.len()));
     }
     let mut notes = flags.to_vec();
+    notes.extend(crate::energy::notes(inputs, family, &per_watt));
     notes.push("value = median of the samples (CV = coefficient of variation); a relative figure inside both runs' noise (overlapping 95% bootstrap intervals of the medians, or a difference below the larger CV) is shown as \"within noise\", never as a win or a loss; a relative figure of a run the headline calls not comparable (or against such a baseline) is shown as \"not comparable\"".into());
     Table {
         id: format!("family:{family}"),
@@ -162,7 +177,8 @@ pub(crate) const NOT_COMPARABLE: &str = "not comparable";
 
 /// `service.point_select`: the critical rate with THP over that with base pages, per platform
 /// (the page-size effect on latency-bounded throughput); a missing cell says which critical
-/// point has no rate and why. The "vs" columns are left empty: the ratio is already relative.
+/// point has no rate and why. The per-watt and "vs" columns (`vs_columns` in all) are left
+/// empty: the ratio is already relative.
 fn critical_ratio_row(inputs: &[Input], vs_columns: usize) -> Row {
     use crate::critical::critical_thp_base_ratio;
     let mut cells: Vec<Cell> = inputs
@@ -179,6 +195,7 @@ fn critical_ratio_row(inputs: &[Input], vs_columns: usize) -> Row {
                 missing: None,
                 x: None,
                 stats: None,
+                unit: None,
             },
             Err(_) => Cell::missing(crate::critical::short_reason_without_ratio(&i.file.tests)),
         })
@@ -225,6 +242,7 @@ fn relative(
             missing: None,
             x: None,
             stats: None,
+            unit: None,
         };
     }
     let better = match m.better {
@@ -242,6 +260,7 @@ fn relative(
         missing: None,
         x: None,
         stats: None,
+        unit: None,
     }
 }
 

@@ -96,6 +96,10 @@ pub struct Cell {
     /// and spreadsheets (the `note` says the same for people); absent for other cells.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stats: Option<CellStats>,
+    /// The unit of `value` where it is not the row's (a per-watt column: `bytes_per_j`,
+    /// `ops_per_j`, [`crate::energy`]); absent: the row's unit (a relative column's: ratio).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
 }
 
 /// Statistics of one measured cell, from the result file's summary of its samples
@@ -143,6 +147,7 @@ impl Cell {
             missing: None,
             x: None,
             stats: None,
+            unit: None,
         }
     }
     /// A number computed from other cells (a ratio, a figure per core, a peak): `text` for
@@ -163,6 +168,7 @@ impl Cell {
             missing: None,
             x: None,
             stats: Some(CellStats::of(s)),
+            unit: None,
         }
     }
     /// A missing value and why.
@@ -174,6 +180,7 @@ impl Cell {
             missing: Some(why.into()),
             x: None,
             stats: None,
+            unit: None,
         }
     }
     /// What people see in one line: text, note in parentheses, or `— why`.

@@ -1,6 +1,6 @@
 //! The machine table: one row per probed fact (CPU model, topology, caches, NUMA, pages,
-//! memory population, governor, virtualization, the binary on its kernel, PCIe links below
-//! their maximum), read from each result file's machine document; an unknown fact shows the
+//! memory population, governor, the run's energy counters, virtualization, the binary on its
+//! kernel, PCIe links below their maximum), read from each result file's machine document; an unknown fact shows the
 //! probe's reason.
 
 use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal};
@@ -271,6 +271,7 @@ const MACHINE_ROWS: &[MachineRow] = &[
             )
         })
     }),
+    ("energy counters", crate::energy::counters_words),
     ("binary target", |f| {
         Ok(format!("{} (hwsurvey {})", f.tool.arch, f.tool.version))
     }),

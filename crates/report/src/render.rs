@@ -268,10 +268,10 @@ pub fn csv(c: &Comparison) -> String {
     for t in &c.tables {
         for r in &t.rows {
             for (col, cell) in t.columns.iter().zip(&r.cells) {
-                let unit = if col.contains(" vs ") {
-                    "ratio".to_string()
-                } else {
-                    r.unit.clone().unwrap_or_default()
+                let unit = match &cell.unit {
+                    Some(u) => u.clone(),
+                    None if col.contains(" vs ") => "ratio".to_string(),
+                    None => r.unit.clone().unwrap_or_default(),
                 };
                 let fields = [
                     t.id.clone(),

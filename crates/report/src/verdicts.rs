@@ -59,6 +59,7 @@ pub(crate) fn qualify_table(inputs: &[Input], flags: &[String]) -> Table {
                                 missing: None,
                                 x: None,
                                 stats: None,
+                                unit: None,
                             },
                         }
                     }

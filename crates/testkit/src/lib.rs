@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 pub mod fleet_sample;
 pub mod peers;
 pub mod plans;
+pub mod powercap;
 pub mod report_sample;
 
 /// `../shared` beside the workspace (the folder holding `fixtures/` and `bugs/`), or `None`
@@ -79,6 +80,31 @@ pub fn archive_contains(archive: &Path, fragment: &str) -> bool {
         }
     }
     false
+}
+
+/// The text of the first entry of `archive` whose path ends with `suffix` (e.g.
+/// `proc/cpuinfo`), read without unpacking; `None` when no entry does. Panics when the
+/// archive cannot be opened or read, or the entry is not UTF-8.
+pub fn archive_text(archive: &Path, suffix: &str) -> Option<String> {
+    use std::io::Read;
+    let mut tar = tar::Archive::new(decoder(archive));
+    let entries = tar
+        .entries()
+        .unwrap_or_else(|e| panic!("{}: not a tar archive: {e}", archive.display()));
+    for entry in entries {
+        let mut entry = entry.unwrap_or_else(|e| panic!("{}: {e}", archive.display()));
+        if entry
+            .path()
+            .is_ok_and(|p| p.to_string_lossy().ends_with(suffix))
+        {
+            let mut text = String::new();
+            entry
+                .read_to_string(&mut text)
+                .unwrap_or_else(|e| panic!("{}: {suffix}: {e}", archive.display()));
+            return Some(text);
+        }
+    }
+    None
 }
 
 /// Unpacks `archive` into a new temporary folder and returns it with the archive's single
