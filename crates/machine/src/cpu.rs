@@ -5,6 +5,7 @@
 
 pub mod cpuinfo;
 pub mod midr;
+pub mod nominal;
 pub mod tlb;
 mod types;
 pub mod x86;

@@ -145,6 +145,7 @@ pub fn probe(root: &SysRoot) -> Cpu {
         caches_source,
         identity,
         tlb: tlb::from_cpuid(arch, &cpuid),
+        nominal_clock: nominal::nominal_clock(arch, &cpuid, ci.as_ref()),
         cpuid,
         problems,
     }

@@ -251,6 +251,20 @@ pub fn cpu_summary(c: &Cpu) -> String {
             let _ = writeln!(w, "  cpuid: unknown ({u})");
         }
     }
+    match &c.nominal_clock {
+        Probed::Known(n) => {
+            let _ = writeln!(
+                w,
+                "  Nominal clock: {:.2} GHz, {} ({})",
+                n.hz / 1e9,
+                n.kind.name(),
+                n.source
+            );
+        }
+        Probed::Unknown(u) => {
+            let _ = writeln!(w, "  Nominal clock: unknown ({u})");
+        }
+    }
     match &c.tlb {
         Probed::Known(tlbs) => {
             for t in tlbs {

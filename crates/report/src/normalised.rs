@@ -71,6 +71,39 @@ pub(crate) fn measured_ghz(f: &ResultFile) -> Result<f64, String> {
         .ok_or_else(|| "cpu.clock at 1 thread has no clock_hz median".into())
 }
 
+/// Share of the nominal clock within which a measured clock is taken as the nominal one
+/// (issue 34: "within 5 % of ... the host's nominal clock").
+pub(crate) const NOMINAL_TOLERANCE: f64 = 0.05;
+
+/// How a measured clock of `measured_ghz` sits against the nominal clock the machine document
+/// names (`/cpu/nominal_clock`, [`hwsurvey_machine::cpu::nominal`]), when it is more than
+/// [`NOMINAL_TOLERANCE`] away: `measured 3.91 GHz, 1.50x the TSC's 2.60 GHz (/proc/cpuinfo
+/// bogomips 5199.99 / 2 ...): turbo or the host's clock`; `None` within it or without a
+/// nominal clock.
+pub(crate) fn against_nominal(f: &ResultFile, measured_ghz: f64) -> Option<String> {
+    let n: hwsurvey_machine::cpu::nominal::NominalClock =
+        serde_json::from_value(known(f.machine.pointer("/cpu/nominal_clock")).ok()?.clone())
+            .ok()?;
+    let nominal_ghz = n.hz / 1e9;
+    if !(nominal_ghz > 0.0 && measured_ghz > 0.0) {
+        return None;
+    }
+    let ratio = measured_ghz / nominal_ghz;
+    if (ratio - 1.0).abs() <= NOMINAL_TOLERANCE {
+        return None;
+    }
+    let why = if ratio > 1.0 {
+        "turbo or the host's clock"
+    } else {
+        "a power or thermal cap, a slow host clock, or time the host took from the vCPU"
+    };
+    Some(format!(
+        "measured {measured_ghz:.2} GHz at 1 thread, {ratio:.2}x {} {nominal_ghz:.2} GHz ({}): {why}",
+        n.kind.words(),
+        n.source
+    ))
+}
+
 /// The clock a figure is divided by, GHz, and whether it was measured: cpufreq's
 /// `cpuinfo_max_freq` ([`ghz`]), else the measured one ([`measured_ghz`]); both reasons when
 /// neither is known.

@@ -98,3 +98,76 @@ fn per_ghz_views_divide_by_the_measured_clock_and_say_so() {
     // the clock family itself has no per-core or per-GHz row
     assert!(!t.rows.iter().any(|r| r.label.starts_with("cpu.clock")));
 }
+
+/// The VM example with a measured clock of `ghz` at 1 thread and the nominal clock the probe
+/// reads from the Firecracker guest capture's /proc/cpuinfo (bogomips 5192.24: the TSC's
+/// 2596.12 MHz, the 2-vCPU EPYC guest the example ran on), through the probe's own reader.
+fn with_nominal(ghz: f64) -> Option<ResultFile> {
+    let fixtures = hwsurvey_testkit::fixtures()?;
+    let archive = fixtures
+        .join("x86_64-firecracker-guest-epyc-2vcpu-thp-mthp/firecracker-guest-capture.tar.gz");
+    let text = hwsurvey_testkit::archive_text(&archive, "proc/cpuinfo").expect("cpuinfo");
+    let ci = hwsurvey_probe::cpu::cpuinfo::parse_cpuinfo(&text);
+    let nominal = hwsurvey_probe::cpu::nominal::nominal_clock(
+        hwsurvey_probe::cpu::Arch::X86_64,
+        &hwsurvey_model::Probed::Unknown(hwsurvey_model::Unknown::Other {
+            detail: "not in a capture".into(),
+        }),
+        Some(&ci),
+    );
+    let mut f = with_clock(true);
+    let last = f.tests.len() - 1;
+    f.tests[last] = {
+        let t = &f.tests[last];
+        let m = Measurement {
+            metrics: vec![Metric::throughput(
+                "clock_hz",
+                vec![ghz * 0.99e9, ghz * 1e9, ghz * 1.01e9],
+            )],
+            ..Default::default()
+        }
+        .detail("method", "asm_add_chain_x86_64")
+        .detail("reliable", true);
+        TestResult::new(
+            t.point.clone(),
+            PointOutcome::Measured(m),
+            "2026-12-04T00:00:00Z".into(),
+            0.2,
+        )
+    };
+    f.machine["cpu"]["nominal_clock"] = serde_json::to_value(&nominal).unwrap();
+    Some(f)
+}
+
+/// Issue 34 item 1: where the measured clock is more than 5 % from the nominal clock the
+/// probe knows, the machine line says so against it (turbo above, a cap or the host below);
+/// within 5 % it says nothing more.
+#[test]
+fn the_measured_clock_is_said_against_the_nominal_clock() {
+    let Some(turbo) = with_nominal(3.64) else {
+        return;
+    };
+    let c = compare(&inputs_with_default_labels(vec![turbo]), None, true).unwrap();
+    let t = table(&c, MACHINES_ID);
+    let line = &t.rows[0].cells[0].text;
+    let mark = line
+        .split(", 3.64 GHz measured [")
+        .nth(1)
+        .and_then(|r| r.split(']').next())
+        .unwrap_or_else(|| panic!("{line}"));
+    let note = t
+        .notes
+        .iter()
+        .find(|n| n.starts_with(&format!("[{mark}] ")))
+        .unwrap_or_else(|| panic!("{:?}", t.notes));
+    assert_eq!(
+        note,
+        &format!(
+            "[{mark}] measured 3.64 GHz at 1 thread, 1.40x the TSC's 2.60 GHz (/proc/cpuinfo \
+             bogomips 5192.24 / 2, the kernel timing its delay loop by the TSC): turbo or the \
+             host's clock"
+        )
+    );
+    let near = machine_line(with_nominal(2.65).unwrap());
+    assert!(near.contains(", 2.65 GHz measured, "), "{near}");
+}

@@ -156,6 +156,14 @@ pub struct Cpuinfo {
     pub cpus: Vec<CpuinfoCpu>,
     /// e2k trailing cache lines.
     pub e2k_caches: Vec<E2kCacheLine>,
+    /// x86 and e2k `bogomips` of the first CPU (on x86 the kernel derives it from the TSC:
+    /// tsc_khz / 500, [`super::nominal`]).
+    #[serde(default)]
+    pub bogomips: Option<f64>,
+    /// sparc64 `Cpu0ClkTck` (hexadecimal Hz: the tick register's rate), of the first CPU
+    /// printing one.
+    #[serde(default)]
+    pub clock_tick_hz: Option<u64>,
     /// Lines that were not `key : value` and not blank (kept for diagnostics; s390x
     /// `processor N:` lines are parsed, not listed here).
     pub unparsed_lines: usize,
@@ -408,6 +416,11 @@ pub fn parse_cpuinfo(text: &str) -> Cpuinfo {
             }
             "ncpus probed" => out.ncpus_probed = parse_num(value),
             "ncpus active" => out.ncpus_active = parse_num(value),
+            "bogomips" => {
+                if out.bogomips.is_none() {
+                    out.bogomips = value.parse().ok();
+                }
+            }
             "cpu MHz" => {
                 if let Some(c) = current.as_mut() {
                     c.mhz = value.parse().ok();
@@ -435,6 +448,13 @@ pub fn parse_cpuinfo(text: &str) -> Cpuinfo {
             k if is_e2k_cache_key(k) => {
                 if let Some(c) = parse_e2k_cache_line(value) {
                     out.e2k_caches.push(c);
+                }
+            }
+            k if k.starts_with("Cpu") && k.ends_with("ClkTck") => {
+                // UltraSPARC: "Cpu0ClkTck : 000000003b9aca00"
+                if out.clock_tick_hz.is_none() {
+                    out.clock_tick_hz =
+                        u64::from_str_radix(value.trim_start_matches("0x"), 16).ok();
                 }
             }
             k => {

@@ -47,6 +47,12 @@ pub struct Cpu {
     /// unknown with the reason elsewhere. Documents written before it existed read as unknown.
     #[serde(default = "super::tlb::not_recorded")]
     pub tlb: Probed<Vec<super::tlb::Tlb>>,
+    /// The nominal clock a measured clock is held against ([`super::nominal`]): cpuid leaf
+    /// 0x16's base clock, the model name's `@ N GHz`, the TSC's rate (cpuid leaf 0x15 or
+    /// x86 bogomips / 2), sparc64 `ClkTck` or e2k `cpu MHz`; unknown with the reason
+    /// elsewhere. Documents written before it existed read as unknown.
+    #[serde(default = "super::nominal::not_recorded")]
+    pub nominal_clock: Probed<super::nominal::NominalClock>,
     /// Files that were there but could not be read or parsed, or that a present folder
     /// should have held.
     pub problems: Vec<Unknown>,

@@ -6,7 +6,8 @@
 //! parameters: level, type, ways, line size, sets, threads sharing), 2 (Intel TLB descriptors),
 //! 0x8000_0005/6 (AMD L1/L2 TLBs), 7 EDX bit 15 (hybrid part), 0x1A EAX[31:24] (core type of
 //! the CPU the instruction runs on: 0x20 Atom/E-core, 0x40 Core/P-core; Intel SDM vol. 2A,
-//! "CPUID—Hybrid Information Enumeration Leaf").
+//! "CPUID—Hybrid Information Enumeration Leaf"), 0x15 (TSC / crystal ratio) and 0x16 (base and
+//! maximum MHz) for the nominal clock ([`super::nominal`]).
 
 use hwsurvey_model::CpuId;
 use serde::{Deserialize, Serialize};
@@ -37,6 +38,18 @@ pub struct CpuidInfo {
     pub tlb: Vec<super::tlb::Tlb>,
     /// Leaf 0x1A core type per OS CPU on a hybrid part (empty otherwise).
     pub core_types: BTreeMap<CpuId, String>,
+    /// Leaf 0x16 EAX: the processor base frequency, MHz (Intel Skylake and later); `None`
+    /// where the leaf is absent or reads 0 (most hypervisors). Absent in older documents.
+    #[serde(default)]
+    pub base_mhz: Option<u32>,
+    /// Leaf 0x16 EBX: the maximum frequency, MHz; `None` as [`CpuidInfo::base_mhz`].
+    #[serde(default)]
+    pub max_mhz: Option<u32>,
+    /// Leaf 0x15: the TSC's rate, crystal Hz (ECX) x EBX / EAX, Hz; `None` where the leaf is
+    /// absent or leaves the crystal or the ratio 0 (the SDM's per-model crystal table is
+    /// not guessed).
+    #[serde(default)]
+    pub tsc_hz: Option<u64>,
 }
 
 /// One cache as cpuid leaf 4 / 0x8000_001D describes it.

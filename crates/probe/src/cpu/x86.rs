@@ -7,7 +7,8 @@
 //! parameters: level, type, ways, line size, sets, threads sharing), 2 (Intel TLB descriptors),
 //! 0x8000_0005/6 (AMD L1/L2 TLBs), 7 EDX bit 15 (hybrid part), 0x1A EAX[31:24] (core type of
 //! the CPU the instruction runs on: 0x20 Atom/E-core, 0x40 Core/P-core; Intel SDM vol. 2A,
-//! "CPUID—Hybrid Information Enumeration Leaf").
+//! "CPUID—Hybrid Information Enumeration Leaf"), 0x15 (TSC / crystal ratio) and 0x16 (base and
+//! maximum MHz) for the nominal clock ([`super::nominal`]).
 
 use std::collections::BTreeMap;
 
@@ -81,8 +82,19 @@ mod imp {
         } else {
             Vec::new()
         };
+        // leaves 0x15 and 0x16: the TSC's rate and the base / maximum clock, 0 where unknown
+        let leaf15 = (max_basic >= 0x15).then(|| reader.cpuid2(0x15, 0));
+        let leaf16 = (max_basic >= 0x16).then(|| reader.cpuid2(0x16, 0));
+        let mhz = |v: u32| Some(v & 0xffff).filter(|m| *m > 0);
+        let tsc_hz = leaf15.and_then(|r| {
+            (r.eax != 0 && r.ebx != 0 && r.ecx != 0)
+                .then(|| r.ecx as u64 * r.ebx as u64 / r.eax as u64)
+        });
         let cpuid = RawCpuId::with_cpuid_reader(reader);
         let mut info = CpuidInfo {
+            base_mhz: leaf16.and_then(|r| mhz(r.eax)),
+            max_mhz: leaf16.and_then(|r| mhz(r.ebx)),
+            tsc_hz,
             vendor: cpuid.get_vendor_info().map(|v| v.as_str().to_string()),
             brand: cpuid
                 .get_processor_brand_string()
@@ -388,6 +400,37 @@ mod tests {
         assert_eq!(load_reach_bytes(&t, 1, M2), Some(64 << 20));
         assert_eq!(load_reach_bytes(&t, 2, M2), Some(3 << 30));
         assert_eq!(t[0].source, "cpuid leaf 2 descriptor 0x63");
+    }
+
+    /// Leaves 0x15 and 0x16 of raw-cpuid's dumps: the Xeon Gold 6252 (2.10 GHz base, 3.7 GHz
+    /// turbo) leaves leaf 0x15's crystal 0 (no TSC figure, not guessed); the i7-12700K names
+    /// a 38.4 MHz crystal x 188 / 2 = 3609.6 MHz TSC, base 3600 and maximum 5000 MHz.
+    #[test]
+    fn nominal_clock_leaves_of_a_xeon_gold_6252_and_an_i7_12700k() {
+        let xeon = decode(dump(&[
+            ((0, 0), [0x16, 0x756e_6547, 0x6c65_746e, 0x4965_6e69]),
+            ((0x15, 0), [0x2, 0xa8, 0, 0]),
+            ((0x16, 0), [0x834, 0xe74, 0x64, 0]),
+        ]));
+        assert_eq!(
+            (xeon.base_mhz, xeon.max_mhz, xeon.tsc_hz),
+            (Some(2100), Some(3700), None)
+        );
+        let alder = decode(dump(&[
+            ((0, 0), [0x20, 0x756e_6547, 0x6c65_746e, 0x4965_6e69]),
+            ((0x15, 0), [0x2, 0xbc, 0x0249_f000, 0]),
+            ((0x16, 0), [0xe10, 0x1388, 0x64, 0]),
+        ]));
+        assert_eq!(
+            (alder.base_mhz, alder.max_mhz, alder.tsc_hz),
+            (Some(3600), Some(5000), Some(3_609_600_000))
+        );
+        // max leaf below 0x15 (the Ryzen 3600X's 0x10): neither is read
+        let ryzen = decode(dump(&[(
+            (0, 0),
+            [0x10, 0x6874_7541, 0x444d_4163, 0x6974_6e65],
+        )]));
+        assert_eq!((ryzen.base_mhz, ryzen.tsc_hz), (None, None));
     }
 
     /// Core i7-12700K (Alder Lake, P-core), raw-cpuid's `i7_12700k.rs` dump: leaf 2 says 0xFE

@@ -232,7 +232,10 @@ fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
     };
     let ghz = match crate::normalised::clock_ghz(f) {
         Ok((g, false)) => format!("{g:.2} GHz"),
-        Ok((g, true)) => format!("{g:.2} GHz measured"),
+        Ok((g, true)) => match crate::normalised::against_nominal(f, g) {
+            Some(words) => format!("{g:.2} GHz measured [{}]", notes.mark(&words)),
+            None => format!("{g:.2} GHz measured"),
+        },
         Err(_) => format!(
             "clock unknown [{}]",
             notes.mark("no cpufreq cpuinfo_max_freq (no cpufreq driver, e.g. in a VM)")
