@@ -510,6 +510,34 @@ fn an_l3_id_of_minus_one_does_not_double_the_l3() {
     assert_eq!(l3.total_bytes, Probed::Known(30 << 20));
 }
 
+/// The x86-epyc-1s guest (QEMU's `EPYC` model): the kernel gives each CPU an L3 id of its own
+/// (0, 1, 2, 3 here) while every `shared_cpu_list` says one L3 serves them all. The lists win:
+/// one instance (grouped by id it was four, each holding every CPU; lstopo said one).
+#[test]
+fn l3_ids_that_contradict_the_sharing_lists_do_not_multiply_the_l3() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let r = t.path();
+    plain(r);
+    for c in 0..4u32 {
+        write(r, &format!("{CPU}/cpu{c}/cache/index3/id"), &c.to_string());
+    }
+    let m = probe(r);
+    let l3 = cache(&m, 3, CacheType::Unified);
+    assert_eq!(
+        (l3.instances, l3.grouped_by.as_str()),
+        (1, "shared_cpu_list"),
+        "{l3:?}"
+    );
+    assert_eq!(l3.total_bytes, Probed::Known(30 << 20));
+    // the L1d ids agree with their lists: still grouped by id, 2 instances
+    let l1 = cache(&m, 1, CacheType::Data);
+    assert_eq!(
+        (l1.instances, l1.grouped_by.as_str()),
+        (2, "cache id"),
+        "{l1:?}"
+    );
+}
+
 #[test]
 fn cpu_lists_beyond_possible_are_problems() {
     let t = tempfile::tempdir().expect("tempdir");

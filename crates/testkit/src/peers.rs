@@ -201,3 +201,94 @@ pub fn probe_facts(doc: &serde_json::Value) -> PeerFacts {
         caches,
     }
 }
+
+/// The caches (`L1d`, `L1i`, `L2`, `L3`) of the root whose kernel ids contradict their sharing
+/// lists: a CPU's `cache/indexN/id` differs from that of a CPU its `shared_cpu_list` names (the
+/// QEMU `EPYC` model's guest: L3 ids 0 and 1, both lists `0-1`). lscpu counts such a cache's
+/// instances by id, hwloc and the probe by the lists: there the two tools disagree, and lscpu's
+/// count of it is not held against the probe.
+pub fn contradictory_cache_ids(root: &Path) -> BTreeSet<String> {
+    let cpu_dir = root.join("sys/devices/system/cpu");
+    let read = |p: &Path| {
+        std::fs::read_to_string(p)
+            .ok()
+            .map(|s| s.trim().to_string())
+    };
+    // (name, cpu) -> (id, shared list)
+    let mut leaves: BTreeMap<(String, u32), (String, Vec<u32>)> = BTreeMap::new();
+    let Ok(cpus) = std::fs::read_dir(&cpu_dir) else {
+        return BTreeSet::new();
+    };
+    for cpu in cpus.flatten() {
+        let Some(n) = cpu
+            .file_name()
+            .to_str()
+            .and_then(|f| f.strip_prefix("cpu"))
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(indexes) = std::fs::read_dir(cpu.path().join("cache")) else {
+            continue;
+        };
+        for index in indexes.flatten() {
+            let p = index.path();
+            let (Some(level), Some(kind), Some(id), Some(list)) = (
+                read(&p.join("level")),
+                read(&p.join("type")),
+                read(&p.join("id")),
+                read(&p.join("shared_cpu_list")),
+            ) else {
+                continue;
+            };
+            let name = match (level.as_str(), kind.as_str()) {
+                ("1", "Data") => "L1d".to_string(),
+                ("1", "Instruction") => "L1i".to_string(),
+                (l, _) => format!("L{l}"),
+            };
+            let shared = hwsurvey_model::CpuSet::parse_list(&list)
+                .map(|s| s.iter().collect())
+                .unwrap_or_default();
+            leaves.insert((name, n), (id, shared));
+        }
+    }
+    leaves
+        .iter()
+        .filter(|((name, _), (id, shared))| {
+            shared.iter().any(|other| {
+                leaves
+                    .get(&(name.clone(), *other))
+                    .is_some_and(|(o, _)| o != id)
+            })
+        })
+        .map(|((name, _), _)| name.clone())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The x86-epyc-1s guest's snapshot: L1d per CPU (ids 0, 1, lists `0` and `1`), one L3
+    /// whose ids are 0 and 1 while both lists say `0-1`.
+    #[test]
+    fn cache_ids_that_contradict_their_lists_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        for cpu in 0..2u32 {
+            for (index, level, kind, id, list) in [
+                (0, "1", "Data", cpu, cpu.to_string()),
+                (3, "3", "Unified", cpu, "0-1".to_string()),
+            ] {
+                let p = format!("/sys/devices/system/cpu/cpu{cpu}/cache/index{index}");
+                crate::write(dir.path(), &format!("{p}/level"), level);
+                crate::write(dir.path(), &format!("{p}/type"), kind);
+                crate::write(dir.path(), &format!("{p}/id"), &id.to_string());
+                crate::write(dir.path(), &format!("{p}/shared_cpu_list"), &list);
+            }
+        }
+        assert_eq!(
+            contradictory_cache_ids(dir.path()),
+            BTreeSet::from(["L3".to_string()])
+        );
+    }
+}

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use hwsurvey_model::{CpuSet, Probed, Unknown};
+use hwsurvey_model::{CpuId, CpuSet, Probed, Unknown};
 
 use super::cpuinfo::{Arch, Cpuinfo};
 use super::raw::{keep, max_cache_bytes, RawCache, RawCpu, Sharing, CPU_DIR};
@@ -213,14 +213,36 @@ fn index_caches(
 }
 
 /// Per (level, type): whether cache ids tell instances apart, which they do only where every
-/// CPU with that cache has one (an id of -1 beside real ids once doubled the L3), and not for
-/// the L1 and L2 of AMD family 15h (shared by a compute unit).
+/// CPU with that cache has one (an id of -1 beside real ids once doubled the L3), where no two
+/// CPUs that the sharing list puts in one instance have different ids, and not for the L1 and
+/// L2 of AMD family 15h (shared by a compute unit). The QEMU `EPYC` model's kernel gives CPUs 0
+/// and 1 the L3 ids 0 and 1 while each one's `shared_cpu_list` is `0-1`: grouped by id, one
+/// L3 was counted twice, two instances each holding both CPUs (lstopo, reading the lists, said
+/// one).
 fn ids_tell_instances(online: &[&RawCpu], amd15: bool) -> BTreeMap<(u8, CacheType), bool> {
     let mut all_ids: BTreeMap<(u8, CacheType), bool> = BTreeMap::new();
+    let mut ids: BTreeMap<(u8, CacheType, CpuId), i64> = BTreeMap::new();
     for r in online {
         for c in &r.caches {
             let e = all_ids.entry((c.level, c.cache_type)).or_insert(true);
             *e &= c.id.is_some() && !(amd15 && c.level <= 2);
+            if let Some(id) = c.id {
+                ids.insert((c.level, c.cache_type, r.cpu), id);
+            }
+        }
+    }
+    for r in online {
+        for c in &r.caches {
+            let (Some(id), Sharing::Known(shared)) = (c.id, &c.shared) else {
+                continue;
+            };
+            let contradicted = shared.iter().any(|other| {
+                ids.get(&(c.level, c.cache_type, other))
+                    .is_some_and(|o| *o != id)
+            });
+            if contradicted {
+                all_ids.insert((c.level, c.cache_type), false);
+            }
         }
     }
     all_ids

@@ -13,10 +13,11 @@ use std::path::Path;
 use hwsurvey_guests::{enabled, run, CommandOutput, Guest, GuestRun, RunOptions};
 use hwsurvey_model::units::format_bytes_binary;
 use hwsurvey_model::CpuSet;
-use hwsurvey_probe::{probe_machine, Machine, SysRoot};
+use hwsurvey_probe::Machine;
 use hwsurvey_result::{Outcome, PinStatus};
 
 mod measured;
+mod snapshot;
 mod stacked;
 use measured::*;
 use stacked::*;
@@ -285,81 +286,6 @@ fn parse_machine(guest: &Guest, json: &str) -> Machine {
     })
 }
 
-/// The snapshot written in the guest, probed here, equals the document the guest's probe wrote
-/// into it (`hwsurvey/machine.json`, taken from the same files), apart from `root`.
-fn snapshot_matches(guest: &Guest, r: &GuestRun) -> Option<String> {
-    let archive = r.files_dir.join("snapshot.tar.gz");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = std::fs::File::open(&archive)
-        .unwrap_or_else(|e| panic!("guest {}: {}: {e}", guest.name, archive.display()));
-    tar::Archive::new(flate2::read::GzDecoder::new(file))
-        .unpack(dir.path())
-        .unwrap_or_else(|e| {
-            panic!(
-                "guest {}: cannot unpack {}: {e}",
-                guest.name,
-                archive.display()
-            )
-        });
-    let root = dir.path().join("hwsurvey-snapshot");
-    let outside = probe_machine(&SysRoot::new(&root)).document();
-    let machine_json = root.join("hwsurvey/machine.json");
-    let text = std::fs::read_to_string(&machine_json)
-        .unwrap_or_else(|e| panic!("guest {}: {}: {e}", guest.name, machine_json.display()));
-    let mut inside: serde_json::Value = serde_json::from_str(&text).expect("json");
-    let mut outside = outside;
-    for v in [&mut inside, &mut outside] {
-        v.as_object_mut().expect("object").remove("root");
-        without_pci_names(v);
-    }
-    if inside == outside {
-        return None;
-    }
-    let mut diffs = Vec::new();
-    diff_json("", &inside, &outside, &mut diffs);
-    Some(diffs.join("\n"))
-}
-
-/// `doc` without the PCI names and the database that gave them (`io.pci_ids`,
-/// `io.pci[].names`): they come from the pci.ids of the machine that reads the files (none in
-/// the guest's initramfs, Debian's on the host), not from the files.
-fn without_pci_names(doc: &mut serde_json::Value) {
-    let Some(io) = doc.get_mut("io").and_then(|v| v.as_object_mut()) else {
-        return;
-    };
-    io.remove("pci_ids");
-    if let Some(devs) = io.get_mut("pci").and_then(|v| v.as_array_mut()) {
-        for d in devs.iter_mut().filter_map(|d| d.as_object_mut()) {
-            d.remove("names");
-        }
-    }
-    if let Some(unknown) = doc.get_mut("unknown").and_then(|v| v.as_object_mut()) {
-        unknown.retain(|pointer, _| !pointer.starts_with("/io/pci_ids"));
-    }
-}
-
-fn diff_json(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
-    use serde_json::Value;
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            for k in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
-                let p = format!("{path}/{k}");
-                match (x.get(k), y.get(k)) {
-                    (Some(va), Some(vb)) => diff_json(&p, va, vb, out),
-                    (va, vb) => out.push(format!("{p}: inside {va:?}, outside {vb:?}")),
-                }
-            }
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            for (i, (va, vb)) in x.iter().zip(y).enumerate() {
-                diff_json(&format!("{path}/{i}"), va, vb, out);
-            }
-        }
-        _ if a != b => out.push(format!("{path}: inside {a}, outside {b}")),
-        _ => {}
-    }
-}
-
 /// Boots `name` and checks its probe, qualify, snapshot and plan; with `measure`, also runs
 /// the quick profile's `cpu.scaling` and `service.point_select` in the guest and checks the
 /// topology landmarks and the critical rate ([`check_measured_run`]).
@@ -596,10 +522,14 @@ fn check_guest(name: &str, measure: bool) {
     let snapshot = &r.outputs[2];
     if snapshot.status != 0 {
         failures.push(format!("snapshot failed: {}", snapshot.stderr));
-    } else if let Some(diff) = snapshot_matches(&guest, &r) {
-        failures.push(format!(
-            "snapshot probed outside differs from the probe inside:\n{diff}"
-        ));
+    } else {
+        let (_dir, root) = snapshot::unpack(&guest, &r);
+        if let Some(diff) = snapshot::matches(&guest, &root) {
+            failures.push(format!(
+                "snapshot probed outside differs from the probe inside:\n{diff}"
+            ));
+        }
+        failures.extend(snapshot::peers_disagree(&root));
     }
     assert!(
         failures.is_empty(),
