@@ -62,18 +62,35 @@ pub struct Identity {
 }
 
 impl std::fmt::Display for Identity {
-    /// `x86_64, AMD EPYC, 1 x 2 x 2 (sockets x cores x threads), 24 GiB, DIMMs not given,
-    /// board not given`.
+    /// `x86_64, AMD EPYC, 1 socket x 2 cores x 1 thread, 24 GiB, DIMMs not given, board
+    /// not given`: the CPUs as the compare report's machine line writes them
+    /// ([`hwsurvey_model::units::sockets_cores_threads`]), what is unknown said in words.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let n = |v: Option<u32>| v.map(|v| v.to_string()).unwrap_or_else(|| "?".into());
+        let cpus = match (self.sockets, self.cores, self.threads) {
+            (Some(p), Some(c), Some(t)) => hwsurvey_model::units::sockets_cores_threads(
+                u64::from(p),
+                u64::from(c),
+                u64::from(t),
+                " x ",
+            ),
+            _ => [
+                ("sockets", self.sockets),
+                ("cores", self.cores),
+                ("threads", self.threads),
+            ]
+            .iter()
+            .map(|(what, n)| match n {
+                Some(n) => format!("{n} {what}"),
+                None => format!("{what} unknown"),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        };
         write!(
             f,
-            "{}, {}, {} x {} x {} (sockets x cores x threads), {}, DIMMs {}, board {}",
+            "{}, {}, {cpus}, {}, DIMMs {}, board {}",
             self.arch,
             self.cpu_model,
-            n(self.sockets),
-            n(self.cores),
-            n(self.threads),
             self.memory_bytes
                 .map(|b| format!("{} GiB", (b as f64 / GIB).round()))
                 .unwrap_or_else(|| "memory size unknown".into()),

@@ -406,10 +406,11 @@ pub fn markdown(fleet: &Fleet) -> String {
     out
 }
 
-use hwsurvey_report::render::html_escape as esc;
+use hwsurvey_report::render::{html_cell, html_escape as esc, html_words};
 
-/// One HTML table: `rows[0]` is the header; `class_of(row, column, text)` gives each body
-/// cell's class (the report's `td.fail` / `td.warn` / `td.pass` / `td.num` ...).
+/// One HTML table: `rows[0]` is the header; each body cell laid out as the compare report's
+/// ([`html_cell`]: breaks at spaces and after a long path's `/`, never inside a word);
+/// `class_of(row, column, text)` gives each body cell's class (the report's `td.fail` / `td.warn` / `td.pass` / `td.num` ...).
 fn html_table(
     table_class: &str,
     rows: &[Vec<String>],
@@ -421,7 +422,7 @@ fn html_table(
         format!("<table class=\"{table_class}\"><thead><tr>")
     };
     for h in rows.first().into_iter().flatten() {
-        out += &format!("<th>{}</th>", esc(h));
+        out += &format!("<th>{}</th>", html_words(h));
     }
     out += "</tr></thead><tbody>\n";
     for (r, row) in rows.iter().enumerate().skip(1) {
@@ -429,9 +430,9 @@ fn html_table(
         for (c, cell) in row.iter().enumerate() {
             let class = class_of(r - 1, c, cell);
             if class.is_empty() {
-                out += &format!("<td>{}</td>", esc(cell));
+                out += &format!("<td>{}</td>", html_cell(cell));
             } else {
-                out += &format!("<td class=\"{class}\">{}</td>", esc(cell));
+                out += &format!("<td class=\"{class}\">{}</td>", html_cell(cell));
             }
         }
         out += "</tr>\n";

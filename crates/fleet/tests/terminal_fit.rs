@@ -1,5 +1,6 @@
-//! The fleet's terminal tables at a narrow width, on the real x86_64 example result of
-//! reports/examples/ made into five hosts.
+//! What a person reads of a fleet: its terminal tables at a narrow width, on the real x86_64
+//! example result of reports/examples/ made into five hosts, and the machine identity written
+//! as the compare report writes it. (The printed HTML: the CLI's tests/fleet.rs.)
 
 use std::path::Path;
 
@@ -58,4 +59,40 @@ fn narrow_terminal_tables_fit_and_keep_every_word_whole() {
         broken.is_empty(),
         "words broken at 60 columns: {broken:?}\n{narrow}"
     );
+}
+
+/// One fact, one answer: a group's identity writes the CPUs as the compare report's machine
+/// line does, sockets x cores per socket x threads per core (it wrote the totals, `2 x 8 x 16
+/// (sockets x cores x threads)`, beside compare's `2 sockets x 4 cores x 2 threads` for the
+/// same x86 guest), from the example result files of both guests.
+#[test]
+fn identity_writes_the_cpus_as_compare_does() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples");
+    for (name, cpus) in [
+        (
+            "guest-x86-2s4n-smt-standard.json",
+            "2 sockets x 4 cores x 2 threads",
+        ),
+        (
+            "guest-arm64-2n-clusters-standard.json",
+            "2 sockets x 4 cores x 1 thread",
+        ),
+        ("vm-x86_64-standard.json", "1 socket x 2 cores x 1 thread"),
+    ] {
+        let file = hwsurvey_result::load(&dir.join(name)).unwrap();
+        let machine = hwsurvey_fleet::facts::machine_of(&file).unwrap();
+        let text = hwsurvey_fleet::facts::identity(&file, &machine).to_string();
+        assert!(text.contains(&format!(", {cpus}, ")), "{name}: {text}");
+        let inputs = hwsurvey_report::inputs_with_default_labels(vec![file]);
+        let c = hwsurvey_report::compare(&inputs, None, true).unwrap();
+        let line = &c
+            .tables
+            .iter()
+            .find(|t| t.id == hwsurvey_report::headline::MACHINES_ID)
+            .unwrap()
+            .rows[0]
+            .cells[0]
+            .text;
+        assert!(line.contains(cpus), "{name}: compare says {line}");
+    }
 }

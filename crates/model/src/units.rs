@@ -80,6 +80,31 @@ pub fn plural(n: u64, noun: &str) -> String {
     }
 }
 
+/// A machine's CPUs as lscpu users read them: sockets x cores per socket x threads per core,
+/// `"2 sockets x 4 cores x 2 threads"`, from the totals (packages, physical cores and
+/// hardware threads of the whole machine); `first` joins the sockets to the rest (`" x "`, or
+/// `" of "` in a sentence: `"2 sockets of 4 cores x 2 threads"`). Where the sockets or the
+/// cores differ (cores of different kinds, a CPU offline) no per-socket figure is true, and
+/// the totals are said as such: `"2 sockets, 10 cores and 12 threads in all"`.
+pub fn sockets_cores_threads(packages: u64, cores: u64, threads: u64, first: &str) -> String {
+    if packages > 0 && cores > 0 && cores.is_multiple_of(packages) && threads.is_multiple_of(cores)
+    {
+        format!(
+            "{}{first}{} x {}",
+            plural(packages, "socket"),
+            plural(cores / packages, "core"),
+            plural(threads / cores, "thread")
+        )
+    } else {
+        format!(
+            "{}, {} and {} in all",
+            plural(packages, "socket"),
+            plural(cores, "core"),
+            plural(threads, "thread")
+        )
+    }
+}
+
 /// Three significant digits, without scientific notation: 7.88, 48.2, 123.
 pub fn three_significant(value: f64) -> String {
     let abs = value.abs();
@@ -94,6 +119,30 @@ pub fn three_significant(value: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::sockets_cores_threads;
+
+    #[test]
+    fn cpus_per_socket_and_core_or_totals() {
+        // the x86-2s4n-smt guest: 2 packages, 8 cores, 16 threads
+        assert_eq!(
+            sockets_cores_threads(2, 8, 16, " x "),
+            "2 sockets x 4 cores x 2 threads"
+        );
+        assert_eq!(
+            sockets_cores_threads(1, 2, 2, " of "),
+            "1 socket of 2 cores x 1 thread"
+        );
+        // the Raptor Lake capture: 6 P-cores of 2 threads and 8 E-cores of 1 in one package
+        assert_eq!(
+            sockets_cores_threads(1, 14, 20, " x "),
+            "1 socket, 14 cores and 20 threads in all"
+        );
+        assert_eq!(
+            sockets_cores_threads(0, 0, 0, " x "),
+            "0 sockets, 0 cores and 0 threads in all"
+        );
+    }
+
     #[test]
     fn prefix_chosen_after_rounding() {
         assert_eq!(decimal_prefixed(999_844.0), ("1.00".to_string(), "M"));

@@ -61,21 +61,9 @@ fn topology(m: &Value) -> Option<String> {
             .and_then(|v| v.get("known").unwrap_or(v).as_u64())
     };
     let (p, c, t) = (n("packages")?, n("cores")?, n("threads")?);
-    Some(if p > 0 && c > 0 && c % p == 0 && t % c == 0 {
-        format!(
-            "{} of {} x {}",
-            plural(p, "socket"),
-            plural(c / p, "core"),
-            plural(t / c, "thread")
-        )
-    } else {
-        format!(
-            "{}, {} and {} in all",
-            plural(p, "socket"),
-            plural(c, "core"),
-            plural(t, "thread")
-        )
-    })
+    Some(hwsurvey_model::units::sockets_cores_threads(
+        p, c, t, " of ",
+    ))
 }
 
 /// What the platform makes of the figures, for the sentence.

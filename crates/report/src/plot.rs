@@ -1,4 +1,6 @@
-//! SVG plots (plotters): scaling curves, one line per platform, axis labels with units.
+//! SVG plots (plotters): scaling curves, one line per platform, axis labels with units, all
+//! drawn by one drawer ([`figure`]): the printed report's small multiples and the standalone
+//! files of `compare --plots DIR` alike.
 //! Thread scaling series come from family-table rows whose test ids end in `/threads=N` (x =
 //! threads, y = the row's headline value; [`hwsurvey_result::plan::split_rung`]); every other curve is a scaling table with a
 //! [`PlotSpec`] ([`crate::scaling`]).
@@ -67,12 +69,13 @@ fn axis_unit(unit: &str, max: f64) -> (String, f64) {
     }
 }
 
-/// SVG plots for every family table with scaling rows: `(title, svg)`; at most
-/// `max_per_family` series groups per family, those with a line for the most platforms first. The title starts with `<family>:`. With
-/// `captions` the SVG carries the title itself (standalone files); without, the HTML report's
-/// figure caption is the plot's only heading.
+/// SVG plots for every family table with scaling rows: `(title, svg)`, one plot per series
+/// group, at most `max_per_family` per family, those with a line for the most platforms first
+/// ([`thread_groups`]). The title starts with `<family>:`; the SVG does not carry it (the HTML
+/// report's figure caption is the plot's only heading). Drawn as [`plot_files`] draws, on
+/// log axes where its lines lie more than [`SHARED_Y_SPAN`] apart.
 pub fn scaling_plots(c: &Comparison, max_per_family: usize) -> Vec<(String, String)> {
-    scaling_plots_with(c, max_per_family, false)
+    figure::single_plots(c, max_per_family, false, false)
 }
 
 /// The thread-scaling series groups of family table `t` that have a line of two points or
@@ -101,20 +104,18 @@ pub(crate) fn thread_groups(t: &Table, platforms: usize) -> Vec<(String, String,
     groups
 }
 
-fn scaling_plots_with(
+/// The thread-scaling series groups of `c`, at most `max_per_family` per family, in
+/// [`thread_groups`]' order: `(title, unit, per platform the points)`, the title
+/// `"<family>: <test id without /threads=N> vs threads"`.
+pub(crate) fn scaling_groups(
     c: &Comparison,
     max_per_family: usize,
-    captions: bool,
-) -> Vec<(String, String)> {
+) -> Vec<(String, String, Series)> {
     let n = c.platforms.len();
     let mut out = Vec::new();
     for t in c.tables.iter().filter(|t| t.id.starts_with("family:")) {
         for (prefix, unit, series) in thread_groups(t, n).into_iter().take(max_per_family) {
-            let title = format!("{}: {prefix} vs threads", t.title);
-            let caption = captions.then_some(title.as_str());
-            if let Some(svg) = line_plot(caption, &unit, &c.platforms, &series) {
-                out.push((title, svg));
-            }
+            out.push((format!("{}: {prefix} vs threads", t.title), unit, series));
         }
     }
     out
@@ -217,13 +218,6 @@ pub fn log10_ticks(y0: f64, y1: f64) -> Vec<f64> {
     out
 }
 
-/// Share of the y range added above the data so that the legend (upper left, one row per
-/// platform) does not cover a line: about 18 px per row of a ~280 px plotting area.
-fn legend_headroom(platforms: usize) -> f64 {
-    let frac = ((platforms as f64 * 18.0 + 16.0) / 280.0).min(0.6);
-    frac / (1.0 - frac)
-}
-
 /// Tick text: at most three decimals, no trailing zeros (`0.2`, `1.8`, `60`, `200`).
 pub fn tick_text(v: f64) -> String {
     if v.abs() >= 1000.0 {
@@ -276,11 +270,11 @@ fn dashes(k: usize) -> Option<(u32, u32)> {
     }
 }
 
-/// Draws one platform's line with its colour, dash pattern and markers, and its legend entry.
+/// Draws one platform's line with its colour, dash pattern and markers (the legend, drawn
+/// once per figure above its panels, shows the same).
 fn draw_line<'a, X, Y>(
     chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
     k: usize,
-    label: &str,
     pts: Vec<(f64, f64)>,
 ) -> Option<()>
 where
@@ -289,7 +283,7 @@ where
 {
     let c = colour(k);
     let style = c.stroke_width(2);
-    let anno = match dashes(k) {
+    match dashes(k) {
         None => chart
             .draw_series(LineSeries::new(pts.clone(), style))
             .ok()?,
@@ -297,15 +291,7 @@ where
             .draw_series(DashedLineSeries::new(pts.clone(), d, g, style))
             .ok()?,
     };
-    anno.label(label.to_string()).legend(move |(x, y)| {
-        let ends = vec![(x, y), (x + 24, y)];
-        let line = match dashes(k) {
-            None => PathElement::new(ends, style).into_dyn(),
-            Some((d, g)) => plotters::element::DashedPathElement::new(ends, d, g, style).into_dyn(),
-        };
-        EmptyElement::at((0, 0)) + line + (EmptyElement::at((x + 12, y)) + marker(k, c))
-    });
-    // the same markers as the legend's, one concrete element type per shape
+    // the legend's markers, one concrete element type per shape
     let at = pts.into_iter();
     let sq = [(-4, -4), (4, 4)];
     let drawn = match k % 6 {
@@ -332,88 +318,38 @@ where
     Some(())
 }
 
-/// Draws each platform's line ([`draw_line`]), its points in x order and each y through
-/// `y` (a unit's divisor); a platform without points gets no line and no legend entry.
 /// A series value as drawn: log10 values as they are, linear ones in the axis unit (`div`).
 fn drawn_y(y_log: bool, div: f64) -> impl Fn(f64) -> f64 {
     move |y| if y_log { y } else { y / div }
 }
 
+/// Draws each platform's line ([`draw_line`]), its points in x order and each y through
+/// `y` (a unit's divisor); a platform without points gets no line.
 fn draw_lines<'a, X, Y>(
     chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
     series: &[Vec<(f64, f64)>],
-    labels: &[String],
     y: impl Fn(f64) -> f64,
 ) -> Option<()>
 where
     X: Ranged<ValueType = f64>,
     Y: Ranged<ValueType = f64>,
 {
-    for (k, (s, label)) in series.iter().zip(labels).enumerate() {
+    for (k, s) in series.iter().enumerate() {
         if s.is_empty() {
             continue;
         }
         let mut pts: Vec<(f64, f64)> = s.iter().map(|&(px, py)| (px, y(py))).collect();
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-        draw_line(chart, k, label, pts)?;
+        draw_line(chart, k, pts)?;
     }
     Some(())
-}
-
-fn line_plot(
-    caption: Option<&str>,
-    unit: &str,
-    labels: &[String],
-    series: &[Vec<(f64, f64)>],
-) -> Option<String> {
-    let xmax = series.iter().flatten().map(|p| p.0).fold(1.0, f64::max);
-    let ymax = series.iter().flatten().map(|p| p.1).fold(0.0, f64::max);
-    let (ylabel, div) = axis_unit(unit, ymax);
-    let ticks = count_ticks(xmax);
-    let x1 = ticks.last().copied().unwrap_or(1.0).max(xmax);
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (640, 360)).into_drawing_area();
-        root.fill(&WHITE).ok()?;
-        let mut builder = ChartBuilder::on(&root);
-        if let Some(t) = caption {
-            builder.caption(t, ("sans-serif", 16));
-        }
-        let mut chart = builder
-            .margin(10)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d(TickedAxis::new(0.0..x1 + x1 * 0.05, ticks), {
-                let y1 = (ymax / div * 1.1 * (1.0 + legend_headroom(labels.len()))).max(1e-9);
-                TickedAxis::new(0.0..y1, linear_ticks(0.0, y1, 8))
-            })
-            .ok()?;
-        chart
-            .configure_mesh()
-            .x_label_formatter(&|v: &f64| format!("{v:.0}"))
-            .y_label_formatter(&|v: &f64| tick_text(*v))
-            .x_desc("threads")
-            .y_desc(format!("{} ({ylabel})", quantity(unit)))
-            .draw()
-            .ok()?;
-        draw_lines(&mut chart, series, labels, |y| y / div)?;
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .ok()?;
-        root.present().ok()?;
-    }
-    Some(svg)
 }
 
 /// SVG plots of the scaling tables (those with a [`PlotSpec`]): `(table title, svg)`, one
 /// line per platform; x from each cell's `x`, else its row's; y the cell's value. Tables
 /// where no platform has two points are not plotted.
 pub fn curve_plots(c: &Comparison) -> Vec<(String, String)> {
-    curve_plots_with(c, false)
+    figure::single_plots(c, 0, true, false)
 }
 
 /// The points of scaling table `t`'s curve per platform, x as log2 and y as log10 where its
@@ -447,21 +383,6 @@ pub(crate) fn table_unit(t: &Table) -> String {
         .unwrap_or_default()
 }
 
-fn curve_plots_with(c: &Comparison, captions: bool) -> Vec<(String, String)> {
-    let n = c.platforms.len();
-    let mut out = Vec::new();
-    for t in &c.tables {
-        let (Some(spec), Some(series)) = (&t.plot, curve_series(t, n)) else {
-            continue;
-        };
-        let caption = captions.then_some(t.title.as_str());
-        if let Some(svg) = spec_plot(caption, spec, &table_unit(t), &c.platforms, &series) {
-            out.push((t.title.clone(), svg));
-        }
-    }
-    out
-}
-
 /// Tick text of an x value (already log2 when the axis is logarithmic).
 fn x_tick(spec: &PlotSpec, v: f64) -> String {
     let raw = if spec.x_log { v.exp2() } else { v };
@@ -472,108 +393,6 @@ fn x_tick(spec: &PlotSpec, v: f64) -> String {
         _ if (raw - raw.round()).abs() < 1e-6 => format!("{:.0}", raw.round()),
         _ => three_significant(raw),
     }
-}
-
-fn spec_plot(
-    caption: Option<&str>,
-    spec: &PlotSpec,
-    unit: &str,
-    labels: &[String],
-    series: &[Vec<(f64, f64)>],
-) -> Option<String> {
-    let pts = || series.iter().flatten();
-    let (mut xmin, mut xmax) = (f64::INFINITY, f64::NEG_INFINITY);
-    let (mut ymin, mut ymax) = (f64::INFINITY, f64::NEG_INFINITY);
-    for &(x, y) in pts() {
-        xmin = xmin.min(x);
-        xmax = xmax.max(x);
-        ymin = ymin.min(y);
-        ymax = ymax.max(y);
-    }
-    // y axis in a readable unit: divide linear values; log axes show the raw unit
-    let (yunit, div) = if spec.y_log {
-        (unit.replace("_per_s", "/s"), 1.0)
-    } else {
-        axis_unit(unit, ymax)
-    };
-    let (x0, x1) = if spec.x_log {
-        (xmin.floor() - 0.25, xmax.ceil() + 0.25)
-    } else {
-        (0.0, (xmax * 1.05).max(1e-9))
-    };
-    let head = legend_headroom(labels.len());
-    let (y0, y1) = if spec.y_log {
-        let (lo, hi) = (ymin.floor(), ymax.ceil().max(ymin.floor() + 1.0));
-        (lo, hi + (hi - lo) * head)
-    } else {
-        (0.0, (ymax / div * 1.1 * (1.0 + head)).max(1e-9))
-    };
-    let yticks = if spec.y_log {
-        log10_ticks(y0, y1)
-    } else {
-        linear_ticks(y0, y1, 8)
-    };
-    let xdesc = match (spec.x_unit.as_str(), spec.x_log) {
-        ("bytes", true) => format!("{} (bytes, log scale)", spec.x_label),
-        ("bytes_per_s", _) => format!("{} (GB/s)", spec.x_label),
-        (u, true) => format!("{} ({u}, log scale)", spec.x_label),
-        (u, false) => format!("{} ({u})", spec.x_label),
-    };
-    let ydesc = if spec.y_log {
-        format!("{} ({yunit}, log scale)", spec.y_label)
-    } else {
-        format!("{} ({yunit})", spec.y_label)
-    };
-    // log2 axes: ticks only at powers of two (whole bytes, whole clients)
-    let xticks = if spec.x_log {
-        log2_ticks(x0, x1)
-    } else {
-        linear_ticks(x0, x1, 8)
-    };
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (640, 360)).into_drawing_area();
-        root.fill(&WHITE).ok()?;
-        let mut builder = ChartBuilder::on(&root);
-        if let Some(t) = caption {
-            builder.caption(t, ("sans-serif", 15));
-        }
-        let mut chart = builder
-            .margin(10)
-            .x_label_area_size(40)
-            .y_label_area_size(64)
-            .build_cartesian_2d(
-                TickedAxis::new(x0..x1, xticks),
-                TickedAxis::new(y0..y1, yticks),
-            )
-            .ok()?;
-        let xfmt = |v: &f64| x_tick(spec, *v);
-        let yfmt = |v: &f64| {
-            if spec.y_log {
-                tick_text(10f64.powf(*v))
-            } else {
-                tick_text(*v)
-            }
-        };
-        chart
-            .configure_mesh()
-            .x_label_formatter(&xfmt)
-            .y_label_formatter(&yfmt)
-            .x_desc(xdesc)
-            .y_desc(ydesc)
-            .draw()
-            .ok()?;
-        draw_lines(&mut chart, series, labels, drawn_y(spec.y_log, div))?;
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .ok()?;
-        root.present().ok()?;
-    }
-    Some(svg)
 }
 
 mod figure;
@@ -596,25 +415,26 @@ pub const REPORT_PLOTS_PER_FAMILY: usize = 4;
 /// Titles of the thread-scaling plots [`all_plots`] leaves out of the report (beyond
 /// [`REPORT_PLOTS_PER_FAMILY`] per family), so that the report can say so.
 pub fn left_out_of_report(c: &Comparison) -> Vec<String> {
-    let shown: Vec<String> = scaling_plots_with(c, REPORT_PLOTS_PER_FAMILY, false)
+    let shown: Vec<String> = scaling_groups(c, REPORT_PLOTS_PER_FAMILY)
         .into_iter()
-        .map(|(t, _)| t)
+        .map(|(t, _, _)| t)
         .collect();
-    scaling_plots_with(c, usize::MAX, false)
+    scaling_groups(c, usize::MAX)
         .into_iter()
-        .map(|(t, _)| t)
+        .map(|(t, _, _)| t)
         .filter(|t| !shown.contains(t))
         .collect()
 }
 
-/// [`all_plots`] for standalone files, without the report's per-family limit: each SVG
-/// carries its title as a caption, and is
+/// [`all_plots`] for standalone files, without the report's per-family limit: one plot per
+/// thread-scaling series group and per scaling table, drawn by the report's figure drawer
+/// (the same units, ticks and log axes where lines lie more than [`SHARED_Y_SPAN`] apart,
+/// said on the axis) as one panel at 640 x 360 px under its title, and
 /// paired with its file name ([`file_name`]), unique within the comparison:
 /// `(file name, svg)`.
 pub fn plot_files(c: &Comparison) -> Vec<(String, String)> {
     // every plot: the directory is where the ones the report leaves out are found
-    let mut plots = scaling_plots_with(c, usize::MAX, true);
-    plots.extend(curve_plots_with(c, true));
+    let plots = figure::single_plots(c, usize::MAX, true, true);
     let mut out: Vec<(String, String)> = Vec::new();
     for (title, svg) in plots {
         let base = file_name(&title);

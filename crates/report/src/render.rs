@@ -316,12 +316,59 @@ pub fn csv(c: &Comparison) -> String {
 /// markup characters as references, control and bidirectional characters written visibly).
 pub use hwsurvey_model::text::html_escape;
 
+/// Tokens (runs without a space) longer than this many characters get a break opportunity
+/// after each `/` in an HTML cell ([`html_cell`]): a path, a test id. Shorter ones (`GB/s`,
+/// `1/2/2`) stay whole.
+const BREAK_TOKEN_CHARS: usize = 24;
+
+/// Text for HTML, escaped ([`html_escape`]), its words whole: a word with a hyphen inside (a
+/// host name, an option, `hugetlb-2MiB`), where a browser would break after the hyphen, in a
+/// `span.w` (`white-space: nowrap`, [`CSS`]). For row and column headings and notes; table
+/// cells add break opportunities in long paths ([`html_cell`]).
+pub fn html_words(s: &str) -> String {
+    s.split(' ').map(whole_word).collect::<Vec<_>>().join(" ")
+}
+
+/// `w` escaped, in a `span.w` when a hyphen inside it follows a letter or digit (where a
+/// browser may break: `datacenter-frankfurt`, `hugetlb-2MiB`; not a sign: `-30.0 %`).
+fn whole_word(w: &str) -> String {
+    let inner_hyphen = w
+        .as_bytes()
+        .windows(3)
+        .any(|t| t[0].is_ascii_alphanumeric() && t[1] == b'-');
+    if inner_hyphen {
+        format!("<span class=\"w\">{}</span>", html_escape(w))
+    } else {
+        html_escape(w)
+    }
+}
+
+/// Text of an HTML table cell, laid out by the rule of the terminal's wrapping layer
+/// ([`crate::wrap`]): breaks at spaces, a long path or test id also after a `/` (`<wbr>`),
+/// never inside a word ([`html_words`]). The style sheet ([`CSS`]) lets a browser break a
+/// word only when it alone is wider than the page (`overflow-wrap: break-word`, which unlike
+/// `anywhere` never narrows a column below its longest word: fleet's findings table printed
+/// a host name as `node2.rack12.d` / `atacenter-` / `frankfurt.exampl` / `e.com`).
+pub fn html_cell(s: &str) -> String {
+    s.split(' ')
+        .map(|token| {
+            if token.chars().count() > BREAK_TOKEN_CHARS && token.contains('/') {
+                let parts: Vec<String> = token.split('/').map(whole_word).collect();
+                parts.join("/<wbr>")
+            } else {
+                whole_word(token)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The style sheet of the HTML reports (inlined in each page): tables, verdict cells
 /// (`td.fail`, `td.warn`, `td.pass`), better / worse figures, notes and print layout. Shared
 /// with the fleet report (crates/fleet) so both look alike.
 pub const CSS: &str = "body{font-family:sans-serif;font-size:9pt;margin:1.5em;color:#111}\
 h1{font-size:14pt;margin:0 0 .3em}h2{font-size:11pt;margin:.8em 0 .2em}\
-table{border-collapse:collapse;margin:.3em 0;max-width:100%}th,td{border:1px solid #999;padding:1px 4px;text-align:left;vertical-align:top}td{overflow-wrap:anywhere}\
+table{border-collapse:collapse;margin:.3em 0;max-width:100%}th,td{border:1px solid #999;padding:1px 4px;text-align:left;vertical-align:top}td{overflow-wrap:break-word}span.w{white-space:nowrap}\
 th{background:#eee}td.missing{color:#888;font-style:italic}td.num{text-align:right}\
 .note{font-size:7.5pt;color:#444;margin:.1em 0}.flag{color:#a00;font-weight:bold}\
 .better{color:#060}.worse{color:#a00}.noise{color:#666}.nc{color:#777;font-style:italic}\
@@ -411,10 +458,26 @@ fn before_plots(t: &Table) -> bool {
     .contains(&t.id.as_str())
 }
 
+/// Longest cell of a figure table, characters (figure and note): `4.60x (not comparable)`,
+/// `3.35 GB/s @2, 101% (11% @16), knee 2` (the scaling summary). A table with a longer cell
+/// holds sentences, wrapped at spaces.
+const FIGURE_CELL_CHARS: usize = 60;
+
 /// Whether `t` is a table of figures (family, scaling, summaries): its cells are short, a
-/// figure and its note, printed one line a row where the page is wide enough.
+/// figure and its note, printed one line a row where the page is wide enough. A table of
+/// sentences (the TLB reach beside each knee: `knee 4 MiB x10.8 (also 64 KiB x1.7, ...)`)
+/// is not: kept on one line, it ran off the printed page, its last column cut.
 fn figures(t: &Table) -> bool {
-    !on_top(t) && t.id != "machine" && t.id != "qualify"
+    let chars = |c: &crate::Cell| {
+        c.text.chars().count() + c.note.as_ref().map_or(0, |n| n.chars().count() + 3)
+    };
+    !on_top(t)
+        && t.id != "machine"
+        && t.id != "qualify"
+        && t.rows
+            .iter()
+            .flat_map(|r| &r.cells)
+            .all(|c| chars(c) <= FIGURE_CELL_CHARS)
 }
 
 /// A figure cell for HTML, escaped: the figure and its note in parentheses each kept on one
@@ -453,18 +516,18 @@ fn html_table(t: &Table, marks: &mut Marks, class: &str) -> String {
         html_escape(&t.title)
     );
     for h in header(t) {
-        out += &format!("<th>{}</th>", html_escape(&h));
+        out += &format!("<th>{}</th>", html_words(&h));
     }
     out += "</tr></thead><tbody>\n";
     for r in &t.rows {
-        out += &format!("<tr><th>{}</th>", html_escape(&r.label));
+        out += &format!("<tr><th>{}</th>", html_words(&r.label));
         if same_everywhere(t, r) {
             let cell = &r.cells[0];
             out += &format!(
                 "<td class=\"{}\" colspan=\"{}\">{} <span class=\"note\">(all {})</span></td>",
                 format!("{} all", cell_class(t, cell)).trim_start(),
                 r.cells.len(),
-                html_escape(&marks.cell(cell)),
+                html_cell(&marks.cell(cell)),
                 r.cells.len()
             );
             out += "</tr>\n";
@@ -475,7 +538,7 @@ fn html_table(t: &Table, marks: &mut Marks, class: &str) -> String {
             let shown = if figures(t) {
                 figure_html(&shown)
             } else {
-                html_escape(&shown)
+                html_cell(&shown)
             };
             out += &format!("<td class=\"{}\">{shown}</td>", cell_class(t, cell));
         }
@@ -483,7 +546,7 @@ fn html_table(t: &Table, marks: &mut Marks, class: &str) -> String {
     }
     out += "</tbody></table>\n";
     for n in marks.notes_of(t) {
-        out += &format!("<p class=\"note\">{}</p>\n", html_escape(&n));
+        out += &format!("<p class=\"note\">{}</p>\n", html_words(&n));
     }
     out
 }

@@ -57,11 +57,19 @@ fn texts(svg: &str) -> Vec<(String, f64, String)> {
         .collect()
 }
 
-/// Tick labels under the x axis (centred, between the plotting area and the axis title).
+/// Tick labels under the x axis of a standalone file: centred, in its lowest 40 px (the
+/// title, centred too, is at the top; the file is taller where its axis titles take two
+/// lines).
 fn x_tick_labels(svg: &str) -> Vec<String> {
+    let height: f64 = svg
+        .split("height=\"")
+        .nth(1)
+        .and_then(|h| h.split('"').next())
+        .and_then(|h| h.parse().ok())
+        .unwrap_or(360.0);
     texts(svg)
         .into_iter()
-        .filter(|(anchor, y, _)| anchor == "middle" && *y > 250.0 && *y < 345.0)
+        .filter(|(anchor, y, _)| anchor == "middle" && *y > height - 40.0 && *y <= height)
         .map(|(_, _, t)| t)
         .collect()
 }
@@ -322,4 +330,54 @@ fn figures_of_machines_far_apart_use_log_axes_and_say_so() {
     let loaded = axis_titles("mem.loaded_latency latency vs delivered bandwidth");
     let x = loaded.split("   y: ").next().unwrap();
     assert!(x.contains("log scale"), "{loaded}");
+    // the standalone files of `compare --plots DIR` are drawn the same way (they drew STREAM
+    // Triad's A at 46 GB/s and C at 1.40 GB/s on a linear axis, C flat on zero), with their
+    // title above the axis titles
+    let files = plot_files(&c);
+    let file_axes = |name: &str| {
+        let svg = &files
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("no plot file {name}"))
+            .1;
+        let texts: Vec<String> = texts(svg).into_iter().map(|t| t.2).collect();
+        let at = texts
+            .iter()
+            .position(|t| t.starts_with("x: "))
+            .unwrap_or_else(|| panic!("{name}: no axis titles in {texts:?}"));
+        assert!(at > 0, "{name}: no title above the axis titles: {texts:?}");
+        texts[at].clone()
+    };
+    for name in [
+        "mem.bandwidth-stream.triad-vs-threads.svg",
+        "raid.parity-gen.best-18-2-vs-threads.svg",
+    ] {
+        let axes = file_axes(name);
+        let y = axes.split("   y: ").nth(1).unwrap();
+        assert!(y.contains("log scale"), "{name}: {axes}");
+    }
+    let name = "mem.loaded_latency-latency-vs-delivered-bandwidth-read-load.svg";
+    let axes = file_axes(name);
+    let x = axes.split("   y: ").next().unwrap();
+    assert!(x.contains("log scale"), "{name}: {axes}");
+    // a rate on a log axis ticks in decimal steps (0.2, 0.5, 1, 2 GB/s), not at powers of
+    // two of bytes/s (0.134, 0.268, 0.537 GB/s)
+    let svg = &files.iter().find(|(n, _)| n == name).unwrap().1;
+    let ticks = x_tick_labels(svg);
+    assert!(ticks.len() >= 3, "{name}: {ticks:?}");
+    for t in &ticks {
+        let v: f64 = t.parse().unwrap_or_else(|_| panic!("{name}: tick {t:?}"));
+        let mantissa = v / 10f64.powf(v.log10().floor());
+        assert!(
+            [1.0, 2.0, 5.0].iter().any(|m| (mantissa - m).abs() < 1e-6),
+            "{name}: tick {t} is no 1, 2 or 5 x 10^k: {ticks:?}"
+        );
+    }
+    // lines within 10x of each other keep a linear axis (sync.contention's mutex, for one)
+    let linear = files
+        .iter()
+        .filter(|(n, _)| !file_axes(n).contains("log scale"))
+        .count();
+    assert!(linear > 0, "every plot file on log axes");
+    assert!(!file_axes("sync.contention-mutex-vs-threads.svg").contains("log scale"));
 }

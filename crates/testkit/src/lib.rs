@@ -2,7 +2,8 @@
 //! shipped binary): locating `../shared` (the real machine captures and known probe faults,
 //! read in place), unpacking capture archives, writing small `/proc` and `/sys` trees, and
 //! result files for the readers' tests ([`report_sample`]: synthetic platforms;
-//! [`fleet_sample`]: fleets made from `reports/examples/`).
+//! [`fleet_sample`]: fleets made from `reports/examples/`), and an HTML report printed and
+//! read back ([`printed`]).
 //!
 //! Panics on I/O failures: these are test fixtures, and a test that cannot set up its input
 //! must fail loudly rather than pass.
@@ -13,6 +14,7 @@ pub mod fleet_sample;
 pub mod peers;
 pub mod plans;
 pub mod powercap;
+pub mod printed;
 pub mod report_sample;
 
 /// `../shared` beside the workspace (the folder holding `fixtures/` and `bugs/`), or `None`

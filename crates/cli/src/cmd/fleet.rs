@@ -16,7 +16,7 @@ pub const EXIT_INPUT_ERROR: u8 = 3;
 /// Text after the options in `hwsurvey fleet --help`.
 const AFTER_HELP: &str =
     "Outlier rule: per group of hosts with the same hardware identity (architecture, CPU
-model, sockets x cores x threads, memory to the GiB, DIMM population and board where DMI gives
+model, sockets x cores per socket x threads per core, memory to the GiB, DIMM population and board where DMI gives
 them) and per headline figure (STREAM Triad all threads, cpu.scaling integer and floating point
 at 1 and all threads, mem.latency at the largest working set, service.point_select closed-loop
 max, raid.parity gen), a host stands out when its figure lies outside the group median ± k x MAD

@@ -554,24 +554,41 @@ fn hwsurvey_reports_beside_the_results_are_skipped_with_a_note() {
         !text.contains("│ C "),
         "a skipped report got a column:\n{text}"
     );
-    // the shipped examples folder as the README's glob gives it
+    // the shipped examples folder as the shell's glob gives it: the three result files alone
+    // (what scripts/examples renders from them is in rendered/), nothing skipped
     let mut all: Vec<PathBuf> = std::fs::read_dir(&examples)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     all.sort();
+    assert_eq!(all.len(), 3, "reports/examples/*.json: {all:?}");
     let out = hwsurvey()
         .arg("compare")
         .args(&all)
         .args(["--format", "csv"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("skipped"), "{err}");
+    let csv = String::from_utf8_lossy(&out.stdout);
+    for name in [
+        "guest-arm64-2n-clusters-standard.json",
+        "guest-x86-2s4n-smt-standard.json",
+        "vm-x86_64-standard.json",
+    ] {
+        assert!(
+            all.iter().any(|p| p.ends_with(name)),
+            "{name} not among {all:?}"
+        );
+    }
+    // one machine row per result file
+    let machines = csv
+        .lines()
+        .filter(|l| l.starts_with("glance,") && !l.starts_with("glance,note,"))
+        .count();
+    assert_eq!(machines, 3, "{csv:.600}");
     // another JSON is still an error naming the file
     let other = dir.path().join("other.json");
     std::fs::write(&other, "{\"a\": 1}").unwrap();

@@ -160,8 +160,8 @@ mod tests {
 
     #[test]
     fn virt_board_without_a_deciding_signal_does_not_exclude_emulation() {
-        // the example result file: no timer recorded, a Cortex-A57 that KVM on an A57 host
-        // would show too
+        // no timer recorded (the arm64 example as its run of 2026-12-02 wrote it) or a 1 GHz
+        // one, and a Cortex-A57 that KVM on an A57 host would show too
         for timer in [None, Some(ONE_GHZ)] {
             let v = classify(&virt_board(CORTEX_A57_R1P0, timer));
             assert_eq!(

@@ -208,19 +208,9 @@ fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
     let count =
         |k: &str| known_ok(m.pointer(&format!("/cpu/topology/{k}"))).and_then(Value::as_u64);
     let topo = match (count("packages"), count("cores"), count("threads")) {
-        (Some(p), Some(c), Some(t)) if p > 0 && c > 0 && c % p == 0 && t % c == 0 => format!(
-            "{} x {} x {}",
-            plural(p, "socket"),
-            plural(c / p, "core"),
-            plural(t / c, "thread")
-        ),
-        // cores of different kinds or sockets of different sizes: totals
-        (Some(p), Some(c), Some(t)) => format!(
-            "{}, {} in all, {}",
-            plural(p, "socket"),
-            plural(c, "core"),
-            plural(t, "thread")
-        ),
+        // totals where cores of different kinds or sockets of different sizes allow no
+        // per-socket figure
+        (Some(p), Some(c), Some(t)) => hwsurvey_model::units::sockets_cores_threads(p, c, t, " x "),
         _ => ["packages", "cores", "threads"]
             .iter()
             .map(|k| match count(k) {
