@@ -95,37 +95,23 @@ fn host_name(src: &Source, file: Option<&ResultFile>) -> String {
         .unwrap_or_else(|| src.path.display().to_string())
 }
 
-/// The failed and warned findings of a file's `qualification` document (the shape of
-/// `hwsurvey_qualify::stored::StoredFindings`: `findings[]` with `rule`, `verdict`,
-/// `summary`, optional `kind`); none when the file stores none.
+/// The failed and warned findings a file stores (its typed `qualification`,
+/// [`hwsurvey_result::qualification::StoredFindings`]); none when the file stores none.
 fn findings_of(file: &ResultFile, opts: &Options) -> Vec<HostFinding> {
-    let Some(list) = file
-        .qualification
-        .as_ref()
-        .and_then(|q| q.get("findings"))
-        .and_then(|f| f.as_array())
-    else {
+    use hwsurvey_result::qualification::{RuleKind, Verdict};
+    let Some(stored) = &file.qualification else {
         return vec![];
     };
-    list.iter()
-        .filter_map(|f| {
-            let verdict = f.get("verdict")?.as_str()?;
-            if verdict != "fail" && verdict != "warn" {
-                return None;
-            }
-            let rule = f.get("rule")?.as_str()?.to_string();
-            let precondition = f.get("kind").and_then(|k| k.as_str()) == Some("precondition")
-                || opts.precondition_rules.contains(&rule);
-            Some(HostFinding {
-                summary: hwsurvey_model::text::one_line(
-                    f.get("summary").and_then(|s| s.as_str()).unwrap_or(""),
-                    300,
-                )
-                .into_owned(),
-                rule,
-                verdict: verdict.to_string(),
-                precondition,
-            })
+    stored
+        .findings
+        .iter()
+        .filter(|f| matches!(f.verdict, Verdict::Fail | Verdict::Warn))
+        .map(|f| HostFinding {
+            summary: hwsurvey_model::text::one_line(&f.summary, 300).into_owned(),
+            rule: f.rule.clone(),
+            verdict: f.verdict.word().to_string(),
+            precondition: f.kind == RuleKind::Precondition
+                || opts.precondition_rules.contains(&f.rule),
         })
         .collect()
 }

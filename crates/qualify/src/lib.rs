@@ -20,50 +20,8 @@ use serde::{Deserialize, Serialize};
 
 pub use config::{ConfigError, RuleSet};
 pub use facts::Facts;
+pub use hwsurvey_result::qualification::{Evidence, Finding, RuleKind, Verdict};
 pub use machine::from_machine;
-
-/// Verdict of one finding, in rising order of gravity for the exit code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// The check ran and found nothing wrong.
-    Pass,
-    /// Worth knowing, nothing to fix (e.g. isolcpus set, hot-plug CPU slots).
-    Info,
-    /// The rule's input is unknown; the finding says why.
-    NotEvaluated,
-    /// Probably costs performance or stability.
-    Warn,
-    /// The machine is not what it should be.
-    Fail,
-}
-
-impl Verdict {
-    /// Lower-case word used in every format (`pass`, `not-evaluated`).
-    pub fn word(self) -> &'static str {
-        match self {
-            Verdict::Pass => "pass",
-            Verdict::Info => "info",
-            Verdict::NotEvaluated => "not-evaluated",
-            Verdict::Warn => "warn",
-            Verdict::Fail => "fail",
-        }
-    }
-}
-
-/// What a rule is about: the machine itself, or a precondition of the profile's measurements.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RuleKind {
-    /// A fact about the hardware or its set-up (a CPU offline, a DIMM missing, a slow link):
-    /// it decides `hwsurvey qualify`'s exit status.
-    #[default]
-    Machine,
-    /// A precondition of the profile (hugetlb pools reserved, THP available, an idle machine at
-    /// the start of a run): a stock machine may miss it without any hardware fault. It is
-    /// reported apart and never changes the exit status, with `--strict` neither.
-    Precondition,
-}
 
 /// The kind of the built-in rule `id` ([`RuleKind::Machine`] for an id no built-in rule has,
 /// e.g. a finding stored by a newer hwsurvey).
@@ -71,47 +29,18 @@ pub fn kind_of(id: &str) -> RuleKind {
     rule(id).map(|d| d.kind).unwrap_or_default()
 }
 
-/// One thing read to reach a verdict: where, and what it said.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Evidence {
-    /// The file, SMBIOS structure or result field (`/sys/devices/system/cpu/online`).
-    pub source: String,
-    /// What it held (`0-23`).
-    pub value: String,
+/// The findings of built-in rules: a [`Finding`] (the data a result file stores,
+/// `hwsurvey_result::qualification`) made with the kind of its rule ([`kind_of`]). Bring it
+/// into scope to call `Finding::new` and `Finding::not_evaluated`.
+pub trait RuleFinding {
+    /// A finding of rule `rule` with no evidence or fix yet.
+    fn new(rule: &str, verdict: Verdict, summary: impl Into<String>) -> Self;
+    /// A rule that could not be evaluated, and why.
+    fn not_evaluated(rule: &str, why: impl std::fmt::Display) -> Self;
 }
 
-impl Evidence {
-    /// Builds one piece of evidence.
-    pub fn new(source: impl Into<String>, value: impl Into<String>) -> Self {
-        Evidence {
-            source: source.into(),
-            value: value.into(),
-        }
-    }
-}
-
-/// One verdict of one rule.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Finding {
-    /// Rule id (`cpu.online`).
-    pub rule: String,
-    /// The verdict.
-    pub verdict: Verdict,
-    /// One line saying what was found (or, for [`Verdict::NotEvaluated`], why not).
-    pub summary: String,
-    /// What was read.
-    pub evidence: Vec<Evidence>,
-    /// What a person would do about it (absent for pass and not-evaluated).
-    pub fix: Option<String>,
-    /// Whether the rule is about the machine or a precondition of the profile; files written
-    /// before this field have none, and readers take it from the rule id ([`kind_of`]).
-    #[serde(default)]
-    pub kind: RuleKind,
-}
-
-impl Finding {
-    /// A finding with no evidence or fix yet.
-    pub fn new(rule: &str, verdict: Verdict, summary: impl Into<String>) -> Self {
+impl RuleFinding for Finding {
+    fn new(rule: &str, verdict: Verdict, summary: impl Into<String>) -> Self {
         Finding {
             rule: rule.to_string(),
             verdict,
@@ -121,19 +50,8 @@ impl Finding {
             kind: kind_of(rule),
         }
     }
-    /// A rule that could not be evaluated, and why.
-    pub fn not_evaluated(rule: &str, why: impl std::fmt::Display) -> Self {
+    fn not_evaluated(rule: &str, why: impl std::fmt::Display) -> Self {
         Finding::new(rule, Verdict::NotEvaluated, format!("not evaluated: {why}"))
-    }
-    /// Adds evidence.
-    pub fn with(mut self, source: impl Into<String>, value: impl Into<String>) -> Self {
-        self.evidence.push(Evidence::new(source, value));
-        self
-    }
-    /// Sets the fix.
-    pub fn fix(mut self, fix: impl Into<String>) -> Self {
-        self.fix = Some(fix.into());
-        self
     }
 }
 

@@ -1,64 +1,38 @@
 //! Findings stored in a result file at run time, and reading them back.
 //!
 //! `hwsurvey run` evaluates the rules on the probed machine plus the result so far and stores
-//! a [`StoredFindings`] document in the result file's `qualification` field before every
-//! write (so an interrupted run keeps them). `hwsurvey qualify RESULT.json` and `compare`
+//! a [`StoredFindings`] document (typed in the result crate, `hwsurvey_result::qualification`,
+//! re-exported here) in the result file's `qualification` field before every write (so an
+//! interrupted run keeps them). `hwsurvey qualify RESULT.json` and `compare`
 //! show those ([`findings_of_result`]); a file written before runs stored findings has none,
 //! and its findings are recomputed now, saying so ([`Origin`]).
 
 use hwsurvey_model::Probed;
 use hwsurvey_result::ResultFile;
-use serde::{Deserialize, Serialize};
 
-use crate::{from_machine, machine::result_facts, qualify, Facts, Finding, Report, RuleSet};
+pub use hwsurvey_result::qualification::{RulesRef, StoredFindings};
+
+use crate::{from_machine, machine::result_facts, qualify, Facts, Report, RuleSet};
 
 /// Text of `profiles/qualify.toml` built into hwsurvey: the default rule set
 /// ([`RuleSet::builtin`], which a test holds equal to this file).
 pub const BUILTIN_RULES_TEXT: &str = include_str!("../../../profiles/qualify.toml");
 
-/// Which rules file produced findings: where it was read and a hash of its bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RulesRef {
-    /// `profiles/qualify.toml (built in)`, or the path given with `--rules`.
-    pub source: String,
-    /// FNV-1a 64-bit hash of the file's bytes, 16 lower-case hex digits: tells two rules files
-    /// apart (not a security hash). The built-in set hashes [`BUILTIN_RULES_TEXT`].
-    pub fnv1a64: String,
+/// The reference of the built-in rules file: bring it into scope to call
+/// `RulesRef::builtin()`.
+pub trait BuiltinRules {
+    /// The built-in default set (`profiles/qualify.toml` as built in,
+    /// [`BUILTIN_RULES_TEXT`]).
+    fn builtin() -> Self;
 }
 
-impl RulesRef {
-    /// The reference of a rules file read from `source` with contents `text`.
-    pub fn of_text(source: impl Into<String>, text: &str) -> Self {
-        RulesRef {
-            source: source.into(),
-            fnv1a64: format!("{:016x}", fnv1a64(text.as_bytes())),
-        }
-    }
-
-    /// The built-in default set (`profiles/qualify.toml` as built in).
-    pub fn builtin() -> Self {
+impl BuiltinRules for RulesRef {
+    fn builtin() -> Self {
         RulesRef::of_text("profiles/qualify.toml (built in)", BUILTIN_RULES_TEXT)
     }
 }
 
-impl std::fmt::Display for RulesRef {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}, fnv1a64 {}", self.source, self.fnv1a64)
-    }
-}
-
 pub use hwsurvey_model::text::fnv1a64;
-
-/// The `qualification` field of a result file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StoredFindings {
-    /// The rules file used.
-    pub rules: RulesRef,
-    /// When the findings were evaluated (UTC, RFC 3339): the last write of the file.
-    pub evaluated_at: String,
-    /// Every finding, rule by rule: rule id, verdict, summary, evidence, fix.
-    pub findings: Vec<Finding>,
-}
 
 /// Where shown findings come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,8 +85,8 @@ pub fn recompute(label: &str, file: &ResultFile, rules: &RuleSet) -> Result<Repo
     Ok(qualify(label, &facts, rules))
 }
 
-/// The findings to show for a result file: the stored ones when it has them (and they
-/// parse), else recomputed with `rules` (named by `rules_ref`); the report's `origin` says
+/// The findings to show for a result file: the stored ones when it has them (the loader
+/// read them typed, a wrong value refused naming its field), else recomputed with `rules` (named by `rules_ref`); the report's `origin` says
 /// which. `Err` only when they must be recomputed and the machine document is unreadable.
 pub fn findings_of_result(
     label: &str,
@@ -120,27 +94,19 @@ pub fn findings_of_result(
     rules: &RuleSet,
     rules_ref: &RulesRef,
 ) -> Result<Report, String> {
-    let why = match &file.qualification {
-        None => "the file stores no findings (written before hwsurvey run stored them)".to_string(),
-        Some(v) => match serde_json::from_value::<StoredFindings>(v.clone()) {
-            Ok(s) => {
-                let origin = Origin::Stored {
-                    rules: s.rules,
-                    evaluated_at: s.evaluated_at,
-                };
-                return Ok(Report {
-                    subject: label.to_string(),
-                    findings: s.findings,
-                    origin: Some(origin.note()),
-                }
-                .kinds_from_rules());
-            }
-            Err(e) => format!(
-                "the stored findings are not readable by this hwsurvey ({})",
-                hwsurvey_model::text::one_line(&e.to_string(), 200)
-            ),
-        },
-    };
+    if let Some(s) = &file.qualification {
+        let origin = Origin::Stored {
+            rules: s.rules.clone(),
+            evaluated_at: s.evaluated_at.clone(),
+        };
+        return Ok(Report {
+            subject: label.to_string(),
+            findings: s.findings.clone(),
+            origin: Some(origin.note()),
+        }
+        .kinds_from_rules());
+    }
+    let why = "the file stores no findings (written before hwsurvey run stored them)".to_string();
     let mut report = recompute(label, file, rules)?;
     report.origin = Some(
         Origin::Recomputed {
@@ -214,7 +180,7 @@ impl hwsurvey_result::Qualifier for RunQualifier {
         label: &str,
         file: &ResultFile,
         evaluated_at: String,
-    ) -> Option<serde_json::Value> {
+    ) -> Option<StoredFindings> {
         let stored = evaluate_for_run(
             label,
             &self.facts,
@@ -223,7 +189,7 @@ impl hwsurvey_result::Qualifier for RunQualifier {
             &self.rules_ref,
             evaluated_at,
         );
-        serde_json::to_value(stored).ok()
+        Some(stored)
     }
 }
 

@@ -2,7 +2,7 @@
 //! BEL and U+FFFE (from a damaged capture or result file) made `qualify` print 2 MB raw.
 
 use hwsurvey_qualify::render::{render, Format, SHOWN_CHARS};
-use hwsurvey_qualify::{Finding, Report, Verdict};
+use hwsurvey_qualify::{Finding, Report, RuleFinding, Verdict};
 
 #[test]
 fn a_megabyte_evidence_value_is_shown_bounded_and_escaped() {

@@ -1,6 +1,8 @@
 //! The qualification table: each result's machine (and its measured figures) judged rule by
 //! rule, with the worst verdict and its one-line summary.
 
+use hwsurvey_qualify::stored::BuiltinRules as _;
+
 use crate::input::Input;
 use crate::layout::{Cell, Row, Table};
 

@@ -368,12 +368,11 @@ pub struct ResultFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub energy: Option<RunEnergy>,
     /// Qualification findings evaluated by `hwsurvey run` and updated before every write
-    /// (rules file reference, time, findings with evidence and fix): the document of
-    /// `hwsurvey_qualify::stored::StoredFindings`, kept as JSON here because the qualify crate
-    /// depends on this one. Optional: absent in files written before runs stored findings
-    /// (readers then recompute them), and omitted when not set.
+    /// (rules file reference, time, findings with evidence and fix: [`crate::qualification`]).
+    /// Optional: absent in files written before runs stored findings (readers then recompute
+    /// them), and omitted when not set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub qualification: Option<serde_json::Value>,
+    pub qualification: Option<crate::qualification::StoredFindings>,
 }
 
 /// Errors writing or loading a result file; each renders as one line naming the file.

@@ -7,6 +7,7 @@
 //! result files) implements it (`hwsurvey_qualify::stored::RunQualifier`) without depending
 //! on the engine, and the engine asks it without depending on qualify.
 
+use crate::qualification::StoredFindings;
 use crate::ResultFile;
 
 /// Evaluates qualification rules on a result file as it is written.
@@ -20,5 +21,5 @@ pub trait Qualifier {
         label: &str,
         file: &ResultFile,
         evaluated_at: String,
-    ) -> Option<serde_json::Value>;
+    ) -> Option<StoredFindings>;
 }

@@ -11,7 +11,7 @@ use anyhow::Context;
 use hwsurvey_model::{Probed, Unknown};
 use hwsurvey_qualify::machine::target_facts;
 use hwsurvey_qualify::render::{render, Format};
-use hwsurvey_qualify::stored::{self, Origin, RulesRef};
+use hwsurvey_qualify::stored::{self, BuiltinRules, Origin, RulesRef};
 use hwsurvey_qualify::{binary, from_machine, qualify, Report, RuleSet, Verdict};
 
 /// Exit code of an input or usage error (never a verdict: those are 0, 1 and 2).

@@ -106,7 +106,7 @@ fn compare_texts(
 fn stored_qualify(
     file: &hwsurvey_result::ResultFile,
 ) -> Result<Vec<(&'static str, String)>, String> {
-    use hwsurvey_qualify::stored::{findings_of_result, RulesRef};
+    use hwsurvey_qualify::stored::{findings_of_result, BuiltinRules, RulesRef};
     let report = findings_of_result("r.json", file, &RuleSet::builtin(), &RulesRef::builtin())
         .map_err(|e| e.to_string())?;
     Ok(qualify_texts(&report))

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use hwsurvey_qualify::stored::{RulesRef, StoredFindings};
+use hwsurvey_qualify::stored::{BuiltinRules, RulesRef, StoredFindings};
 use hwsurvey_result::{load, ResultFile, RunStatus};
 
 /// The hwsurvey binary, through the target's runner when one is set (qemu-user).
@@ -153,11 +153,10 @@ fn quick_profile_writes_a_valid_result_file() {
 /// The findings stored in a result file by the run: the default rules (named, hashed) over
 /// this machine and the result, every enabled rule present, evaluated at the last write.
 fn stored_findings(file: &ResultFile) -> StoredFindings {
-    let v = file
+    let s: StoredFindings = file
         .qualification
         .clone()
         .expect("the run stores qualification findings");
-    let s: StoredFindings = serde_json::from_value(v).unwrap();
     assert_eq!(s.rules, RulesRef::builtin());
     for def in hwsurvey_qualify::RULES {
         assert!(

@@ -7,7 +7,7 @@ use hwsurvey_model::units::format_cpus;
 use hwsurvey_model::{CpuSet, Probed};
 
 use crate::facts::Facts;
-use crate::{Finding, Params, Verdict};
+use crate::{Finding, Params, RuleFinding, Verdict};
 
 pub(crate) const GOVERNORS: &[&str] = &[
     "performance",

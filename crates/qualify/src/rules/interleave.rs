@@ -6,7 +6,7 @@ use hwsurvey_model::units::plural;
 use hwsurvey_model::Probed;
 
 use crate::facts::Facts;
-use crate::{Finding, Params, Verdict};
+use crate::{Finding, Params, RuleFinding, Verdict};
 
 const SOURCE: &str = "SMBIOS Type 20";
 const FIX: &str = "enable channel (and rank) interleaving in the firmware setup, and populate \

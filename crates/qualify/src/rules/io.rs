@@ -4,7 +4,7 @@ use hwsurvey_model::units::format_rate_decimal;
 use hwsurvey_model::Probed;
 
 use crate::facts::Facts;
-use crate::{Finding, Params, Verdict};
+use crate::{Finding, Params, RuleFinding, Verdict};
 
 /// Usable bytes per second of one PCIe lane at `gt_per_s` (after line coding: 8b/10b for
 /// 2.5 and 5 GT/s, 128b/130b for 8, 16 and 32 GT/s, PCIe 6.0 FLIT 242/256 at 64 GT/s).

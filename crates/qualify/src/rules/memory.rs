@@ -8,7 +8,7 @@ use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal};
 use hwsurvey_model::Probed;
 
 use crate::facts::{DimmFacts, Facts};
-use crate::{Finding, Params, Verdict};
+use crate::{Finding, Params, RuleFinding, Verdict};
 
 fn dimm_slots<'a>(f: &'a Facts, id: &str) -> Result<&'a [DimmFacts], Finding> {
     match &f.memory.dimms {

@@ -3,7 +3,7 @@
 use hwsurvey_model::Probed;
 
 use crate::facts::Facts;
-use crate::{Finding, Params, Verdict};
+use crate::{Finding, Params, RuleFinding, Verdict};
 
 /// `numa.nodes`: holes in node numbering (a node missing), nodes without CPUs or memory.
 pub fn numa_nodes(f: &Facts, _: &Params) -> Vec<Finding> {

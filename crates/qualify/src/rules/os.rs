@@ -5,7 +5,7 @@ use hwsurvey_model::Probed;
 
 use crate::config::parse_version;
 use crate::facts::Facts;
-use crate::{Finding, Params, Verdict};
+use crate::{Finding, Params, RuleFinding, Verdict};
 
 /// Name of an ELF machine number, for messages: its name in the one table
 /// ([`hwsurvey_elf::MACHINES`]: `x86_64`, `SPARCV9`), or `unknown machine N`.

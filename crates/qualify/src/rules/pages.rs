@@ -5,7 +5,7 @@ use hwsurvey_model::units::format_bytes_binary;
 use hwsurvey_model::Probed;
 
 use crate::facts::{Facts, HugetlbNeed, PoolTotals};
-use crate::{Finding, Params, Verdict};
+use crate::{Finding, Params, RuleFinding, Verdict};
 
 fn page_modes(f: &Facts, p: &Params) -> Vec<String> {
     match &f.result {

@@ -3,6 +3,7 @@
 //! document's probed values) and gives a [`Fig`], a measured value or why it is absent.
 
 use hwsurvey_model::units::format_bytes_binary;
+use hwsurvey_qualify::stored::BuiltinRules as _;
 use hwsurvey_result::outcome::Better;
 use hwsurvey_result::{MetricResult, Outcome, ResultFile, TestResult};
 use hwsurvey_stats::scaling::{analyse, ScalingPoint};
