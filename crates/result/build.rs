@@ -25,10 +25,31 @@ fn main() {
             let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
                 .map(|s| !s.is_empty())
                 .unwrap_or(false);
-            if let Some(gitdir) = git(&["rev-parse", "--absolute-git-dir"]) {
-                println!("cargo:rerun-if-changed={gitdir}/HEAD");
-                if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
-                    println!("cargo:rerun-if-changed={gitdir}/{r}");
+            // `--git-path` names where git keeps each file: in a linked worktree, HEAD is the
+            // worktree's own and the branch's ref is in the common git dir (watching
+            // `<worktree git dir>/refs/heads/...`, a file that never exists, rebuilt this crate
+            // and everything above it on every cargo call). A packed ref lives in packed-refs.
+            if let Some(head) = git(&["rev-parse", "--path-format=absolute", "--git-path", "HEAD"])
+            {
+                println!("cargo:rerun-if-changed={head}");
+            }
+            if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
+                let loose = git(&["rev-parse", "--path-format=absolute", "--git-path", &r]);
+                let packed = git(&[
+                    "rev-parse",
+                    "--path-format=absolute",
+                    "--git-path",
+                    "packed-refs",
+                ]);
+                match loose {
+                    Some(f) if std::path::Path::new(&f).exists() => {
+                        println!("cargo:rerun-if-changed={f}")
+                    }
+                    _ => {
+                        if let Some(p) = packed {
+                            println!("cargo:rerun-if-changed={p}");
+                        }
+                    }
                 }
             }
             if dirty {
