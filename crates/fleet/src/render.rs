@@ -406,7 +406,7 @@ pub fn markdown(fleet: &Fleet) -> String {
     out
 }
 
-use hwsurvey_report::render::{html_cell, html_escape as esc, html_words};
+use hwsurvey_report::html::{html_cell, html_escape as esc, html_words};
 
 /// One HTML table: `rows[0]` is the header; each body cell laid out as the compare report's
 /// ([`html_cell`]: breaks at spaces and after a long path's `/`, never inside a word);
@@ -450,10 +450,7 @@ fn html_table(
 pub fn html(fleet: &Fleet) -> String {
     let summary = summary_line(fleet);
     let rule = rule_line(fleet);
-    let mut out = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>hwsurvey fleet</title><style>{}</style></head><body>\n<h1>hwsurvey fleet</h1>\n",
-        hwsurvey_report::render::CSS,
-    );
+    let mut out = hwsurvey_report::html::page_start("hwsurvey fleet", "hwsurvey fleet");
     let alarm = fleet.exit_code() != 0;
     out += &format!(
         "<p class=\"{}\">{}</p>\n<p class=\"note\">{}</p>\n",

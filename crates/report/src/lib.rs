@@ -12,6 +12,7 @@ pub mod energy;
 pub mod family;
 pub mod format;
 pub mod headline;
+pub mod html;
 pub mod input;
 pub mod layout;
 pub mod machine;
