@@ -1,26 +1,24 @@
 //! Every `hwsurvey ...` example line of README.md's "Everyday use" runs, in README order after
 //! the snapshot that later lines read, in a scratch directory holding the files the lines name:
 //!
-//! - `host.tar.gz` and `extracted-snapshot/`: made by the README's own `snapshot` line;
-//! - `quick.json`: made by the README's own `run --profile quick -o quick.json` line; `a.json`,
-//!   `b.json`, `c.json` and `result.json` are copies of it (one profile, so `compare` runs as
-//!   written);
-//! - `reports/fleet/examples/`: the example fleet run folder shipped in the checkout (its three
-//!   hosts are copies of reports/examples/' results), read from the checkout as the README runs it;
+//! - `host.tar.gz` and `hwsurvey-snapshot/`: made by the README's own `snapshot` line and its
+//!   `tar -xzf host.tar.gz` line (unpacked here as tar does, into the scratch directory; the
+//!   line is checked to be that);
+//! - `quick.json`: made by the README's own `run --profile quick -o quick.json` line;
+//! - `reports/examples/*.json` and `reports/fleet/examples/`: the example result files and
+//!   fleet run folder shipped in the checkout, the glob expanded there as a shell does;
 //! - `dmidecode.txt`: the Dell R640 capture's saved `dmidecode -t memory` text
-//!   (`../shared/fixtures`; without `../shared` those two lines print SKIPPED).
+//!   (`../shared/fixtures`; without `../shared` those two lines print SKIPPED), in place of the
+//!   README's `dmidecode -t memory > dmidecode.txt` (root and DMI, which a VM has not).
 //!
 //! What is run differs from the line only where running it as written is not a test:
 //! - `run` lines that would measure for minutes (`--max-time 10m`, the standard families, the
-//!   storage directories) get `--plan-only`: the same flags parsed and planned against this
-//!   machine; `/mnt/nvme0/tmp` becomes a directory of the scratch directory, and the second
-//!   `--storage-dir` (another device in the README) is left out: a second directory on the
-//!   scratch directory's device would be refused, by design, as on the same device;
-//! - `hwsurvey probe [--root DIR] [--json]` runs as `probe`, `probe --json` and
-//!   `probe --root extracted-snapshot/ --json`;
+//!   storage directory) get `--plan-only`: the same flags parsed and planned against this
+//!   machine; a `--storage-dir` becomes a directory of the scratch directory (on a disk);
 //! - the shell around a command (`> /etc/bash_completion.d/...`, `&& mandb -q`, `| man -l -`)
 //!   is not run; the hwsurvey part is, with `man --dir` writing into the scratch directory;
-//! - `hwsurvey COMMAND --help` runs for every command `hwsurvey --help` lists.
+//! - `hwsurvey run --help` runs `--help` of every command `hwsurvey --help` lists, as its
+//!   comment says each has them.
 //!
 //! `hwsurvey elf target/dist/...` runs from the checkout when `cargo xtask dist` has made that
 //! file (else SKIPPED: in scripts/test the native tests come before the dist stage, which checks
@@ -90,13 +88,14 @@ fn plan_for(line: &str, scratch: &Path) -> Option<Plan> {
         .next()
         .unwrap_or(args)
         .trim();
-    let mut w = words(command);
+    let mut w: Vec<String> = words(command).iter().flat_map(|a| glob(a)).collect();
     let plan = match w.first().map(String::as_str)? {
-        "probe" if command.contains('[') => plain(vec![
-            words("probe"),
-            words("probe --json"),
-            words("probe --root extracted-snapshot/ --json"),
-        ]),
+        _ if w.iter().any(|a| a == "--help") => plain(
+            subcommands()
+                .into_iter()
+                .map(|c| vec![c, "--help".into()])
+                .collect(),
+        ),
         "probe" | "snapshot" | "compare" | "completions" => Plan {
             needs_shared: command.contains("dmidecode.txt"),
             ..plain(vec![w])
@@ -104,14 +103,10 @@ fn plan_for(line: &str, scratch: &Path) -> Option<Plan> {
         "run" => {
             let measures_long =
                 !command.contains("--plan-only") && !command.contains("--profile quick");
-            // One disk-backed device holds the scratch directory: the README's second
-            // directory (another device there) would be refused here as on the same device.
-            if let Some(second) = w.iter().rposition(|a| a.starts_with("/mnt/nvme1")) {
-                w.drain(second - 1..=second);
-            }
-            for a in &mut w {
-                if let Some(rest) = a.strip_prefix("/mnt/") {
-                    *a = scratch.join("mnt").join(rest).display().to_string();
+            // the storage directory: one of the scratch directory, on a disk
+            for k in 1..w.len() {
+                if w[k - 1] == "--storage-dir" {
+                    w[k] = scratch.join("storage").display().to_string();
                 }
             }
             if measures_long {
@@ -132,15 +127,42 @@ fn plan_for(line: &str, scratch: &Path) -> Option<Plan> {
         }
         // the file `cargo xtask dist` makes, read from the checkout as the README runs it
         "elf" => plain(vec![w]),
-        "COMMAND" => plain(
-            subcommands()
-                .into_iter()
-                .map(|c| vec![c, "--help".into()])
-                .collect(),
-        ),
         _ => return None,
     };
     Some(plan)
+}
+
+/// The checkout's root.
+fn checkout() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// An argument with a `*` in its file name (`reports/examples/*.json`) expanded against the
+/// checkout as a shell in its root does, into absolute paths in name order; any other
+/// argument as it is.
+fn glob(arg: &str) -> Vec<String> {
+    let path = Path::new(arg);
+    let Some((before, after)) = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.split_once('*'))
+    else {
+        return vec![arg.to_string()];
+    };
+    let dir = checkout().join(path.parent().unwrap_or(Path::new("")));
+    let mut out: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(before) && n.ends_with(after))
+        })
+        .map(|p| p.display().to_string())
+        .collect();
+    out.sort();
+    assert!(!out.is_empty(), "{arg}: matches no file of the checkout");
+    out
 }
 
 /// Every argument of a plan's runs, joined (to look for a path in them).
@@ -173,14 +195,6 @@ fn subcommands() -> Vec<String> {
     list
 }
 
-/// Copies `quick.json` to the names later lines read.
-fn copy_quick(scratch: &Path) {
-    let quick = scratch.join("quick.json");
-    for name in ["a.json", "b.json", "c.json", "result.json"] {
-        std::fs::copy(&quick, scratch.join(name)).unwrap();
-    }
-}
-
 #[test]
 fn every_readme_example_runs() {
     // The lines are the same on every architecture; under qemu-user the quick run alone would
@@ -201,9 +215,19 @@ fn every_readme_example_runs() {
     // under the target folder, on a disk: a tmpfs TMPDIR would refuse the --storage-dir line
     let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let scratch = tmp.path();
-    for d in ["mnt/nvme0/tmp", "mnt/nvme1/tmp", "man1"] {
+    for d in ["storage", "man1"] {
         std::fs::create_dir_all(scratch.join(d)).unwrap();
     }
+    // the README unpacks the snapshot with tar as a new user would, into the folder the
+    // later lines read
+    let section = readme
+        .split("\n## ")
+        .find(|s| s.starts_with("Everyday use"))
+        .unwrap();
+    assert!(
+        section.contains("\n    tar -xzf host.tar.gz "),
+        "the README unpacks host.tar.gz with tar -xzf"
+    );
     let fixtures: Option<PathBuf> = hwsurvey_testkit::fixtures();
     if let Some(f) = &fixtures {
         std::os::unix::fs::symlink(
@@ -230,7 +254,7 @@ fn every_readme_example_runs() {
         }
         // `hwsurvey elf target/dist/...` reads the dist binary from the checkout
         let cwd = if args_of(&plan).contains("target/dist/") {
-            let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+            let root = checkout();
             let file = plan.runs[0]
                 .iter()
                 .find(|a| a.starts_with("target/dist/"))
@@ -243,9 +267,9 @@ fn every_readme_example_runs() {
                 continue;
             }
             root
-        } else if args_of(&plan).contains("reports/fleet/") {
+        } else if args_of(&plan).contains(" reports/fleet/") {
             // the example fleet shipped in the checkout
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+            checkout()
         } else {
             scratch.to_path_buf()
         };
@@ -278,13 +302,12 @@ fn every_readme_example_runs() {
             }
         }
         if line.contains(" snapshot ") {
-            hwsurvey_testkit::unpack(
-                &scratch.join("host.tar.gz"),
-                &scratch.join("extracted-snapshot"),
+            // `tar -xzf host.tar.gz` in the scratch directory
+            hwsurvey_testkit::unpack(&scratch.join("host.tar.gz"), scratch);
+            assert!(
+                scratch.join("hwsurvey-snapshot/proc/cpuinfo").is_file(),
+                "host.tar.gz does not unpack into hwsurvey-snapshot/"
             );
-        }
-        if line.contains("-o quick.json") {
-            copy_quick(scratch);
         }
     }
     assert!(

@@ -26,7 +26,7 @@ Examples:
   hwsurvey probe                        # lscpu + numactl -H + DIMMs, in one
   hwsurvey probe --json > machine.json  # the Machine document
   hwsurvey probe --cpus                 # one line per CPU, as lscpu -e
-  hwsurvey probe --root extracted-snapshot/
+  hwsurvey probe --root hwsurvey-snapshot/
   hwsurvey probe --dmidecode dmidecode.txt  # DIMMs from saved `dmidecode -t memory` output")]
 pub struct Args {
     /// A captured machine standing for `/`: a copy of / with proc/ and sys/, an extracted

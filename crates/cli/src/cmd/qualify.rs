@@ -29,7 +29,7 @@ the profile, such as empty hugetlb pools, are listed apart and never change them
 Examples:
   hwsurvey qualify                       # this machine
   hwsurvey qualify result.json           # the findings a run stored, with its figures
-  hwsurvey qualify --root extracted-snapshot/ --format markdown
+  hwsurvey qualify --root hwsurvey-snapshot/ --format markdown
   hwsurvey qualify --dmidecode dmidecode.txt   # DIMM rules on saved `dmidecode` text";
 
 /// Output formats.

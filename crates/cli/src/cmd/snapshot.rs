@@ -34,7 +34,8 @@ use hwsurvey_probe::{probe_machine, SysRoot};
 
 Examples:
   hwsurvey snapshot -o host.tar.gz      # the files the probe reads
-  hwsurvey probe --root extracted-snapshot/   # after tar -xzf elsewhere")]
+  tar -xzf host.tar.gz                  # elsewhere: unpacks into hwsurvey-snapshot/
+  hwsurvey probe --root hwsurvey-snapshot/")]
 pub struct Args {
     /// Output archive (.tar.gz). An existing file is refused unless --force.
     #[arg(short = 'o', long = "output", value_name = "FILE.tar.gz")]
