@@ -1,7 +1,7 @@
 //! Defects found by the probe tester (cpufreq lists, invented core kinds, missing topology,
 //! empty roots, symlinks escaping the root, snapshot round trip, summary wording).
 
-mod topology_support;
+use crate::topology_support;
 
 use hwsurvey_model::CpuSet;
 use hwsurvey_probe::os::parse_cpufreq_cpus;

@@ -5,7 +5,7 @@
 //! `l1_dcache_size` files; an SMT control the probe refuses taken raw; an unreadable hugetlb
 //! count read as 0 pages).
 
-mod topology_support;
+use crate::topology_support;
 
 use hwsurvey_probe::run_env::ReadRunEnv as _;
 use std::collections::BTreeMap;

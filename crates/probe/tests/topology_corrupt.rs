@@ -4,7 +4,7 @@
 //! Captures: the firecracker guest (THP, mTHP, hugetlb, NUMA, caches, cluster level) and the
 //! UltraSPARC T1 (offline CPUs without topology, sparc64 per-CPU cache files, node cpumap).
 
-mod topology_support;
+use crate::topology_support;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! facts of fixtures/README.md and, where the peer tool's output (expected-lscpu,
 //! expected-lstopo) says more, that too. Deliberate differences are explained in comments.
 
-mod topology_support;
+use crate::topology_support;
 
 use hwsurvey_model::units::{GIB, KIB, MIB};
 use hwsurvey_model::{CpuSet, NodeSet, Probed};

@@ -2,7 +2,7 @@
 //! The sysfs listings there are summaries, so each test builds its tree from the facts and
 //! asserts the value a correct probe gives; a second case per bug covers the rest of the kind.
 
-mod topology_support;
+use crate::topology_support;
 
 use hwsurvey_model::units::{GIB, MIB};
 use hwsurvey_model::{CpuSet, Probed};

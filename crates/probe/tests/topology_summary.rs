@@ -1,6 +1,6 @@
 //! Snapshot tests (insta) of the human summary's CPU, NUMA and pages sections on real captures.
 
-mod topology_support;
+use crate::topology_support;
 
 use hwsurvey_probe::summary;
 use topology_support::*;

@@ -9,8 +9,8 @@
 //! Regenerate (new runs, then the reports and these snapshots):
 //!
 //!     CARGO_TARGET_DIR=... scripts/examples        # or scripts/examples --render-only
-//!     cargo insta test -p hwsurvey-report --test examples --accept
-//!     # without cargo-insta: INSTA_UPDATE=always cargo test -p hwsurvey-report --test examples
+//!     cargo insta test -p hwsurvey-report --test it --accept -- examples::
+//!     # without cargo-insta: INSTA_UPDATE=always cargo test -p hwsurvey-report --test it -- examples::
 
 use std::path::PathBuf;
 

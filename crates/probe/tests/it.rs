@@ -1,0 +1,27 @@
+//! Every integration test of this package in one test binary (one compile and one link
+//! instead of one per file: issue 37). Each tests/*.rs file is a module here; a new test
+//! file must be added below (xtask/tests/one_test_binary.rs fails naming a file that is not).
+
+mod core_kinds_cpufreq_pci;
+mod dimm_size_encodings;
+mod energy_counters;
+mod firmware;
+mod implausible_values_refused;
+mod interleave_smbios;
+mod limits_trees;
+mod nominal_clock;
+mod pci_names;
+mod population_io_os;
+mod population_memory;
+mod population_robustness;
+mod probe_fault_classes;
+mod run_env_from_machine;
+mod topology_corrupt;
+mod topology_fixtures;
+mod topology_nodes_and_pools;
+mod topology_proptest;
+mod topology_summary;
+#[path = "topology_support/mod.rs"]
+mod topology_support;
+mod unknowns_pseudo_disks;
+mod virt_fixtures;

@@ -1,0 +1,13 @@
+//! Every integration test of this package in one test binary (one compile and one link
+//! instead of one per file: issue 37). Each tests/*.rs file is a module here; a new test
+//! file must be added below (xtask/tests/one_test_binary.rs fails naming a file that is not).
+
+mod examples;
+mod formats;
+mod headline;
+mod hostile_strings;
+mod machine_table;
+mod measured_clock;
+mod plots;
+mod time_limited;
+mod tlb_reach;
