@@ -241,6 +241,18 @@ fn example_report_prints_to_12_pages_with_the_headline_on_page_1_and_every_word_
         .output()
         .unwrap();
     let page = std::fs::read_to_string(&html).unwrap();
+    // both emulated columns are greyed (class nc), the arm64 one as the x86 one
+    let triad = page
+        .split("<tr><th>STREAM Triad peak @N</th>")
+        .nth(1)
+        .and_then(|r| r.split("</tr>").next())
+        .unwrap_or_else(|| panic!("no STREAM Triad row in the headline"));
+    let classes: Vec<&str> = triad
+        .split("<td class=\"")
+        .skip(1)
+        .filter_map(|c| c.split('"').next())
+        .collect();
+    assert_eq!(classes, ["num", "num nc", "num nc"], "{triad}");
     let (lost, split) =
         hwsurvey_testkit::printed::lost_or_split(&page, &String::from_utf8_lossy(&all.stdout));
     assert!(lost.is_empty(), "words of the report not printed: {lost:?}");
