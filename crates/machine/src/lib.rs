@@ -15,9 +15,11 @@
 pub mod binary;
 pub mod clocksource;
 pub mod cpu;
+pub mod cpu_table;
 pub mod energy;
 pub mod firmware;
 pub mod io;
+pub mod isa;
 pub mod limits;
 pub mod memory;
 pub mod numa;
@@ -28,6 +30,7 @@ pub mod pci_ids;
 pub mod pci_text;
 pub mod pcie;
 pub mod run_env;
+pub mod summary;
 pub mod virt;
 
 use hwsurvey_model::Probed;

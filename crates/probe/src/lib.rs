@@ -14,12 +14,10 @@
 pub mod block;
 pub mod clocksource;
 pub mod cpu;
-pub mod cpu_table;
 pub mod energy;
 pub mod firmware;
 pub mod freq;
 pub mod io;
-pub mod isa;
 pub mod limits;
 pub mod live;
 pub mod memory;
@@ -32,14 +30,15 @@ pub mod peer_files;
 pub mod process;
 pub mod run_env;
 pub mod smaps;
-pub mod summary;
 pub mod sysroot;
 pub mod thp;
 pub mod virt;
 
 pub use sysroot::{ProbeError, SysRoot};
 
-pub use hwsurvey_machine::{binary, pci, pci_text, pcie, Machine, MACHINE_SCHEMA_VERSION};
+pub use hwsurvey_machine::{
+    binary, cpu_table, isa, pci, pci_text, pcie, summary, Machine, MACHINE_SCHEMA_VERSION,
+};
 
 /// Probes everything under `root`. Never fails as a whole; unknowns carry their reasons.
 pub fn probe_machine(root: &SysRoot) -> Machine {
