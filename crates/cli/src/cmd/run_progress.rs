@@ -76,14 +76,15 @@ impl Observer for Progress {
 /// The line a point that was not measured prints above the progress bar: family, id, outcome
 /// and reason, wrapped with a hanging indent to a terminal `width` columns wide (the reason of
 /// a skipped critical-rate search runs to 700 characters; a new user's 80-column terminal got
-/// it on one line).
+/// it on one line). Durations in the reason are in the unit people read (`p99 39.8 ms`, as the
+/// report's notes: the file keeps whole ns).
 fn not_measured_line(result: &TestResult, width: Option<usize>) -> String {
     let line = format!(
         "{} {}: {} ({})",
         result.point.family,
         result.point.id,
         result.outcome,
-        result.reason.as_deref().unwrap_or("")
+        hwsurvey_report::format::humanize_ns(result.reason.as_deref().unwrap_or(""))
     );
     match width {
         Some(w) => crate::fit::fit(&line, w).trim_end_matches('\n').to_string(),
@@ -125,5 +126,12 @@ mod tests {
         assert_eq!(whole.lines().count(), 1);
         assert_eq!(words(&wrapped), words(&whole));
         assert!(whole.starts_with("service.point_select critical/pages=base: skipped"));
+        // the file's whole ns in the unit people read (a new user saw `p50 8634367 ns`)
+        assert!(whole.contains("p99 <= 1.00 ms"), "{whole}");
+        assert!(
+            whole.contains("p50 28.7 ms, p99 39.8 ms, p999 40.0 ms"),
+            "{whole}"
+        );
+        assert!(!whole.contains("8721151"), "{whole}");
     }
 }
