@@ -88,14 +88,22 @@ pub fn lscpu_facts(root: &Path) -> PeerFacts {
 
 /// `lstopo-no-graphics` on `root` (`--input` unless `/`): the XML of the whole system (CPUs
 /// outside this process's cgroup too), without I/O.
+///
+/// On a root other than `/`, hwloc's `x86` component is left out as well as `pci`: hwloc 2.9
+/// runs it beside `--input` and it adds the caches that CPUID of the machine running lstopo
+/// describes (an arm64 guest's snapshot, whose sysfs gives L1 only, read on this x86 host came
+/// out with the host's 2 x 512 KiB L2 and 16 MiB L3 on its CPUs 0-1).
 pub fn lstopo_xml(root: &Path) -> String {
     let mut cmd = Command::new("lstopo-no-graphics");
-    if root != Path::new("/") {
+    let components = if root != Path::new("/") {
         cmd.arg("--input").arg(root);
-    }
+        "-pci,-x86"
+    } else {
+        "-pci"
+    };
     run(cmd
         .args(["--no-io", "--disallowed", "--of", "xml", "-"])
-        .env("HWLOC_COMPONENTS", "-pci"))
+        .env("HWLOC_COMPONENTS", components))
 }
 
 /// hwloc's facts from its XML: objects counted by type; caches by level and type.
