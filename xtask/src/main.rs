@@ -75,7 +75,12 @@ fn build(root: &Path, target: &TargetDescriptor) -> Result<PathBuf> {
                 .map_or_else(|| root.join("target/cross"), PathBuf::from);
             let path = format!("/usr/bin:{}", env::var("PATH").unwrap_or_default());
             let mut cmd = Command::new("/usr/bin/cargo");
+            // One feature resolution for the whole workspace, as scripts/cross-test's test
+            // builds (release profile too): the dist build reuses their std, dependencies and
+            // workspace libraries instead of compiling them again.
             cmd.args(["build", "-Zbuild-std", "--release", "--locked"])
+                .args(["-Zfeature-unification", "--config"])
+                .arg("resolver.feature-unification=\"workspace\"")
                 .env("PATH", path)
                 .env("RUSTC", "/usr/bin/rustc")
                 .env("RUSTC_BOOTSTRAP", "1")
