@@ -6,7 +6,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod common;
 
 /// Packages that never run under qemu-user: the host's build tasks and the guest harness
 /// (it boots qemu-system on the host).
@@ -80,24 +81,7 @@ fn first_marked(paths: &[PathBuf]) -> Option<(PathBuf, &'static str)> {
 
 /// Workspace packages: name -> folder.
 fn packages() -> BTreeMap<String, PathBuf> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("cargo metadata runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let meta = common::workspace_metadata();
     meta["packages"]
         .as_array()
         .unwrap()

@@ -7,31 +7,15 @@
 //! run a workload); normal and build dependencies do.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::process::Command;
+
+mod common;
 
 /// Workspace crates that measure: the engine and the workloads.
 const RUN_SIDE: &[&str] = &["hwsurvey-engine", "hwsurvey-workloads"];
 
 /// Normal and build dependencies of each workspace package, by package name.
 fn workspace_deps() -> BTreeMap<String, BTreeSet<String>> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("cargo metadata runs");
-    assert!(
-        out.status.success(),
-        "cargo metadata: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("metadata is JSON");
+    let meta = common::workspace_metadata();
     let mut deps = BTreeMap::new();
     for p in meta["packages"].as_array().expect("packages") {
         let name = p["name"].as_str().expect("name").to_string();
