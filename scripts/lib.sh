@@ -241,7 +241,7 @@ declare -A STAGE_BUDGET_S=(
   ["e2k fallback: check without default features"]=600
   ["cross: aarch64 test suites under qemu-aarch64"]=1500
   ["cross: sparc64 test suites under qemu-sparc64"]=1500
-  ["dist: static x86_64/aarch64/sparc64 binaries + ELF checks"]=1200
+  ["dist: static x86_64/aarch64/sparc64 binaries + ELF checks"]=500
   ["e2k: descriptor, target JSON schema, ELF header checks"]=300
   ["guests: x86_64 and arm64 kernels under qemu-system (tests/guests)"]=1800
 )

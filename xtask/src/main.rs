@@ -19,6 +19,8 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use hwsurvey_elf::{check, inspect_file, BuildMethod, TargetDescriptor};
 
+mod cross_args;
+
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -75,12 +77,12 @@ fn build(root: &Path, target: &TargetDescriptor) -> Result<PathBuf> {
                 .map_or_else(|| root.join("target/cross"), PathBuf::from);
             let path = format!("/usr/bin:{}", env::var("PATH").unwrap_or_default());
             let mut cmd = Command::new("/usr/bin/cargo");
-            // One feature resolution for the whole workspace, as scripts/cross-test's test
-            // builds (release profile too): the dist build reuses their std, dependencies and
-            // workspace libraries instead of compiling them again.
+            // The suites' feature resolution and the CLI's `run` suite named (cross_args): the
+            // dist binary is the very `hwsurvey` that scripts/cross-test's suites built and ran,
+            // and after them this build compiles nothing. On its own it also builds that suite.
             cmd.args(["build", "-Zbuild-std", "--release", "--locked"])
-                .args(["-Zfeature-unification", "--config"])
-                .arg("resolver.feature-unification=\"workspace\"")
+                .args(cross_args::UNIFY)
+                .args(cross_args::DIST_TARGETS)
                 .env("PATH", path)
                 .env("RUSTC", "/usr/bin/rustc")
                 .env("RUSTC_BOOTSTRAP", "1")
