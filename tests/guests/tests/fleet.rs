@@ -17,10 +17,7 @@
 //!   1 GiB, to keep the test short): a second group.
 //!
 //! All five share one `hwsurvey_chassis`, so one measures at a time (TCG guests on a 2-core
-//! host disturb each other's figures; the lock is held from `hwsurvey run` to its end, and a
-//! waiting host tries it every 3 s, `hwsurvey_chassis_poll_s`, a `mkdir` on the controller:
-//! holding it from the first task to the last made the playbook 461 s, and 321 s without,
-//! 2026-12-06), and the run is first looked at after 20 s
+//! host disturb each other's figures), and the run is first looked at after 20 s
 //! (`hwsurvey_poll_s`), once it has ended: each look runs Python in the guest, which took its
 //! vCPUs from the measurement (triad CVs of 0.4 with 3 s looks on a loaded host). The profile
 //! is tests/guests/fleet/profile.toml (STREAM Triad at 1 and all threads, 0.2 s samples), put
@@ -220,7 +217,6 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
          hwsurvey_families='[\"mem.bandwidth\"]'\n\
          hwsurvey_chassis=tcg-host\n\
          hwsurvey_poll_s=20\n\
-         hwsurvey_chassis_poll_s=3\n\
          hwsurvey_run_timeout_s=600\n",
         key = keys.private_key.display(),
         known = tmp.path().join("known_hosts").display(),
