@@ -17,7 +17,9 @@
 //!   1 GiB, to keep the test short): a second group.
 //!
 //! All five share one `hwsurvey_chassis`, so one measures at a time (TCG guests on a 2-core
-//! host disturb each other's figures), and the run is first looked at after 20 s
+//! host disturb each other's figures; the lock is held from `hwsurvey run` to its end:
+//! holding it from the first task to the last made the playbook 461 s, and 321-331 s without,
+//! 2026-12-06), and the run is first looked at after 20 s
 //! (`hwsurvey_poll_s`), once it has ended: each look runs Python in the guest, which took its
 //! vCPUs from the measurement (triad CVs of 0.4 with 3 s looks on a loaded host). The profile
 //! is tests/guests/fleet/profile.toml (STREAM Triad at 1 and all threads, 0.2 s samples), put
