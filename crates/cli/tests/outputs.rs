@@ -212,10 +212,12 @@ fn a_second_concurrent_run_on_one_output_is_refused() {
     )
     .unwrap();
     assert!(quick.contains("\nsample_min_s = 0.01\n"));
+    // 0.1 s samples: the first run lasts several seconds (its lock is held long after the
+    // second one starts, which takes well under a second) and not the 20 s of 0.4 s samples
     let slow = dir.path().join("slow.toml");
     std::fs::write(
         &slow,
-        quick.replace("\nsample_min_s = 0.01\n", "\nsample_min_s = 0.4\n"),
+        quick.replace("\nsample_min_s = 0.01\n", "\nsample_min_s = 0.1\n"),
     )
     .unwrap();
     let mut first = profile_run(&out, slow.as_os_str()).spawn().unwrap();

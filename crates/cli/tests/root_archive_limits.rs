@@ -73,7 +73,7 @@ fn a_file_larger_than_4_mib_is_skipped_and_named() {
     let Some((_root_dir, root)) = fixture_root() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let a = dir.path().join("huge-file.tar.gz");
     // 8 MiB of zeros: about 8 KB compressed
     archive(
@@ -100,7 +100,7 @@ fn a_skipped_file_is_named_on_one_line() {
     let Some((_root_dir, root)) = fixture_root() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let a = dir.path().join("odd-name.tar.gz");
     let name = "snap/proc/big\n\u{1b}[2Jsecond line".to_string();
     archive(&a, Some(&root), &mut [(name, 5 << 20)].into_iter());
@@ -116,7 +116,7 @@ fn a_skipped_file_is_named_on_one_line() {
 
 #[test]
 fn an_archive_of_more_than_64_mib_is_refused_before_anything_is_written() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let a = dir.path().join("big.tar.gz");
     // 17 files of 4 MiB (each within the file bound): 68 MiB in all
     archive(
@@ -137,7 +137,7 @@ fn an_archive_of_more_than_64_mib_is_refused_before_anything_is_written() {
 
 #[test]
 fn an_archive_of_more_than_50000_entries_is_refused_before_anything_is_written() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let a = dir.path().join("many.tar.gz");
     archive(&a, None, &mut (0..50_001).map(|i| (format!("snap/{i}"), 0)));
     let (code, err, left) = probe(dir.path(), &a);
@@ -154,7 +154,7 @@ fn an_archive_of_more_than_50000_entries_is_refused_before_anything_is_written()
 
 #[test]
 fn a_signal_while_unpacking_removes_the_unpack_folder() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let a = dir.path().join("slow.tar.gz");
     // within the bounds, but enough files to take a while to write
     archive(
@@ -206,7 +206,7 @@ fn snapshot_of_a_capture_never_writes_through_a_link_out_of_its_staging_folder()
     let Some((_root_dir, root)) = fixture_root() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let outside = dir.path().join("escaped");
     // the link's target inside the capture (the probe resolves `..` at the root): cpu0's
     // cache folder moved to <root>/<outside>

@@ -107,7 +107,7 @@ fn peers_read_a_snapshot_of_this_machine_and_agree_with_the_probe() {
     if !have_peers() || hwsurvey_testkit::under_qemu_user() {
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = hwsurvey_testkit::scratch_tempdir();
     let snap = snapshot(None, tmp.path());
     for view in LSCPU_VIEWS {
         let diffs = line_differences(&lscpu(&snap, view), &lscpu(Path::new("/"), view));
@@ -200,7 +200,7 @@ fn peers_read_snapshots_of_the_captures_as_the_captures() {
         return;
     }
     for (folder, archive, agree) in CAPTURES {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = hwsurvey_testkit::scratch_tempdir();
         let (_src_tmp, source) = hwsurvey_testkit::extract(&fixtures.join(folder).join(archive));
         let snap = snapshot(Some(&source), tmp.path());
         peers_print_the_same(&source, &snap, folder);

@@ -110,7 +110,7 @@ fn assert_same(a: &serde_json::Value, b: &serde_json::Value, what: &str) {
 
 /// Probe -> snapshot -> extract -> probe --root gives the same document.
 fn round_trip(root: Option<&Path>) {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = hwsurvey_testkit::scratch_tempdir();
     let archive = tmp.path().join("snap.tar.gz");
     let mut snap = vec![
         "snapshot".to_string(),
@@ -188,7 +188,7 @@ fn snapshot_round_trip_live() {
 #[test]
 fn snapshot_round_trip_capture() {
     let Some(shared) = shared() else { return };
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = hwsurvey_testkit::scratch_tempdir();
     unpack(
         &shared.join("fixtures/x86_64-firecracker-guest-epyc-2vcpu-thp-mthp/firecracker-guest-capture.tar.gz"),
         tmp.path(),
@@ -202,7 +202,7 @@ fn snapshot_round_trip_capture() {
 #[test]
 fn snapshot_round_trip_capture_with_empty_offline_cpu_folders() {
     let Some(shared) = shared() else { return };
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = hwsurvey_testkit::scratch_tempdir();
     unpack(
         &shared.join("fixtures/sparc64-ultrasparc-t1-offline/sparc64-UltraSparc-T1.tar.gz"),
         tmp.path(),
@@ -219,7 +219,7 @@ fn snapshot_round_trip_capture_with_empty_offline_cpu_folders() {
 #[test]
 fn summary_of_a_capture_says_what_it_found_and_what_not() {
     let Some(shared) = shared() else { return };
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = hwsurvey_testkit::scratch_tempdir();
     unpack(
         &shared.join("fixtures/s390x-z196-lpar-offline-books/s390-lpar.tar.gz"),
         tmp.path(),
@@ -358,7 +358,7 @@ fn bad_root_is_an_error() {
 
 #[test]
 fn probe_of_an_empty_folder_or_an_archive_is_an_error() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = hwsurvey_testkit::scratch_tempdir();
     let empty = tmp.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
     let out = Command::cargo_bin("hwsurvey")
@@ -419,7 +419,7 @@ fn probe_of_an_empty_folder_or_an_archive_is_an_error() {
 /// name).
 #[test]
 fn an_archive_holding_only_a_link_to_slash_is_no_root() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = hwsurvey_testkit::scratch_tempdir();
     let archive = tmp.path().join("evil.tar.gz");
     let gz = flate2::write::GzEncoder::new(
         std::fs::File::create(&archive).unwrap(),

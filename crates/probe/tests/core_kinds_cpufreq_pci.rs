@@ -187,7 +187,7 @@ fn pci_lists_every_function_bridges_by_their_role() {
 fn snapshot_keeps_the_uname_machine_not_the_kernel_arch_file() {
     use hwsurvey_probe::live::{LiveFacts, LIVE_FACTS_PATH};
     use hwsurvey_probe::{probe_machine, SysRoot};
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let root = dir.path();
     hwsurvey_testkit::write(root, "/proc/sys/kernel/arch", "x86_64\n");
     hwsurvey_testkit::write(root, "/sys/devices/system/cpu/online", "0\n");

@@ -85,7 +85,7 @@ fn b05_binary_extended_size() {
 
 #[test]
 fn b05_from_sysfs_table() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let t = dir.path().join("sys/firmware/dmi/tables");
     std::fs::create_dir_all(&t).unwrap();
     std::fs::write(t.join("DMI"), b05_table()).unwrap();

@@ -35,7 +35,7 @@ fn rapl_tree(root: &Path) {
 
 #[test]
 fn rapl_packages_and_dram_with_wrap_around() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     rapl_tree(dir.path());
     let root = SysRoot::new(dir.path());
     let counters = energy::discover(&root).unwrap();
@@ -105,7 +105,7 @@ fn rapl_packages_and_dram_with_wrap_around() {
 
 #[test]
 fn a_counter_going_backwards_without_a_range_and_an_unreadable_one_say_so() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     write(
         dir.path(),
         "/sys/class/powercap/intel-rapl:0/name",
@@ -169,7 +169,7 @@ fn energy_uj_root_only_is_permission_denied_with_the_file() {
     if is_root() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     rapl_tree(dir.path());
     let f = dir.path().join("sys/class/powercap/intel-rapl:0/energy_uj");
     std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o000)).unwrap();
@@ -191,7 +191,7 @@ fn is_root() -> bool {
 fn permission_denied_through_a_directory_the_reader_cannot_enter() {
     // root reads any file; a directory planted where energy_uj should be fails for root too
     // (an I/O error naming the file): the reader says why instead of reporting no counters
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     rapl_tree(dir.path());
     let f = dir.path().join("sys/class/powercap/intel-rapl:0/energy_uj");
     std::fs::remove_file(&f).unwrap();
@@ -206,7 +206,7 @@ fn permission_denied_through_a_directory_the_reader_cannot_enter() {
 
 #[test]
 fn hwmon_energy_on_an_arm64_server_and_power_inputs_elsewhere() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     // Ampere Altra smpro: energy totals with labels
     write(dir.path(), "/sys/class/hwmon/hwmon0/name", "smpro");
     write(
@@ -287,7 +287,7 @@ fn hwmon_energy_on_an_arm64_server_and_power_inputs_elsewhere() {
 
 #[test]
 fn this_vm_has_no_counters_and_says_why() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let e = energy::discover(&SysRoot::new(dir.path())).unwrap_err();
     assert_eq!(
         e.to_string(),

@@ -96,7 +96,7 @@ fn oracle_x5_2_type19_type20_one_range_per_dimm_not_interleaved() {
         "D11 (/SYS/MB/P0): 0x00000000000-0x007FFFFFFFF (32 GiB), Interleave Position 0 (not interleaved)"
     );
     // the probe's memory section says it, once per machine
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let mem = memory::probe_with_dmidecode_text(&SysRoot::new(dir.path()), &text);
     let summary = memory::summary(&mem);
     assert!(
@@ -174,7 +174,7 @@ fn captures_without_type19_type20_say_so() {
         let Some(text) = fixture_text(rel) else {
             return;
         };
-        let dir = tempfile::tempdir().unwrap();
+        let dir = hwsurvey_testkit::scratch_tempdir();
         let mem = memory::probe_with_dmidecode_text(&SysRoot::new(dir.path()), &text);
         let why = mem.interleave.why_unknown().expect(rel).to_string();
         assert!(
@@ -268,7 +268,7 @@ fn raw_entries_two_way_interleave_and_extended_addresses() {
     // Two 16 GiB DIMMs answering one 32 GiB range at positions 1 and 2 (depth 1), a third
     // DIMM on a range of its own (position 0), one slot empty; one Type 19 range in KiB
     // fields and one in the extended (byte) fields.
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     const KIB_32G: u32 = 32 << 20; // 32 GiB in KiB
     write_entries(
         dir.path(),
@@ -340,7 +340,7 @@ fn raw_entries_two_way_interleave_and_extended_addresses() {
 
 #[test]
 fn raw_entries_unknown_positions_and_a_truncated_type20() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let mut short = type20(0x1401, 0x1101, 0, 0, 0, 0);
     short.truncate(0x0A);
     short[1] = 0x0A;

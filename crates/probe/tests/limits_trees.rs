@@ -18,7 +18,7 @@ const MEMINFO: &str =
 /// A hybrid machine as this CI host has it: v1 controllers under /sys/fs/cgroup/<name>, v2
 /// at /sys/fs/cgroup/unified; the process sits in memory cgroup /jobs/run1.
 fn hybrid_tree() -> tempfile::TempDir {
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     let r = t.path();
     write(r, "/proc/meminfo", MEMINFO);
     write(
@@ -78,7 +78,7 @@ fn hybrid_tree() -> tempfile::TempDir {
 /// A root with the cgroup v2 hierarchy mounted at /sys/fs/cgroup and this process in `cgroup`
 /// (`/job/step`).
 fn v2_tree(cgroup: &str) -> tempfile::TempDir {
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     write(
         t.path(),
         "/proc/self/mountinfo",
@@ -210,7 +210,7 @@ fn the_cap_is_the_least_headroom_under_a_limit() {
 
 #[test]
 fn no_limit_anywhere_leaves_mem_available() {
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     write(t.path(), "/proc/meminfo", MEMINFO);
     write(t.path(), "/proc/self/cgroup", "0::/");
     write(
@@ -259,7 +259,7 @@ fn allowed_cpus_from_v1_cpuset_and_affinity() {
 fn allowed_cpus_from_the_legacy_cpuset_file_system() {
     // An old system: `mount -t cpuset none /dev/cpuset`, the process in cpuset /batch;
     // no cgroup v1 cpuset line and no v2 cpuset.
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     let r = t.path();
     write(
         r,
@@ -301,7 +301,7 @@ fn allowed_cpus_from_v2_walk_up_to_the_nearest_cpuset() {
 /// (`-1` = none; the parent's 50000 per 20000 is 2.5 CPUs). The least run time wins.
 #[test]
 fn cpu_quotas_up_the_hierarchy_in_v1_and_v2() {
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     let r = t.path();
     write(r, "/proc/meminfo", MEMINFO);
     write(

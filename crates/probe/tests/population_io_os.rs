@@ -69,7 +69,7 @@ fn intel_2s_capture_pci_and_sata_disk() {
 
 #[test]
 fn pcie_links_and_nvme_namespace() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let r = dir.path();
     let dev = "/sys/devices/pci0000:00/0000:00:03.0";
     for (f, v) in [
@@ -197,7 +197,7 @@ fn thunderx2_cmdline_isolation() {
 
 #[test]
 fn os_settings_from_a_tree() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let r = dir.path();
     write(r, "/proc/sys/kernel/osrelease", "6.1.0-18-arm64");
     write(r, "/proc/sys/kernel/version", "#1 SMP Debian 6.1.76-1");
@@ -295,7 +295,7 @@ fn os_settings_from_a_tree() {
     assert!(text.contains("cgroup cpu 50000/100000 us"), "{text}");
 
     // cgroup v1 with no limits, and a corrupt quota named.
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let r = dir.path();
     write(
         r,
@@ -334,7 +334,7 @@ fn os_settings_from_a_tree() {
 
 #[test]
 fn empty_root_never_panics_and_says_why() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let root = SysRoot::new(dir.path());
     let o = os::probe(&root);
     assert_eq!(
@@ -494,7 +494,7 @@ fn intel_2s_capture_pcie_tree_roles_and_paths() {
 #[test]
 fn switch_uplink_shared_by_four_drives_is_their_ceiling() {
     use hwsurvey_probe::pcie::PcieRole;
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let r = dir.path();
     hwsurvey_testkit::pcie_switch_tree(r);
 

@@ -292,7 +292,7 @@ fn alderlake_edac_all_zero() {
     else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     tree_from_grep(dir.path(), &text);
     // csrow layout from ras-mc-ctl's labels "mc#0csrow#1channel#0".
     for line in text.lines().filter(|l| l.starts_with("mc#")) {
@@ -347,7 +347,7 @@ fn thunderx2_edac_labels_and_counts() {
     ) else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     tree_from_grep(dir.path(), &labels);
     tree_from_grep(dir.path(), &counts);
     let e = memory::edac::read(&SysRoot::new(dir.path()));
@@ -401,7 +401,7 @@ fn thunderx2_edac_labels_and_counts() {
 
 #[test]
 fn no_dmi_is_unavailable_with_reason() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let m = memory::probe(&SysRoot::new(dir.path()));
     let Probed::Unknown(Unknown::Other { detail }) = &m.smbios else {
         panic!("{:?}", m.smbios)
@@ -421,7 +421,7 @@ fn no_dmi_is_unavailable_with_reason() {
 #[test]
 fn table_and_entry_point_read_from_sysfs() {
     // A table with one Type 17 (16 GiB DDR4-2933) behind an _SM3_ 3.2 entry point.
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let t = dir.path().join("sys/firmware/dmi/tables");
     std::fs::create_dir_all(&t).unwrap();
     let mut ep = b"_SM3_".to_vec();
@@ -465,7 +465,7 @@ fn table_and_entry_point_read_from_sysfs() {
         2666 * 1_000_000 * 8
     );
     // Unreadable table (a directory where the file should be) names the file.
-    let bad = tempfile::tempdir().unwrap();
+    let bad = hwsurvey_testkit::scratch_tempdir();
     std::fs::create_dir_all(bad.path().join("sys/firmware/dmi/tables/DMI")).unwrap();
     let m = memory::probe(&SysRoot::new(bad.path()));
     let u = m.smbios.why_unknown().unwrap();
@@ -481,7 +481,7 @@ fn dmidecode_option_uses_text() {
     let Some(text) = fixture_text("x86_64-dell-r640-2s-dmidecode-24slots/dmidecode.txt") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let m = memory::probe_with_dmidecode_text(&SysRoot::new(dir.path()), &text);
     assert_eq!(
         m.population.known().unwrap().total_installed_bytes,

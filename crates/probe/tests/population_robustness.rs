@@ -134,7 +134,7 @@ fn corrupt_each_type17_entry_of_intel_2s() {
 
 #[test]
 fn corrupt_each_edac_file() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let mc = dir.path().join("sys/devices/system/edac/mc/mc0");
     std::fs::create_dir_all(mc.join("dimm0")).unwrap();
     std::fs::create_dir_all(mc.join("csrow0")).unwrap();
@@ -171,7 +171,7 @@ fn corrupt_each_edac_file() {
 
 #[test]
 fn corrupt_meminfo() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     std::fs::create_dir_all(dir.path().join("proc")).unwrap();
     let file = dir.path().join("proc/meminfo");
     std::fs::write(
@@ -191,7 +191,7 @@ fn corrupt_meminfo() {
 
 #[test]
 fn corrupt_dmi_table_is_named() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let t = dir.path().join("sys/firmware/dmi/tables");
     std::fs::create_dir_all(&t).unwrap();
     let mut rec = vec![0u8; 0x22];

@@ -73,7 +73,7 @@ fn cache_sharing_from_shared_cpu_map_and_all_zero_maps_are_not_private() {
     // 8 CPUs, 4 cores x 2 threads (siblings n and n+4), two L3s of 4 CPUs ({0,1,4,5} and
     // {2,3,6,7}). No shared_cpu_list anywhere (an old kernel); cpu5's L1d map and cpu7's L3
     // map are all zero.
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     let r = t.path();
     x86(r, 8, &|_| 0, &|c| (c % 4) as i64);
     for c in 0..8u32 {
@@ -133,7 +133,7 @@ fn cache_sharing_from_shared_cpu_map_and_all_zero_maps_are_not_private() {
 
 #[test]
 fn an_empty_or_bad_shared_cpu_list_falls_back_to_the_map() {
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     let r = t.path();
     x86(r, 2, &|_| 0, &|_| 0);
     for c in 0..2u32 {
@@ -160,7 +160,7 @@ fn an_empty_or_bad_shared_cpu_list_falls_back_to_the_map() {
 #[test]
 fn sparc64_l2_files_describe_one_cache_per_package() {
     // 6 packages x 2 CPUs, no cache folders: cpuN/l2_cache_size etc. (sun4u style).
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     let r = t.path();
     for f in ["possible", "present", "online"] {
         write(r, &format!("{CPU}/{f}"), "0-11");
@@ -216,7 +216,7 @@ processor 3: version = 00,  identification = 279F25,  machine = 2817
 #[test]
 fn s390_is_s390_and_its_l3_l4_come_from_cpuinfo() {
     // z196: 4 CPUs on 2 chips (core_siblings 0-1, 2-3) in one book; sysfs lists L1 and L2.
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     let r = t.path();
     for f in ["possible", "present", "online"] {
         write(r, &format!("{CPU}/{f}"), "0-3");
@@ -297,7 +297,7 @@ fn smt_guest(root: &Path, core_ids: [i64; 4]) {
 
 #[test]
 fn smt_threads_with_one_core_id_stay_one_core_whatever_the_l1d_says() {
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     smt_guest(t.path(), [0, 0, 1, 1]);
     let m = probe(t.path());
     assert_eq!(m.cpu.topology.cores, Probed::Known(2));
@@ -313,7 +313,7 @@ fn smt_threads_with_one_core_id_stay_one_core_whatever_the_l1d_says() {
 fn siblings_with_different_or_unknown_core_ids_are_separate_cores() {
     // AMD compute units: the kernel pairs two cores with their own core ids (or -1).
     for ids in [[0, 1, 2, 3], [-1, -1, -1, -1]] {
-        let t = tempfile::tempdir().expect("tempdir");
+        let t = hwsurvey_testkit::scratch_tempdir();
         smt_guest(t.path(), ids);
         let m = probe(t.path());
         assert_eq!(m.cpu.topology.cores, Probed::Known(4), "core ids {ids:?}");
@@ -326,7 +326,7 @@ fn siblings_with_different_or_unknown_core_ids_are_separate_cores() {
 fn topology_from_masks_when_the_lists_are_absent() {
     // 8 single-thread cores in two clusters of 4, one package, one die; only the hex masks
     // (core_cpus, package_cpus, die_cpus, cluster_cpus); core ids repeat per cluster.
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     let r = t.path();
     x86(r, 8, &|_| 0, &|c| (c % 4) as i64);
     for c in 0..8u32 {
@@ -356,7 +356,7 @@ fn topology_from_masks_when_the_lists_are_absent() {
 
 #[test]
 fn package_ids_that_disagree_with_the_masks_are_a_problem_and_the_masks_count() {
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     let r = t.path();
     // Two packages of two single-thread cores by the masks; every package id says 0.
     x86(r, 4, &|_| 0, &|c| (c % 2) as i64);
@@ -399,7 +399,7 @@ fn package_ids_that_disagree_with_the_masks_are_a_problem_and_the_masks_count() 
 
 #[test]
 fn per_cpu_online_files_when_the_global_one_is_absent() {
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     let r = t.path();
     x86(r, 4, &|_| 0, &|c| c as i64);
     std::fs::remove_file(r.join("sys/devices/system/cpu/online")).expect("rm online");
@@ -441,7 +441,7 @@ fn ia64_loongarch_and_32_bit_x86_kernels_are_named() {
     assert_eq!(Arch::from_machine("loongarch64"), Arch::Loongarch64);
 
     // Through a tree: the kernel's own word (/proc/sys/kernel/arch) names it.
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     write(t.path(), "/proc/cpuinfo", ia64);
     write(t.path(), "/proc/sys/kernel/arch", "ia64");
     assert_eq!(probe(t.path()).cpu.arch, Arch::Ia64);
@@ -480,7 +480,7 @@ fn plain(root: &Path) {
 
 #[test]
 fn stray_cache_leaf_and_absurd_l1d_size_invent_no_core_kinds() {
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     let r = t.path();
     plain(r);
     assert_eq!(probe(r).cpu.kinds.len(), 1);
@@ -500,7 +500,7 @@ fn stray_cache_leaf_and_absurd_l1d_size_invent_no_core_kinds() {
 
 #[test]
 fn an_l3_id_of_minus_one_does_not_double_the_l3() {
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     let r = t.path();
     plain(r);
     write(r, &format!("{CPU}/cpu1/cache/index3/id"), "-1");
@@ -515,7 +515,7 @@ fn an_l3_id_of_minus_one_does_not_double_the_l3() {
 /// one instance (grouped by id it was four, each holding every CPU; lstopo said one).
 #[test]
 fn l3_ids_that_contradict_the_sharing_lists_do_not_multiply_the_l3() {
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     let r = t.path();
     plain(r);
     for c in 0..4u32 {
@@ -540,7 +540,7 @@ fn l3_ids_that_contradict_the_sharing_lists_do_not_multiply_the_l3() {
 
 #[test]
 fn cpu_lists_beyond_possible_are_problems() {
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     let r = t.path();
     plain(r);
     write(r, &format!("{CPU}/online"), "0-5");
@@ -558,7 +558,7 @@ fn cpu_lists_beyond_possible_are_problems() {
 
 #[test]
 fn a_huge_possible_list_is_refused_quickly_with_a_clear_error() {
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     let r = t.path();
     plain(r);
     write(r, &format!("{CPU}/possible"), "0-1048575");
@@ -615,7 +615,7 @@ fn numa_problems(m: &Machine) -> String {
 
 #[test]
 fn nodes_all_listing_the_same_cpus_are_a_problem() {
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     numa_tree(t.path(), &[("0-3", 8 << 20), ("0-3", 8 << 20)], 16 << 20);
     let m = probe(t.path());
     assert!(
@@ -624,7 +624,7 @@ fn nodes_all_listing_the_same_cpus_are_a_problem() {
         numa_problems(&m)
     );
     // Overlap short of identity is named by node pair.
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     numa_tree(t.path(), &[("0-2", 8 << 20), ("2-3", 8 << 20)], 16 << 20);
     let m = probe(t.path());
     assert!(
@@ -633,7 +633,7 @@ fn nodes_all_listing_the_same_cpus_are_a_problem() {
         numa_problems(&m)
     );
     // A sound layout has none of these.
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     numa_tree(t.path(), &[("0-1", 8 << 20), ("2-3", 8 << 20)], 16 << 20);
     assert_eq!(numa_problems(&probe(t.path())), "[]");
 }
@@ -641,7 +641,7 @@ fn nodes_all_listing_the_same_cpus_are_a_problem() {
 #[test]
 fn node_memory_far_below_memtotal_is_a_problem() {
     // One node of 7.0 GiB on a machine whose MemTotal is 23.5 GiB.
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     numa_tree(t.path(), &[("0-3", 7_340_032)], 24_641_536);
     let m = probe(t.path());
     assert!(
@@ -655,7 +655,7 @@ fn node_memory_far_below_memtotal_is_a_problem() {
 
 #[test]
 fn hugetlb_pools_beyond_memory_or_with_more_free_than_total_are_problems() {
-    let t = tempfile::tempdir().expect("tempdir");
+    let t = hwsurvey_testkit::scratch_tempdir();
     let r = t.path();
     plain(r);
     write(
@@ -697,7 +697,7 @@ fn hugetlb_pools_beyond_memory_or_with_more_free_than_total_are_problems() {
 /// clocksource named "tsc hpet").
 #[test]
 fn clocksource_is_read_and_a_garbled_file_is_named() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = hwsurvey_testkit::scratch_tempdir();
     let cs = "/sys/devices/system/clocksource/clocksource0";
     write(dir.path(), &format!("{cs}/current_clocksource"), "hpet\n");
     write(
@@ -744,7 +744,7 @@ fn clocksource_is_read_and_a_garbled_file_is_named() {
     let c = hwsurvey_probe::clocksource::probe(&SysRoot::new(dir.path()));
     let why = format!("{:?}", c.known().expect("current is readable").available);
     assert!(why.contains("available_clocksource"), "{why}");
-    let none = tempfile::tempdir().unwrap();
+    let none = hwsurvey_testkit::scratch_tempdir();
     let missing = hwsurvey_probe::clocksource::probe(&SysRoot::new(none.path()));
     assert!(format!("{missing:?}").contains("Missing"), "{missing:?}");
 }

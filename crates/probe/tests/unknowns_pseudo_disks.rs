@@ -36,7 +36,7 @@ fn loop_and_ram_disks_of_the_intel_capture_are_not_unreadable_storage() {
 
 #[test]
 fn a_disk_without_its_size_is_still_unreadable() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = hwsurvey_testkit::scratch_tempdir();
     let r = tmp.path();
     for (dev, target) in [
         (

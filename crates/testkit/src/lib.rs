@@ -109,12 +109,31 @@ pub fn archive_text(archive: &Path, suffix: &str) -> Option<String> {
     None
 }
 
-/// Unpacks `archive` into a new temporary folder and returns it with the archive's single
+/// A new temporary folder for a tree of many small files (an unpacked capture): under
+/// `/dev/shm` when `TMPDIR` is not set and `/dev/shm` takes a folder (a tmpfs on Linux), else
+/// in the system's temporary folder. A capture's thousands of files are created and removed
+/// there at memory speed: on this project's CI machine (ext4 on a virtio disk) the probe
+/// suite's test that unpacks every capture took 21.0 s, 18.8 s of it in the kernel, and 2.4 s
+/// under `/dev/shm` (2026-12-06). Not for files a test opens with `O_DIRECT` (tmpfs refuses
+/// it): those take `tempfile::tempdir()`. Panics when no folder can be made.
+pub fn scratch_tempdir() -> tempfile::TempDir {
+    if std::env::var_os("TMPDIR").is_none() {
+        if let Ok(dir) = tempfile::Builder::new()
+            .prefix("hwsurvey-test-")
+            .tempdir_in("/dev/shm")
+        {
+            return dir;
+        }
+    }
+    tempfile::tempdir().expect("temporary folder")
+}
+
+/// Unpacks `archive` into a new temporary folder ([`scratch_tempdir`]) and returns it with the archive's single
 /// top-level folder (the captured root). Keep the `TempDir` alive while using the path.
 ///
 /// Panics when the archive has no top-level folder.
 pub fn extract(archive: &Path) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("temporary folder");
+    let dir = scratch_tempdir();
     unpack(archive, dir.path());
     let mut tops: Vec<PathBuf> = std::fs::read_dir(dir.path())
         .expect("read temporary folder")

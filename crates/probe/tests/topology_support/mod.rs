@@ -29,7 +29,7 @@ pub fn extract(folder: &str) -> Option<Capture> {
             n.ends_with(".tar.gz") || n.ends_with(".tar.bz2")
         })
         .expect("an archive in the fixture folder");
-    let tmp = tempfile::tempdir().expect("tempdir");
+    let tmp = hwsurvey_testkit::scratch_tempdir();
     // Dangling symlinks and odd entries are kept as the capture has them; failures to create
     // one entry (e.g. a symlink pointing outside) are not the probe's business.
     hwsurvey_testkit::unpack(&archive, tmp.path());
@@ -68,7 +68,7 @@ pub fn bug_text(bug: &str, file: &str) -> Option<String> {
 
 /// A tree written from facts: `files` are (kernel path, contents).
 pub fn tree(files: &[(String, String)]) -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().expect("tempdir");
+    let tmp = hwsurvey_testkit::scratch_tempdir();
     for (path, text) in files {
         let host = tmp.path().join(path.trim_start_matches('/'));
         std::fs::create_dir_all(host.parent().expect("parent")).expect("mkdir");
