@@ -109,15 +109,25 @@ pub fn archive_text(archive: &Path, suffix: &str) -> Option<String> {
     None
 }
 
+/// Free space `/dev/shm` must have for [`scratch_tempdir`] to use it, bytes: 512 MiB (the
+/// largest capture of ../shared/fixtures holds 0.4 MB of data in its files; what costs is their
+/// number).
+pub const SCRATCH_MIN_FREE_BYTES: u64 = 512 << 20;
+
 /// A new temporary folder for a tree of many small files (an unpacked capture): under
-/// `/dev/shm` when `TMPDIR` is not set and `/dev/shm` takes a folder (a tmpfs on Linux), else
-/// in the system's temporary folder. A capture's thousands of files are created and removed
-/// there at memory speed: on this project's CI machine (ext4 on a virtio disk) the probe
+/// `/dev/shm` when `TMPDIR` is not set, `/dev/shm` has at least [`SCRATCH_MIN_FREE_BYTES`]
+/// free (statvfs; a container's default 64 MiB would fill up, and [`unpack`] skips what it
+/// cannot create) and takes a folder (a tmpfs on Linux), else in the system's temporary
+/// folder. A capture's thousands of files are created and removed there at memory speed: on
+/// this project's CI machine (ext4 on a virtio disk) the probe
 /// suite's test that unpacks every capture took 21.0 s, 18.8 s of it in the kernel, and 2.4 s
 /// under `/dev/shm` (2026-12-06). Not for files a test opens with `O_DIRECT` (tmpfs refuses
 /// it): those take `tempfile::tempdir()`. Panics when no folder can be made.
 pub fn scratch_tempdir() -> tempfile::TempDir {
-    if std::env::var_os("TMPDIR").is_none() {
+    let shm_free = nix::sys::statvfs::statvfs("/dev/shm")
+        .map(|s| s.blocks_available().saturating_mul(s.fragment_size()))
+        .unwrap_or(0);
+    if std::env::var_os("TMPDIR").is_none() && shm_free >= SCRATCH_MIN_FREE_BYTES {
         if let Ok(dir) = tempfile::Builder::new()
             .prefix("hwsurvey-test-")
             .tempdir_in("/dev/shm")
@@ -128,8 +138,8 @@ pub fn scratch_tempdir() -> tempfile::TempDir {
     tempfile::tempdir().expect("temporary folder")
 }
 
-/// Unpacks `archive` into a new temporary folder ([`scratch_tempdir`]) and returns it with the archive's single
-/// top-level folder (the captured root). Keep the `TempDir` alive while using the path.
+/// Unpacks `archive` into a new temporary folder ([`scratch_tempdir`]) and returns it with the
+/// archive's single top-level folder (the captured root). Keep the `TempDir` alive while using the path.
 ///
 /// Panics when the archive has no top-level folder.
 pub fn extract(archive: &Path) -> (tempfile::TempDir, PathBuf) {
