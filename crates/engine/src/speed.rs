@@ -109,7 +109,11 @@ pub fn measure(usable_cpus: usize) -> FixedWorkSpeed {
 
 /// [`FixedWorkSpeed::drain_s_per_thread`]: `8 x cpus` (at most 256) threads spin on a flag
 /// for 20 ms; seconds from setting the flag until all have exited, per thread beyond `cpus`
-/// (median of three).
+/// (median of three). The threads are started asleep at a [`crate::gate::StartGate`] and
+/// spin only once all are there: spinning as soon as each started, they took the CPUs from
+/// the thread starting the rest, whose every start then waited for a scheduler round of 8
+/// spinners a CPU (in the 16-vCPU TCG guest x86-2s4n-smt on 2 host CPUs, each `hwsurvey run`
+/// spent 95-155 s planning, 2026-12-06).
 fn drain_s_per_thread(cpus: usize) -> f64 {
     let n = (8 * cpus).min(MAX_DRAIN_THREADS);
     if n <= cpus {
@@ -117,18 +121,27 @@ fn drain_s_per_thread(cpus: usize) -> f64 {
     }
     let t = median3(|| {
         let stop = std::sync::atomic::AtomicBool::new(false);
+        let gate = crate::gate::StartGate::new();
         let mut stopped_at = None;
         std::thread::scope(|s| {
+            let mut spawned = 0;
             for _ in 0..n {
-                let stop = &stop;
-                let _ = std::thread::Builder::new()
+                let (stop, gate) = (&stop, &gate);
+                let ok = std::thread::Builder::new()
                     .stack_size(64 * 1024)
                     .spawn_scoped(s, move || {
+                        if !gate.arrive_and_wait() {
+                            return;
+                        }
                         while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                             std::hint::spin_loop();
                         }
-                    });
+                    })
+                    .is_ok();
+                spawned += usize::from(ok);
             }
+            gate.wait_for_arrivals(spawned);
+            gate.open();
             std::thread::sleep(std::time::Duration::from_millis(20));
             stopped_at = Some(Instant::now());
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
