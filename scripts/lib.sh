@@ -239,11 +239,11 @@ declare -A STAGE_BUDGET_S=(
   ["native: tests"]=900
   ["native: every benchmark's short form (scripts/bench-smoke)"]=900
   ["e2k fallback: check without default features"]=600
-  ["cross: aarch64 test suites under qemu-aarch64"]=1500
-  ["cross: sparc64 test suites under qemu-sparc64"]=1500
+  ["cross: aarch64 test suites under qemu-aarch64"]=1300
+  ["cross: sparc64 test suites under qemu-sparc64"]=1300
   ["dist: static x86_64/aarch64/sparc64 binaries + ELF checks"]=500
   ["e2k: descriptor, target JSON schema, ELF header checks"]=300
-  ["guests: x86_64 and arm64 kernels under qemu-system (tests/guests)"]=1800
+  ["guests: x86_64 and arm64 kernels under qemu-system (tests/guests)"]=1200
 )
 
 # CPU seconds spent by every process of the host so far (user, nice, system, irq, softirq of
