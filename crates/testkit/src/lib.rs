@@ -109,25 +109,23 @@ pub fn archive_text(archive: &Path, suffix: &str) -> Option<String> {
     None
 }
 
-/// Free space `/dev/shm` must have for [`scratch_tempdir`] to use it, bytes: 512 MiB (the
-/// largest capture of ../shared/fixtures holds 0.4 MB of data in its files; what costs is their
-/// number).
+/// Size `/dev/shm` must have for [`scratch_tempdir`] to use it, bytes: 512 MiB (the largest
+/// capture of ../shared/fixtures holds 0.4 MB of data in its files, but each file takes a page
+/// of a tmpfs).
 pub const SCRATCH_MIN_FREE_BYTES: u64 = 512 << 20;
 
 /// A new temporary folder for a tree of many small files (an unpacked capture): under
-/// `/dev/shm` when `TMPDIR` is not set, `/dev/shm` has at least [`SCRATCH_MIN_FREE_BYTES`]
-/// free (statvfs; a container's default 64 MiB would fill up, and [`unpack`] skips what it
-/// cannot create) and takes a folder (a tmpfs on Linux), else in the system's temporary
-/// folder. A capture's thousands of files are created and removed there at memory speed: on
+/// `/dev/shm` when `TMPDIR` is not set, `/dev/shm` is a tmpfs of at least
+/// [`SCRATCH_MIN_FREE_BYTES`] ([`shm_is_roomy`]: a container's default 64 MiB would fill up,
+/// and [`unpack`] skips what it cannot create) and takes a folder, else in the system's
+/// temporary folder. A capture's thousands of files are created and removed there at memory speed: on
 /// this project's CI machine (ext4 on a virtio disk) the probe
 /// suite's test that unpacks every capture took 21.0 s, 18.8 s of it in the kernel, and 2.4 s
 /// under `/dev/shm` (2026-12-06). Not for files a test opens with `O_DIRECT` (tmpfs refuses
 /// it): those take `tempfile::tempdir()`. Panics when no folder can be made.
 pub fn scratch_tempdir() -> tempfile::TempDir {
-    let shm_free = nix::sys::statvfs::statvfs("/dev/shm")
-        .map(|s| s.blocks_available().saturating_mul(s.fragment_size()))
-        .unwrap_or(0);
-    if std::env::var_os("TMPDIR").is_none() && shm_free >= SCRATCH_MIN_FREE_BYTES {
+    let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+    if std::env::var_os("TMPDIR").is_none() && shm_is_roomy(&mounts) {
         if let Ok(dir) = tempfile::Builder::new()
             .prefix("hwsurvey-test-")
             .tempdir_in("/dev/shm")
@@ -136,6 +134,45 @@ pub fn scratch_tempdir() -> tempfile::TempDir {
         }
     }
     tempfile::tempdir().expect("temporary folder")
+}
+
+/// Whether `mounts` (the text of `/proc/self/mounts`) has `/dev/shm` as a tmpfs whose `size=`
+/// option is at least [`SCRATCH_MIN_FREE_BYTES`] (bytes, or with a `k`, `m` or `g` suffix), a
+/// share of memory (`%`), or absent (the kernel's default, half of memory). The last mount on
+/// `/dev/shm` counts, as the kernel lists mounts in order.
+pub fn shm_is_roomy(mounts: &str) -> bool {
+    let Some(options) = mounts
+        .lines()
+        .rev()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() >= 4 && f[1] == "/dev/shm").then(|| (f[2], f[3]))
+        })
+        .next()
+        .and_then(|(fs, options)| (fs == "tmpfs").then_some(options))
+    else {
+        return false;
+    };
+    let Some(size) = options.split(',').find_map(|o| o.strip_prefix("size=")) else {
+        return true;
+    };
+    if size.ends_with('%') {
+        return true;
+    }
+    let (digits, unit) = match size.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&size[..i], c.to_ascii_lowercase()),
+        _ => (size, 'b'),
+    };
+    let shift = match unit {
+        'b' => 0,
+        'k' => 10,
+        'm' => 20,
+        'g' => 30,
+        _ => return false,
+    };
+    digits
+        .parse::<u64>()
+        .is_ok_and(|n| n.saturating_mul(1 << shift) >= SCRATCH_MIN_FREE_BYTES)
 }
 
 /// Unpacks `archive` into a new temporary folder ([`scratch_tempdir`]) and returns it with the
@@ -385,6 +422,26 @@ VmFlags: rd wr mr mw me de ht sd
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// /dev/shm lines as this machine (Debian 12 KVM guest), a Docker container and a host
+    /// with a `size=` in percent list them.
+    #[test]
+    fn shm_is_roomy_reads_the_tmpfs_size() {
+        let debian = "sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\n\
+                      tmpfs /dev/shm tmpfs rw,nosuid,nodev,inode64 0 0\n";
+        assert!(shm_is_roomy(debian));
+        let docker = "shm /dev/shm tmpfs rw,nosuid,nodev,noexec,relatime,size=65536k,inode64 0 0\n";
+        assert!(!shm_is_roomy(docker));
+        assert!(shm_is_roomy(&docker.replace("65536k", "1g")));
+        assert!(shm_is_roomy(&docker.replace("65536k", "536870912")));
+        assert!(!shm_is_roomy(&docker.replace("65536k", "536870911")));
+        assert!(shm_is_roomy(&docker.replace("65536k", "512m")));
+        assert!(shm_is_roomy(&docker.replace("65536k", "50%")));
+        // a later mount on /dev/shm hides the earlier one; not a tmpfs, or none: not used
+        assert!(!shm_is_roomy(&format!("{debian}{docker}")));
+        assert!(!shm_is_roomy("/dev/vda /dev/shm ext4 rw 0 0\n"));
+        assert!(!shm_is_roomy(""));
+    }
 
     #[test]
     fn write_then_unpack_round_trip() {
