@@ -370,7 +370,7 @@ fn csv_keeps_the_notes_the_marks_point_at() {
 
 /// Issue 33: "GHz ?" and "channels ?" in the machine line read as errors. Every machine line
 /// (the examples and the schema-1 files of reports/examples/v1) says what is unknown in words
-/// (`clock unknown [n]`, `memory channels unknown [n]`), never a bare `?`, and writes the
+/// (`clock unknown [n]`, `channels unknown [n]`), never a bare `?`, and writes the
 /// topology as lscpu users read it: sockets x cores per socket x threads per core.
 #[test]
 fn machine_lines_say_what_is_unknown_in_words() {
@@ -409,9 +409,21 @@ fn machine_lines_say_what_is_unknown_in_words() {
         line(2)
     );
     // neither guest has cpufreq: the x86 guest's clock is unknown, said in words with its
-    // reason; the arm64 guest's run measured it (cpu.clock: the emulator's pace)
+    // reason; the arm64 guest's run measured cpu.clock, which under full-system emulation is
+    // the emulator's pace: said so, never "measured" as if it were the machine's clock
     assert!(line(1).contains("clock unknown ["), "{}", line(1));
-    assert!(line(2).contains("GHz measured"), "{}", line(2));
+    assert!(
+        line(2).contains(", 2.20 GHz emulator pace (not a CPU clock), "),
+        "{}",
+        line(2)
+    );
+    assert!(!line(2).contains("GHz measured"), "{}", line(2));
+    // the memory size, then its channels in parentheses (not "1.94 GiB memory channels")
+    assert!(
+        line(2).contains(", 1.94 GiB memory (channels unknown ["),
+        "{}",
+        line(2)
+    );
     let text = render(&c, Format::Terminal, &[]);
     assert!(
         text.contains("no cpufreq cpuinfo_max_freq"),
@@ -433,7 +445,7 @@ fn machine_lines_are_whole_and_only_file_strings_are_bounded() {
     }
     let arm = &t.rows[2].cells[0].text;
     assert!(
-        arm.contains("1.94 GiB memory channels unknown [") && arm.ends_with(", standard v2"),
+        arm.contains("1.94 GiB memory (channels unknown [") && arm.ends_with(", standard v2"),
         "{arm}"
     );
     // a hostile model name of 1 MiB: bounded where the line is composed, the line kept whole

@@ -187,8 +187,9 @@ pub fn not_comparable(f: &ResultFile) -> Vec<String> {
 
 /// One machine in one line: model, sockets x cores per socket x threads per core (as lscpu
 /// prints them), GHz, memory size and populated channels, kernel, platform. What is unknown
-/// is said in words once (`clock unknown`, `memory channels unknown`), with a footnote mark
-/// that says why.
+/// is said in words once (`clock unknown`, `channels unknown`), with a footnote mark that
+/// says why. On an emulated platform (full-system emulation, or the binary under qemu-user) a
+/// measured clock is written as the emulator's pace, never as the machine's clock.
 fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
     let m = &f.machine;
     // every string taken from the file is bounded here, where the line is composed, so the
@@ -220,8 +221,15 @@ fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
             .collect::<Vec<_>>()
             .join(", "),
     };
+    let virt = m.pointer("/os/virtualization");
+    let bin = known_ok(m.pointer("/os/binary_vs_kernel"));
+    let under_qemu_user = bin.and_then(|b| b.get("native")).and_then(Value::as_bool) == Some(false);
+    // under emulation a measured clock is the emulator's pace, not a CPU's clock: never
+    // written as a clock the machine runs at
+    let emulated = known_ok(virt).and_then(platform_key) == Some("emulated") || under_qemu_user;
     let ghz = match crate::normalised::clock_ghz(f) {
         Ok((g, false)) => format!("{g:.2} GHz"),
+        Ok((g, true)) if emulated => format!("{g:.2} GHz emulator pace (not a CPU clock)"),
         Ok((g, true)) => match crate::normalised::against_nominal(f, g) {
             Some(words) => format!("{g:.2} GHz measured [{}]", notes.mark(&words)),
             None => format!("{g:.2} GHz measured"),
@@ -234,7 +242,7 @@ fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
     let mem = known_ok(m.pointer("/memory/meminfo"))
         .and_then(|i| i.get("mem_total_bytes"))
         .and_then(Value::as_u64)
-        .map(format_bytes_binary)
+        .map(|b| format!("{} memory", format_bytes_binary(b)))
         .unwrap_or_else(|| "memory size unknown".into());
     let pop = m.pointer("/memory/population");
     let channels = known_ok(pop)
@@ -242,14 +250,13 @@ fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
         .and_then(|b| b.get("populated_channels"))
         .and_then(Value::as_u64)
         .map(|c| plural(c, "channel"))
-        .unwrap_or_else(|| unknown(notes, pop, "memory channels", "memory population"));
+        .unwrap_or_else(|| unknown(notes, pop, "channels", "memory population"));
     let kernel = f
         .environment
         .kernel_release
         .known()
         .map(|k| part(k))
         .unwrap_or_else(|| "kernel unknown".into());
-    let virt = m.pointer("/os/virtualization");
     let mut platform = match known_ok(virt).and_then(platform_key) {
         Some("no_hypervisor_seen") => "native".to_string(),
         Some("virtual_machine") => "virtual machine".into(),
@@ -265,12 +272,11 @@ fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
     {
         platform += &format!(" ({})", part(h));
     }
-    let bin = known_ok(m.pointer("/os/binary_vs_kernel"));
-    if bin.and_then(|b| b.get("native")).and_then(Value::as_bool) == Some(false) {
+    if under_qemu_user {
         platform += ", binary under qemu-user";
     }
     format!(
-        "{model}, {topo}, {ghz}, {mem} {channels}, {} {kernel}, {platform}, {} v{}",
+        "{model}, {topo}, {ghz}, {mem} ({channels}), {} {kernel}, {platform}, {} v{}",
         part(&f.environment.arch),
         part(&f.profile.id),
         f.profile.version
