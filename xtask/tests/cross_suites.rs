@@ -4,7 +4,7 @@
 //! end-to-end `run` suite is named. This test fails when a package or a test file with such
 //! code is left out, and when the file names a package or a suite that does not exist.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod common;
@@ -96,44 +96,6 @@ fn packages() -> BTreeMap<String, PathBuf> {
         .collect()
 }
 
-/// `scripts/cross-suites`: package -> None for `all`, or the named suites.
-fn cross_suites() -> BTreeMap<String, Option<BTreeSet<String>>> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/cross-suites");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut out = BTreeMap::new();
-    for line in text.lines() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let mut words = line.split_whitespace();
-        let pkg = words.next().unwrap().to_owned();
-        let suites: BTreeSet<String> = words.map(str::to_owned).collect();
-        assert!(
-            !suites.is_empty(),
-            "{}: {pkg} names no suite",
-            path.display()
-        );
-        let value = if suites.contains("all") {
-            assert_eq!(
-                suites.len(),
-                1,
-                "{}: {pkg}: `all` stands alone",
-                path.display()
-            );
-            None
-        } else {
-            Some(suites)
-        };
-        assert!(
-            out.insert(pkg.clone(), value).is_none(),
-            "{}: {pkg} twice",
-            path.display()
-        );
-    }
-    out
-}
-
 /// The integration test targets of a package's `tests/` folder, as Cargo finds them, by name,
 /// sorted: each `tests/<name>.rs`, and each `tests/<name>/main.rs` with every Rust file of its
 /// folder (the modules of a test split by what it holds).
@@ -161,7 +123,7 @@ fn test_targets(tests: &Path) -> Vec<(String, Vec<PathBuf>)> {
 #[test]
 fn every_target_dependent_package_and_test_file_runs_under_qemu() {
     let packages = packages();
-    let listed = cross_suites();
+    let listed = common::cross_suites();
     let mut missing = Vec::new();
     for (name, dir) in &packages {
         if HOST_ONLY.contains(&name.as_str()) {
@@ -201,7 +163,7 @@ fn every_target_dependent_package_and_test_file_runs_under_qemu() {
 #[test]
 fn every_named_package_and_suite_exists_and_the_cli_runs_end_to_end() {
     let packages = packages();
-    for (name, suites) in cross_suites() {
+    for (name, suites) in common::cross_suites() {
         let dir = packages
             .get(&name)
             .unwrap_or_else(|| panic!("scripts/cross-suites: no package {name}"));

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
 #[path = "../src/cross_args.rs"]
 mod cross_args;
 
@@ -73,8 +74,8 @@ fn unit_graph(triple: &str, args: &[String], target_dir: &Path) -> Units {
     units
 }
 
-/// The cargo arguments of scripts/cross-test's test builds, from scripts/cross-suites: one call
-/// for the packages run whole, one a package run in part.
+/// The cargo arguments of scripts/cross-test's test builds, from scripts/cross-suites
+/// ([`common::cross_suites`]): one call for the packages run whole, one a package run in part.
 fn suite_calls() -> Vec<Vec<String>> {
     let base: Vec<String> = ["test", "-Zbuild-std"]
         .into_iter()
@@ -82,27 +83,20 @@ fn suite_calls() -> Vec<Vec<String>> {
         .chain(["--locked", "--release"])
         .map(str::to_owned)
         .collect();
-    let text = std::fs::read_to_string(root().join("scripts/cross-suites"))
-        .expect("scripts/cross-suites is readable");
     let mut whole = base.clone();
     let mut calls = Vec::new();
-    for line in text.lines() {
-        let mut words = line.split_whitespace();
-        let Some(pkg) = words.next().filter(|w| !w.starts_with('#')) else {
+    for (pkg, suites) in common::cross_suites() {
+        let Some(suites) = suites else {
+            whole.extend(["-p".to_owned(), pkg]);
             continue;
         };
-        let suites: Vec<&str> = words.collect();
-        if suites == ["all"] {
-            whole.extend(["-p".to_owned(), pkg.to_owned()]);
-            continue;
-        }
         let mut call = base.clone();
-        call.extend(["-p".to_owned(), pkg.to_owned()]);
+        call.extend(["-p".to_owned(), pkg]);
         for s in suites {
-            match s {
+            match s.as_str() {
                 "lib" => call.push("--lib".into()),
                 "bins" => call.push("--bins".into()),
-                name => call.extend(["--test".to_owned(), name.to_owned()]),
+                _ => call.extend(["--test".to_owned(), s]),
             }
         }
         calls.push(call);
