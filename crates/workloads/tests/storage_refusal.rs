@@ -408,13 +408,30 @@ fn a_missing_path_and_an_empty_device_are_refused_for_what_they_are() {
         let r = device::check_device(&path, true);
         assert_eq!(r, vec![Refusal::NotABlockDevice], "{}", path.display());
     }
-    // live: a free loop device is a block device of 0 bytes (where loop devices can be had)
-    match std::process::Command::new("losetup").arg("-f").output() {
-        Ok(o) if o.status.success() => {
-            let free = String::from_utf8_lossy(&o.stdout).trim().to_string();
-            let r = device::check_device(Path::new(&free), true);
-            assert!(r.contains(&Refusal::Empty), "{free}: {r:?}");
+    // live: a free loop device is a block device of 0 bytes (where loop devices can be had).
+    // Tests running beside this one attach loop devices too: one may take the device between
+    // `losetup -f` and the check (seen 2026-12-06: /dev/loop0 bound, no refusal). A device
+    // found bound at the check (its loop/backing_file exists) is asked for again, up to 5 times.
+    for attempt in 1..=5 {
+        let free = match std::process::Command::new("losetup").arg("-f").output() {
+            Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
+            other => {
+                println!("no free loop device here (losetup -f: {other:?}); live part skipped");
+                return;
+            }
+        };
+        let r = device::check_device(Path::new(&free), true);
+        if r.contains(&Refusal::Empty) {
+            return;
         }
-        other => println!("no free loop device here (losetup -f: {other:?}); live part skipped"),
+        let name = free.trim_start_matches("/dev/");
+        let taken = Path::new("/sys/block")
+            .join(name)
+            .join("loop/backing_file")
+            .exists();
+        assert!(
+            taken && attempt < 5,
+            "{free}: {r:?} (bound by another test since losetup -f: {taken}, attempt {attempt})"
+        );
     }
 }
