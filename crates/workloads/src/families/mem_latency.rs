@@ -426,11 +426,6 @@ impl MemLatency {
     }
 }
 
-/// Nominal cost of laying out one line of the chase (successor list, first touch), seconds, on
-/// the reference machine; scaled by the measured layout speed
-/// ([`hwsurvey_engine::speed::FixedWorkSpeed::layout_factor`]).
-const LAYOUT_S_PER_LINE: f64 = 200e-9;
-
 /// Nominal load latency for the time estimate, seconds: one repetition walks every line once.
 /// Memory latency of a 2-CPU EPYC VM at 256-420 MiB (full random 240-320 ns, page-local
 /// 105-145 ns), rounded: the estimate is for planning, not a measurement.
@@ -441,14 +436,15 @@ fn nominal_latency_s(order: OrderRule) -> f64 {
     }
 }
 
-/// Expected time of one chase point, seconds: the layout (at this machine's measured layout
-/// speed), then the larger of the standard
+/// Expected time of one chase point, seconds: the layout (first touch and a Sattolo step a
+/// line at this machine's measured speeds,
+/// [`hwsurvey_engine::speed::FixedWorkSpeed::chain_layout_s`]), then the larger of the standard
 /// estimate and `samples_min` + 1 whole repetitions (a repetition walks all `lines`, so a
 /// large working set makes samples longer than the profile's minimum).
 fn estimate_s(input: &PlanInput<'_>, order: OrderRule, lines: u64) -> f64 {
     let rep_s = lines as f64 * nominal_latency_s(order);
     let reps = (input.settings.samples_min + 1) as f64;
-    lines as f64 * LAYOUT_S_PER_LINE * input.speed().layout_factor()
+    input.speed().chain_layout_s(lines, LINE_BYTES as u64)
         + input.estimate_point_s().max(reps * rep_s)
 }
 

@@ -123,11 +123,6 @@ pub struct PointParams {
     pub window_s: f64,
 }
 
-/// Estimated seconds to lay out a chase over `bytes` (random writes, ~150 ns per line).
-fn layout_estimate_s(bytes: u64) -> f64 {
-    0.02 + (bytes / LINE_BYTES as u64) as f64 * 1.5e-7
-}
-
 impl Family for MemLoadedLatency {
     type Params = Params;
     type PointParams = PointParams;
@@ -153,9 +148,13 @@ impl Family for MemLoadedLatency {
             * CHUNK_BYTES as u64;
         // the profile's minimum samples plus the usual extra one
         let samples = (input.settings.samples_min.max(2) + 1) as f64;
-        // the chase's layout at this machine's measured layout speed; the streaming buffers'
-        // first touch and the threads' start come with each point's threads and memory
-        let per_point = layout_estimate_s(chase) * input.speed().layout_factor()
+        // the chase's layout (first touch and a Sattolo step a line, at this machine's
+        // measured speeds); the streaming buffers' first touch and the threads' start come
+        // with each point's threads and memory
+        let per_point = 0.02
+            + input
+                .speed()
+                .chain_layout_s(chase / LINE_BYTES as u64, LINE_BYTES as u64)
             + samples * (p.warmup_s + p.window_s)
             + 0.05;
         let mut idle_done = false;
