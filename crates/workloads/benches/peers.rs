@@ -30,7 +30,8 @@
 //!
 //! `HWSURVEY_BENCH_SMOKE=1` (scripts/bench-smoke) runs the short form: every section with tiny
 //! sizes (working sets of 4 to 8 MiB, blocks of 4 KiB and 1 MiB, a 4 MiB chase), short samples
-//! and 2 pairs (the fewest that give section 4 a spread). Its figures mean nothing; it shows
+//! and 2 pairs (the fewest that give section 4 a spread; the block read, which section 4 does
+//! not use, 1 pair). Its figures mean nothing; it shows
 //! that every section still produces its figures and ratios.
 
 use hwsurvey_probe::run_env::ReadRunEnv as _;
@@ -612,7 +613,15 @@ fn main() {
 
     // 2. Block read vs likwid-bench's load kernels, and sysbench memory by scope
     if wants("read") {
-        block_read_section(&live, blocks, pairs, have_likwid);
+        // the short form's one pair is enough to show the section's figures (section 4's
+        // spread takes its runs from sections 1 and 3); 26 s of bench-smoke's 108 s went to
+        // this section's second pair (2026-12-06)
+        let read_pairs = if smoke && std::env::var_os("HWSURVEY_PEERS_PAIRS").is_none() {
+            1
+        } else {
+            pairs
+        };
+        block_read_section(&live, blocks, read_pairs, have_likwid);
     }
 
     // 3. Latency vs the C reference chase
