@@ -91,7 +91,7 @@ mdadm                       mdadm                       # crates/testkit/src/blo
 # target/fleet-venv; crates/cli/tests/fleet_ansible.rs runs the playbook on this machine
 /usr/bin/python3            python3                     # scripts/fleet-setup: the interpreter of the virtual environment
 /usr/lib/python3.11/ensurepip/__init__.py python3-venv  # scripts/fleet-setup: python3 -m venv with pip (python3-venv pulls python3.11-venv)
-python3                     python3                     # tests/guests/src/serve.rs: byte-compiles the serving guests' Python standard library (compileall)
+python3                     python3                     # tests/guests/src/serve.rs: byte-compiles the Python standard library of the serving guests (compileall)
 mkdir                       coreutils                   # fleet/roles/hwsurvey: the chassis lock on the controller
 # the fleet playbook over SSH on guests (tests/guests/tests/fleet.rs): a key pair per run, the ssh
 # connection of Ansible to dropbear in the guests (loopback ports forwarded by qemu)
