@@ -324,7 +324,7 @@ mod tests {
         let lines = (256u64 << 20) / 64;
         let s = zen2.chain_layout_s(lines, 64);
         assert!((0.196..0.197).contains(&s), "{s}");
-        assert!(s >= 0.19 * 0.75 && s <= 0.21 * 1.25, "{s}");
+        assert!((0.19 * 0.75..=0.21 * 1.25).contains(&s), "{s}");
         // a million random inserts of a point-select index: 28 ms (its build took 0.11 s with
         // the first touch of 160 MiB, counted apart at 0.263 ns a byte: 44 ms)
         assert!((zen2.random_inserts_s(1_000_000) - 0.0279).abs() < 1e-9);
