@@ -8,12 +8,7 @@
 //! family (issue 13). Four small jobs, each timed three times (the median kept), measure it:
 //!
 //! - **touch**: fill a fresh 16 MiB buffer (page faults, zeroing, stores), one thread;
-//! - **layout**: steps of Sattolo's shuffle over a 4 Mi-slot (32 MiB) chain, one thread: the
-//!   successor array of the smallest standard chase (256 MiB of lines), so each step's random
-//!   slot lies beyond the last-level cache of most machines, as in the chases the estimate is
-//!   for. An 8 MiB chain, shuffled in cache, measured the divider and the cache instead: 11-14
-//!   ns a slot on a Zen 2 VM against 3.7 on a Zen 4 VM, while both laid out a 256 MiB chase in
-//!   0.19-0.25 s (issue 38);
+//! - **layout**: Sattolo's shuffle of a 1 Mi-slot (8 MiB) cyclic chain, one thread;
 //! - **spawn**: start 16 threads at once, each filling a 256 KiB buffer (a latency histogram's
 //!   size) and waiting for the others, then join them: a worker's start, first touch and exit
 //!   in a process with other threads (its stacks and buffers are mapped and unmapped while
@@ -32,9 +27,7 @@ use std::time::Instant;
 pub use hwsurvey_result::plan::FixedWorkSpeed;
 
 const TOUCH_BYTES: usize = 16 << 20;
-const LAYOUT_SLOTS: usize = 4 << 20;
-/// Sattolo steps a layout measurement times (three of them, continuing the same shuffle).
-const LAYOUT_STEPS: usize = 256 << 10;
+const LAYOUT_SLOTS: usize = 1 << 20;
 const SPAWN_THREADS: usize = 16;
 const SPAWN_BUFFER_BYTES: usize = 256 << 10;
 const PARALLEL_BYTES: usize = 4 << 20;
@@ -83,7 +76,7 @@ pub fn measure_within(usable_cpus: usize, headroom_bytes: Option<u64>) -> FixedW
 /// (clamped to 1..=64). Never fails: a thread that cannot start counts as not run in parallel.
 pub fn measure(usable_cpus: usize) -> FixedWorkSpeed {
     let touch_s = median3(|| timed(|| touch(TOUCH_BYTES)));
-    let layout_s = layout_s_per_step();
+    let layout_s = median3(|| timed(|| layout(LAYOUT_SLOTS)));
     let spawn_s = median3(|| timed(spawn_workers));
     let drain_s = drain_s_per_thread(usable_cpus.max(1));
     let threads = usable_cpus.clamp(1, MAX_PARALLEL_THREADS);
@@ -105,7 +98,7 @@ pub fn measure(usable_cpus: usize) -> FixedWorkSpeed {
     };
     FixedWorkSpeed {
         touch_s_per_byte: touch_s / TOUCH_BYTES as f64,
-        layout_s_per_slot: layout_s,
+        layout_s_per_slot: layout_s / LAYOUT_SLOTS as f64,
         spawn_s: spawn_s / SPAWN_THREADS as f64,
         drain_s_per_thread: Some(drain_s),
         parallel_cpus: parallel_cpus(threads, one, all),
@@ -208,39 +201,21 @@ fn touch(bytes: usize) {
     std::hint::black_box(&words);
 }
 
-/// [`FixedWorkSpeed::layout_s_per_slot`]: seconds a Sattolo step takes over a chain of
-/// [`LAYOUT_SLOTS`] 8-byte slots (median of three runs of [`LAYOUT_STEPS`] steps, the shuffle
-/// going on from one run to the next). The chain is not filled first: a slot holding 0 holds
-/// its own index (others hold their value plus one), so its pages are mapped by the kernel's
-/// zero fill as the first run reaches them, and the measurement costs no 32 MiB fill (about
-/// 0.45 s in a TCG guest at its 13 ns a byte, which delayed the run's first reads: a guest test
-/// switching the clocksource 2 s into a run saw the switch come first, 2026-12-06). Each step
-/// draws a slot below the current one (a 64-bit remainder, as the chases' own random draws)
-/// and swaps the two: on the first steps the drawn slot lies anywhere in the 32 MiB.
-fn layout_s_per_step() -> f64 {
-    let mut next: Vec<u64> = vec![0; LAYOUT_SLOTS];
+/// Sattolo's shuffle: a single random cycle over `slots` slots (the layout of a chase).
+fn layout(slots: usize) {
+    let mut next: Vec<u64> = (0..slots as u64).collect();
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let mut i = LAYOUT_SLOTS;
-    let at = |k: usize, v: u64| if v == 0 { k as u64 } else { v - 1 };
-    let s = median3(|| {
-        timed(|| {
-            for _ in 0..LAYOUT_STEPS {
-                i -= 1;
-                // SplitMix64 step
-                x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                let mut z = x;
-                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                z ^= z >> 31;
-                let j = (z % i as u64) as usize;
-                let (vi, vj) = (at(i, next[i]), at(j, next[j]));
-                next[i] = vj + 1;
-                next[j] = vi + 1;
-            }
-        })
-    });
+    for i in (1..slots).rev() {
+        // SplitMix64 step
+        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        let j = (z % i as u64) as usize;
+        next.swap(i, j);
+    }
     std::hint::black_box(&next);
-    s / LAYOUT_STEPS as f64
 }
 
 #[cfg(test)]
