@@ -2,7 +2,8 @@
 //! are wrapped by the one wrapping layer ([`crate::wrap`]), notes under them.
 //!
 //! On a terminal ([`Screen::width`] given) the answer comes first: the machines and the
-//! headline (the tables on top), their notes that fit one line under them, then
+//! headline (the tables on top; why a column is not comparable printed whole between the
+//! headline's title and its table, before the figures), their notes that fit one line under them, then
 //! [`Screen::hint`] (how to see the detail tables) when they are left out, then the notes that
 //! do not fit one line, in full ("Notes in full"). The detail tables are printed only with
 //! [`Screen::details`]. A table wider than the terminal has its widest cells wrapped first, at
@@ -109,6 +110,18 @@ fn draw(rows: &[Vec<String>]) -> String {
     format!("{table}\n")
 }
 
+/// A note as [`screen`] prints it in full beside a table drawn `w` columns wide (`None`:
+/// natural width): wrapped to the terminal with a hanging indent; to a pipe or file on one
+/// line ([`Screen::one_line_notes`]) or wrapped to the table's width. No newline at the end.
+fn note_text(n: &str, s: &Screen, w: Option<usize>) -> String {
+    match (s.width, w) {
+        (Some(width), _) => wrap::wrap(n, width, 0, 6).join("\n"),
+        (None, _) if s.one_line_notes => n.to_string(),
+        (None, Some(w)) => crate::render::wrap_note(n, w, 6),
+        (None, None) => n.to_string(),
+    }
+}
+
 /// The number of tables [`screen`] leaves out on a terminal without [`Screen::details`]:
 /// every table but the machines and the headline.
 pub fn detail_tables(c: &Comparison) -> usize {
@@ -141,6 +154,20 @@ pub fn screen_parts(c: &Comparison, s: &Screen) -> (String, String) {
             s.width
         };
         out += &format!("{}\n", t.title);
+        // why a column is not comparable (emulated, quick, busy at start) comes before the
+        // figures it qualifies, whole: under the headline it fell below an 80x24 screen, which
+        // then showed an emulator's figures with only a "!" beside them
+        if t.id == crate::headline::HEADLINE_ID {
+            for n in t
+                .notes
+                .iter()
+                .filter(|n| crate::headline::is_not_comparable_note(n))
+            {
+                marks.printed(n);
+                out += &note_text(&format!("note: {n}"), s, w);
+                out.push('\n');
+            }
+        }
         out += &boxed(header(t), rows, w);
         for n in marks.notes_of(t) {
             let n = format!("note: {n}");

@@ -38,6 +38,30 @@ pub fn letter(k: usize) -> String {
     }
 }
 
+/// The headline's note on why column `letter` is not comparable: `B: not comparable:
+/// full-system emulation: figures measure the emulator; ...` (`why` from [`not_comparable`]).
+pub(crate) fn not_comparable_note(letter: &str, why: &[String]) -> String {
+    format!("{letter}: not comparable: {}", why.join("; "))
+}
+
+/// Whether `note`, a headline note as printed (`[2] B: not comparable: ...`) or as made, is
+/// one of [`not_comparable_note`]'s: the renderers print those before the figures they
+/// qualify, not under the table (an emulated run's "664 MB/s" must not fill the first screen
+/// with the reason below it).
+pub(crate) fn is_not_comparable_note(note: &str) -> bool {
+    let text = match note.strip_prefix('[').and_then(|r| r.split_once("] ")) {
+        Some((n, text)) if n.chars().all(|c| c.is_ascii_digit()) => text,
+        _ => note,
+    };
+    text.split_once(": not comparable: ")
+        .is_some_and(|(column, _)| {
+            !column.is_empty()
+                && column
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        })
+}
+
 /// Numbered footnotes, each text once: [`Footnotes::mark`] gives the number of a text,
 /// adding it when new.
 #[derive(Debug, Default)]
@@ -379,11 +403,7 @@ fn headline_table(
         comparable.push(why.is_empty());
         let mut head = letter(k);
         if !why.is_empty() {
-            let n = notes.mark(&format!(
-                "{}: not comparable: {}",
-                letter(k),
-                why.join("; ")
-            ));
+            let n = notes.mark(&not_comparable_note(&letter(k), &why));
             head += &format!(" ! [{n}]");
         }
         columns.push(head);
