@@ -171,6 +171,24 @@ impl PlanInput<'_> {
             + 0.05
     }
 
+    /// Expected time of a point whose samples are fixed windows of `sample_min_s` with no
+    /// calibration (sync.contention), seconds: its warm-up window (`warmup_s`), the profile's
+    /// `samples_min` windows and half a window more, and 0.05 s of thread start and
+    /// bookkeeping. Half a window: on a quiet host such a point stops at `samples_min` (every
+    /// sync.contention point of the standard run took 3 samples on the 2-vCPU Zen 2 VM,
+    /// 0.705-0.717 s a point), on a busy one it takes one more; none when `samples_max` is
+    /// `samples_min`. [`PlanInput::estimate_point_s`]'s whole extra calibrated sample put the
+    /// family at 0.72 of its estimate there.
+    pub fn windowed_point_s(&self) -> f64 {
+        let s = self.settings;
+        let extra = if s.samples_max > s.samples_min {
+            0.5
+        } else {
+            0.0
+        };
+        s.warmup_s.max(0.0) + (s.samples_min as f64 + extra) * s.sample_min_s + 0.05
+    }
+
     /// Builds a point with the profile's placement and the standard estimate plus the fixed
     /// work of its threads and memory ([`PlanInput::fixed_work_s`]).
     pub fn point(

@@ -20,7 +20,8 @@
 //!    thread; `sysbench memory` (read, sequential) beside it at both scopes, named: `local` (a
 //!    block a thread, like hwsurvey) and `global` (its default: all threads read one block).
 //! 3. Latency: hwsurvey `mem.latency` full-random chase over 256 MiB (base pages) vs an
-//!    independent chase in a few lines of C (`peers_chase.c`, compiled here with `cc -O2`).
+//!    independent chase in a few lines of C (`peers_chase.c`, compiled here with `cc -O2`),
+//!    each the median of as many samples (hwsurvey's sample count of the pair).
 //! 4. Run-to-run spread of hwsurvey's Triad and latency medians over the runs above.
 //!
 //! A missing peer (likwid is x86-only; sysbench or cc may be absent) is reported and skipped.
@@ -147,6 +148,8 @@ struct Live {
 struct Figure {
     median: f64,
     peak: Option<f64>,
+    /// Samples behind the median.
+    samples: usize,
 }
 
 /// Runs `family` through the engine with `section` under `live.header`, keeping only the
@@ -191,9 +194,11 @@ fn figure(file: &ResultFile, id: &str) -> Option<Figure> {
         .iter()
         .find(|t| t.point.id == id && t.outcome == hwsurvey_engine::result::Outcome::Measured)?;
     let m = t.metrics.first()?;
+    let summary = m.summary.as_ref()?;
     Some(Figure {
-        median: m.summary.as_ref()?.median,
+        median: summary.median,
         peak: m.peak,
+        samples: summary.n,
     })
 }
 
@@ -294,8 +299,11 @@ fn build_chase(tmp: &Path) -> Result<PathBuf, String> {
     }
 }
 
-/// Runs the C chase pinned to `cpu` (taskset, when present); ns per load.
-fn c_chase(exe: &Path, size: u64, steps: u64, cpu: u32) -> Result<f64, String> {
+/// Runs the C chase pinned to `cpu` (taskset, when present): `steps` loads in `samples`
+/// samples; the median sample's ns per load (hwsurvey's figure is the median of its samples
+/// too: a stall of the host only lengthens a sample, and a mean against a median would make
+/// hwsurvey look faster on a noisy host).
+fn c_chase(exe: &Path, size: u64, steps: u64, samples: usize, cpu: u32) -> Result<f64, String> {
     let mut cmd = if which("taskset") {
         let mut c = Command::new("taskset");
         c.arg("-c").arg(cpu.to_string()).arg(exe);
@@ -306,6 +314,7 @@ fn c_chase(exe: &Path, size: u64, steps: u64, cpu: u32) -> Result<f64, String> {
     let out = cmd
         .arg(size.to_string())
         .arg(steps.to_string())
+        .arg(samples.max(1).to_string())
         .output()
         .map_err(|e| e.to_string())?;
     String::from_utf8_lossy(&out.stdout)
@@ -645,7 +654,8 @@ fn main() {
                         .iter()
                         .find(|t| t.outcome == hwsurvey_engine::result::Outcome::Measured)
                         .and_then(|t| figure(&file, &t.point.id));
-                    let c = c_chase(&exe, chase_bytes, chase_steps, lat_cpu);
+                    let samples = hw.map_or(5, |h| h.samples);
+                    let c = c_chase(&exe, chase_bytes, chase_steps, samples, lat_cpu);
                     match (hw, c) {
                         (Some(h), Ok(c)) => {
                             latency_medians.push(h.median);

@@ -231,3 +231,94 @@ fn max_time_shortens_samples_first_and_drops_points_last() {
         limit.summary()
     );
 }
+
+/// sync.contention's samples are fixed windows of `sample_min_s`: a point is estimated as its
+/// warm-up window, `samples_min` windows and half a window, and the start of its threads.
+/// The standard profile's points took 0.705-0.717 s each on the 2-vCPU Zen 2 VM (`cargo bench
+/// -p hwsurvey --bench estimate`, 2026-12-06: every point 3 samples, spawn 85 us a thread)
+/// against 0.99 s planned (0.72 of the estimate, outside issue 38's ±25 %); now 0.85 s and
+/// the threads' start, within ±25 % of each recorded point.
+#[test]
+fn sync_contention_is_estimated_as_its_windows() {
+    let plan = zen2_standard_plan("sync.contention");
+    let fp = &plan.families[0];
+    let recorded = [
+        ("mutex/threads=1", 0.704911632),
+        ("mutex/threads=2", 0.705167302),
+        ("mutex/threads=4", 0.713631276),
+        ("atomic_increment/threads=1", 0.704897356),
+        ("atomic_increment/threads=2", 0.705047057),
+        ("atomic_increment/threads=4", 0.717171977),
+    ];
+    assert_eq!(
+        fp.points.iter().map(|p| p.id.as_str()).collect::<Vec<_>>(),
+        recorded.iter().map(|r| r.0).collect::<Vec<_>>()
+    );
+    for (p, (_, took)) in fp.points.iter().zip(recorded) {
+        let expected = 0.1 + 3.5 * 0.2 + 0.05 + p.threads as f64 * 8.51553125e-05;
+        assert!((p.estimated_s - expected).abs() < 1e-9, "{p:?}");
+        let ratio = took / p.estimated_s;
+        assert!((0.75..=1.25).contains(&ratio), "{}: {ratio}", p.id);
+    }
+}
+
+/// The standard plan of `family` for the 2-vCPU Zen 2 VM of 2026-12-06: 2 CPUs, a 16 MiB L3,
+/// 23.5 GiB available, its measured fixed-work speeds (the estimate bench's plan).
+fn zen2_standard_plan(family: &str) -> hwsurvey_engine::plan::Plan {
+    let profile = Profile::load("standard", &families::ids()).unwrap();
+    let mut speed = hwsurvey_engine::speed::FixedWorkSpeed::reference("Zen 2 VM, 2026-12-06");
+    speed.spawn_s = 8.51553125e-05;
+    speed.touch_s_per_byte = 3.030614256858826e-10;
+    speed.layout_s_per_slot = 1.1787044525146485e-08;
+    speed.drain_s_per_thread = Some(2.219592857142857e-05);
+    speed.parallel_cpus = 1.0;
+    speed.parallel_threads = 2;
+    let options = RunOptions {
+        speed: Some(speed),
+        ..RunOptions::default()
+    };
+    let mut env = env4();
+    env.usable_cpus = (0..2).collect();
+    env.cpus.truncate(2);
+    env.llc = Probed::Known(LastLevelCache {
+        level: 3,
+        instance_size_bytes: 16 << 20,
+        instances: 1,
+        total_size_bytes: 16 << 20,
+    });
+    env.mem_available_bytes = Probed::Known(23_500 << 20);
+    let machine = probe_machine(&SysRoot::new("/nonexistent-root"));
+    build_plan(
+        &profile,
+        &families::registry(),
+        &machine,
+        &env,
+        &options,
+        &[family.to_string()],
+    )
+    .unwrap()
+}
+
+/// mem.loaded_latency's samples are fixed windows too: a point is estimated at `samples_min`
+/// and half a sample. Two standard runs on the Zen 2 VM the same hour (estimate bench,
+/// 2026-12-06): every point 3 samples (5.64 s in all), and 3 to 5 samples (7.10 s); against
+/// an estimate of 4 samples a point they were 0.74 and 0.94 of it, the first outside issue
+/// 38's ±25 %. Both runs are within it now.
+#[test]
+fn loaded_latency_is_estimated_at_the_minimum_samples_and_a_half() {
+    let plan = zen2_standard_plan("mem.loaded_latency");
+    let fp = &plan.families[0];
+    assert_eq!(fp.points.len(), 7, "{:?}", fp.points);
+    let estimated: f64 = fp.points.iter().map(|p| p.estimated_s).sum();
+    for took in [
+        [0.78, 0.80, 0.80, 0.80, 0.80, 0.83, 0.83],
+        [0.80, 1.01, 1.22, 1.24, 1.21, 0.81, 0.81],
+    ] {
+        let ratio = took.iter().sum::<f64>() / estimated;
+        assert!(
+            (0.75..=1.25).contains(&ratio),
+            "{ratio} of {estimated} s: {:?}",
+            fp.points
+        );
+    }
+}

@@ -291,12 +291,15 @@ impl Family for SyncContention {
                     primitive,
                     threads: rung.threads,
                 };
-                out.points.push(input.rung_point(
+                let mut point = input.rung_point(
                     format!("{}/{}", primitive.name(), rung.id_part()),
                     &rung,
                     &params,
                     0,
-                ));
+                );
+                // each sample is one window of sample_min_s, not a calibrated repetition
+                point.estimated_s = input.windowed_point_s() + input.fixed_work_s(0, rung.threads);
+                out.points.push(point);
             }
         }
         Ok(out)
