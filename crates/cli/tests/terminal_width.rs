@@ -355,6 +355,20 @@ fn qualify_prints_every_fix_command_whole_and_probe_splits_no_option() {
     );
 }
 
+/// The three example results of reports/examples (a bare VM, then the x86 and arm64 guests),
+/// as paths.
+fn three_examples() -> Vec<String> {
+    let ex = repo().join("reports/examples");
+    [
+        "vm-x86_64-standard.json",
+        "guest-x86-2s4n-smt-standard.json",
+        "guest-arm64-2n-clusters-standard.json",
+    ]
+    .iter()
+    .map(|f| ex.join(f).to_string_lossy().into_owned())
+    .collect()
+}
+
 /// Issue 33 items 5 and 8: `compare` of the three example machines, and of five (the two
 /// older example results in reports/examples/v1 added), on an 80-column terminal: the
 /// machines and the headline within the first 40 lines (main printed a 17-line note on the
@@ -364,14 +378,7 @@ fn qualify_prints_every_fix_command_whole_and_probe_splits_no_option() {
 #[test]
 fn compare_at_80_columns_puts_machines_and_headline_first_and_breaks_no_word() {
     let ex = repo().join("reports/examples");
-    let three: Vec<String> = [
-        "vm-x86_64-standard.json",
-        "guest-x86-2s4n-smt-standard.json",
-        "guest-arm64-2n-clusters-standard.json",
-    ]
-    .iter()
-    .map(|f| ex.join(f).to_string_lossy().into_owned())
-    .collect();
+    let three = three_examples();
     let mut five = three.clone();
     for f in ["v1/x86_64-standard.json", "v1/aarch64-qemu-quick.json"] {
         five.push(ex.join(f).to_string_lossy().into_owned());
@@ -493,14 +500,7 @@ fn why_a_column_is_not_comparable_comes_before_its_figures() {
             assert!(reason < 24, "{how}: the reason on line {reason}:\n{text}");
         }
     }
-    let three: Vec<String> = [
-        "vm-x86_64-standard.json",
-        "guest-x86-2s4n-smt-standard.json",
-        "guest-arm64-2n-clusters-standard.json",
-    ]
-    .iter()
-    .map(|f| ex.join(f).to_string_lossy().into_owned())
-    .collect();
+    let three = three_examples();
     let mut args = vec!["compare"];
     args.extend(three.iter().map(String::as_str));
     let text = on_terminal(&args, 80);

@@ -171,22 +171,26 @@ impl PlanInput<'_> {
             + 0.05
     }
 
-    /// Expected time of a point whose samples are fixed windows of `sample_min_s` with no
-    /// calibration (sync.contention), seconds: its warm-up window (`warmup_s`), the profile's
-    /// `samples_min` windows and half a window more, and 0.05 s of thread start and
-    /// bookkeeping. Half a window: on a quiet host such a point stops at `samples_min` (every
-    /// sync.contention point of the standard run took 3 samples on the 2-vCPU Zen 2 VM,
-    /// 0.705-0.717 s a point), on a busy one it takes one more; none when `samples_max` is
-    /// `samples_min`. [`PlanInput::estimate_point_s`]'s whole extra calibrated sample put the
-    /// family at 0.72 of its estimate there.
+    /// Samples a point whose samples are fixed windows (no calibration: sync.contention,
+    /// mem.loaded_latency) is expected to take: the profile's `samples_min` (at least 2, as
+    /// [`RunContext::repeat`](crate::runner::RunContext::repeat) takes) and half a sample more
+    /// when `samples_max` allows more. Half: on a quiet host such a point stops at the minimum
+    /// (every sync.contention point of the standard run took 3 samples on the 2-vCPU Zen 2 VM,
+    /// 0.705-0.717 s a point; loaded-latency points 3 in one run, 3 to 5 in the next), on a
+    /// busy one it takes one or two more. [`PlanInput::estimate_point_s`]'s whole extra
+    /// calibrated sample put those families at 0.72 and 0.74 of their estimates there.
+    pub fn windowed_samples(&self) -> f64 {
+        let s = self.settings;
+        let min = s.samples_min.max(2);
+        min as f64 + if s.samples_max > min { 0.5 } else { 0.0 }
+    }
+
+    /// Expected time of a point whose samples are fixed windows of `sample_min_s`
+    /// (sync.contention), seconds: its warm-up window (`warmup_s`), [`PlanInput::windowed_samples`]
+    /// windows, and 0.05 s of thread start and bookkeeping.
     pub fn windowed_point_s(&self) -> f64 {
         let s = self.settings;
-        let extra = if s.samples_max > s.samples_min {
-            0.5
-        } else {
-            0.0
-        };
-        s.warmup_s.max(0.0) + (s.samples_min as f64 + extra) * s.sample_min_s + 0.05
+        s.warmup_s.max(0.0) + self.windowed_samples() * s.sample_min_s + 0.05
     }
 
     /// Builds a point with the profile's placement and the standard estimate plus the fixed

@@ -110,15 +110,13 @@ fn draw(rows: &[Vec<String>]) -> String {
     format!("{table}\n")
 }
 
-/// A note as [`screen`] prints it in full beside a table drawn `w` columns wide (`None`:
-/// natural width): wrapped to the terminal with a hanging indent; to a pipe or file on one
-/// line ([`Screen::one_line_notes`]) or wrapped to the table's width. No newline at the end.
+/// A note as [`screen`] prints it beside a table drawn `w` columns wide (`None`: natural
+/// width): wrapped to that width with a hanging indent, or on one line to a pipe or file with
+/// [`Screen::one_line_notes`] (or beside a table of natural width). No newline at the end.
 fn note_text(n: &str, s: &Screen, w: Option<usize>) -> String {
-    match (s.width, w) {
-        (Some(width), _) => wrap::wrap(n, width, 0, 6).join("\n"),
-        (None, _) if s.one_line_notes => n.to_string(),
-        (None, Some(w)) => crate::render::wrap_note(n, w, 6),
-        (None, None) => n.to_string(),
+    match w {
+        Some(w) if s.width.is_some() || !s.one_line_notes => crate::render::wrap_note(n, w, 6),
+        _ => n.to_string(),
     }
 }
 
@@ -171,17 +169,12 @@ pub fn screen_parts(c: &Comparison, s: &Screen) -> (String, String) {
         out += &boxed(header(t), rows, w);
         for n in marks.notes_of(t) {
             let n = format!("note: {n}");
-            match (s.width, w) {
-                // a terminal: a note on one line, or in full at the end
-                (Some(_), Some(w)) if wrap::columns(&n) > w => {
-                    at_end.push(n);
-                    continue;
-                }
-                (Some(_), _) => out += &n,
-                (None, _) if s.one_line_notes => out += &n,
-                (None, Some(w)) => out += &crate::render::wrap_note(&n, w, 6),
-                (None, None) => out += &n,
+            // a terminal: a note on one line under its table, or in full at the end
+            if s.width.is_some() && w.is_some_and(|w| wrap::columns(&n) > w) {
+                at_end.push(n);
+                continue;
             }
+            out += &note_text(&n, s, w);
             out.push('\n');
         }
         out.push('\n');

@@ -146,17 +146,8 @@ impl Family for MemLoadedLatency {
             .min(cap.saturating_sub(chase) / max_load as u64)
             / CHUNK_BYTES as u64
             * CHUNK_BYTES as u64;
-        // the profile's minimum samples and half a sample: each sample is a fixed window, a
-        // quiet host stops at the minimum, a busy one takes one or two more (as
-        // PlanInput::windowed_point_s; on the 2-vCPU Zen 2 VM two standard runs' points took
-        // 3 samples each, 0.78-0.83 s, and 3 to 5, 0.80-1.24 s: 0.74 and 0.94 of an estimate
-        // of 4 samples)
-        let extra = if input.settings.samples_max > input.settings.samples_min {
-            0.5
-        } else {
-            0.0
-        };
-        let samples = input.settings.samples_min.max(2) as f64 + extra;
+        // each sample is a fixed window: the minimum samples and half a sample
+        let samples = input.windowed_samples();
         // the chase's layout (first touch and a Sattolo step a line, at this machine's
         // measured speeds); the streaming buffers' first touch and the threads' start come
         // with each point's threads and memory
