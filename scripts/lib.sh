@@ -80,6 +80,7 @@ mkswap                      util-linux                  # crates/testkit/src/blo
 mkfs.ext4                   e2fsprogs                   # crates/testkit/src/blockdev.rs
 partx                       util-linux                  # crates/cli/tests/storage_devices.rs: a partition of a loop device over the device
 e2fsck                      e2fsprogs                   # crates/cli/tests/storage_devices.rs: the file system over a refused device is intact
+unshare                     util-linux                  # crates/workloads/tests/storage_in_use.rs: a file system mounted only in another mount namespace
 mkfs.xfs                    xfsprogs                    # crates/testkit/src/blockdev.rs
 mkfs.btrfs                  btrfs-progs                 # crates/testkit/src/blockdev.rs
 mkfs.vfat                   dosfstools                  # crates/testkit/src/blockdev.rs

@@ -735,3 +735,81 @@ fn a_loop_over_the_same_file_is_named_and_confirming_does_not_pass_it() {
     mounted.unmount().unwrap();
     e2fsck(&u.path).unwrap();
 }
+
+/// Issue 46: a 2 GiB loop device without a signature whose only data is at 2-7 MiB, between
+/// the blocks the old check sampled (the first and last MiB, then every 8 MiB). The quick
+/// profile writes its first 8 MiB: `run --plan-only` refuses it in one line naming the data
+/// found by reading every byte of that span, and nothing runs. Before, it was warned about and
+/// would have been overwritten.
+#[test]
+fn data_between_the_old_sample_points_is_refused_before_anything_runs() {
+    use std::os::unix::fs::FileExt;
+    if let Some(why) = loop_unavailable() {
+        println!("SKIPPED: loop devices: {why}");
+        return;
+    }
+    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    let out = dir.path().join("o.json");
+    let img = dir.path().join("big.img");
+    let f = std::fs::File::create(&img).unwrap();
+    f.set_len(2 << 30).unwrap();
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let data: Vec<u8> = (0..5 << 20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    f.write_all_at(&data, 2 << 20).unwrap();
+    f.sync_all().unwrap();
+    let a = LoopDevice::attach(&img).unwrap();
+    let o = run_on_device(&a.path, &["--plan-only"], &out);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(
+        err.starts_with(&format!(
+            "hwsurvey: error: storage device {}: refused: no signature, but it holds data (1280 \
+             of the 2048 4096-byte blocks of the 8388608 bytes a run writes (from byte 0) are \
+             neither blank nor hwsurvey's, the first at byte 2097152 (every byte read in ",
+            a.path.display()
+        )) && err.ends_with(
+            "to overwrite it anyway, add --confirm-device 2147483648 (its size in bytes)\n"
+        ),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty(), "{}", text(&o.stdout));
+}
+
+/// A blank device a run wrote carries hwsurvey's marker in every block of the span it wrote
+/// (preconditioning, random and sequential writes alike), and the next run accepts it
+/// without `--confirm-device`. Before, the next run refused it for the data the first had left.
+#[test]
+fn a_device_hwsurvey_wrote_is_accepted_by_the_next_run() {
+    use hwsurvey_workloads::storage::sample;
+    if let Some(why) = loop_unavailable() {
+        println!("SKIPPED: loop devices: {why}");
+        return;
+    }
+    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    let out = dir.path().join("o.json");
+    let img = dir.path().join("blank.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    let a = LoopDevice::attach(&img).unwrap();
+    let o = run_on_device(&a.path, &[], &out);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let c = sample::check_data(&a.path, 64 << 20, 8 << 20).unwrap();
+    assert_eq!(
+        (c.span.count.blocks, c.span.count.ours, c.span.count.data),
+        (2048, 2048, 0),
+        "every block of the 8 MiB written carries the marker"
+    );
+    assert_eq!(c.beyond.data, 0);
+    let again = run_on_device(&a.path, &["--plan-only"], &dir.path().join("p.json"));
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+}

@@ -13,6 +13,7 @@
 //! environment of a run).
 
 pub mod binary;
+pub mod block_use;
 pub mod clocksource;
 pub mod cpu;
 pub mod cpu_table;

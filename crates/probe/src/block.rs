@@ -9,8 +9,10 @@
 //! `holders/`, `partition`, `device/model`), sysfs-bus-pci (`{current,max}_link_{speed,width}`).
 //!
 //! [`block_stack`] reads how the block devices sit on one another (partitions, `holders/` and
-//! `slaves/`, loop backing files, zram backing devices, bcache, members of mounted btrfs
-//! file systems) for the storage family's refusal of a device something else is built on.
+//! `slaves/`, what each loop device is over as the kernel says it (`LOOP_GET_STATUS64`, through
+//! the [`BackingSource`] seam), zram backing devices, bcache, members of mounted btrfs file
+//! systems) for the storage family's refusal of a device something else is built on; what
+//! cannot be asked is named in [`BlockStack::undecided`], never dropped.
 
 use serde::{Deserialize, Serialize};
 
@@ -113,11 +115,11 @@ pub enum StackLink {
     /// `upper` is in `lower`'s `holders/` (or `lower` in `upper`'s `slaves/`): device mapper
     /// (LVM, dm-crypt, dm-linear), MD RAID.
     Holder,
-    /// `upper` is a loop device whose backing file is the block device `lower`
-    /// (`/sys/block/loopN/loop/backing_file`), or the regular file `lower` (`file PATH`, a
-    /// node of no block device: loops over one file share it), from byte `offset_bytes`
-    /// (`loop/offset`) for
-    /// `size_limit_bytes` bytes (`loop/sizelimit`; 0: to the end). A loop device is no holder:
+    /// `upper` is a loop device over the block device `lower`, or over the regular file
+    /// `lower` (`file PATH`, a node of no block device: loops over one file share it), as
+    /// `LOOP_GET_STATUS64` says (`lo_rdevice`, or `lo_device` and `lo_inode`), from byte
+    /// `offset_bytes` (`lo_offset`) for `size_limit_bytes` bytes (`lo_sizelimit`; 0: to the
+    /// end). A loop device is no holder:
     /// `lower`'s `holders/` stays empty and an exclusive open of `lower` still succeeds.
     Loop {
         /// `loop/offset`, bytes.
@@ -162,20 +164,181 @@ pub struct StackNode {
     pub dm_name: Option<String>,
 }
 
-/// What a loop device's backing file (or a zram's backing device) is, as `stat(2)` of its
-/// path tells: [`block_stack`]'s `backing_of` answers it.
+/// What a loop device's backing file (or a zram's backing device) is: a block device by its
+/// number, any other file by its file system's device and its inode. For a loop device this is
+/// what the kernel holds open (`LOOP_GET_STATUS64`), never a look-up of the path sysfs prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backing {
     /// A block device node: its (major, minor), `st_rdev`.
     Block((u32, u32)),
     /// Any other file: the file system's device and the inode (`st_dev`, `st_ino`), the same
-    /// for every path (hard link, bind mount) of the file.
+    /// for every path (hard link, bind mount) of the file, and after it is deleted.
     File {
         /// `st_dev`.
         dev: u64,
         /// `st_ino`.
         ino: u64,
     },
+}
+
+/// A bound loop device as the kernel describes it (`LOOP_GET_STATUS64`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoopBacking {
+    /// What it is over: from `lo_rdevice` (a block device) or `lo_device`/`lo_inode` (a file).
+    pub backing: Backing,
+    /// `lo_offset`, bytes.
+    pub offset_bytes: u64,
+    /// `lo_sizelimit`, bytes; 0: to the end.
+    pub size_limit_bytes: u64,
+}
+
+impl LoopBacking {
+    /// The backing of a parsed `struct loop_info64`: a block device when `lo_rdevice` is set
+    /// (a loop can only be over a regular file or a block device), else the file's
+    /// `lo_device` and `lo_inode`.
+    pub fn of_info(info: &crate::block_use::LoopInfo64) -> LoopBacking {
+        let backing = if info.rdevice != 0 {
+            Backing::Block(decode_dev(info.rdevice))
+        } else {
+            Backing::File {
+                dev: info.device,
+                ino: info.inode,
+            }
+        };
+        LoopBacking {
+            backing,
+            offset_bytes: info.offset_bytes,
+            size_limit_bytes: info.size_limit_bytes,
+        }
+    }
+}
+
+/// (major, minor) of a Linux `dev_t` as glibc encodes it (sys/sysmacros.h `gnu_dev_major`),
+/// which is also the kernel's `huge_encode_dev` of `struct loop_info64`.
+pub fn decode_dev(dev: u64) -> (u32, u32) {
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    (major as u32, minor as u32)
+}
+
+/// The block major number of loop devices (include/uapi/linux/major.h `LOOP_MAJOR`); their
+/// partitions have numbers of the extended major (259).
+pub const LOOP_MAJOR: u32 = 7;
+
+/// The seam between [`block_stack`] and the live kernel: what a loop device is bound to, and
+/// what a path outside /sys is. [`LiveBacking`] asks the running kernel; tests answer from a
+/// table.
+pub trait BackingSource {
+    /// What loop device `name` (block device `dev`) is over, as the kernel holds it;
+    /// `Ok(None)` when no file is bound.
+    ///
+    /// Errors: why it cannot be asked (no `/dev/NAME` node of that number, permission denied),
+    /// as a sentence naming the path.
+    fn loop_device(&self, name: &str, dev: (u32, u32)) -> Result<Option<LoopBacking>, String>;
+
+    /// What the file at `path` is (`stat(2)`, following links): a zram device's
+    /// `backing_dev`.
+    ///
+    /// Errors: the stat's error, naming the path.
+    fn path(&self, path: &str) -> Result<Backing, String>;
+}
+
+/// [`BackingSource`] of the running kernel: `ioctl(LOOP_GET_STATUS64)` on `/dev/NAME` (opened
+/// read-only, non-blocking; the node must be the block device of that number) and `stat(2)`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LiveBacking;
+
+impl BackingSource for LiveBacking {
+    fn loop_device(&self, name: &str, dev: (u32, u32)) -> Result<Option<LoopBacking>, String> {
+        loop_status(name, dev).map(|i| i.as_ref().map(LoopBacking::of_info))
+    }
+
+    fn path(&self, path: &str) -> Result<Backing, String> {
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        let md = std::fs::metadata(path).map_err(|e| format!("{path}: {e}"))?;
+        Ok(if md.file_type().is_block_device() {
+            Backing::Block(decode_dev(md.rdev()))
+        } else {
+            Backing::File {
+                dev: md.dev(),
+                ino: md.ino(),
+            }
+        })
+    }
+}
+
+/// `ioctl(LOOP_GET_STATUS64)` on `/dev/NAME`, checked to be block device `dev` (the node is
+/// opened read-only and non-blocking, then `fstat`-ed); `Ok(None)` when the loop device has no
+/// file bound (ENXIO).
+///
+/// Errors: the node is missing or another device, the open or the ioctl failed; each a
+/// sentence naming `/dev/NAME`. Builds without the `sys` feature cannot ask.
+#[cfg(feature = "sys")]
+pub fn loop_status(
+    name: &str,
+    dev: (u32, u32),
+) -> Result<Option<crate::block_use::LoopInfo64>, String> {
+    use crate::block_use::{parse_loop_info64, LOOP_GET_STATUS64, LOOP_INFO64_BYTES};
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+    let path = format!("/dev/{name}");
+    let open = || {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
+            .open(&path)
+    };
+    // a loop device made a moment ago (losetup -f) is in sysfs a moment before devtmpfs has
+    // its node: a missing node is looked for again for up to 0.5 s
+    let mut tries = 0;
+    let f = loop {
+        match open() {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && tries < 50 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            other => break other.map_err(|e| format!("{path}: {e}"))?,
+        }
+    };
+    let md = f.metadata().map_err(|e| format!("{path}: {e}"))?;
+    let is = decode_dev(md.rdev());
+    if !md.file_type().is_block_device() || is != dev {
+        return Err(format!(
+            "{path} is not block device {}:{} (it is {})",
+            dev.0,
+            dev.1,
+            if md.file_type().is_block_device() {
+                format!("{}:{}", is.0, is.1)
+            } else {
+                "no block device".to_string()
+            }
+        ));
+    }
+    let mut buf = [0u8; LOOP_INFO64_BYTES];
+    // SAFETY: LOOP_GET_STATUS64 writes one struct loop_info64 (LOOP_INFO64_BYTES bytes) into
+    // the buffer, which is that large and lives across the call.
+    let rc = unsafe { nix::libc::ioctl(f.as_raw_fd(), LOOP_GET_STATUS64 as _, buf.as_mut_ptr()) };
+    if rc < 0 {
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() == Some(nix::libc::ENXIO) {
+            return Ok(None);
+        }
+        return Err(format!("LOOP_GET_STATUS64 on {path}: {e}"));
+    }
+    parse_loop_info64(&buf)
+        .map(Some)
+        .ok_or_else(|| format!("LOOP_GET_STATUS64 on {path}: short answer"))
+}
+
+/// Without the `sys` feature the kernel cannot be asked: every loop device is undecided.
+#[cfg(not(feature = "sys"))]
+pub fn loop_status(
+    name: &str,
+    _dev: (u32, u32),
+) -> Result<Option<crate::block_use::LoopInfo64>, String> {
+    Err(format!(
+        "/dev/{name}: LOOP_GET_STATUS64 cannot be asked by a build without the `sys` feature"
+    ))
 }
 
 /// Every block device of the machine and how they sit on one another.
@@ -185,6 +348,11 @@ pub struct BlockStack {
     pub nodes: Vec<StackNode>,
     /// The relations, sorted, without duplicates.
     pub edges: Vec<StackEdge>,
+    /// What could not be decided, each a sentence: `what loop3 is over: /dev/loop3:
+    /// Permission denied (os error 13)`. A device may sit on any device through one of them,
+    /// so a raw device is not proven free while this is not empty.
+    #[serde(default)]
+    pub undecided: Vec<String>,
 }
 
 impl BlockStack {
@@ -203,17 +371,21 @@ impl BlockStack {
 }
 
 /// Reads [`BlockStack`] under `root`: every entry of `/sys/class/block` (disks and
-/// partitions) with its `dev`, `dm/name`, `partition`, `holders/`, `slaves/`,
-/// `loop/{backing_file,offset,sizelimit}`, `backing_dev` (zram) and `bcache/{dev,set}`, and the
-/// members in `/sys/fs/btrfs/FSID/devices/`. A loop's backing file and a zram's backing device
-/// are paths outside /sys: `backing_of` says what a path is ([`Backing`], from stat on the
-/// live system; `None` for a path that is not there, such as `/x.img (deleted)`). Loop devices
-/// over one regular file (by `st_dev` and `st_ino`) all sit on one lower node, `file PATH`
-/// (the path of the first of them by name): writing one writes what the others hold.
-/// Unreadable entries are left out.
-pub fn block_stack(root: &SysRoot, backing_of: &dyn Fn(&str) -> Option<Backing>) -> BlockStack {
+/// partitions) with its `dev`, `dm/name`, `partition`, `holders/`, `slaves/`, `backing_dev`
+/// (zram) and `bcache/{dev,set}`, and the members in `/sys/fs/btrfs/FSID/devices/`. Every
+/// whole disk of [`LOOP_MAJOR`] is asked what it is over ([`BackingSource::loop_device`],
+/// `LOOP_GET_STATUS64` on the live system): the kernel's device and inode numbers match the
+/// loop to what it is over, whatever its path has become (deleted, a `mknod` node since
+/// removed, a name with trailing blanks that sysfs text cannot carry); the path of
+/// `loop/backing_file` (the text before the kernel's one newline) only names it. Loop devices
+/// over one regular file all sit on one lower node, `file PATH` (the path of the first of them
+/// by name): writing one writes what the others hold. A zram's `backing_dev` is a path looked
+/// at with [`BackingSource::path`]. What cannot be asked goes to [`BlockStack::undecided`];
+/// other unreadable entries are left out.
+pub fn block_stack(root: &SysRoot, source: &dyn BackingSource) -> BlockStack {
     let mut nodes = Vec::new();
     let mut edges = Vec::new();
+    let mut undecided = Vec::new();
     // (upper, device number of lower, link): mapped to names once every node is known
     let mut by_dev: Vec<(String, (u32, u32), StackLink)> = Vec::new();
     // a regular backing file by (st_dev, st_ino): the lower node's name, `file PATH`
@@ -237,7 +409,8 @@ pub fn block_stack(root: &SysRoot, backing_of: &dyn Fn(&str) -> Option<Backing>)
             dev,
             dm_name,
         });
-        if is_partition(root, &dir) {
+        let partition = is_partition(root, &dir);
+        if partition {
             if let Some(disk) = dir.rsplit('/').nth(1) {
                 edges.push(edge(&name, disk, StackLink::Partition));
             }
@@ -248,34 +421,48 @@ pub fn block_stack(root: &SysRoot, backing_of: &dyn Fn(&str) -> Option<Backing>)
         for s in root.list_dir(&format!("{dir}/slaves")).unwrap_or_default() {
             edges.push(edge(&name, &s, StackLink::Holder));
         }
-        if let Some(file) = attribute(root, &format!("{dir}/loop/backing_file")) {
-            let number = |a: &str| {
-                attribute(root, &format!("{dir}/loop/{a}"))
-                    .and_then(|v| v.parse::<u64>().ok())
-                    .unwrap_or(0)
-            };
-            let link = StackLink::Loop {
-                offset_bytes: number("offset"),
-                size_limit_bytes: number("sizelimit"),
-            };
-            match backing_of(&file) {
-                Some(Backing::Block(lower)) => by_dev.push((name.clone(), lower, link)),
-                Some(Backing::File { dev, ino }) => {
-                    let lower = match files.iter().find(|f| f.0 == (dev, ino)) {
-                        Some(f) => f.1.clone(),
-                        None => {
-                            files.push(((dev, ino), format!("file {file}")));
-                            format!("file {file}")
-                        }
+        if dev.0 == LOOP_MAJOR && !partition {
+            match source.loop_device(&name, dev) {
+                Ok(Some(lb)) => {
+                    let link = StackLink::Loop {
+                        offset_bytes: lb.offset_bytes,
+                        size_limit_bytes: lb.size_limit_bytes,
                     };
-                    edges.push(edge(&name, &lower, link));
+                    match lb.backing {
+                        Backing::Block(lower) => by_dev.push((name.clone(), lower, link)),
+                        Backing::File { dev, ino } => {
+                            let lower = match files.iter().find(|f| f.0 == (dev, ino)) {
+                                Some(f) => f.1.clone(),
+                                None => {
+                                    let shown = match root
+                                        .read(&format!("{dir}/loop/backing_file"))
+                                        .ok()
+                                        .map(|t| t.strip_suffix('\n').unwrap_or(&t).to_string())
+                                    {
+                                        Some(path) => format!("file {path}"),
+                                        None => format!("file {ino} on device {dev}"),
+                                    };
+                                    files.push(((dev, ino), shown.clone()));
+                                    shown
+                                }
+                            };
+                            edges.push(edge(&name, &lower, link));
+                        }
+                    }
                 }
-                None => {}
+                Ok(None) => {}
+                Err(e) => undecided.push(format!("what {name} is over: {e}")),
             }
         }
         if let Some(file) = attribute(root, &format!("{dir}/backing_dev")).filter(|f| f != "none") {
-            if let Some(Backing::Block(lower)) = backing_of(&file) {
-                by_dev.push((name.clone(), lower, StackLink::ZramBacking));
+            match source.path(&file) {
+                Ok(Backing::Block(lower)) => {
+                    by_dev.push((name.clone(), lower, StackLink::ZramBacking))
+                }
+                Ok(Backing::File { .. }) => undecided.push(format!(
+                    "what {name} writes back to: {file} is no block device"
+                )),
+                Err(e) => undecided.push(format!("what {name} writes back to: {e}")),
             }
         }
         if root.exists(&format!("{dir}/bcache")) && !name.starts_with("bcache") {
@@ -308,6 +495,7 @@ pub fn block_stack(root: &SysRoot, backing_of: &dyn Fn(&str) -> Option<Backing>)
     let mut stack = BlockStack {
         nodes,
         edges: Vec::new(),
+        undecided,
     };
     for (upper, lower, link) in by_dev {
         let lower_name = stack

@@ -37,7 +37,8 @@ pub mod virt;
 pub use sysroot::{ProbeError, SysRoot};
 
 pub use hwsurvey_machine::{
-    binary, cpu_table, isa, pci, pci_text, pcie, summary, Machine, MACHINE_SCHEMA_VERSION,
+    binary, block_use, cpu_table, isa, pci, pci_text, pcie, summary, Machine,
+    MACHINE_SCHEMA_VERSION,
 };
 
 /// Probes everything under `root`. Never fails as a whole; unknowns carry their reasons.

@@ -26,6 +26,7 @@ mod start_gate;
 mod storage_cleanup;
 mod storage_family;
 mod storage_identity;
+mod storage_in_use;
 mod storage_refusal;
 mod storage_stack;
 mod sync_cancel;

@@ -68,6 +68,7 @@ fn a_link_swapped_between_check_and_open_is_refused() {
     let options = WriteOptions {
         destructive: true,
         confirm: vec![],
+        span_bytes: 1 << 20,
     };
     check_storage_devices(std::slice::from_ref(&link), &options).unwrap();
     let kept = identity::kept(&link).unwrap();

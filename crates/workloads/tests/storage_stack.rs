@@ -39,13 +39,12 @@ fn dev(name: &str) -> (u32, u32) {
 }
 
 /// stat's answer for a backing path in the synthetic machine: `/dev/NAME` of a listed device,
-/// or a regular file under `/var/tmp/` (inode: the name's length; `(deleted)`: not there).
+/// or a regular file under `/var/tmp/` (inode: the name's length; a name ending in
+/// `(deleted)` is a file deleted after another was made under its name: another inode).
 fn backing_of(path: &str) -> Option<block::Backing> {
     if let Some(file) = path.strip_prefix("/var/tmp/") {
-        return (!file.ends_with("(deleted)")).then_some(block::Backing::File {
-            dev: 2049,
-            ino: file.len() as u64,
-        });
+        let ino = file.len() as u64 + if file.ends_with("(deleted)") { 1000 } else { 0 };
+        return Some(block::Backing::File { dev: 2049, ino });
     }
     let name = path.strip_prefix("/dev/")?;
     DEVS.iter()
@@ -53,10 +52,55 @@ fn backing_of(path: &str) -> Option<block::Backing> {
         .map(|d| block::Backing::Block(d.1))
 }
 
+/// The kernel of the synthetic machine: a loop device is over what its `loop/backing_file`
+/// names ([`backing_of`], from its `loop/offset`), unless `answers` says otherwise (a path
+/// that is gone, a node removed: the kernel still knows the numbers), or unbound (no
+/// `loop/backing_file`); a zram's backing device by [`backing_of`].
+struct Kernel<'a> {
+    root: &'a std::path::Path,
+    answers: Vec<(&'static str, Result<Option<block::LoopBacking>, String>)>,
+}
+
+impl block::BackingSource for Kernel<'_> {
+    fn loop_device(
+        &self,
+        name: &str,
+        _dev: (u32, u32),
+    ) -> Result<Option<block::LoopBacking>, String> {
+        if let Some((_, a)) = self.answers.iter().find(|(n, _)| *n == name) {
+            return a.clone();
+        }
+        let dir = self.root.join(format!("sys/class/block/{name}/loop"));
+        let Ok(file) = std::fs::read_to_string(dir.join("backing_file")) else {
+            return Ok(None);
+        };
+        let file = file.strip_suffix('\n').unwrap_or(&file);
+        let offset = std::fs::read_to_string(dir.join("offset")).unwrap();
+        Ok(Some(block::LoopBacking {
+            backing: backing_of(file).ok_or(format!("{file}: no such file"))?,
+            offset_bytes: offset.trim().parse().unwrap(),
+            size_limit_bytes: 0,
+        }))
+    }
+
+    fn path(&self, path: &str) -> Result<block::Backing, String> {
+        backing_of(path).ok_or(format!("{path}: No such file or directory (os error 2)"))
+    }
+}
+
 /// The refusals of `target` on the tree under `root`, with `mountinfo` and `swaps`.
 fn decide(root: &std::path::Path, target: &str, mountinfo: &str, swaps: &[&str]) -> Vec<Refusal> {
-    let sys = SysRoot::new(root);
-    let stack = block_stack(&sys, &backing_of);
+    let kernel = Kernel {
+        root,
+        answers: vec![],
+    };
+    decide_with(&kernel, target, mountinfo, swaps)
+}
+
+/// [`decide`] with the kernel's answers of `kernel`.
+fn decide_with(kernel: &Kernel<'_>, target: &str, mountinfo: &str, swaps: &[&str]) -> Vec<Refusal> {
+    let sys = SysRoot::new(kernel.root);
+    let stack = block_stack(&sys, kernel);
     let (ma, mi) = dev(target);
     let dir = block::device_dir(&sys, ma, mi).unwrap();
     let facts = DeviceFacts {
@@ -284,7 +328,8 @@ fn what_the_device_sits_on_must_have_no_other_user() {
 /// over the file from byte 1 MiB carried a mounted ext4, loop0 over the same file from byte 0
 /// was refused only for the data it held, and `--confirm-device SIZE`, as the refusal
 /// suggested, destroyed the file system). Each names the other; a loop over another file, and
-/// one whose file was deleted (`(deleted)`: no inode to compare), are not linked.
+/// one over a file deleted after another was made under its name (another inode), are not
+/// linked.
 #[test]
 fn loops_over_one_file_are_each_others_users() {
     let dir = tempfile::tempdir().unwrap();
@@ -316,4 +361,104 @@ fn loops_over_one_file_are_each_others_users() {
     );
     assert_eq!(decide(dir.path(), "loop2", mounted, &[]), vec![]);
     assert_eq!(decide(dir.path(), "loop3", mounted, &[]), vec![]);
+}
+
+/// Issue 46: loop devices whose paths no longer lead to what they are over are matched by
+/// what the kernel says (`LOOP_GET_STATUS64`): loop1 and loop2 over one deleted file (the
+/// same inode, both `(deleted)`), loop3 over loop0 through a `mknod` node since removed, loop4
+/// and loop5 over a file whose name ends in a space. Before, each of them was dropped from the
+/// walk without a word (`backing_of` found no such path) and loop0, loop1, loop4 passed.
+#[test]
+fn loops_whose_paths_are_gone_are_matched_by_the_kernels_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = SysBlock::new(dir.path());
+    let file = |ino| block::Backing::File { dev: 2049, ino };
+    let over = |backing, offset_bytes| {
+        Ok(Some(block::LoopBacking {
+            backing,
+            offset_bytes,
+            size_limit_bytes: 0,
+        }))
+    };
+    t.disk("loop0", dev("loop0"), 64 << 20)
+        .disk("loop1", dev("loop1"), 64 << 20)
+        .disk("loop2", dev("loop2"), 63 << 20)
+        .disk("loop3", dev("loop3"), 63 << 20)
+        .disk("loop4", dev("loop4"), 64 << 20)
+        .disk("loop5", dev("loop5"), 63 << 20)
+        .loop_backing("loop0", "/var/tmp/a.img", 0)
+        .loop_backing("loop1", "/srv/t2.img (deleted)", 0)
+        .loop_backing("loop2", "/srv/t2.img (deleted)", 1 << 20)
+        .loop_backing("loop3", "/srv/node (deleted)", 1 << 20)
+        .loop_backing("loop4", "/srv/b.img ", 0)
+        .loop_backing("loop5", "/srv/b.img ", 1 << 20);
+    let kernel = Kernel {
+        root: dir.path(),
+        answers: vec![
+            ("loop1", over(file(77), 0)),
+            ("loop2", over(file(77), 1 << 20)),
+            ("loop3", over(block::Backing::Block(dev("loop0")), 1 << 20)),
+            ("loop4", over(file(99), 0)),
+            ("loop5", over(file(99), 1 << 20)),
+        ],
+    };
+    let mounted = "30 1 7:2 / /mnt rw - ext4 /dev/loop2 rw\n";
+    assert_eq!(
+        lines(&decide_with(&kernel, "loop1", mounted, &[])),
+        [
+            "it is a loop device over file /srv/t2.img (deleted) from byte 0, and file \
+             /srv/t2.img (deleted) is also used by loop2 (loop device over file /srv/t2.img \
+             (deleted) from byte 1048576, mounted at /mnt)"
+        ]
+    );
+    assert_eq!(
+        lines(&decide_with(&kernel, "loop0", "", &[])),
+        ["another block device sits on it: loop3 (loop device over loop0 from byte 1048576)"]
+    );
+    // the name as the kernel wrote it, its trailing space kept
+    assert_eq!(
+        lines(&decide_with(&kernel, "loop4", "", &[])),
+        [
+            "it is a loop device over file /srv/b.img  from byte 0, and file /srv/b.img  is \
+             also used by loop5 (loop device over file /srv/b.img  from byte 1048576)"
+        ]
+    );
+}
+
+/// A loop device the kernel cannot be asked about (its /dev node missing, permission denied)
+/// could be over any device: every device is refused, saying what could not be read and how
+/// to proceed; an unbound loop device (ENXIO) is nothing.
+#[test]
+fn a_loop_device_that_cannot_be_asked_refuses_with_the_way_to_proceed() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = SysBlock::new(dir.path());
+    t.disk("loop0", dev("loop0"), 64 << 20)
+        .disk("loop1", dev("loop1"), 64 << 20)
+        .disk("loop2", dev("loop2"), 64 << 20)
+        .loop_backing("loop0", "/var/tmp/a.img", 0)
+        .loop_backing("loop2", "/srv/x.img", 0);
+    let unbound = Kernel {
+        root: dir.path(),
+        answers: vec![("loop2", Ok(None))],
+    };
+    assert_eq!(decide_with(&unbound, "loop0", "", &[]), vec![]);
+    let denied = Kernel {
+        root: dir.path(),
+        answers: vec![(
+            "loop2",
+            Err("/dev/loop2: Permission denied (os error 13)".into()),
+        )],
+    };
+    let r = decide_with(&denied, "loop0", "", &[]);
+    assert_eq!(
+        lines(&r),
+        [
+            "cannot tell whether anything sits on it: what loop2 is over: /dev/loop2: \
+             Permission denied (os error 13); to proceed, run hwsurvey as root on the host, \
+             where every loop device's /dev node can be opened, or detach a loop device that \
+             is not needed (losetup -d /dev/loopN), or, knowing that nothing uses it, add \
+             --confirm-device 67108864 (its size in bytes)"
+        ]
+    );
+    assert!(matches!(r[0], Refusal::Undecided { .. }));
 }

@@ -78,18 +78,21 @@ pub struct Args {
     pub storage_dir: Vec<PathBuf>,
     /// Raw block device for storage.iops (needs --destructive). Refused, before anything runs,
     /// when it holds any signature libblkid knows (file system, RAID, LVM, swap, crypto,
-    /// partition table), has partitions, is mounted, held, swap, or in use, or when another
-    /// block device is built on it (a loop device over it at any offset, device mapper, MD,
-    /// bcache, zram writeback, a mounted btrfs it belongs to), named in the refusal.
+    /// partition table), has partitions, is mounted in any mount namespace, held, swap, or in
+    /// use, when another block device is built on it (a loop device over it at any offset,
+    /// device mapper, MD, bcache, zram writeback, a mounted btrfs it belongs to), named in the
+    /// refusal, when the span the run writes (every byte is read first) holds data that is
+    /// neither blank nor hwsurvey's, or when any of this cannot be read.
     #[arg(long)]
     pub storage_device: Vec<PathBuf>,
     /// Allow writing to the --storage-device devices.
     #[arg(long)]
     pub destructive: bool,
-    /// Confirm, by name, a --storage-device that has no signature but holds data (sampled
-    /// blocks not blank: a plain dm-crypt volume or LUKS with a detached header looks like
-    /// this): its serial, or its size in bytes, as the refusal prints them. Repeatable; a
-    /// value that names none of the devices is an error.
+    /// Confirm, by name, a --storage-device that has no signature but holds data (a plain
+    /// dm-crypt volume or LUKS with a detached header looks like this), or whose users cannot
+    /// all be read (a mount namespace, a loop device the kernel could not be asked about): its
+    /// serial, or its size in bytes, as the refusal prints them. Repeatable; a value that
+    /// names none of the devices is an error.
     #[arg(long, value_name = "SERIAL|SIZE", requires = "destructive")]
     pub confirm_device: Vec<String>,
 }
@@ -118,18 +121,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )),
     };
     // Every storage directory and device the user named is checked before anything runs (and
-    // for --plan-only): a refused one is a one-line error, exit 2, never a skipped point.
+    // for --plan-only): a refused one is a one-line error, exit 2, never a skipped point. A
+    // device after planning: every byte of the span the plan writes on it is read.
     #[cfg(feature = "sys")]
     hwsurvey_workloads::storage::target::check_storage_dirs(&options.storage_dirs)?;
+    let (profile, plan, time_limit) = fitted_plan(&args, &profile, &machine, &env, &options)?;
     #[cfg(feature = "sys")]
     let devices = hwsurvey_workloads::storage::device::check_storage_devices(
         &options.storage_devices,
         &hwsurvey_workloads::storage::device::WriteOptions {
             destructive: options.destructive,
             confirm: options.confirm_devices.clone(),
+            span_bytes: families::storage_iops::device_span_bytes(&plan),
         },
     )?;
-    let (profile, plan, time_limit) = fitted_plan(&args, &profile, &machine, &env, &options)?;
     if let Some(note) = profile.obsolete_note() {
         eprintln!("hwsurvey: note: {note}");
     }

@@ -155,6 +155,26 @@ pub fn device_ladder(targets: usize) -> Vec<usize> {
     out
 }
 
+/// The most bytes a point of `plan` writes on a raw device, from byte 0 (the largest
+/// `file_size_bytes` of the storage.iops points with a `--storage-device` target); 0 when no
+/// point writes one. The device check reads every byte of this span before the run
+/// ([`crate::storage::device::WriteOptions::span_bytes`]).
+pub fn device_span_bytes(plan: &hwsurvey_engine::plan::Plan) -> u64 {
+    plan.families
+        .iter()
+        .filter(|f| f.family == "storage.iops")
+        .flat_map(|f| &f.points)
+        .filter_map(|p| p.params::<PointParams>().ok())
+        .filter(|p| {
+            p.targets
+                .iter()
+                .any(|t| matches!(t, TargetSpec::Device { .. }))
+        })
+        .map(|p| p.file_size_bytes)
+        .max()
+        .unwrap_or(0)
+}
+
 /// The reason the family is skipped without targets.
 pub const NO_TARGET_REASON: &str = "no --storage-dir given: storage.iops creates its test files only in directories \
      you name (one per device), or writes a raw device only with --storage-device /dev/X --destructive";
@@ -288,6 +308,7 @@ fn run_live(p: &PointParams, ctx: &RunContext<'_>) -> PointOutcome {
                             &crate::storage::device::WriteOptions {
                                 destructive: ctx.options.destructive,
                                 confirm: ctx.options.confirm_devices.clone(),
+                                span_bytes: p.file_size_bytes,
                             },
                             &stop,
                         )?)

@@ -1,20 +1,27 @@
-//! Whether a raw block device may be written: no partitions, no signature that util-linux
-//! recognises (file system, RAID member, LVM PV, swap, crypto, partition table; through
-//! libblkid or its commands, see [`super::blkid`], failing closed), not mounted, not held by
-//! another driver (LVM, MD, dm-crypt), no other block device built on it and nothing else
-//! using the devices it is built on ([`super::stack`]: loop devices over it with any offset,
-//! device mapper, MD, bcache, zram writeback, mounted btrfs members, through partitions of
-//! those), not in use as swap, and not opened exclusively by anyone (an `O_EXCL` open, with
-//! which the kernel itself refuses a device in use).
+//! Whether a raw block device may be written: it is written only when it is proven free.
+//! Nothing may sit on it or under it: no partitions, no signature that util-linux recognises
+//! (file system, RAID member, LVM PV, swap, crypto, partition table; through libblkid or its
+//! commands, see [`super::blkid`], failing closed), not mounted in any mount namespace, not
+//! held by another driver (LVM, MD, dm-crypt), no other block device built on it and nothing
+//! else using the devices it is built on ([`super::stack`]: loop devices over it with any
+//! offset, matched by the kernel's device and inode numbers, device mapper, MD, bcache, zram
+//! writeback, mounted btrfs members, through partitions of those), not in use as swap, and not
+//! opened exclusively by anyone (an `O_EXCL` open, with which the kernel itself refuses a
+//! device in use). The span a run writes must be blank or hwsurvey's own, every byte of it read
+//! ([`sample::check_data`]). Where any of this cannot be read, the device is refused
+//! ([`Refusal::Undecided`], [`Refusal::SignatureUnchecked`], [`Refusal::DataUnchecked`]), with
+//! the way to proceed.
 //!
 //! Pure parts take text and return typed values: [`parse_mountinfo`] (/proc/self/mountinfo,
 //! proc(5) "mountinfo" fields), [`parse_swaps`] (/proc/swaps), [`decode_dev`] (glibc's
-//! major/minor encoding of `dev_t`), [`refusals`] (the decision); the two parsers are the
-//! probe's ([`hwsurvey_probe::mounts`]). [`inspect`] is the thin reader over
-//! /sys/dev/block/MAJ:MIN (`holders/`, partition subdirectories with a `partition` file and a
-//! `dev` file, read through [`hwsurvey_probe::block`]), the machine's block stack
-//! ([`hwsurvey_probe::block::block_stack`]) and the signature scan; [`describe`] reads what a
-//! warning names (size, model, serial).
+//! major/minor encoding of `dev_t`), [`refusals`] (the decision); the parsers are the
+//! probe's ([`hwsurvey_probe::mounts`], [`hwsurvey_probe::block`]). [`inspect`] is the thin
+//! reader over /sys/dev/block/MAJ:MIN (`holders/`, partition subdirectories with a `partition`
+//! file and a `dev` file, read through [`hwsurvey_probe::block`]), the machine's block stack
+//! ([`hwsurvey_probe::block::block_stack`], loop devices asked with `LOOP_GET_STATUS64`), the
+//! signature scan and the data read; [`check_device_with`] adds the mount tables of every
+//! mount namespace ([`hwsurvey_probe::mounts::read_every_namespace`]); [`describe`] reads
+//! what a warning names (size, model, serial).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -28,12 +35,7 @@ use super::{sample, stack};
 
 pub use hwsurvey_probe::mounts::{parse_mountinfo, parse_swaps, MountEntry, MountinfoError};
 
-/// (major, minor) of a Linux `dev_t` as glibc encodes it (sys/sysmacros.h `gnu_dev_major`).
-pub fn decode_dev(dev: u64) -> (u32, u32) {
-    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
-    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
-    (major as u32, minor as u32)
-}
+pub use hwsurvey_probe::block::decode_dev;
 
 /// What is known about a device for the decision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,11 +76,12 @@ pub struct DeviceFacts {
     /// Serial (`device/serial`, or `serial` for virtio), trimmed.
     #[serde(default)]
     pub serial: Option<String>,
-    /// Blocks sampled over a block device without any signature ([`sample::sample`]), or
-    /// why they could not be read; `None` when not sampled (a signature was found, not a
-    /// block device, written by this run).
+    /// What a block device without any signature holds: every byte of the span a run
+    /// writes, and blocks sampled beyond it ([`sample::check_data`]), or why they could not
+    /// be read; `None` when not read (a signature was found, not a block device, written by
+    /// this run).
     #[serde(default)]
-    pub data_sample: Option<Result<sample::DataSample, String>>,
+    pub data: Option<Result<sample::DataCheck, String>>,
 }
 
 impl Default for DeviceFacts {
@@ -97,7 +100,7 @@ impl Default for DeviceFacts {
             kernel_name: None,
             stack: block::BlockStack::default(),
             serial: None,
-            data_sample: None,
+            data: None,
         }
     }
 }
@@ -163,18 +166,32 @@ pub enum Refusal {
         /// Each lower device and its other users.
         uses: Vec<String>,
     },
-    /// No signature, but sampled blocks hold data (a plain dm-crypt volume, LUKS with a
-    /// detached header): refused unless confirmed by name (`--confirm-device`).
+    /// No signature, but the span a run writes (every byte read), or a block sampled beyond
+    /// it, holds data that is neither blank nor hwsurvey's (a plain dm-crypt volume, LUKS with
+    /// a detached header, a wiped signature over a file system's data): refused unless
+    /// confirmed by name (`--confirm-device`).
     HoldsData {
-        /// What the sample found.
-        sample: sample::DataSample,
+        /// What the read found.
+        check: sample::DataCheck,
         /// How to confirm it ([`sample::how_to_confirm`]).
         how: String,
     },
-    /// Its blocks could not be read for the sample.
+    /// Its blocks could not be read for the data check.
     DataUnchecked {
         /// The error.
         detail: String,
+    },
+    /// Whether something sits on it cannot be decided: a loop device the kernel could not be
+    /// asked about, a mount namespace whose table cannot be read. Refused, with the way to
+    /// proceed; `--confirm-device` naming the device passes it.
+    Undecided {
+        /// What could not be read, and why.
+        what: String,
+        /// What the user can do so that it can be read.
+        fix: String,
+        /// The `--confirm-device` options that name the device
+        /// ([`sample::confirm_options`]), when it has a serial or a size.
+        confirm: Option<String>,
     },
     /// It is an active swap area.
     Swap,
@@ -225,18 +242,24 @@ impl std::fmt::Display for Refusal {
                 write!(f, "{what}: {}", users.join(" and "))
             }
             Refusal::SharesLower { uses } => f.write_str(&uses.join(" and ")),
-            Refusal::HoldsData { sample, how } => write!(
+            Refusal::HoldsData { check, how } => write!(
                 f,
-                "no signature, but it holds data ({} of {} sampled {}-byte blocks are not blank, \
-                 the first at byte {}): an encrypted volume (plain dm-crypt, LUKS with a \
-                 detached header) looks like this; {how}",
-                sample.not_blank,
-                sample.blocks,
-                sample::BLOCK_BYTES,
-                sample.first_at.unwrap_or(0)
+                "no signature, but it holds data ({check}): an encrypted volume (plain \
+                 dm-crypt, LUKS with a detached header) or a file system whose signature was \
+                 wiped looks like this; {how}"
             ),
             Refusal::DataUnchecked { detail } => {
-                write!(f, "its blocks cannot be sampled for data: {detail}")
+                write!(f, "its blocks cannot be read for data: {detail}")
+            }
+            Refusal::Undecided { what, fix, confirm } => {
+                write!(
+                    f,
+                    "cannot tell whether anything sits on it: {what}; to proceed, {fix}"
+                )?;
+                match confirm {
+                    Some(c) => write!(f, ", or, knowing that nothing uses it, add {c}"),
+                    None => Ok(()),
+                }
             }
             Refusal::Swap => f.write_str("in use as swap"),
             Refusal::Unreadable { detail } => write!(f, "cannot be inspected: {detail}"),
@@ -303,7 +326,7 @@ pub fn refusals(
         let by_source = m.source == facts.path || part_names.contains(&m.source);
         if by_dev || by_source {
             r.push(Refusal::Mounted {
-                mount_point: m.mount_point.clone(),
+                mount_point: m.shown(),
             });
         }
     }
@@ -344,11 +367,21 @@ pub fn refusals(
     {
         r.push(Refusal::Swap);
     }
+    // what could not be decided: a loop device the kernel could not be asked about
+    if facts.is_block_device && !facts.stack.undecided.is_empty() {
+        r.push(Refusal::Undecided {
+            what: facts.stack.undecided.join("; "),
+            fix: "run hwsurvey as root on the host, where every loop device's /dev node can be \
+                  opened, or detach a loop device that is not needed (losetup -d /dev/loopN)"
+                .into(),
+            confirm: sample::confirm_options(facts.serial.as_deref(), facts.size_bytes),
+        });
+    }
     // the weakest reason last: data without a signature, which the user may confirm
     if facts.is_block_device && facts.signatures.is_empty() {
-        match &facts.data_sample {
-            Some(Ok(s)) if s.not_blank > 0 => r.push(Refusal::HoldsData {
-                sample: s.clone(),
+        match &facts.data {
+            Some(Ok(c)) if c.holds_data() => r.push(Refusal::HoldsData {
+                check: c.clone(),
                 how: sample::how_to_confirm(facts.serial.as_deref(), facts.size_bytes),
             }),
             Some(Err(detail)) => r.push(Refusal::DataUnchecked {
@@ -358,6 +391,37 @@ pub fn refusals(
         }
     }
     r
+}
+
+/// The refusal of a device whose mounts cannot all be read ([`mounts::NamespaceError`]),
+/// with the way to proceed for each cause.
+pub fn namespace_refusal(
+    e: &mounts::NamespaceError,
+    serial: Option<&str>,
+    size_bytes: Option<u64>,
+) -> Refusal {
+    use mounts::NamespaceError as E;
+    let fix = match e {
+        E::Unreadable { .. } | E::HiddenProcesses { .. } => {
+            "run hwsurvey as root, which can read every process's mount namespace".to_string()
+        }
+        E::NotInitialPidNamespace { .. } => {
+            "run hwsurvey on the host, outside any container, where every process is seen"
+                .to_string()
+        }
+        E::KeptNamespace { at, .. } => {
+            let path = at.split(" (in ").next().unwrap_or(at);
+            format!(
+                "see its mounts with nsenter --mount={path} findmnt, and unmount the \
+                 namespace file (umount {path}) if it is not needed"
+            )
+        }
+    };
+    Refusal::Undecided {
+        what: format!("the mounts of every mount namespace cannot be read: {e}"),
+        fix,
+        confirm: sample::confirm_options(serial, size_bytes),
+    }
 }
 
 /// Devices (major, minor) this process has written: their data is ours (the precondition's
@@ -375,11 +439,20 @@ fn written_by_us(dev: Option<(u32, u32)>) -> bool {
     dev.is_some_and(|d| WRITTEN.lock().is_ok_and(|w| w.contains(&d)))
 }
 
-/// Reads the facts of `path` from the live system: node type and number (stat), partitions and
-/// holders of /sys/dev/block/MAJ:MIN under `root` (the probe's [`block`] readers), every signature ([`blkid::scan`], read only;
-/// skipped for a device this process already wrote, see [`mark_written`]). The exclusive open
-/// is tried by [`check_device`], not here.
+/// [`inspect_span`] reading the whole device for data.
 pub fn inspect(path: &Path, root: &SysRoot) -> DeviceFacts {
+    inspect_span(path, root, u64::MAX)
+}
+
+/// Reads the facts of `path` from the live system: node type and number (stat), partitions and
+/// holders of /sys/dev/block/MAJ:MIN under `root` (the probe's [`block`] readers), the block
+/// stack (every loop device asked what it is over, [`block::LiveBacking`]), every signature
+/// ([`blkid::scan`], read only) and, on a block device without any, every byte of the first
+/// `span_bytes` (whole MiB, at most the device: the span a run writes) and blocks sampled
+/// beyond ([`sample::check_data`], read only, past the page cache). Signatures and data are
+/// not read again on a device this process already wrote ([`mark_written`]). The exclusive
+/// open is tried by [`check_device`], not here.
+pub fn inspect_span(path: &Path, root: &SysRoot, span_bytes: u64) -> DeviceFacts {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let mut facts = DeviceFacts {
         path: path.display().to_string(),
@@ -405,7 +478,7 @@ pub fn inspect(path: &Path, root: &SysRoot) -> DeviceFacts {
             facts.serial = block::attribute(root, &format!("{dir}/device/serial"))
                 .or_else(|| block::attribute(root, &format!("{dir}/serial")));
         }
-        facts.stack = block::block_stack(root, &backing_of);
+        facts.stack = block::block_stack(root, &block::LiveBacking);
         facts.kernel_name = facts.stack.name_of(dev).map(str::to_string);
     }
     if written_by_us(facts.dev) {
@@ -421,26 +494,10 @@ pub fn inspect(path: &Path, root: &SysRoot) -> DeviceFacts {
     }
     if facts.is_block_device && facts.signatures.is_empty() {
         if let Some(size) = facts.size_bytes.filter(|&b| b > 0) {
-            facts.data_sample = Some(sample::sample(path, size));
+            facts.data = Some(sample::check_data(path, size, span_bytes));
         }
     }
     facts
-}
-
-/// What a loop's backing file or a zram's backing device is (stat, following links): a block
-/// device by its `st_rdev`, any other file by `st_dev` and `st_ino`; `None` when the path is
-/// not there (`/x.img (deleted)`).
-pub fn backing_of(path: &str) -> Option<block::Backing> {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let md = std::fs::metadata(path).ok()?;
-    Some(if md.file_type().is_block_device() {
-        block::Backing::Block(decode_dev(md.rdev()))
-    } else {
-        block::Backing::File {
-            dev: md.dev(),
-            ino: md.ino(),
-        }
-    })
 }
 
 /// Tries an exclusive read-only open (`O_RDONLY | O_EXCL`) of a block device: on Linux this
@@ -458,50 +515,86 @@ pub fn exclusive_open_error(path: &Path) -> Option<String> {
         .map(|e| e.to_string())
 }
 
-/// What the user allowed for raw devices: `--destructive` and the `--confirm-device` values.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// What the user allowed for raw devices: `--destructive` and the `--confirm-device` values,
+/// and the span the run writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WriteOptions {
     /// `--destructive`.
     pub destructive: bool,
-    /// `--confirm-device SERIAL|SIZE` values: a device without signature that holds data is
-    /// written only when one names it ([`sample::confirmed_by`]).
+    /// `--confirm-device SERIAL|SIZE` values: a device without signature that holds data, or
+    /// one whose users cannot all be read, is written only when one names it
+    /// ([`sample::confirmed_by`]).
     pub confirm: Vec<String>,
+    /// Bytes a run writes on each device from byte 0 (the plan's largest storage.iops
+    /// `file_size_bytes`; 0 when it writes none): every byte of it, at most the device, is
+    /// read before the device is accepted. The default, `u64::MAX`, reads the whole device.
+    pub span_bytes: u64,
 }
 
-/// Inspects `path` and decides, reading /proc/self/mountinfo and /proc/swaps (through the
-/// probe's [`mounts`] readers), and (with the
-/// `sys` feature) trying an exclusive open of a block device. Returns the refusals (empty: may
-/// be written).
+impl Default for WriteOptions {
+    /// Not destructive, nothing confirmed, the whole device read.
+    fn default() -> Self {
+        WriteOptions {
+            destructive: false,
+            confirm: vec![],
+            span_bytes: u64::MAX,
+        }
+    }
+}
+
+/// Inspects `path` and decides ([`check_device_with`], the whole device read for data).
+/// Returns the refusals (empty: may be written).
 pub fn check_device(path: &Path, destructive: bool) -> Vec<Refusal> {
     check_device_with(
         path,
         &WriteOptions {
             destructive,
-            confirm: vec![],
+            ..Default::default()
         },
     )
 }
 
-/// [`check_device`] with the `--confirm-device` values: a [`Refusal::HoldsData`] is dropped
-/// when one of them names the device (its serial or its size in bytes).
+/// Inspects `path` ([`inspect_span`] over `options.span_bytes`) and decides, reading the mount
+/// tables of every mount namespace ([`mounts::read_every_namespace`]; when they cannot all be
+/// read, this process's own serves the other reasons and the device is refused as
+/// [`Refusal::Undecided`]) and /proc/swaps, and (with the `sys` feature) trying an exclusive
+/// open of a block device. [`Refusal::HoldsData`] and [`Refusal::Undecided`] are dropped when
+/// a `--confirm-device` value names the device (its serial or its size in bytes). Returns the
+/// refusals (empty: may be written).
 pub fn check_device_with(path: &Path, options: &WriteOptions) -> Vec<Refusal> {
     let root = SysRoot::live();
     #[allow(unused_mut)]
-    let mut facts = inspect(path, &root);
+    let mut facts = inspect_span(path, &root, options.span_bytes);
     #[cfg(feature = "sys")]
     if facts.is_block_device {
         facts.exclusive_open_error = exclusive_open_error(path);
     }
-    let mounts = match mounts::read_mountinfo(&root) {
-        Ok(m) => m,
-        Err(detail) => return vec![Refusal::Unreadable { detail }],
+    let (mounts, unread) = match mounts::read_every_namespace(&root) {
+        Ok(m) => (m, None),
+        Err(e) => match mounts::read_mountinfo(&root) {
+            Ok(own) => (own, Some(e)),
+            Err(detail) => return vec![Refusal::Unreadable { detail }],
+        },
     };
     let swaps = mounts::read_swaps(&root);
     let confirmed =
         sample::confirmed_by(&options.confirm, facts.serial.as_deref(), facts.size_bytes);
-    refusals(&facts, options.destructive, &mounts, &swaps)
-        .into_iter()
-        .filter(|r| !(confirmed && matches!(r, Refusal::HoldsData { .. })))
+    let mut r = refusals(&facts, options.destructive, &mounts, &swaps);
+    if let Some(e) = unread.filter(|_| facts.is_block_device) {
+        // before the data, the weakest reason
+        let at = r
+            .iter()
+            .position(|x| matches!(x, Refusal::HoldsData { .. } | Refusal::DataUnchecked { .. }))
+            .unwrap_or(r.len());
+        r.insert(
+            at,
+            namespace_refusal(&e, facts.serial.as_deref(), facts.size_bytes),
+        );
+    }
+    r.into_iter()
+        .filter(|r| {
+            !(confirmed && matches!(r, Refusal::HoldsData { .. } | Refusal::Undecided { .. }))
+        })
         .collect()
 }
 

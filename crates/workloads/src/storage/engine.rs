@@ -136,6 +136,7 @@ fn sync_worker(
     let bs = pattern.block_bytes();
     let mut buf = AlignedBuf::new(bs);
     crate::raid6::fill_pseudo_random(buf.as_mut_slice(), offs.next_offset() | 1);
+    super::sample::stamp(buf.as_mut_slice());
     let mut hist = new_hist();
     let mut ios = 0u64;
     loop {
@@ -199,6 +200,7 @@ fn uring_worker(
     let mut bufs: Vec<AlignedBuf> = (0..qd).map(|_| AlignedBuf::new(bs)).collect();
     for (i, b) in bufs.iter_mut().enumerate() {
         crate::raid6::fill_pseudo_random(b.as_mut_slice(), i as u64 + 11);
+        super::sample::stamp(b.as_mut_slice());
     }
     let fd = types::Fd(t.file.as_raw_fd());
     let mut started = vec![Instant::now(); qd];

@@ -169,10 +169,12 @@ fn refuse_changed(path: &Path, detail: String) -> super::StorageError {
 
 /// Opens raw device `path` for writing after every check passed, and checks that what was
 /// opened is the device kept for `path` before the run ([`keep`]; kept now when the run kept
-/// none): the path is stat-ed and [`super::device::check_device`]-ed again, opened with
+/// none): the path is stat-ed and [`super::device::check_device_with`]-ed again (every byte of
+/// the span about to be written read: blank or hwsurvey's, unless confirmed), opened with
 /// `O_RDWR | O_DIRECT | O_EXCL`, and the descriptor's `fstat`, size and sysfs identity compared
-/// with the kept one. The span used is min(`span_bytes`, device size), preconditioned by
-/// writing it once. Returns the name shown, the file and the span in bytes.
+/// with the kept one. The span used is [`super::sample::written_span`] (min(`span_bytes`,
+/// device size), whole MiB), preconditioned by writing it once with blocks that carry
+/// hwsurvey's marker. Returns the name shown, the file and the span in bytes.
 ///
 /// Errors: [`super::StorageError::DeviceChanged`] when a device changed in this run (this one
 /// now, or an earlier one), [`super::StorageError::DeviceRefused`] for the checks and a failed
@@ -188,6 +190,11 @@ pub fn open_for_writing(
     use std::io::{Seek, SeekFrom};
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
     let name = hwsurvey_model::text::path(path).into_owned();
+    // the span read before writing is the span written
+    let options = &super::device::WriteOptions {
+        span_bytes,
+        ..options.clone()
+    };
     if let Some(earlier) = changed() {
         return Err(StorageError::DeviceChanged {
             device: name,
@@ -258,9 +265,10 @@ pub fn open_for_writing(
     // From here on the device holds our data: a later point of this run does not scan it again
     // (the precondition's pattern is not a signature, but it is not worth a false refusal).
     super::device::mark_written(kept.dev);
-    let span = span_bytes.min(size) / (1 << 20) * (1 << 20);
+    let span = super::sample::written_span(span_bytes, size);
     let mut pattern = super::AlignedBuf::new(1 << 20);
     crate::raid6::fill_pseudo_random(pattern.as_mut_slice(), 0xde5);
+    super::sample::stamp(pattern.as_mut_slice());
     super::target::precondition(&f, path, span, pattern.as_slice(), stop)?;
     Ok((name, f, span))
 }

@@ -1,7 +1,8 @@
 //! What else a raw device is part of: every block device (or mounted btrfs) built on it, and
 //! every other user of the devices it is itself built on, walked through the whole stack in
-//! both directions. Pure: a [`BlockStack`] (read by [`hwsurvey_probe::block::block_stack`]),
-//! the mount table and the swap list in, one [`StackUse`] per finding out.
+//! both directions. Pure: a [`BlockStack`] (read by [`hwsurvey_probe::block::block_stack`],
+//! loop devices matched by what the kernel says they are over), the mount tables of every
+//! mount namespace and the swap list in, one [`StackUse`] per finding out.
 //!
 //! Why: a loop device over a block device registers no holder and takes no exclusive claim,
 //! so neither `holders/` nor an `O_EXCL` open sees it (issue 32: a loop at offset 1 MiB over
@@ -80,7 +81,9 @@ fn relation(stack: &BlockStack, edge: &StackEdge) -> String {
     }
 }
 
-/// Where device or btrfs `name` is mounted or used as swap: `, mounted at /mnt`, or empty.
+/// Where device or btrfs `name` is mounted, in any mount namespace, or used as swap:
+/// `mounted at /mnt`, `mounted at /srv (in mount namespace mnt:[4026532174] of pid 4242
+/// (sleep))`; empty when nowhere.
 /// A device is matched by number and by `/dev/NAME` (`/dev/mapper/DM_NAME` for device
 /// mapper); a btrfs (`btrfs FSID`) by a btrfs mount of any of its members.
 fn in_use(stack: &BlockStack, name: &str, mounts: &[MountEntry], swaps: &[String]) -> Vec<String> {
@@ -107,8 +110,8 @@ fn in_use(stack: &BlockStack, name: &str, mounts: &[MountEntry], swaps: &[String
     for m in mounts {
         let by_dev = dev == Some((m.major, m.minor));
         let by_source = sources.contains(&m.source) && fs_type.is_none_or(|t| m.fs_type == t);
-        if (by_dev || by_source) && !out.contains(&m.mount_point) {
-            out.push(m.mount_point.clone());
+        if (by_dev || by_source) && !out.contains(&m.shown()) {
+            out.push(m.shown());
         }
     }
     let mut words: Vec<String> = out.iter().map(|p| format!("mounted at {p}")).collect();

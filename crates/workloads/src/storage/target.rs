@@ -394,6 +394,7 @@ pub fn create_test_file(
     let file = open_direct(created.path(), &facts)?;
     let mut pattern = super::AlignedBuf::new(1 << 20);
     crate::raid6::fill_pseudo_random(pattern.as_mut_slice(), 0x5eed);
+    super::sample::stamp(pattern.as_mut_slice());
     let size_bytes = size_bytes / (1 << 20) * (1 << 20);
     precondition(&file, created.path(), size_bytes, pattern.as_slice(), stop)?;
     file.sync_all().map_err(|e| StorageError::Io {
