@@ -63,10 +63,15 @@ pub fn sample_offsets(size_bytes: u64) -> Vec<u64> {
 /// Whether a block is blank: every byte 0x00 (never written, discarded, zeroed) or every byte
 /// 0xFF (erased flash).
 pub fn is_blank(block: &[u8]) -> bool {
-    match block.first() {
-        None => true,
-        Some(&b) => (b == 0 || b == 0xff) && block.iter().all(|&x| x == b),
-    }
+    // compared a block at a time (memcmp): the span's blocks are many
+    static ZEROS: [u8; BLOCK_BYTES as usize] = [0; BLOCK_BYTES as usize];
+    static ONES: [u8; BLOCK_BYTES as usize] = [0xff; BLOCK_BYTES as usize];
+    let all = |blank: &[u8]| {
+        block
+            .chunks(BLOCK_BYTES as usize)
+            .all(|c| c == &blank[..c.len()])
+    };
+    all(&ZEROS) || all(&ONES)
 }
 
 /// What a block holds.
