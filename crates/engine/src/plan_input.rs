@@ -22,9 +22,9 @@ pub struct RunOptions {
     pub storage_devices: Vec<std::path::PathBuf>,
     /// `--destructive`: the user allows writing to the raw devices above.
     pub destructive: bool,
-    /// `--confirm-device SERIAL|SIZE` (repeatable): a raw device without any signature whose
-    /// sampled blocks hold data is written only when one of these names it (its serial, or
-    /// its size in bytes).
+    /// `--confirm-device SERIAL|SIZE` (repeatable): a raw device without any signature that
+    /// holds data where the run writes, or whose users cannot all be read, is written only
+    /// when one of these names it (its serial, or its size in bytes).
     #[serde(default)]
     pub confirm_devices: Vec<String>,
     /// `run --plan-only --root`: planning for a captured machine. Facts a capture may not

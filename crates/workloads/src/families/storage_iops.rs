@@ -5,11 +5,14 @@
 //! it fully once, and removed after the point on every exit path) and, only with
 //! `--destructive`, `--storage-device /dev/X` after the checks of
 //! [`crate::storage::device::check_device_with`] (no partitions, no signature libblkid or
-//! util-linux recognises, no other block device built on it, not mounted, not held, not swap,
-//! not in use, no data in sampled blocks unless confirmed with `--confirm-device`: the device
-//! is then opened with `O_EXCL`, so the kernel refuses it while anything else holds it, and
-//! the opened device must be the one resolved before the run,
-//! [`crate::storage::identity::open_for_writing`]). Without targets the family is skipped with that reason. Each sample is one timed
+//! util-linux recognises, no other block device built on it, not mounted in any mount
+//! namespace, not held, not swap, not in use, every byte of the span it writes blank or
+//! hwsurvey's unless confirmed with `--confirm-device`, and refused where any of this cannot be
+//! read: docs/raw-devices.md): the device is then opened with `O_EXCL`, so the kernel refuses
+//! it while anything else holds it, and the opened device must be the one resolved before the
+//! run, [`crate::storage::identity::open_for_writing`]. Every block it writes begins with
+//! hwsurvey's marker ([`crate::storage::sample::MARKER`]). Without targets the family is
+//! skipped with that reason. Each sample is one timed
 //! window of the profile's `window_s`; the engine's adaptive rule decides how many. Per point:
 //! IOPS and bandwidth samples, latency p50/p99/p99.9 and CPU time per I/O of the last window,
 //! the I/O engine used (io_uring or pread/pwrite), and the device's context (model, NUMA node,

@@ -569,10 +569,14 @@ pub fn check_device_with(path: &Path, options: &WriteOptions) -> Vec<Refusal> {
     if facts.is_block_device {
         facts.exclusive_open_error = exclusive_open_error(path);
     }
-    let (mounts, unread) = match mounts::read_every_namespace(&root) {
-        Ok(m) => (m, None),
-        Err(e) => match mounts::read_mountinfo(&root) {
-            Ok(own) => (own, Some(e)),
+    // every namespace's mounts for a block device; a path that is none is refused for that
+    let every = facts
+        .is_block_device
+        .then(|| mounts::read_every_namespace(&root));
+    let (mounts, unread) = match every {
+        Some(Ok(m)) => (m, None),
+        every => match mounts::read_mountinfo(&root) {
+            Ok(own) => (own, every.and_then(Result::err)),
             Err(detail) => return vec![Refusal::Unreadable { detail }],
         },
     };
@@ -580,7 +584,7 @@ pub fn check_device_with(path: &Path, options: &WriteOptions) -> Vec<Refusal> {
     let confirmed =
         sample::confirmed_by(&options.confirm, facts.serial.as_deref(), facts.size_bytes);
     let mut r = refusals(&facts, options.destructive, &mounts, &swaps);
-    if let Some(e) = unread.filter(|_| facts.is_block_device) {
+    if let Some(e) = unread {
         // before the data, the weakest reason
         let at = r
             .iter()
