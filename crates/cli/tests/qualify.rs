@@ -75,8 +75,11 @@ fn rules_file_errors_name_file_line_key() {
         )));
 }
 
+/// With the failing rule disabled nothing warns or fails, but the DIMM, EDAC and governor rules
+/// cannot be evaluated on this snapshot: the verdict is incomplete (exit 4), never a pass
+/// (before, it exited 0); --strict makes it a failure (2).
 #[test]
-fn disabling_the_failing_rule_exits_0_and_strict_counts_unevaluated() {
+fn disabling_the_failing_rule_leaves_an_incomplete_verdict_and_strict_fails_it() {
     let dir = tempfile::tempdir().unwrap();
     t1_like(dir.path());
     // one fact besides the CPU sets, so that some enabled rule is evaluated (cpu.isolation
@@ -100,9 +103,24 @@ fn disabling_the_failing_rule_exits_0_and_strict_counts_unevaluated() {
         }
         c.output().unwrap().status.code()
     };
-    assert_eq!(run(false), Some(0));
-    // DIMMs, EDAC, governors ... are not in this snapshot: not evaluated, which --strict counts
-    assert_eq!(run(true), Some(1));
+    // DIMMs, EDAC, governors ... are not in this snapshot: not evaluated
+    assert_eq!(run(false), Some(4));
+    assert_eq!(run(true), Some(2));
+    let out = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .args(["qualify", "--rules"])
+        .arg(&rules)
+        .arg("--root")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("\nverdict: incomplete, not a pass: ")
+            && text.contains(" not evaluated: ")
+            && text.contains("memory.channels"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -112,8 +130,24 @@ fn live_machine_says_what_was_not_evaluated() {
         .args(["qualify", "--format", "json"])
         .output()
         .unwrap();
-    assert!(matches!(out.status.code(), Some(0..=2)));
+    // a verdict: pass, warn, fail, incomplete (this VM cannot evaluate the DIMM rules) or
+    // emulated
+    assert!(
+        matches!(out.status.code(), Some(0..=2 | 4 | 5)),
+        "{:?}",
+        out.status
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // the JSON carries the verdict beside the findings, and the exit status follows it
+    let code = match v["verdict"].as_str().unwrap() {
+        "pass" => 0,
+        "warn" => 1,
+        "fail" => 2,
+        "incomplete" => 4,
+        "emulated" => 5,
+        other => panic!("verdict {other}"),
+    };
+    assert_eq!(out.status.code(), Some(code), "{}", v["verdict_line"]);
     let findings = v["findings"].as_array().unwrap();
     // every not-evaluated finding carries its reason
     for f in findings.iter().filter(|f| f["verdict"] == "not_evaluated") {
@@ -720,4 +754,85 @@ fn hugetlb_fix_reserves_what_the_plan_needs() {
         0,
         "hugetlb points still skipped after the fix {fix:?}:\n{after}"
     );
+}
+
+/// `qualify RESULT.json`: (exit code, terminal stdout, JSON report).
+fn qualify_result(rel: &str) -> (Option<i32>, String, serde_json::Value) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(rel);
+    let run = |json: bool| {
+        let mut c = Command::cargo_bin("hwsurvey").unwrap();
+        c.arg("qualify").arg(&path);
+        if json {
+            c.arg("--json");
+        }
+        c.output().unwrap()
+    };
+    let text = run(false);
+    let json = run(true);
+    assert_eq!(text.status.code(), json.status.code());
+    (
+        text.status.code(),
+        String::from_utf8_lossy(&text.stdout).into_owned(),
+        serde_json::from_slice(&json.stdout).unwrap(),
+    )
+}
+
+/// The x86 and arm64 TCG guests' results of reports/examples: no hardware verdict, one line
+/// why, exit 5, whatever the findings (the TCG guest's pass and not-evaluated findings exited
+/// 0 and never said it was emulated). --strict does not make it a verdict.
+#[test]
+fn an_emulated_result_gets_no_hardware_verdict() {
+    for rel in [
+        "reports/examples/guest-x86-2s4n-smt-standard.json",
+        "reports/examples/guest-arm64-2n-clusters-standard.json",
+    ] {
+        let (code, text, v) = qualify_result(rel);
+        assert_eq!(code, Some(5), "{rel}: {text}");
+        let line = "verdict: none (emulated): full-system emulation: figures measure the \
+                    emulator; no hardware verdict is given for an emulated machine (the \
+                    findings describe what the emulator presents)";
+        assert_eq!(
+            text.lines()
+                .filter(|l| l.starts_with("verdict: "))
+                .collect::<Vec<_>>(),
+            [line],
+            "{rel}: {text}"
+        );
+        assert_eq!(v["verdict"], "emulated", "{rel}");
+        assert_eq!(v["verdict_line"], line, "{rel}");
+        assert_eq!(
+            v["platform"]["emulation"][0], "full-system emulation: figures measure the emulator",
+            "{rel}"
+        );
+        let strict = Command::cargo_bin("hwsurvey")
+            .unwrap()
+            .args(["qualify", "--strict"])
+            .arg(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../..")
+                    .join(rel),
+            )
+            .output()
+            .unwrap();
+        assert_eq!(strict.status.code(), Some(5), "{rel}");
+    }
+}
+
+/// The KVM VM's result of reports/examples: nothing warned or failed, but 9 rules about the
+/// machine could not be evaluated in the VM: incomplete, exit 4, the rules named as what this
+/// virtual machine could not check (it exited 0, a pass).
+#[test]
+fn a_virtual_machines_verdict_is_incomplete_and_names_what_it_could_not_check() {
+    let (code, text, v) = qualify_result("reports/examples/vm-x86_64-standard.json");
+    assert_eq!(code, Some(4), "{text}");
+    let line = "verdict: incomplete, not a pass: this virtual machine (KVM) could not check 9 \
+                rules: cpu.governor, memory.balance, memory.channels, memory.mixed, \
+                memory.speed, memory.triad_share, memory.edac, io.pcie_link, io.pcie_uplink; \
+                none warned or failed";
+    assert!(text.contains(&format!("\n{line}\n")), "{text}");
+    assert_eq!(v["verdict"], "incomplete");
+    assert_eq!(v["not_evaluated"].as_array().unwrap().len(), 9);
+    assert_eq!(v["platform"]["virtual_machine"], "virtual machine (KVM)");
 }

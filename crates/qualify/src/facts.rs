@@ -38,6 +38,10 @@ pub struct Facts {
     pub target: Probed<TargetFacts>,
     /// Figures from a result file, when one was given.
     pub result: Probed<ResultFacts>,
+    /// What the machine runs on (virtual machine, emulator): decides the report's verdict
+    /// ([`crate::verdict`]), read by no rule.
+    #[serde(default)]
+    pub platform: crate::verdict::Platform,
 }
 
 impl Default for Facts {
@@ -52,6 +56,7 @@ impl Default for Facts {
             binary: not_given("binary"),
             target: not_given("target descriptor"),
             result: not_given("result file"),
+            platform: crate::verdict::Platform::default(),
         }
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! Shape: [`Facts`] (a flat view of the probe's `Machine`, a result file and a binary) ->
 //! rules (each a pure function `fn(&Facts, &Params) -> Vec<Finding>`, listed in [`RULES`]) ->
-//! a [`Report`] of [`Finding`]s -> renderers ([`render`]) and an exit code
+//! a [`Report`] of [`Finding`]s -> its verdict ([`verdict`]: pass, incomplete, warn, fail, or
+//! none for an emulated machine) -> renderers ([`render`]) and an exit code
 //! ([`Report::exit_code`]).
 //!
 //! Thresholds come from a rules file (`profiles/qualify.toml` is the default set; see
@@ -15,6 +16,7 @@ pub mod machine;
 pub mod render;
 pub mod rules;
 pub mod stored;
+pub mod verdict;
 
 use serde::{Deserialize, Serialize};
 
@@ -22,6 +24,7 @@ pub use config::{ConfigError, RuleSet};
 pub use facts::Facts;
 pub use hwsurvey_result::qualification::{Evidence, Finding, RuleKind, Verdict};
 pub use machine::from_machine;
+pub use verdict::{Overall, Platform};
 
 /// The kind of the built-in rule `id` ([`RuleKind::Machine`] for an id no built-in rule has,
 /// e.g. a finding stored by a newer hwsurvey).
@@ -184,6 +187,10 @@ pub struct Report {
     /// with the rules file ([`stored::Origin::note`]); `None` for a live machine or snapshot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<String>,
+    /// What the machine runs on ([`Platform`]): an emulated machine gets no hardware verdict,
+    /// a virtual machine's verdict names the rules it could not check.
+    #[serde(default)]
+    pub platform: Platform,
 }
 
 impl Report {
@@ -192,23 +199,13 @@ impl Report {
         self.findings.iter().map(|f| f.verdict).max()
     }
 
-    /// Process exit code: 0 when nothing is wrong, 1 when there are warnings only, 2 on any
-    /// failure. With `strict`, a warning counts as a failure (2) and a rule that could not be
-    /// evaluated as a warning (1). Only findings about the machine count: an unmet
-    /// precondition of the profile ([`RuleKind::Precondition`]) never changes the code.
+    /// Process exit code of the verdict ([`Report::overall`], [`Overall::exit_code`]): 0 pass,
+    /// 1 warnings, 2 a failure, 4 incomplete (rules about the machine not evaluated, nothing
+    /// warned or failed), 5 an emulated machine (no hardware verdict). With `strict`, a warning
+    /// and an incomplete verdict count as failures (2). Only findings about the machine count:
+    /// an unmet precondition of the profile ([`RuleKind::Precondition`]) never changes the code.
     pub fn exit_code(&self, strict: bool) -> u8 {
-        let mut code = 0;
-        for f in self.machine_findings() {
-            let c = match (f.verdict, strict) {
-                (Verdict::Fail, _) => 2,
-                (Verdict::Warn, true) => 2,
-                (Verdict::Warn, false) => 1,
-                (Verdict::NotEvaluated, true) => 1,
-                _ => 0,
-            };
-            code = code.max(c);
-        }
-        code
+        self.overall().exit_code(strict)
     }
 
     /// Number of findings about the machine with this verdict (preconditions apart:
@@ -258,6 +255,7 @@ pub fn qualify(subject: &str, facts: &Facts, set: &RuleSet) -> Report {
         subject: subject.to_string(),
         findings,
         origin: None,
+        platform: facts.platform.clone(),
     }
 }
 
@@ -265,22 +263,51 @@ pub fn qualify(subject: &str, facts: &Facts, set: &RuleSet) -> Report {
 mod tests {
     use super::*;
 
+    fn report(findings: Vec<Finding>) -> Report {
+        Report {
+            subject: "x".into(),
+            findings,
+            origin: None,
+            platform: Platform::default(),
+        }
+    }
+
+    /// A rule not evaluated makes the verdict incomplete (exit 4), never a pass: before, a
+    /// run with 7 rules not evaluated exited 0 like one with every rule evaluated.
     #[test]
     fn exit_codes() {
-        let mut r = Report {
-            subject: "x".into(),
-            findings: vec![Finding::new("a", Verdict::Pass, "ok")],
-            origin: None,
-        };
-        assert_eq!(r.exit_code(false), 0);
+        let mut r = report(vec![Finding::new("a", Verdict::Pass, "ok")]);
+        assert_eq!((r.overall(), r.exit_code(false)), (Overall::Pass, 0));
         r.findings.push(Finding::not_evaluated("b", "no DMI"));
-        assert_eq!(r.exit_code(false), 0);
-        assert_eq!(r.exit_code(true), 1);
+        assert_eq!((r.overall(), r.exit_code(false)), (Overall::Incomplete, 4));
+        assert_eq!(r.exit_code(true), 2);
+        assert_eq!(r.not_evaluated(), ["b"]);
+        assert_eq!(
+            r.verdict_line(),
+            "verdict: incomplete, not a pass: 1 rule not evaluated: b; none warned or failed"
+        );
         r.findings.push(Finding::new("c", Verdict::Warn, "w"));
-        assert_eq!(r.exit_code(false), 1);
+        assert_eq!((r.overall(), r.exit_code(false)), (Overall::Warn, 1));
         assert_eq!(r.exit_code(true), 2);
         r.findings.push(Finding::new("d", Verdict::Fail, "f"));
-        assert_eq!(r.exit_code(false), 2);
+        assert_eq!((r.overall(), r.exit_code(false)), (Overall::Fail, 2));
+        assert_eq!(
+            r.verdict_line(),
+            "verdict: fail: 1 failure; 1 warning; 1 rule not evaluated: b"
+        );
+        // a virtual machine's verdict names the rules it could not check
+        r.platform.virtual_machine = Some("virtual machine (KVM)".into());
+        assert_eq!(
+            r.verdict_line(),
+            "verdict: fail: 1 failure; 1 warning; this virtual machine (KVM) could not check 1 rule: b"
+        );
+        // an emulated machine gets no hardware verdict, whatever its findings
+        r.platform.emulation = vec!["full-system emulation: figures measure the emulator".into()];
+        assert_eq!((r.overall(), r.exit_code(false)), (Overall::Emulated, 5));
+        assert_eq!(r.exit_code(true), 5);
+        assert!(r
+            .verdict_line()
+            .starts_with("verdict: none (emulated): full-system emulation: figures measure the emulator; no hardware verdict"));
     }
 
     #[test]
@@ -289,15 +316,11 @@ mod tests {
         assert_eq!(kind_of("pages.thp"), RuleKind::Precondition);
         assert_eq!(kind_of("cpu.online"), RuleKind::Machine);
         assert_eq!(kind_of("no.such.rule"), RuleKind::Machine);
-        let r = Report {
-            subject: "x".into(),
-            findings: vec![
-                Finding::new("cpu.online", Verdict::Pass, "ok"),
-                Finding::new("pages.hugetlb", Verdict::Warn, "pools empty"),
-                Finding::new("pages.thp", Verdict::Fail, "THP never"),
-            ],
-            origin: None,
-        };
+        let r = report(vec![
+            Finding::new("cpu.online", Verdict::Pass, "ok"),
+            Finding::new("pages.hugetlb", Verdict::Warn, "pools empty"),
+            Finding::new("pages.thp", Verdict::Fail, "THP never"),
+        ]);
         assert_eq!(r.exit_code(false), 0);
         assert_eq!(r.exit_code(true), 0);
         assert_eq!(r.count(Verdict::Warn), 0);
@@ -308,12 +331,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(old.kind, RuleKind::Machine);
-        let r = Report {
-            subject: "x".into(),
-            findings: vec![old],
-            origin: None,
-        }
-        .kinds_from_rules();
+        let r = report(vec![old]).kinds_from_rules();
         assert_eq!(r.findings[0].kind, RuleKind::Precondition);
         assert_eq!(r.exit_code(false), 0);
     }

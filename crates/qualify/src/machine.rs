@@ -12,7 +12,10 @@ use crate::facts::{
 
 /// The facts the rules need, read from a probed machine.
 pub fn from_machine(m: &Machine) -> Facts {
-    let mut f = Facts::default();
+    let mut f = Facts {
+        platform: crate::verdict::Platform::of_machine(m),
+        ..Facts::default()
+    };
     f.cpu.possible = m.cpu.possible.clone();
     f.cpu.present = m.cpu.present.clone();
     f.cpu.online = m.cpu.online.clone();

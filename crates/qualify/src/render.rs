@@ -27,12 +27,23 @@ pub fn render(report: &Report, format: Format) -> String {
     match format {
         Format::Terminal => terminal(report),
         Format::Markdown => markdown(report),
-        Format::Json => {
-            serde_json::to_string_pretty(report)
-                .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
-                + "\n"
-        }
+        Format::Json => json(report),
     }
+}
+
+/// JSON: the [`Report`] with its verdict beside the findings: `verdict` (`pass`, `incomplete`,
+/// `warn`, `fail`, `emulated`: [`crate::Overall`]), `verdict_line` ([`Report::verdict_line`])
+/// and `not_evaluated` (the rules about the machine that were not evaluated).
+pub fn json(report: &Report) -> String {
+    let error = |e: serde_json::Error| serde_json::json!({ "error": e.to_string() }).to_string();
+    let mut v = match serde_json::to_value(report) {
+        Ok(v) => v,
+        Err(e) => return error(e) + "\n",
+    };
+    v["verdict"] = serde_json::json!(report.overall());
+    v["verdict_line"] = serde_json::json!(report.verdict_line());
+    v["not_evaluated"] = serde_json::json!(report.not_evaluated());
+    serde_json::to_string_pretty(&v).unwrap_or_else(error) + "\n"
 }
 
 fn tally(report: &Report) -> String {
@@ -91,12 +102,14 @@ fn terminal_block<'a>(findings: impl Iterator<Item = &'a Finding>, width: usize)
     out
 }
 
-/// Terminal text: one block per finding, worst first within the rule order.
+/// Terminal text: the tally, where the findings come from, the verdict in one line
+/// ([`Report::verdict_line`]), then one block per finding, worst first within the rule order.
 pub fn terminal(report: &Report) -> String {
     let mut out = format!("qualify {}: {}\n", shown(&report.subject), tally(report));
     if let Some(origin) = &report.origin {
         out += &format!("{}\n", shown(origin));
     }
+    out += &format!("{}\n", shown(&report.verdict_line()));
     out.push('\n');
     let width = report
         .findings
@@ -116,7 +129,7 @@ fn md_cell(text: &str) -> String {
     hwsurvey_model::text::markdown_cell(&shown(text))
 }
 
-/// Markdown: a summary line and one table row per finding.
+/// Markdown: a summary line, the verdict in bold and one table row per finding.
 pub fn markdown(report: &Report) -> String {
     let origin = report
         .origin
@@ -124,9 +137,10 @@ pub fn markdown(report: &Report) -> String {
         .map(|o| format!("{}\n\n", md_cell(o)))
         .unwrap_or_default();
     let mut out = format!(
-        "## Qualification of `{}`\n\n{}\n\n{origin}| verdict | rule | finding | evidence | fix |\n|---|---|---|---|---|\n",
+        "## Qualification of `{}`\n\n{}\n\n{origin}**{}**\n\n| verdict | rule | finding | evidence | fix |\n|---|---|---|---|---|\n",
         shown(&report.subject).replace('`', "'"),
-        tally(report)
+        tally(report),
+        md_cell(&report.verdict_line())
     );
     let rows = report
         .machine_findings()

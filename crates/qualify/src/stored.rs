@@ -70,8 +70,9 @@ impl Origin {
     }
 }
 
-/// Evaluates `rules` on a result file's machine document and figures. `Err` (one line) when
-/// the machine document is not one this hwsurvey reads.
+/// Evaluates `rules` on a result file's machine document and figures; the report's platform is
+/// the run's ([`crate::Platform::of_result`]). `Err` (one line) when the machine document is
+/// not one this hwsurvey reads.
 pub fn recompute(label: &str, file: &ResultFile, rules: &RuleSet) -> Result<Report, String> {
     let machine: hwsurvey_machine::Machine =
         serde_json::from_value(file.machine.clone()).map_err(|e| {
@@ -82,6 +83,7 @@ pub fn recompute(label: &str, file: &ResultFile, rules: &RuleSet) -> Result<Repo
         })?;
     let mut facts = from_machine(&machine);
     facts.result = Probed::Known(result_facts(label, file));
+    facts.platform = crate::Platform::of_result(file);
     Ok(qualify(label, &facts, rules))
 }
 
@@ -103,6 +105,7 @@ pub fn findings_of_result(
             subject: label.to_string(),
             findings: s.findings.clone(),
             origin: Some(origin.note()),
+            platform: crate::Platform::of_result(file),
         }
         .kinds_from_rules());
     }

@@ -18,6 +18,7 @@ fn a_megabyte_evidence_value_is_shown_bounded_and_escaped() {
                 .fix(value.clone()),
         ],
         origin: None,
+        platform: Default::default(),
     };
     for format in [Format::Terminal, Format::Markdown] {
         let text = render(&report, format);

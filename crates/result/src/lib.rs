@@ -8,7 +8,8 @@
 //! point asks for), [`plan`] (points and
 //! skips as recorded), [`placement`] (placement policy and pinning achieved), [`plain`] (version 2's plain values
 //! with `null` for unknown, and the reader back), [`profile`]
-//! (the engine rules recorded with the profile reference), [`qualification`] (the findings a run
+//! (the engine rules recorded with the profile reference), [`provenance`] (emulated, virtual or
+//! native; which run), [`qualification`] (the findings a run
 //! stores, typed), [`qualifier`] (what fills them as the file is written), [`verdict`] (a finished run's exit status).
 
 pub mod consistency;
@@ -21,6 +22,7 @@ pub mod placement;
 pub mod plain;
 pub mod plan;
 pub mod profile;
+pub mod provenance;
 pub mod qualification;
 pub mod qualifier;
 pub mod validate;

@@ -1,7 +1,10 @@
 //! `hwsurvey qualify`: probe (or a snapshot, or a result file) -> findings -> verdict table.
-//! Exit code 0 (all pass), 1 (warnings), 2 (failures; warnings too with --strict), 3 (the
-//! input could not be used: unreadable rules file or result, bad option, not an ELF binary,
-//! or a root under which no rule could be evaluated).
+//! Exit code 0 (pass: every rule evaluated, nothing wrong), 1 (warnings), 2 (failures;
+//! warnings and an incomplete verdict too with --strict), 3 (the input could not be used:
+//! unreadable rules file or result, bad option, not an ELF binary, a --dmidecode text of
+//! another machine, or a root under which no rule could be evaluated), 4 (incomplete: rules
+//! not evaluated, nothing warned or failed), 5 (an emulated machine: no hardware verdict);
+//! the codes are `hwsurvey_qualify::verdict`'s.
 
 use hwsurvey_probe::run_env::ReadRunEnv as _;
 use std::path::PathBuf;
@@ -18,13 +21,23 @@ use hwsurvey_qualify::{binary, from_machine, qualify, Report, RuleSet, Verdict};
 pub const EXIT_INPUT_ERROR: u8 = 3;
 
 /// Text after the options in `hwsurvey qualify --help`.
-const EXIT_CODES: &str = "Exit codes (findings about the machine only; unmet preconditions of
-the profile, such as empty hugetlb pools, are listed apart and never change them):
-  0  every evaluated rule passed (or is informational)
-  1  warnings (with --strict: unevaluated rules too)
-  2  a rule failed (with --strict: warnings too)
+const EXIT_CODES: &str =
+    "Verdict (the line under the tally): pass only when every rule about the machine
+was evaluated and none warned or failed; incomplete when rules could not be evaluated
+(named; on a virtual machine, the rules it could not check there); none on an emulated
+machine (QEMU TCG, emulation not excluded, or a result measured under qemu-user): its CPUs,
+memory and figures are the emulator's.
+
+Exit codes (findings about the machine only; unmet preconditions of the profile, such as
+empty hugetlb pools, are listed apart and never change them):
+  0  pass: every rule evaluated, none warned or failed (informational findings allowed)
+  1  warnings, no failure
+  2  a rule failed (with --strict: a warning or an incomplete verdict too)
   3  input or usage error: bad option, unreadable or invalid rules file, result file or
-     --binary, or nothing could be evaluated under the root
+     --binary, a --dmidecode text of another machine (without --dmidecode-other-machine),
+     or nothing could be evaluated under the root
+  4  incomplete: rules not evaluated, none warned or failed
+  5  emulated machine: no hardware verdict
 
 Examples:
   hwsurvey qualify                       # this machine
@@ -61,6 +74,11 @@ pub struct Args {
     /// population (SMBIOS Type 16/17) instead of /sys/firmware/dmi (as `probe --dmidecode`).
     #[arg(long, value_name = "FILE", conflicts_with = "result")]
     dmidecode: Option<PathBuf>,
+    /// Read the --dmidecode text even though it was saved on another machine (its system,
+    /// DMI UUID or serial, sockets or installed memory do not fit this one; refused
+    /// otherwise, exit 3): the report's origin line names each difference.
+    #[arg(long, requires = "dmidecode")]
+    dmidecode_other_machine: bool,
     /// Rules file (default: the built-in set, identical to profiles/qualify.toml).
     #[arg(long, value_name = "FILE")]
     rules: Option<PathBuf>,
@@ -70,7 +88,8 @@ pub struct Args {
     /// Print the report as JSON: the same as `--format json` (as `probe --json`).
     #[arg(long, conflicts_with = "format")]
     json: bool,
-    /// Treat warnings as failures (exit 2) and unevaluated rules as warnings (exit 1).
+    /// Only a pass exits 0: warnings and an incomplete verdict (rules not evaluated) exit 2,
+    /// as failures.
     #[arg(long)]
     strict: bool,
     /// Check this ELF binary instead of hwsurvey itself.
@@ -133,6 +152,7 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
             })?;
         let mut facts = from_machine(&machine);
         facts.result = Probed::Known(hwsurvey_qualify::machine::result_facts(&shown, &file));
+        facts.platform = hwsurvey_qualify::Platform::of_result(&file);
         if let Some(bin) = &args.binary {
             facts.binary = Probed::Known(binary::read_elf_header(bin)?);
             facts.target = target_facts(&facts.binary, &facts.os.kernel_machine);
@@ -167,7 +187,9 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
         .map(crate::cmd::probe::read_dmidecode)
         .transpose()?;
     let mut machine = hwsurvey_probe::probe_machine(root);
+    let mut other = None;
     if let Some(file) = dimms {
+        other = file.check(&machine, args.dmidecode_other_machine)?;
         file.apply(&mut machine);
     }
     let mut facts = from_machine(&machine);
@@ -195,10 +217,13 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
     let subject = capture.shown.clone();
     let mut report = qualify(&subject, &facts, &rules);
     if let Some(file) = &args.dmidecode {
-        report.origin = Some(format!(
-            "DIMMs (SMBIOS Type 16/17) from the dmidecode text {}; everything else from {subject}",
-            file.display()
-        ));
+        report.origin = Some(match &other {
+            Some(note) => format!("{note}; everything else from {subject}"),
+            None => format!(
+                "DIMMs (SMBIOS Type 16/17) from the dmidecode text {}; everything else from {subject}",
+                file.display()
+            ),
+        });
     }
     finish(&report, &args, &subject)
 }

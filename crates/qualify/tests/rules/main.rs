@@ -375,8 +375,10 @@ fn engine_reports_unknown_inputs_as_not_evaluated() {
         bal.summary,
         "not evaluated: /sys/firmware/dmi/tables/DMI: permission denied"
     );
-    assert_eq!(r.exit_code(false), 0);
-    assert_eq!(r.exit_code(true), 1);
+    // unknown inputs are no pass: the verdict is incomplete (exit 4; --strict: a failure)
+    assert_eq!(r.overall(), hwsurvey_qualify::Overall::Incomplete);
+    assert_eq!(r.exit_code(false), 4);
+    assert_eq!(r.exit_code(true), 2);
 }
 
 /// A `mem.latency` point's params as the bench writes them (real `PageMode` serialization).

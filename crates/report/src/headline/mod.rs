@@ -92,48 +92,16 @@ impl Footnotes {
     }
 }
 
-/// The probe's platform (`os.virtualization.platform`: `no_hypervisor_seen`, `virtual_machine`,
-/// `emulated`, `emulation_not_excluded`, `partition`). A result file written before the probe
-/// told KVM from TCG on arm64 says `virtual_machine` with hypervisor `QEMU virt board` and no
-/// generic timer evidence: that board does not exclude emulation, and reads
-/// `emulation_not_excluded`.
+/// The probe's platform (`os.virtualization.platform`), read through the one function every
+/// reader uses: [`hwsurvey_result::provenance::platform_key`].
 pub fn platform_key(virt: &Value) -> Option<&str> {
-    let p = virt.get("platform").and_then(Value::as_str)?;
-    let board = virt.get("hypervisor").and_then(Value::as_str) == Some("QEMU virt board");
-    let timer = virt
-        .get("evidence")
-        .and_then(Value::as_array)
-        .is_some_and(|e| {
-            e.iter().any(|e| {
-                e.get("source")
-                    .and_then(Value::as_str)
-                    .is_some_and(|s| s.starts_with("CNTFRQ_EL0"))
-            })
-        });
-    if p == "virtual_machine" && board && !timer {
-        return Some("emulation_not_excluded");
-    }
-    Some(p)
+    hwsurvey_result::provenance::platform_key(virt)
 }
 
-/// Why the figures of a run may measure an emulator rather than a machine: a full-system
-/// emulator, a virtual machine whose probe could not exclude emulation, or a binary under
-/// qemu-user. Empty for a run on a machine or in a virtual machine that is not emulated.
+/// Why the figures of a run may measure an emulator rather than a machine, one line each:
+/// [`hwsurvey_result::provenance::emulation`] (qualify's and fleet's verdicts read the same).
 pub fn emulation(f: &ResultFile) -> Vec<String> {
-    let mut why = Vec::new();
-    let virt = known_ok(f.machine.pointer("/os/virtualization"));
-    match virt.and_then(platform_key) {
-        Some("emulated") => why.push("full-system emulation: figures measure the emulator".into()),
-        Some("emulation_not_excluded") => why.push(
-            "virtual machine, emulation not excluded: figures may measure the emulator".into(),
-        ),
-        _ => {}
-    }
-    let bin = known_ok(f.machine.pointer("/os/binary_vs_kernel"));
-    if bin.and_then(|b| b.get("native")).and_then(Value::as_bool) == Some(false) {
-        why.push("binary emulated (qemu-user): figures measure the emulator".into());
-    }
-    why
+    hwsurvey_result::provenance::emulation(f)
 }
 
 /// Why the figures of a run are not comparable with a full run on bare metal: quick profile,
@@ -400,7 +368,13 @@ fn headline_table(
     let mut comparable = Vec::new();
     for (k, i) in inputs.iter().enumerate() {
         let why = not_comparable(&i.file);
-        comparable.push(why.is_empty());
+        comparable.push(if !why.is_empty() && !emulation(&i.file).is_empty() {
+            Comparable::Emulated
+        } else if why.is_empty() {
+            Comparable::Yes
+        } else {
+            Comparable::No
+        });
         let mut head = letter(k);
         if !why.is_empty() {
             let n = notes.mark(&not_comparable_note(&letter(k), &why));
@@ -519,6 +493,15 @@ fn headline_table(
     }
 }
 
+/// Whether a column's figures can be a win or a loss ([`not_comparable`]), and when not,
+/// whether it is for emulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Comparable {
+    Yes,
+    No,
+    Emulated,
+}
+
 /// Label of the headline row of the profile's preconditions a run did not have.
 pub const UNMET_PRECONDITIONS: &str = "unmet preconditions";
 
@@ -574,11 +557,15 @@ pub fn row_unit(label: &str) -> Option<&'static str> {
     .map(|(_, unit)| *unit)
 }
 
+/// One headline row. A figure of a column that is not comparable is marked `!` whether or not
+/// the baseline has a figure to hold it against: `0.03x !`, or with no baseline figure
+/// `emulated !` (`not comparable !` for another reason), never a plain figure beside real
+/// ones.
 fn headline_row(
     label: String,
     figs: &[Fig],
     base: usize,
-    comparable: &[bool],
+    comparable: &[Comparable],
     notes: &mut Footnotes,
 ) -> Row {
     let unit = row_unit(&label).map(str::to_string);
@@ -603,8 +590,13 @@ fn headline_row(
                         summary.as_ref(),
                         &figs[base],
                         *better,
-                        comparable[k] && comparable[base],
-                    );
+                        comparable[k] == Comparable::Yes && comparable[base] == Comparable::Yes,
+                    )
+                    .or(match comparable[k] {
+                        Comparable::Yes => None,
+                        Comparable::Emulated => Some("emulated !".into()),
+                        Comparable::No => Some("not comparable !".into()),
+                    });
                 }
                 cell
             }
