@@ -9,7 +9,8 @@
 //! also stands out when its configuration ([`facts::is_configuration`]: CPUs online, DIMMs,
 //! links, THP...) differs from the value more than half its group holds, whatever its
 //! figures -> for each flagged host the probe differences from its group's majority
-//! ([`facts::host_facts`]) and its failed or warned qualification findings -> [`Fleet`],
+//! ([`facts::host_facts`]) and its failed or warned qualification findings -> each host's
+//! verdict ([`decide`]: a host that stands out or drifts is never a pass) -> [`Fleet`],
 //! rendered by [`render`].
 //!
 //! Pure functions over loaded files; nothing here measures or runs a workload. A file that
@@ -46,6 +47,10 @@ pub const DEFAULT_MIN_DIFF_PCT: f64 = 5.0;
 /// Default drift threshold: the total move of a figure over monotonic successive runs,
 /// percent of the first run (the seeds saw run-to-run spreads up to 5 %).
 pub const DEFAULT_DRIFT_PCT: f64 = 5.0;
+/// Default of `--fail-pct`: a figure outlier worse than its group median by this many percent
+/// or more fails its host ([`decide`]); a smaller one, or one the better way, warns. A host
+/// 30 % slow on STREAM Triad fails.
+pub const DEFAULT_FAIL_PCT: f64 = 20.0;
 /// Runs of one host needed before a monotonic move counts as drift.
 pub const DRIFT_MIN_RUNS: usize = 3;
 /// Hosts a group needs before its spread says anything (median and MAD of fewer are not
@@ -61,6 +66,9 @@ pub struct Options {
     pub min_diff_pct: f64,
     /// Drift threshold, percent ([`DEFAULT_DRIFT_PCT`]).
     pub drift_pct: f64,
+    /// An outlier figure this many percent or more worse than its group median fails its host
+    /// ([`DEFAULT_FAIL_PCT`], [`decide`]).
+    pub fail_pct: f64,
     /// Rule ids that are preconditions of the profile (hugetlb pools reserved, THP available):
     /// their findings are listed but never make a host warn or fail, as in `hwsurvey qualify`.
     /// A stored finding with `"kind": "precondition"` counts too.
@@ -74,6 +82,7 @@ impl Default for Options {
             k: DEFAULT_K,
             min_diff_pct: DEFAULT_MIN_DIFF_PCT,
             drift_pct: DEFAULT_DRIFT_PCT,
+            fail_pct: DEFAULT_FAIL_PCT,
             precondition_rules: BTreeSet::new(),
         }
     }
@@ -116,6 +125,25 @@ fn findings_of(file: &ResultFile, opts: &Options) -> Vec<HostFinding> {
         .collect()
 }
 
+/// Whether a file stores findings, and the rules about the machine it did not evaluate (in
+/// its findings' order, each once; preconditions of the profile apart, as in `hwsurvey
+/// qualify`).
+fn not_evaluated_of(file: &ResultFile, opts: &Options) -> (bool, Vec<String>) {
+    use hwsurvey_result::qualification::{RuleKind, Verdict};
+    let Some(stored) = &file.qualification else {
+        return (false, vec![]);
+    };
+    let mut ids: Vec<String> = Vec::new();
+    for f in &stored.findings {
+        let precondition =
+            f.kind == RuleKind::Precondition || opts.precondition_rules.contains(&f.rule);
+        if f.verdict == Verdict::NotEvaluated && !precondition && !ids.contains(&f.rule) {
+            ids.push(f.rule.clone());
+        }
+    }
+    (true, ids)
+}
+
 /// One readable run while pooling.
 struct RunData {
     run: Run,
@@ -125,6 +153,15 @@ struct RunData {
     host_id: Option<hwsurvey_machine::os::host_id::HostId>,
     findings: Vec<HostFinding>,
     failed_tests: usize,
+    /// [`hwsurvey_result::provenance::emulation`].
+    emulation: Vec<String>,
+    /// [`hwsurvey_result::provenance::virtual_machine`].
+    virtual_machine: Option<String>,
+    /// [`hwsurvey_result::provenance::RunId`]: where and when it started.
+    id: hwsurvey_result::provenance::RunId,
+    /// [`not_evaluated_of`].
+    findings_stored: bool,
+    not_evaluated: Vec<String>,
 }
 
 /// Median of finite values (`None` when there is none).
@@ -175,6 +212,11 @@ pub fn analyse(loaded: Vec<Loaded>, opts: &Options) -> Fleet {
             identity,
             host_id,
             findings: findings_of(&file, opts),
+            emulation: hwsurvey_result::provenance::emulation(&file),
+            id: hwsurvey_result::provenance::RunId::of(&file),
+            virtual_machine: hwsurvey_result::provenance::virtual_machine(&file),
+            findings_stored: not_evaluated_of(&file, opts).0,
+            not_evaluated: not_evaluated_of(&file, opts).1,
             failed_tests: file
                 .tests
                 .iter()
@@ -182,8 +224,8 @@ pub fn analyse(loaded: Vec<Loaded>, opts: &Options) -> Fleet {
                 .count(),
         });
     }
+    let mut notes = copies_of_one_run(&by_host);
     // one host is one machine: the runs under one name are split by machine identity
-    let mut notes = Vec::new();
     let mut hosts: Vec<Host> = Vec::new();
     for (name, (runs, failures)) in by_host {
         let (machines, note) = machines::split(&name, runs, |r| machines::MachineKey {
@@ -215,6 +257,9 @@ pub fn analyse(loaded: Vec<Loaded>, opts: &Options) -> Fleet {
         let members: Vec<&mut Host> = hosts.iter_mut().filter(|h| h.group == Some(g.id)).collect();
         judge_group(g, members, opts);
     }
+    for h in hosts.iter_mut() {
+        decide(h, opts);
+    }
     Fleet {
         options: opts.clone(),
         files,
@@ -222,6 +267,40 @@ pub fn analyse(loaded: Vec<Loaded>, opts: &Options) -> Fleet {
         groups,
         hosts,
     }
+}
+
+/// One note for each run found under several host names (copies of one result file, edited
+/// or not: the same [`hwsurvey_result::provenance::RunId`]): they are not separate
+/// measurements, whatever their figures say.
+fn copies_of_one_run(by_host: &BTreeMap<String, (Vec<RunData>, Vec<String>)>) -> Vec<String> {
+    let runs: Vec<(&hwsurvey_result::provenance::RunId, &str)> = by_host
+        .iter()
+        .flat_map(|(name, (runs, _))| runs.iter().map(move |r| (&r.id, name.as_str())))
+        .collect();
+    let mut notes = Vec::new();
+    let mut said: Vec<&hwsurvey_result::provenance::RunId> = Vec::new();
+    for (id, _) in &runs {
+        if said.contains(id) {
+            continue;
+        }
+        said.push(id);
+        let mut names: Vec<&str> = runs
+            .iter()
+            .filter(|(other, _)| other == id)
+            .map(|(_, n)| *n)
+            .collect();
+        names.dedup();
+        if names.len() > 1 {
+            notes.push(format!(
+                "{}: one run ({}) under {} host names: copies of one result file, not separate \
+                 measurements",
+                names.join(", "),
+                id.words(),
+                names.len()
+            ));
+        }
+    }
+    notes
 }
 
 /// Groups `hosts` (sorted by name) by hardware identity and sets each host's group number;
@@ -353,14 +432,13 @@ fn pool(name: String, mut runs: Vec<RunData>, failures: Vec<String>, opts: &Opti
     let latest = runs.last();
     let findings = latest.map(|r| r.findings.clone()).unwrap_or_default();
     let failed_tests: usize = runs.iter().map(|r| r.failed_tests).sum();
-    let machine_finding = |v: &str| findings.iter().any(|f| !f.precondition && f.verdict == v);
-    let verdict = if !failures.is_empty() || runs.is_empty() || machine_finding("fail") {
-        Verdict::Fail
-    } else if machine_finding("warn") || failed_tests > 0 {
-        Verdict::Warn
-    } else {
-        Verdict::Pass
-    };
+    // why each run was emulated, each reason once
+    let mut emulation: Vec<String> = Vec::new();
+    for line in runs.iter().flat_map(|r| &r.emulation) {
+        if !emulation.contains(line) {
+            emulation.push(line.clone());
+        }
+    }
     let mut failures = failures;
     if failed_tests > 0 {
         failures.push(format!(
@@ -371,8 +449,15 @@ fn pool(name: String, mut runs: Vec<RunData>, failures: Vec<String>, opts: &Opti
     Host {
         name,
         group: None,
-        verdict,
+        // the verdict is decided once the groups are judged: decide
+        verdict: Verdict::Pass,
+        why: vec![],
+        emulation,
+        virtual_machine: latest.and_then(|r| r.virtual_machine.clone()),
+        not_evaluated: latest.map(|r| r.not_evaluated.clone()).unwrap_or_default(),
+        findings_stored: latest.is_some_and(|r| r.findings_stored),
         failures,
+        failed_tests,
         figures,
         outliers: vec![],
         drift,
@@ -382,6 +467,132 @@ fn pool(name: String, mut runs: Vec<RunData>, failures: Vec<String>, opts: &Opti
         identity: latest.and_then(|r| r.identity.clone()),
         runs: runs.into_iter().map(|r| r.run).collect(),
     }
+}
+
+/// Decides `h`'s verdict once its group is judged, and says why ([`Host::why`], gravest
+/// first). The rule, as docs/fleet.md and `hwsurvey fleet --help` state it:
+/// - **fail**: a result file unreadable or a failure marker, a run not complete, a failed
+///   machine finding, or a figure outlier the worse way by `--fail-pct` or more from its
+///   group median;
+/// - **warn**: a failed test, a warned machine finding, any other figure outlier (smaller, or
+///   the better way: a host that stands out is never a pass), a configuration that stands out
+///   from its group's majority, drift;
+/// - **emulated**: nothing of the above, and a run measured an emulator: no hardware verdict
+///   ([`hwsurvey_result::provenance::emulation`]). On such a host the figures' outliers and
+///   drift, and its machine findings, are listed but never counted (they are the emulator's);
+///   its configuration and its runs' failures are;
+/// - **incomplete**: nothing of the above, and rules about the machine were not evaluated (on
+///   a virtual machine: the rules it could not check there), or the run stored no findings;
+/// - **pass**: every rule evaluated, nothing stood out, drifted, warned or failed.
+///
+/// Findings about preconditions of the profile never count, as in `hwsurvey qualify`.
+pub fn decide(h: &mut Host, opts: &Options) {
+    let emulated = !h.emulation.is_empty();
+    let mut why: Vec<(Verdict, String)> = Vec::new();
+    let run_failures = h.failures.len() - usize::from(h.failed_tests > 0);
+    if run_failures > 0 {
+        why.push((
+            Verdict::Fail,
+            format!(
+                "{} (unreadable file, failure marker or run not complete)",
+                hwsurvey_model::units::plural(run_failures as u64, "failure")
+            ),
+        ));
+    }
+    if h.failed_tests > 0 {
+        why.push((
+            Verdict::Warn,
+            format!(
+                "{} failed",
+                hwsurvey_model::units::plural(h.failed_tests as u64, "test")
+            ),
+        ));
+    }
+    if !emulated {
+        for f in h.findings.iter().filter(|f| !f.precondition) {
+            let (v, word) = if f.verdict == "fail" {
+                (Verdict::Fail, "failed")
+            } else {
+                (Verdict::Warn, "warned")
+            };
+            why.push((v, format!("{} {word}", f.rule)));
+        }
+        for o in &h.outliers {
+            let k = figures::kind(o.figure).unwrap_or(&figures::FIGURES[0]);
+            if o.worse && o.diff_pct.abs() >= opts.fail_pct {
+                why.push((
+                    Verdict::Fail,
+                    format!(
+                        "{} {:+.1} % from the group median, worse by --fail-pct {} % or more",
+                        k.label,
+                        o.diff_pct,
+                        opts_pct(opts.fail_pct)
+                    ),
+                ));
+            } else {
+                why.push((
+                    Verdict::Warn,
+                    format!(
+                        "{} {:+.1} % from the group median ({} way)",
+                        k.label,
+                        o.diff_pct,
+                        if o.worse { "the worse" } else { "the better" }
+                    ),
+                ));
+            }
+        }
+        for d in &h.drift {
+            // a drift line begins with its figure's label (drift_of)
+            let figure = figures::FIGURES
+                .iter()
+                .find(|k| d.starts_with(k.label))
+                .map_or("a figure", |k| k.label);
+            why.push((Verdict::Warn, format!("drift of {figure}")));
+        }
+    }
+    if h.stands_out_by_configuration() {
+        let facts: Vec<&str> = h
+            .causes
+            .iter()
+            .filter(|c| c.configuration)
+            .map(|c| c.fact)
+            .collect();
+        why.push((
+            Verdict::Warn,
+            format!(
+                "configuration differs from the group's majority ({})",
+                facts.join(", ")
+            ),
+        ));
+    }
+    if why.is_empty() {
+        if emulated {
+            why.push((
+                Verdict::Emulated,
+                format!("{}: no hardware verdict", h.emulation.join("; ")),
+            ));
+        } else if !h.findings_stored && !h.runs.is_empty() {
+            why.push((
+                Verdict::Incomplete,
+                "the run stored no qualification findings (run `hwsurvey qualify FILE` for them)"
+                    .into(),
+            ));
+        } else if !h.not_evaluated.is_empty() {
+            let rules = hwsurvey_model::units::plural(h.not_evaluated.len() as u64, "rule");
+            let place = match &h.virtual_machine {
+                Some(vm) => format!("this {vm} could not check {rules}"),
+                None => format!("{rules} not evaluated"),
+            };
+            why.push((
+                Verdict::Incomplete,
+                format!("{place}: {}", h.not_evaluated.join(", ")),
+            ));
+        }
+    }
+    // gravest first, in the order found within one verdict
+    why.sort_by_key(|w| std::cmp::Reverse(w.0));
+    h.verdict = why.first().map_or(Verdict::Pass, |w| w.0);
+    h.why = why.into_iter().map(|(_, line)| line).collect();
 }
 
 /// A drift line when the values (oldest first) move the same way at every step and by more

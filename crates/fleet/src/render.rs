@@ -1,10 +1,11 @@
 //! Renderers of a [`Fleet`]: pure functions fleet -> text (terminal, Markdown, JSON, HTML).
 //!
 //! Every format states the rules with their parameters (outliers by figure, by configuration,
-//! drift), lists the groups with their identity and figure medians, then the fleet table (one
-//! row per host: group, pass / warn / fail, what it stands out by: outlier figures with their %
-//! from the group median, configuration facts, drift; causes), then the details of each
-//! flagged or failed host.
+//! drift, the verdict), lists the groups with their identity and figure medians, then the
+//! fleet table (one row per host: group, pass / incomplete / emulated / warn / fail, what it
+//! stands out by: outlier figures with their % from the group median, configuration facts,
+//! drift; causes), then the details of each host that did not pass, ending with its verdict
+//! and why.
 
 use crate::figures::{self, FigureKind};
 use crate::{Fleet, Host, Outlier};
@@ -22,7 +23,12 @@ pub enum Format {
     Html,
 }
 
-/// Renders `fleet`; `width` fits terminal tables to that many columns (`None`: natural width).
+/// Columns the terminal tables are fitted to when the output is no terminal (a pipe, a file,
+/// a CI log): a fleet table read at 80 columns fits them, as compare's headline does.
+pub const FLEET_COLUMNS: usize = 80;
+
+/// Renders `fleet`; `width` fits terminal tables to that many columns (`None`: not a
+/// terminal, [`FLEET_COLUMNS`]).
 pub fn render(fleet: &Fleet, format: Format, width: Option<usize>) -> String {
     match format {
         Format::Terminal => terminal(fleet, width),
@@ -32,7 +38,9 @@ pub fn render(fleet: &Fleet, format: Format, width: Option<usize>) -> String {
     }
 }
 
-/// JSON: the [`Fleet`] with the rules in words (`rules`: `outlier`, `configuration`, `drift`).
+/// JSON: the [`Fleet`] with the rules in words (`rules`: `outlier`, `configuration`, `drift`,
+/// `verdict`). (Its first key stays `files`: [`crate::is_fleet_report`] knows a fleet report
+/// by it.)
 pub fn json(fleet: &Fleet) -> String {
     let error = |e: serde_json::Error| serde_json::json!({ "error": e.to_string() }).to_string();
     let mut v = match serde_json::to_value(fleet) {
@@ -43,6 +51,7 @@ pub fn json(fleet: &Fleet) -> String {
         "outlier": outlier_rule(fleet),
         "configuration": configuration_rule(),
         "drift": drift_rule(fleet),
+        "verdict": verdict_rule(fleet),
     });
     serde_json::to_string_pretty(&v).unwrap_or_else(error) + "\n"
 }
@@ -63,10 +72,23 @@ fn pct(v: f64) -> String {
 /// (k = 3) and more than 5 % from the median ...; configuration rule: ...; drift: ...`.
 pub fn rule_line(fleet: &Fleet) -> String {
     format!(
-        "{}; {}; {}",
+        "{}; {}; {}; {}",
         outlier_rule(fleet),
         configuration_rule(),
-        drift_rule(fleet)
+        drift_rule(fleet),
+        verdict_rule(fleet)
+    )
+}
+
+/// The verdict rule with its parameter ([`crate::decide`]).
+pub fn verdict_rule(fleet: &Fleet) -> String {
+    format!(
+        "verdict: fail for an unreadable file, a run not complete, a failed finding or a figure \
+         worse than its group median by {} % or more (--fail-pct); warn for any other outlier, \
+         a configuration that stands out, drift, a warned finding or a failed test; emulated \
+         (no hardware verdict; its figures never count) for a run under emulation; incomplete \
+         for rules not evaluated; pass only when every rule was evaluated and nothing stood out",
+        pct(fleet.options.fail_pct)
     )
 }
 
@@ -162,21 +184,32 @@ fn verdict_cell(h: &Host) -> String {
     v
 }
 
-/// `5 hosts from 5 result files in 1 group: 1 stood out or drifted, 0 failed`.
+/// `5 hosts from 5 result files in 1 group: 1 stood out or drifted, 1 failed; verdicts: 1
+/// fail, 4 pass (exit 2)`.
 fn summary_line(fleet: &Fleet) -> String {
+    use crate::Verdict;
     let flagged = fleet.hosts.iter().filter(|h| h.flagged()).count();
-    let failed = fleet
-        .hosts
-        .iter()
-        .filter(|h| h.verdict == crate::Verdict::Fail)
-        .count();
+    let count = |v: Verdict| fleet.hosts.iter().filter(|h| h.verdict == v).count();
+    let verdicts: Vec<String> = [
+        Verdict::Fail,
+        Verdict::Warn,
+        Verdict::Emulated,
+        Verdict::Incomplete,
+        Verdict::Pass,
+    ]
+    .into_iter()
+    .filter(|v| count(*v) > 0)
+    .map(|v| format!("{} {}", count(v), v.word()))
+    .collect();
     format!(
-        "{} from {} in {}: {} stood out or drifted, {} failed",
+        "{} from {} in {}: {} stood out or drifted, {} failed; verdicts: {} (exit {})",
         hwsurvey_model::units::plural(fleet.hosts.len() as u64, "host"),
         hwsurvey_model::units::plural(fleet.files as u64, "result file"),
         hwsurvey_model::units::plural(fleet.groups.len() as u64, "group"),
         flagged,
-        failed
+        count(Verdict::Fail),
+        verdicts.join(", "),
+        fleet.exit_code()
     )
 }
 
@@ -240,7 +273,13 @@ fn group_rows(g: &crate::Group) -> Vec<Vec<String>> {
     rows
 }
 
-/// Detail lines of a flagged or failed host (indented), empty for a quiet host.
+/// Whether a host's findings are worth listing: it stood out, drifted, failed or warned.
+fn loud(h: &Host) -> bool {
+    h.flagged() || !h.failures.is_empty() || h.verdict >= crate::Verdict::Warn
+}
+
+/// Detail lines of a host that did not pass (indented), its verdict and why last; empty for
+/// a host that passed.
 fn details(h: &Host) -> Vec<String> {
     let mut out = Vec::new();
     for f in &h.failures {
@@ -272,7 +311,7 @@ fn details(h: &Host) -> Vec<String> {
     if h.flagged() && h.causes.is_empty() {
         out.push("  cause: no probe difference from the group found".into());
     }
-    if h.flagged() || !h.failures.is_empty() || h.verdict != crate::Verdict::Pass {
+    if loud(h) {
         for f in &h.findings {
             out.push(format!(
                 "  finding: {} {}: {}{}",
@@ -302,8 +341,45 @@ fn details(h: &Host) -> Vec<String> {
             spreads.join(", ")
         ));
     }
+    if h.verdict != crate::Verdict::Pass {
+        out.push(format!(
+            "  verdict: {}: {}",
+            h.verdict.word(),
+            h.why.join("; ")
+        ));
+    }
     if !out.is_empty() {
         out.insert(0, format!("{}:", h.name));
+    }
+    out
+}
+
+/// The detail lines of every host that did not pass ([`details`]), in host order; hosts whose
+/// block is their verdict alone, the same words (`verdict: incomplete: this virtual machine
+/// (KVM) could not check 9 rules: ...`), share one block headed by their names
+/// (`n1, n2, n3:`), where the first of them stands: a fleet of forty VMs says it once.
+fn all_details(fleet: &Fleet) -> Vec<String> {
+    let blocks: Vec<Vec<String>> = fleet.hosts.iter().map(details).collect();
+    let verdict_only = |b: &Vec<String>| b.len() == 2 && b[1].starts_with("  verdict: ");
+    let mut out = Vec::new();
+    let mut done = vec![false; blocks.len()];
+    for i in 0..blocks.len() {
+        if done[i] {
+            continue;
+        }
+        if !verdict_only(&blocks[i]) {
+            out.extend(blocks[i].iter().cloned());
+            continue;
+        }
+        let same: Vec<usize> = (i..blocks.len())
+            .filter(|&j| !done[j] && verdict_only(&blocks[j]) && blocks[j][1] == blocks[i][1])
+            .collect();
+        let names: Vec<&str> = same.iter().map(|&j| fleet.hosts[j].name.as_str()).collect();
+        for &j in &same {
+            done[j] = true;
+        }
+        out.push(format!("{}:", names.join(", ")));
+        out.push(blocks[i][1].clone());
     }
     out
 }
@@ -319,8 +395,10 @@ fn boxed(mut rows: Vec<Vec<String>>, width: Option<usize>) -> String {
     hwsurvey_report::terminal::boxed(header, rows, width)
 }
 
-/// Terminal: header, groups, the fleet table and details; tables fitted to `width`.
+/// Terminal: header, groups, the fleet table and details; tables fitted to `width`, or to
+/// [`FLEET_COLUMNS`] when the output is no terminal (`None`).
 pub fn terminal(fleet: &Fleet, width: Option<usize>) -> String {
+    let width = Some(width.unwrap_or(FLEET_COLUMNS));
     let mut out = String::new();
     for l in header_lines(fleet) {
         out += &l;
@@ -342,7 +420,7 @@ pub fn terminal(fleet: &Fleet, width: Option<usize>) -> String {
     }
     out += "\nFleet\n";
     out += &boxed(table_rows(fleet), width);
-    let details: Vec<String> = fleet.hosts.iter().flat_map(details).collect();
+    let details = all_details(fleet);
     if !details.is_empty() {
         out += "\nDetails\n";
         for l in details {
@@ -393,7 +471,7 @@ pub fn markdown(fleet: &Fleet) -> String {
     }
     out += "## Fleet\n\n";
     out += &md_table(table_rows(fleet));
-    let details: Vec<String> = fleet.hosts.iter().flat_map(details).collect();
+    let details = all_details(fleet);
     if !details.is_empty() {
         out += "\n## Details\n\n";
         for l in details {
@@ -407,6 +485,16 @@ pub fn markdown(fleet: &Fleet) -> String {
 }
 
 use hwsurvey_report::html::{html_cell, html_escape as esc, html_words};
+
+/// The compare report's class of a verdict cell: `fail`, `warn` (also for emulated and
+/// incomplete, which are no pass), `pass`.
+fn verdict_class(v: crate::Verdict) -> &'static str {
+    match v {
+        crate::Verdict::Pass => "pass",
+        crate::Verdict::Fail => "fail",
+        _ => "warn",
+    }
+}
 
 /// One HTML table: `rows[0]` is the header; each body cell laid out as the compare report's
 /// ([`html_cell`]: breaks at spaces and after a long path's `/`, never inside a word);
@@ -465,7 +553,7 @@ pub fn html(fleet: &Fleet) -> String {
     out += &html_table("glance", &table_rows(fleet), |r, c, _| {
         let h = &fleet.hosts[r];
         match c {
-            2 => h.verdict.word().to_string(),
+            2 => verdict_class(h.verdict).to_string(),
             4 if h.outliers.iter().any(|o| o.worse) || h.stands_out_by_configuration() => {
                 "worse".into()
             }
@@ -483,11 +571,7 @@ pub fn html(fleet: &Fleet) -> String {
         "finding".into(),
     ]];
     let mut verdicts = Vec::new();
-    for h in fleet
-        .hosts
-        .iter()
-        .filter(|h| h.flagged() || !h.failures.is_empty() || h.verdict != crate::Verdict::Pass)
-    {
+    for h in fleet.hosts.iter().filter(|h| loud(h)) {
         for f in &h.failures {
             findings.push(vec![h.name.clone(), "run".into(), "fail".into(), f.clone()]);
             verdicts.push("fail");
@@ -518,10 +602,8 @@ pub fn html(fleet: &Fleet) -> String {
         out += "</section>\n";
     }
     // the findings are in the table above
-    let details: Vec<String> = fleet
-        .hosts
-        .iter()
-        .flat_map(details)
+    let details: Vec<String> = all_details(fleet)
+        .into_iter()
         .filter(|l| !l.starts_with("  finding: "))
         .collect();
     if !details.is_empty() {
@@ -530,7 +612,9 @@ pub fn html(fleet: &Fleet) -> String {
         for l in details {
             match l.strip_prefix("  ") {
                 Some(item) => {
-                    let class = if item.starts_with("failed:") || item.starts_with("finding: fail")
+                    let class = if item.starts_with("failed:")
+                        || item.starts_with("finding: fail")
+                        || item.starts_with("verdict: fail")
                     {
                         " class=\"worse\""
                     } else if item.starts_with("outlier:")

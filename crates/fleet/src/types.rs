@@ -6,25 +6,49 @@ use serde::Serialize;
 use crate::facts::Identity;
 use crate::Options;
 
-/// Verdict of a host, as `hwsurvey qualify` words them.
+/// Verdict of a host ([`crate::decide`] gives it by the rule documented there and in
+/// docs/fleet.md), in rising order of gravity for the exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
-    /// Every run complete and readable; no failed or warned machine finding.
+    /// Every run complete and readable, every rule about the machine evaluated, nothing
+    /// stood out, drifted, warned or failed.
     Pass,
-    /// A warned machine finding, or a test of a run failed.
+    /// Nothing stood out, warned or failed, but rules about the machine were not evaluated
+    /// (or the run stored no findings): not a pass.
+    Incomplete,
+    /// The host ran under emulation: no hardware verdict; its figures' outliers and drift
+    /// are listed but never counted.
+    Emulated,
+    /// A figure outlier short of `--fail-pct` (or the better way), a configuration that
+    /// stands out, drift, a warned machine finding, or a failed test.
     Warn,
-    /// A file unreadable, a run not complete, or a failed machine finding.
+    /// A file unreadable, a run not complete, a failed machine finding, or a figure worse
+    /// than its group median by `--fail-pct` or more.
     Fail,
 }
 
 impl Verdict {
-    /// `pass`, `warn`, `fail`.
+    /// `pass`, `incomplete`, `emulated`, `warn`, `fail`.
     pub fn word(self) -> &'static str {
         match self {
             Verdict::Pass => "pass",
+            Verdict::Incomplete => "incomplete",
+            Verdict::Emulated => "emulated",
             Verdict::Warn => "warn",
             Verdict::Fail => "fail",
+        }
+    }
+
+    /// Exit status of `hwsurvey fleet` when this is the gravest verdict of a host: 0 pass,
+    /// 4 incomplete, 5 emulated, 1 warn, 2 fail (as `hwsurvey qualify`'s).
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Verdict::Pass => 0,
+            Verdict::Incomplete => 4,
+            Verdict::Emulated => 5,
+            Verdict::Warn => 1,
+            Verdict::Fail => 2,
         }
     }
 }
@@ -105,12 +129,28 @@ pub struct Host {
     pub name: String,
     /// Group number (1-based, [`Fleet::groups`]); `None` when no run could be read.
     pub group: Option<usize>,
-    /// pass / warn / fail.
+    /// pass / incomplete / emulated / warn / fail ([`crate::decide`]).
     pub verdict: Verdict,
+    /// Why the verdict is not a pass, one line each, gravest first (`STREAM Triad, all
+    /// threads -30.0 % from the group median, beyond --fail-pct 20 %`); empty for a pass.
+    pub why: Vec<String>,
+    /// Why the host's figures measure an emulator ([`hwsurvey_result::provenance::emulation`]
+    /// of its runs), one line each; empty when no run was emulated.
+    pub emulation: Vec<String>,
+    /// The virtual machine its latest run ran in (`virtual machine (KVM)`), if one.
+    pub virtual_machine: Option<String>,
+    /// Rules about the machine that its latest run's stored findings did not evaluate.
+    pub not_evaluated: Vec<String>,
+    /// Whether its latest run stored qualification findings at all.
+    pub findings_stored: bool,
     /// The readable runs, oldest first.
     pub runs: Vec<Run>,
-    /// Why the host failed, one line each (unreadable file naming it, a run not complete).
+    /// Why the host failed, one line each (unreadable file naming it, a run not complete), and
+    /// last the tests its runs recorded as failed, when any.
     pub failures: Vec<String>,
+    /// Tests of its runs recorded as failed (outcome `failed`): they warn, the other failures
+    /// fail the host.
+    pub failed_tests: usize,
     /// Headline figures, pooled over the runs.
     pub figures: Vec<HostFigure>,
     /// Figures outside the group's spread.
@@ -193,19 +233,16 @@ pub struct Fleet {
 }
 
 impl Fleet {
-    /// Exit status of `hwsurvey fleet`: 2 when a host failed, else 1 when a host stood out,
-    /// drifted or warned, else 0.
+    /// Exit status of `hwsurvey fleet`, by the gravest host verdict ([`Verdict::exit_code`]):
+    /// 2 when a host failed, else 1 when a host warned (stood out, drifted, a warned finding),
+    /// else 5 when a host ran under emulation, else 4 when a host's verdict is incomplete,
+    /// else 0 (every host passed; no host at all is no pass either: 4).
     pub fn exit_code(&self) -> u8 {
-        if self.hosts.iter().any(|h| h.verdict == Verdict::Fail) {
-            2
-        } else if self
-            .hosts
+        self.hosts
             .iter()
-            .any(|h| h.flagged() || h.verdict == Verdict::Warn)
-        {
-            1
-        } else {
-            0
-        }
+            .map(|h| h.verdict)
+            .max()
+            .unwrap_or(Verdict::Incomplete)
+            .exit_code()
     }
 }

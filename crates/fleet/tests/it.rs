@@ -5,3 +5,4 @@
 mod firmware;
 mod fleet;
 mod terminal_fit;
+mod verdict;

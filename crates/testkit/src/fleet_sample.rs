@@ -114,3 +114,22 @@ pub fn memory_fraction(mut file: ResultFile, fraction: f64) -> ResultFile {
     }
     file
 }
+
+/// The file as a run whose every stored qualification finding was evaluated (a server whose
+/// DMI, EDAC and PCIe links the probe could read): each `not_evaluated` finding made a pass.
+/// The examples ran in virtual machines, where the DIMM, EDAC and PCIe rules cannot be
+/// evaluated; only such a file can pass a verdict.
+pub fn every_rule_evaluated(mut file: ResultFile) -> ResultFile {
+    use hwsurvey_result::qualification::Verdict;
+    let stored = file
+        .qualification
+        .as_mut()
+        .expect("the example stores its qualification findings");
+    for f in stored.findings.iter_mut() {
+        if f.verdict == Verdict::NotEvaluated {
+            f.verdict = Verdict::Pass;
+            f.summary = format!("{}: evaluated (test fixture)", f.rule);
+        }
+    }
+    file
+}

@@ -1,8 +1,10 @@
 //! `hwsurvey fleet DIR|FILES...`: result files of many hosts -> groups by hardware identity ->
 //! the hosts that stand out, with the probe differences that explain them (crates/fleet).
-//! Exit code 0 (every host passes, none stands out), 1 (a host stood out, drifted or warned),
-//! 2 (a host failed: unreadable file, run not complete, failed finding), 3 (input or usage
-//! error).
+//! Exit code by the gravest host verdict (`hwsurvey_fleet::decide`): 0 (every host passes),
+//! 1 (a host warned: stood out, drifted, a warned finding), 2 (a host failed: unreadable file,
+//! run not complete, failed finding, a figure --fail-pct or more worse than its group), 3
+//! (input or usage error), 4 (a host incomplete: rules not evaluated), 5 (a host emulated: no
+//! hardware verdict).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,11 +33,25 @@ Several result files of one host are pooled (median
 per figure, between-run spread); a figure moving one way over 3 or more runs by more than
 --drift-pct is a drift.
 
-Exit codes:
-  0  every host passes and none stands out
-  1  a host stood out or drifted, or has a warned finding
-  2  a host failed: unreadable result file, run not complete, or a failed finding
+Verdict of a host (a host that stands out or drifts is never a pass):
+  fail        an unreadable file or failure marker, a run not complete, a failed finding,
+              or an outlier figure worse than its group median by --fail-pct or more
+  warn        any other outlier figure (smaller, or the better way), a configuration that
+              stands out, drift, a warned finding, or a failed test
+  emulated    none of the above, and a run measured an emulator: no hardware verdict (its
+              figures' outliers and drift and its findings are listed, never counted)
+  incomplete  none of the above, and rules were not evaluated (on a virtual machine: the
+              rules it could not check), or the run stored no findings
+  pass        every rule evaluated; nothing stood out, drifted, warned or failed
+Preconditions of the profile (empty hugetlb pools) never change a verdict.
+
+Exit codes, by the gravest host verdict:
+  0  every host passes
+  1  a host warned (and none failed)
+  2  a host failed
   3  input or usage error: a path that does not exist, a directory without .json files
+  4  a host is incomplete (and none failed, warned or was emulated)
+  5  a host ran under emulation (and none failed or warned)
 
 Examples:
   hwsurvey fleet reports/fleet/2026-12-01/           # every host folder of one run
@@ -74,6 +90,10 @@ pub struct Args {
     /// Drift threshold over successive runs of one host, percent.
     #[arg(long, default_value_t = hwsurvey_fleet::DEFAULT_DRIFT_PCT, value_name = "PCT")]
     drift_pct: f64,
+    /// An outlier figure this many percent or more worse than its group median fails its
+    /// host (a smaller one warns).
+    #[arg(long, default_value_t = hwsurvey_fleet::DEFAULT_FAIL_PCT, value_name = "PCT")]
+    fail_pct: f64,
     /// Output format.
     #[arg(long, value_enum, default_value = "terminal")]
     format: FormatArg,
@@ -106,6 +126,7 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
     check_value("--k", args.k)?;
     check_value("--min-diff-pct", args.min_diff_pct)?;
     check_value("--drift-pct", args.drift_pct)?;
+    check_value("--fail-pct", args.fail_pct)?;
     // the report being written is never read as a host (nor is any fleet report in DIR)
     let collected = collect(&args.inputs, args.output.as_slice())?;
     let sources = collected.sources;
@@ -119,6 +140,7 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
         k: args.k,
         min_diff_pct: args.min_diff_pct,
         drift_pct: args.drift_pct,
+        fail_pct: args.fail_pct,
         precondition_rules: hwsurvey_qualify::RULES
             .iter()
             .filter(|r| r.kind == hwsurvey_qualify::RuleKind::Precondition)
