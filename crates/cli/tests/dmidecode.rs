@@ -5,7 +5,9 @@
 //!
 //! The root is a bare tree (`proc/`, `sys/devices/system/cpu/`, nothing in them): every
 //! memory fact below can only have come from the file, and every rule but the memory ones is
-//! "not evaluated", so qualify's exit code is decided by the memory findings alone.
+//! "not evaluated", so qualify's exit code is decided by the memory findings alone: 1 or 2
+//! when one warns or fails, else 4 (incomplete: the other rules not evaluated), never 0. Such a
+//! root states no system, sockets or memory size, so no text is refused for another machine's.
 
 use std::path::{Path, PathBuf};
 
@@ -309,9 +311,10 @@ fn ampere_altra() {
         && s["populated"] == 8
         && s["installed_bytes"] == 64 * GIB));
 
-    // `dmidecode -t memory` holds no Type 19/20: the interleave is not evaluated, with why
+    // `dmidecode -t memory` holds no Type 19/20: the interleave is not evaluated, with why;
+    // nothing warns or fails, but rules were not evaluated: incomplete, no pass (exit 4)
     let (code, f) = qualify(root.path(), &file);
-    assert_eq!(code, 0, "{f:?}");
+    assert_eq!(code, 4, "{f:?}");
     let interleave = rule(&f, "memory.interleave");
     assert_eq!(interleave[0].0, "not_evaluated", "{interleave:?}");
     assert!(
@@ -360,9 +363,10 @@ fn cavium_thunderx2() {
         assert!(s["empty_channels"]["unknown"].is_object(), "{s}");
     }
 
-    // `dmidecode -t memory` holds no Type 19/20: the interleave is not evaluated, with why
+    // `dmidecode -t memory` holds no Type 19/20: the interleave is not evaluated, with why;
+    // nothing warns or fails, but rules were not evaluated: incomplete, no pass (exit 4)
     let (code, f) = qualify(root.path(), &file);
-    assert_eq!(code, 0, "{f:?}");
+    assert_eq!(code, 4, "{f:?}");
     let interleave = rule(&f, "memory.interleave");
     assert_eq!(interleave[0].0, "not_evaluated", "{interleave:?}");
     assert!(
@@ -500,4 +504,173 @@ fn qualify_of_a_result_file_refuses_dmidecode() {
         .assert()
         .code(3)
         .stderr(predicate::str::contains("cannot be used with"));
+}
+
+/// A root standing for this VM: 1 socket of 2 CPUs, MemTotal 23.5 GiB, DMI system `QEMU
+/// Standard PC (Q35 + ICH9, 2009)`.
+fn vm_root() -> tempfile::TempDir {
+    let dir = bare_root();
+    let w = |rel: &str, text: &str| hwsurvey_testkit::write(dir.path(), rel, text);
+    for f in ["online", "present", "possible"] {
+        w(&format!("/sys/devices/system/cpu/{f}"), "0-1\n");
+    }
+    for cpu in 0..2 {
+        let t = format!("/sys/devices/system/cpu/cpu{cpu}/topology");
+        w(&format!("{t}/physical_package_id"), "0\n");
+        w(&format!("{t}/core_id"), &format!("{cpu}\n"));
+        w(&format!("{t}/thread_siblings_list"), &format!("{cpu}\n"));
+    }
+    w(
+        "/proc/meminfo",
+        "MemTotal:       24641536 kB\nMemFree:        1000 kB\n",
+    );
+    w("/sys/class/dmi/id/sys_vendor", "QEMU\n");
+    w(
+        "/sys/class/dmi/id/product_name",
+        "Standard PC (Q35 + ICH9, 2009)\n",
+    );
+    dir
+}
+
+/// Facts of another machine are refused (issue 49): the R640's text (2 sockets, 96 GiB) on a
+/// 1-socket VM of 23.5 GiB is one error line naming the file and each fact that disagrees,
+/// probe exit 2 and qualify exit 3, nothing on stdout (before, `qualify --dmidecode r640.txt`
+/// passed "12 channels over 2 sockets" on the VM). `--dmidecode-other-machine` reads it,
+/// saying above everything that the DIMMs are another machine's.
+#[test]
+fn the_text_of_a_two_socket_machine_is_refused_on_a_one_socket_one() {
+    let Some(file) = fixture(DELL) else {
+        return;
+    };
+    let root = vm_root();
+    for (cmd, code) in [("probe", 2), ("qualify", 3)] {
+        let out = hwsurvey()
+            .args([cmd, "--root"])
+            .arg(root.path())
+            .arg("--dmidecode")
+            .arg(&file)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{cmd}: {stderr}");
+        assert!(out.stdout.is_empty(), "{cmd}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        for words in [
+            format!(
+                "hwsurvey: error: --dmidecode {}: the dmidecode text describes another machine: ",
+                file.display()
+            ),
+            "system: Dell Inc. PowerEdge R640 (DMI type 1 System Information) in the text, QEMU Standard PC (Q35 + ICH9, 2009) (/sys/class/dmi/id) here".into(),
+            "sockets: 2 (populated DMI type 4 Processor Information records) in the text, 1 (".into(),
+            "memory: 96 GiB installed (DMI type 17 Memory Devices) in the text, MemTotal 23.5 GiB".into(),
+            "add --dmidecode-other-machine to read it anyway".into(),
+        ] {
+            assert!(stderr.contains(&words), "{cmd}: {words}\n{stderr}");
+        }
+    }
+    // insisting: the note first, then the summary with the other machine's DIMMs
+    let out = hwsurvey()
+        .args(["probe", "--dmidecode-other-machine", "--root"])
+        .arg(root.path())
+        .arg("--dmidecode")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with(
+            "note: the DIMMs and firmware below are another machine's (--dmidecode-other-machine): "
+        ),
+        "{text}"
+    );
+    assert!(
+        text.lines().next().unwrap().contains("sockets: 2"),
+        "{text}"
+    );
+    let (code, findings) = {
+        let out = hwsurvey()
+            .args([
+                "qualify",
+                "--format",
+                "json",
+                "--dmidecode-other-machine",
+                "--root",
+            ])
+            .arg(root.path())
+            .arg("--dmidecode")
+            .arg(&file)
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(
+            v["origin"]
+                .as_str()
+                .unwrap()
+                .contains("the dmidecode text describes another machine: system: Dell Inc."),
+            "{v}"
+        );
+        (out.status.code(), v["findings"].clone())
+    };
+    assert!(code.is_some_and(|c| c != 3), "{findings}");
+    // the Altra's memory text (128 GiB) on the VM: refused for its memory
+    let Some(altra) = fixture(ALTRA) else {
+        return;
+    };
+    let out = hwsurvey()
+        .args(["probe", "--root"])
+        .arg(root.path())
+        .arg("--dmidecode")
+        .arg(&altra)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("memory: 128 GiB installed (DMI type 17 Memory Devices) in the text, MemTotal 23.5 GiB (/proc/meminfo), 18 % of it"),
+        "{stderr}"
+    );
+}
+
+/// The same refusal reads the machine as `qualify` and `probe` do live: a text that fits (the
+/// R640's on a tree of 2 sockets, 94 GiB, the same DMI strings) is read without a word.
+#[test]
+fn the_text_of_the_machine_itself_is_read() {
+    let Some(file) = fixture(DELL) else {
+        return;
+    };
+    let root = bare_root();
+    let w = |rel: &str, text: &str| hwsurvey_testkit::write(root.path(), rel, text);
+    for f in ["online", "present", "possible"] {
+        w(&format!("/sys/devices/system/cpu/{f}"), "0-3\n");
+    }
+    for cpu in 0..4 {
+        let t = format!("/sys/devices/system/cpu/cpu{cpu}/topology");
+        w(
+            &format!("{t}/physical_package_id"),
+            &format!("{}\n", cpu / 2),
+        );
+        w(&format!("{t}/core_id"), &format!("{}\n", cpu % 2));
+        w(&format!("{t}/thread_siblings_list"), &format!("{cpu}\n"));
+    }
+    w(
+        "/proc/meminfo",
+        "MemTotal:       98566144 kB\nMemFree:        1000 kB\n",
+    );
+    w("/sys/class/dmi/id/sys_vendor", "Dell Inc.\n");
+    w("/sys/class/dmi/id/product_name", "PowerEdge R640\n");
+    let out = hwsurvey()
+        .args(["probe", "--root"])
+        .arg(root.path())
+        .arg("--dmidecode")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("another machine"));
 }

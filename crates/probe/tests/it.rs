@@ -4,6 +4,7 @@
 
 mod core_kinds_cpufreq_pci;
 mod dimm_size_encodings;
+mod dmidecode_fit;
 mod energy_counters;
 mod firmware;
 mod implausible_values_refused;

@@ -18,8 +18,10 @@ use hwsurvey_probe::{io, memory, os, probe_machine, summary, Machine};
   0    the machine was probed and printed (facts that could not be read are shown as unknown,
        with the reason)
   2    usage error, or the input could not be used: a --root that is not a readable
-       directory or snapshot archive, a --dmidecode file that cannot be read or holds no
-       Memory Device record, or standard output that could not be written
+       directory or snapshot archive, a --dmidecode file that cannot be read, holds no
+       Memory Device record or was saved on another machine (its system, DMI UUID or
+       serial, sockets or installed memory do not fit this one; --dmidecode-other-machine
+       reads it anyway), or standard output that could not be written
   141  the reader of standard output went away (`hwsurvey probe | head`)
 
 Examples:
@@ -39,6 +41,11 @@ pub struct Args {
     /// needs root and is absent on many machines. Meminfo and EDAC are still probed.
     #[arg(long, value_name = "FILE")]
     pub dmidecode: Option<PathBuf>,
+    /// Read the --dmidecode text even though it was saved on another machine (its system,
+    /// DMI UUID or serial, sockets or installed memory do not fit this one): its DIMMs are
+    /// then shown as that machine's, under a note naming each difference.
+    #[arg(long, requires = "dmidecode")]
+    pub dmidecode_other_machine: bool,
     /// Print the Machine JSON document instead of the summary.
     #[arg(long, conflicts_with = "cpus")]
     pub json: bool,
@@ -57,33 +64,68 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let dimms = args.dmidecode.as_deref().map(read_dmidecode).transpose()?;
     let mut machine = probe_machine(root);
     machine.root = capture.shown.clone();
+    let mut other = None;
     if let Some(file) = dimms {
+        other = file.check(&machine, args.dmidecode_other_machine)?;
         file.apply(&mut machine);
+    }
+    if let Some(note) = other.as_ref().filter(|_| args.json || args.cpus) {
+        errln!("hwsurvey: note: {note}");
     }
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&machine.document())?);
     } else if args.cpus {
         out!("{}", hwsurvey_probe::cpu_table::cpu_table(&machine));
     } else {
+        // the other machine's DIMMs are said to be so before anything is shown beside them
+        if let Some(note) = &other {
+            outln!("note: {note}\n");
+        }
         out!("{}", render_summary(&machine));
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// What `--dmidecode FILE` (saved `dmidecode` text) gives: the SMBIOS memory records and, when
-/// the text has them, the BIOS, system and board (Types 0, 1, 2).
+/// the text has them, the BIOS, system and board (Types 0, 1, 2), and what it says of its
+/// machine.
 pub struct Dmidecode {
-    memory: memory::SmbiosMemory,
-    firmware: Option<hwsurvey_probe::firmware::DmiIds>,
+    path: PathBuf,
+    text: memory::dmidecode::DmidecodeText,
 }
 
 impl Dmidecode {
+    /// Holds the text against `machine` as probed, before [`Dmidecode::apply`]
+    /// ([`memory::dmidecode::fit`]): an error naming each fact that disagrees, unless
+    /// `other_machine` (`--dmidecode-other-machine`), which gives the note that says so
+    /// instead. `Ok(None)`: nothing disagrees (a note on stderr when nothing could be
+    /// compared at all).
+    pub fn check(&self, machine: &Machine, other_machine: bool) -> anyhow::Result<Option<String>> {
+        let fit = memory::dmidecode::fit::fit(&self.text.identity, machine);
+        if fit.checked.is_empty() && fit.misfits.is_empty() {
+            errln!(
+                "hwsurvey: note: --dmidecode {}: not checked against this machine ({})",
+                self.path.display(),
+                fit.unchecked.join("; ")
+            );
+        }
+        match fit.check(&self.path) {
+            Ok(_) => Ok(None),
+            Err(e) if other_machine => Ok(Some(format!(
+                "the DIMMs and firmware below are another machine's (--dmidecode-other-machine): {e}"
+            ))),
+            Err(e) => Err(anyhow::anyhow!(
+                "--dmidecode {e}; add --dmidecode-other-machine to read it anyway, as that machine's"
+            )),
+        }
+    }
+
     /// Puts the file's records in place of the machine's: the memory records always
     /// ([`memory::Memory::set_smbios`]), the firmware strings where the text has them. Their
     /// sources name the file, and so do the summary's sections.
     pub fn apply(self, machine: &mut Machine) {
-        machine.memory.set_smbios(self.memory);
-        if let Some(f) = self.firmware {
+        machine.memory.set_smbios(self.text.memory);
+        if let Some(f) = self.text.firmware {
             machine.firmware = hwsurvey_model::Probed::Known(f);
         }
     }
@@ -95,8 +137,11 @@ impl Dmidecode {
 /// One line naming `file` and what is wrong with it: unreadable, not a regular file, binary,
 /// empty, or without `DMI type 17` Memory Device records.
 pub fn read_dmidecode(file: &Path) -> anyhow::Result<Dmidecode> {
-    memory::dmidecode::read_dmidecode_file_with_firmware(file)
-        .map(|(memory, firmware)| Dmidecode { memory, firmware })
+    memory::dmidecode::read_dmidecode_text_file(file)
+        .map(|text| Dmidecode {
+            path: file.to_owned(),
+            text,
+        })
         .map_err(|e| anyhow::anyhow!("--dmidecode {e}"))
 }
 

@@ -19,7 +19,10 @@
 //! (not interleaved, DSP0134 7.21); `Unknown` is FFh.
 //!
 //! [`read_dmidecode_file`] reads such a text from a file the user named
-//! (`hwsurvey probe --dmidecode FILE`).
+//! (`hwsurvey probe --dmidecode FILE`); [`read_dmidecode_text_file`] also gives what the text
+//! says of its machine, which [`fit`] holds against the machine probed.
+
+pub mod fit;
 
 use std::path::{Path, PathBuf};
 
@@ -111,6 +114,26 @@ pub fn read_dmidecode_file(path: &Path) -> Result<SmbiosMemory, DmidecodeFileErr
 pub fn read_dmidecode_file_with_firmware(
     path: &Path,
 ) -> Result<(SmbiosMemory, Option<crate::firmware::DmiIds>), DmidecodeFileError> {
+    read_dmidecode_text_file(path).map(|t| (t.memory, t.firmware))
+}
+
+/// A saved `dmidecode` text read from a file ([`read_dmidecode_text_file`]).
+#[derive(Debug, Clone)]
+pub struct DmidecodeText {
+    /// Its SMBIOS memory records (Types 16, 17, 19, 20), their source naming the file.
+    pub memory: SmbiosMemory,
+    /// Its BIOS, system and board (Types 0, 1, 2); `None` for `dmidecode -t memory` text.
+    pub firmware: Option<crate::firmware::DmiIds>,
+    /// What it says of the machine it was saved on, for [`fit::fit`].
+    pub identity: fit::TextIdentity,
+}
+
+/// [`read_dmidecode_file_with_firmware`], and what the text says of its machine
+/// ([`fit::TextIdentity::of_text`]).
+///
+/// # Errors
+/// As [`read_dmidecode_file`].
+pub fn read_dmidecode_text_file(path: &Path) -> Result<DmidecodeText, DmidecodeFileError> {
     let bytes = read_regular(path, "a dmidecode text", MAX_DMIDECODE_TEXT_BYTES)?;
     if let Some(offset) = bytes.iter().position(|b| *b == 0) {
         return Err(DmidecodeFileError::Binary {
@@ -127,7 +150,12 @@ pub fn read_dmidecode_file_with_firmware(
         *file = Some(path.display().to_string());
     }
     let firmware = crate::firmware::from_dmidecode_text(&text, Some(&path.display().to_string()));
-    Ok((memory, firmware))
+    let identity = fit::TextIdentity::of_text(&text, &memory);
+    Ok(DmidecodeText {
+        memory,
+        firmware,
+        identity,
+    })
 }
 
 /// What a text without Type 17 records holds instead: the DMI types of its records, or none.
