@@ -143,6 +143,7 @@ pub fn compare(
             ));
         }
     }
+    flags.extend(copies_of_one_run(inputs));
     let [glance, headline] = crate::headline::top_tables(inputs, base, &flags);
     let mut tables = vec![
         glance,
@@ -186,6 +187,24 @@ pub fn compare(
     };
     c.make_printable();
     Ok(c)
+}
+
+/// `A, B: one run (started ... on host): a file and its copy, not two measurements`, for
+/// each run given more than once ([`hwsurvey_result::provenance::same_runs`]): their
+/// differences are no differences of machines or of runs.
+fn copies_of_one_run(inputs: &[Input]) -> Vec<String> {
+    let files: Vec<&hwsurvey_result::ResultFile> = inputs.iter().map(|i| &i.file).collect();
+    hwsurvey_result::provenance::same_runs(&files)
+        .into_iter()
+        .map(|group| {
+            let labels: Vec<&str> = group.iter().map(|&k| inputs[k].label.as_str()).collect();
+            format!(
+                "{}: one run ({}): copies of one result file, not separate measurements",
+                labels.join(", "),
+                hwsurvey_result::provenance::RunId::of(&inputs[group[0]].file).words()
+            )
+        })
+        .collect()
 }
 
 fn families(inputs: &[Input]) -> Vec<String> {

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use hwsurvey_report::headline::{HEADLINE_ID, MACHINES_ID};
+use hwsurvey_report::headline::{HEADLINE_ID, MACHINES_ID, UNMET_PRECONDITIONS};
 use hwsurvey_report::{
     compare, inputs_with_default_labels, render, Comparison, Format, Input, Table,
 };
@@ -196,7 +196,9 @@ fn emulated_guests_are_never_wins_or_losses() {
 }
 
 /// The guests' columns (all but the first) of `c`'s headline are marked `!`, and none of
-/// their figures, nor of their ratio columns, is a win or a loss.
+/// their figures, nor of their ratio columns, is a win or a loss. Every figure of theirs is
+/// marked, the rows the baseline has no figure in too (`c2c, smt 150 ns (emulated !)`: page 1
+/// printed the emulated guest's `150 ns` plain, where the baseline has no SMT pair).
 fn check_never_wins(c: &Comparison) {
     let h = table(c, HEADLINE_ID);
     for (k, name) in FILES.iter().enumerate().skip(1) {
@@ -204,6 +206,21 @@ fn check_never_wins(c: &Comparison) {
         for r in &h.rows {
             if let Some(note) = &r.cells[k].note {
                 assert!(note.ends_with(" !"), "{name}: {}: {note}", r.label);
+            }
+            let counts = r.label == "findings" || r.label == UNMET_PRECONDITIONS;
+            if r.cells[k].value.is_some() && !counts {
+                assert!(
+                    r.cells[k].note.is_some(),
+                    "{name}: {}: {} unmarked",
+                    r.label,
+                    r.cells[k].text
+                );
+            }
+        }
+        let smt = h.rows.iter().find(|r| r.label == "c2c, smt");
+        if let Some(smt) = smt.filter(|r| r.cells[0].value.is_none()) {
+            if smt.cells[k].value.is_some() {
+                assert_eq!(smt.cells[k].note.as_deref(), Some("emulated !"), "{name}");
             }
         }
         // the vs-columns of this machine neither win nor lose either
@@ -496,4 +513,65 @@ fn the_default_baseline_is_the_first_column_not_emulated() {
     let c = compare(&self::inputs(), None, true).unwrap();
     assert_eq!(c.baseline, "vm");
     assert!(!c.flags.iter().any(|f| f.starts_with("baseline ")));
+}
+
+/// A result beside a copy of itself (the same run: start time, hostname and host id) is said
+/// to be one run, in the flags and the headline's notes; two runs are not (issue 49: "Comparing
+/// a result with an identical copy (same run id) says so").
+#[test]
+fn a_result_beside_its_copy_is_said_to_be_one_run() {
+    let file = hwsurvey_result::load(&examples_dir().join(FILES[0])).unwrap();
+    let inputs: Vec<Input> = ["vm", "copy", "guest"]
+        .iter()
+        .zip([
+            file.clone(),
+            file.clone(),
+            hwsurvey_result::load(&examples_dir().join(FILES[1])).unwrap(),
+        ])
+        .map(|(label, file)| Input {
+            label: label.to_string(),
+            file,
+        })
+        .collect();
+    let c = compare(&inputs, None, true).unwrap();
+    let note = "vm, copy: one run (started 2026-12-02T18:19:34Z on vm): copies of one result \
+                file, not separate measurements";
+    assert_eq!(
+        c.flags.iter().filter(|f| *f == note).count(),
+        1,
+        "{:?}",
+        c.flags
+    );
+    assert!(
+        table(&c, HEADLINE_ID)
+            .notes
+            .iter()
+            .any(|n| n.ends_with(note)),
+        "{:?}",
+        table(&c, HEADLINE_ID).notes
+    );
+    assert!(
+        !c.flags.iter().any(|f| f.contains("guest")),
+        "{:?}",
+        c.flags
+    );
+    // two runs of one machine (another start) are two measurements
+    let mut later = file.clone();
+    later.started_at = "2026-12-02T19:00:00Z".into();
+    let inputs = vec![
+        Input {
+            label: "vm".into(),
+            file,
+        },
+        Input {
+            label: "later".into(),
+            file: later,
+        },
+    ];
+    let c = compare(&inputs, None, true).unwrap();
+    assert!(
+        !c.flags.iter().any(|f| f.contains("one run")),
+        "{:?}",
+        c.flags
+    );
 }
