@@ -369,8 +369,10 @@ fn plan_runs_under_a_tight_address_space_limit() {
         .output()
         .expect("run sh");
     let text = String::from_utf8_lossy(&q.stdout);
+    // a verdict (0, 1, 2; 4: incomplete, as binary.arch and the DIMM rules are not evaluated
+    // here; 5: emulated), never an abort
     assert!(
-        (0..=2).contains(&q.status.code().unwrap_or(-1)),
+        matches!(q.status.code().unwrap_or(-1), 0..=2 | 4 | 5),
         "qualify under ulimit -v {tight_kib}: {:?}\n{text}\n{}",
         q.status,
         String::from_utf8_lossy(&q.stderr)

@@ -615,7 +615,7 @@ fn edited_result_files_are_refused_with_one_line() {
             "{err}"
         );
     }
-    // the file as the run wrote it qualifies (exit 0, 1 or 2 is a verdict, not an input error)
+    // the file as the run wrote it qualifies (0, 1, 2, 4 or 5 is a verdict, not an input error)
     let out = Command::cargo_bin("hwsurvey")
         .unwrap()
         .arg("qualify")
@@ -654,16 +654,21 @@ fn preconditions_are_apart_and_do_not_set_the_exit_status() {
     assert_eq!(kind_of("pages.hugetlb").as_deref(), Some("precondition"));
     assert_eq!(kind_of("pages.thp").as_deref(), Some("precondition"));
     assert_eq!(kind_of("cpu.online").as_deref(), Some("machine"));
-    let expected = findings
+    // a failure 2, a warning 1, a rule about the machine not evaluated 4 (incomplete), else 0
+    let machine: Vec<&str> = findings
         .iter()
         .filter(|f| f["kind"] == "machine")
-        .map(|f| match f["verdict"].as_str().unwrap() {
-            "fail" => 2,
-            "warn" => 1,
-            _ => 0,
-        })
-        .max()
-        .unwrap_or(0);
+        .map(|f| f["verdict"].as_str().unwrap())
+        .collect();
+    let expected = if machine.contains(&"fail") {
+        2
+    } else if machine.contains(&"warn") {
+        1
+    } else if machine.contains(&"not_evaluated") {
+        4
+    } else {
+        0
+    };
     assert_eq!(out.status.code(), Some(expected));
     let text = Command::cargo_bin("hwsurvey")
         .unwrap()
@@ -754,85 +759,4 @@ fn hugetlb_fix_reserves_what_the_plan_needs() {
         0,
         "hugetlb points still skipped after the fix {fix:?}:\n{after}"
     );
-}
-
-/// `qualify RESULT.json`: (exit code, terminal stdout, JSON report).
-fn qualify_result(rel: &str) -> (Option<i32>, String, serde_json::Value) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(rel);
-    let run = |json: bool| {
-        let mut c = Command::cargo_bin("hwsurvey").unwrap();
-        c.arg("qualify").arg(&path);
-        if json {
-            c.arg("--json");
-        }
-        c.output().unwrap()
-    };
-    let text = run(false);
-    let json = run(true);
-    assert_eq!(text.status.code(), json.status.code());
-    (
-        text.status.code(),
-        String::from_utf8_lossy(&text.stdout).into_owned(),
-        serde_json::from_slice(&json.stdout).unwrap(),
-    )
-}
-
-/// The x86 and arm64 TCG guests' results of reports/examples: no hardware verdict, one line
-/// why, exit 5, whatever the findings (the TCG guest's pass and not-evaluated findings exited
-/// 0 and never said it was emulated). --strict does not make it a verdict.
-#[test]
-fn an_emulated_result_gets_no_hardware_verdict() {
-    for rel in [
-        "reports/examples/guest-x86-2s4n-smt-standard.json",
-        "reports/examples/guest-arm64-2n-clusters-standard.json",
-    ] {
-        let (code, text, v) = qualify_result(rel);
-        assert_eq!(code, Some(5), "{rel}: {text}");
-        let line = "verdict: none (emulated): full-system emulation: figures measure the \
-                    emulator; no hardware verdict is given for an emulated machine (the \
-                    findings describe what the emulator presents)";
-        assert_eq!(
-            text.lines()
-                .filter(|l| l.starts_with("verdict: "))
-                .collect::<Vec<_>>(),
-            [line],
-            "{rel}: {text}"
-        );
-        assert_eq!(v["verdict"], "emulated", "{rel}");
-        assert_eq!(v["verdict_line"], line, "{rel}");
-        assert_eq!(
-            v["platform"]["emulation"][0], "full-system emulation: figures measure the emulator",
-            "{rel}"
-        );
-        let strict = Command::cargo_bin("hwsurvey")
-            .unwrap()
-            .args(["qualify", "--strict"])
-            .arg(
-                Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("../..")
-                    .join(rel),
-            )
-            .output()
-            .unwrap();
-        assert_eq!(strict.status.code(), Some(5), "{rel}");
-    }
-}
-
-/// The KVM VM's result of reports/examples: nothing warned or failed, but 9 rules about the
-/// machine could not be evaluated in the VM: incomplete, exit 4, the rules named as what this
-/// virtual machine could not check (it exited 0, a pass).
-#[test]
-fn a_virtual_machines_verdict_is_incomplete_and_names_what_it_could_not_check() {
-    let (code, text, v) = qualify_result("reports/examples/vm-x86_64-standard.json");
-    assert_eq!(code, Some(4), "{text}");
-    let line = "verdict: incomplete, not a pass: this virtual machine (KVM) could not check 9 \
-                rules: cpu.governor, memory.balance, memory.channels, memory.mixed, \
-                memory.speed, memory.triad_share, memory.edac, io.pcie_link, io.pcie_uplink; \
-                none warned or failed";
-    assert!(text.contains(&format!("\n{line}\n")), "{text}");
-    assert_eq!(v["verdict"], "incomplete");
-    assert_eq!(v["not_evaluated"].as_array().unwrap().len(), 9);
-    assert_eq!(v["platform"]["virtual_machine"], "virtual machine (KVM)");
 }

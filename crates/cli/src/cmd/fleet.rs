@@ -34,22 +34,26 @@ per figure, between-run spread); a figure moving one way over 3 or more runs by 
 --drift-pct is a drift.
 
 Verdict of a host (a host that stands out or drifts is never a pass):
-  fail        an unreadable file or failure marker, a run not complete, a failed finding,
-              or an outlier figure worse than its group median by --fail-pct or more
-  warn        any other outlier figure (smaller, or the better way), a configuration that
-              stands out, drift, a warned finding, or a failed test
-  emulated    none of the above, and a run measured an emulator: no hardware verdict (its
-              figures' outliers and drift and its findings are listed, never counted)
-  incomplete  none of the above, and rules were not evaluated (on a virtual machine: the
-              rules it could not check), or the run stored no findings
-  pass        every rule evaluated; nothing stood out, drifted, warned or failed
+  fail        an unreadable file or failure marker, a run not complete, a
+              failed finding, or an outlier figure worse than its group
+              median by --fail-pct or more
+  warn        any other outlier figure (smaller, or the better way), a
+              configuration that stands out, drift, a warned finding, or a
+              failed test
+  emulated    none of the above, and a run measured an emulator: no hardware
+              verdict (its figures' outliers and drift and its findings are
+              listed, never counted)
+  incomplete  none of the above, and rules were not evaluated (on a virtual
+              machine: the rules it could not check), or no findings stored
+  pass        every rule evaluated; nothing stood out, drifted, warned, failed
 Preconditions of the profile (empty hugetlb pools) never change a verdict.
 
 Exit codes, by the gravest host verdict:
   0  every host passes
   1  a host warned (and none failed)
   2  a host failed
-  3  input or usage error: a path that does not exist, a directory without .json files
+  3  input or usage error: a path that does not exist, a directory without
+     .json files
   4  a host is incomplete (and none failed, warned or was emulated)
   5  a host ran under emulation (and none failed or warned)
 

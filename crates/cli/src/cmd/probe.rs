@@ -17,11 +17,12 @@ use hwsurvey_probe::{io, memory, os, probe_machine, summary, Machine};
 #[command(after_help = "Exit status:
   0    the machine was probed and printed (facts that could not be read are shown as unknown,
        with the reason)
-  2    usage error, or the input could not be used: a --root that is not a readable
-       directory or snapshot archive, a --dmidecode file that cannot be read, holds no
-       Memory Device record or was saved on another machine (its system, DMI UUID or
-       serial, sockets or installed memory do not fit this one; --dmidecode-other-machine
-       reads it anyway), or standard output that could not be written
+  2    usage error, or the input could not be used: a --root that is not a
+       readable directory or snapshot archive, a --dmidecode file that cannot be
+       read, holds no Memory Device record or was saved on another machine (its
+       system, DMI UUID or serial, sockets or installed memory do not fit this
+       one; --dmidecode-other-machine reads it anyway), or standard output that
+       could not be written
   141  the reader of standard output went away (`hwsurvey probe | head`)
 
 Examples:

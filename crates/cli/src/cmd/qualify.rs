@@ -21,21 +21,21 @@ use hwsurvey_qualify::{binary, from_machine, qualify, Report, RuleSet, Verdict};
 pub const EXIT_INPUT_ERROR: u8 = 3;
 
 /// Text after the options in `hwsurvey qualify --help`.
-const EXIT_CODES: &str =
-    "Verdict (the line under the tally): pass only when every rule about the machine
-was evaluated and none warned or failed; incomplete when rules could not be evaluated
-(named; on a virtual machine, the rules it could not check there); none on an emulated
-machine (QEMU TCG, emulation not excluded, or a result measured under qemu-user): its CPUs,
-memory and figures are the emulator's.
+const EXIT_CODES: &str = "Verdict (the line under the tally): pass only when every rule about
+the machine was evaluated and none warned or failed; incomplete when rules could
+not be evaluated (named; on a virtual machine, the rules it could not check
+there); none on an emulated machine (QEMU TCG, emulation not excluded, or a
+result measured under qemu-user): its CPUs, memory and figures are the
+emulator's.
 
-Exit codes (findings about the machine only; unmet preconditions of the profile, such as
-empty hugetlb pools, are listed apart and never change them):
-  0  pass: every rule evaluated, none warned or failed (informational findings allowed)
+Exit codes (findings about the machine only; unmet preconditions of the profile,
+such as empty hugetlb pools, are listed apart and never change them):
+  0  pass: every rule evaluated, none warned or failed (info findings allowed)
   1  warnings, no failure
   2  a rule failed (with --strict: a warning or an incomplete verdict too)
-  3  input or usage error: bad option, unreadable or invalid rules file, result file or
-     --binary, a --dmidecode text of another machine (without --dmidecode-other-machine),
-     or nothing could be evaluated under the root
+  3  input or usage error: bad option, unreadable or invalid rules file, result
+     file or --binary, a --dmidecode text of another machine (without
+     --dmidecode-other-machine), or nothing could be evaluated under the root
   4  incomplete: rules not evaluated, none warned or failed
   5  emulated machine: no hardware verdict
 
