@@ -237,3 +237,38 @@ fn the_fleet_table_fits_80_columns_into_a_pipe() {
         "{text}"
     );
 }
+
+/// The guests' fleet (tests/guests/tests/fleet.rs) in small: TCG guests whose one host's
+/// configuration differs (THP never where the others run madvise). Its configuration counts
+/// though it is emulated: it warns; its siblings get no hardware verdict.
+#[test]
+fn an_emulated_host_that_stands_out_by_its_configuration_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let guest = hwsurvey_result::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../reports/examples/guest-x86-2s4n-smt-standard.json"),
+    )
+    .unwrap();
+    for host in ["x86-a", "x86-b", "x86-c"] {
+        let mut file = hwsurvey_testkit::fleet_sample::with_host(guest.clone(), host);
+        if host == "x86-c" {
+            file = hwsurvey_testkit::fleet_sample::set_thp(file, "never");
+        }
+        file.write_atomic(&dir.path().join(host).join("result.json"))
+            .unwrap();
+    }
+    let fleet = fleet_of(dir.path(), &opts());
+    assert_eq!(
+        verdicts(&fleet),
+        [
+            ("x86-a", Verdict::Emulated),
+            ("x86-b", Verdict::Emulated),
+            ("x86-c", Verdict::Warn)
+        ]
+    );
+    assert_eq!(
+        host(&fleet, "x86-c").why,
+        ["configuration differs from the group's majority (THP)"]
+    );
+    assert_eq!(fleet.exit_code(), 1);
+}
