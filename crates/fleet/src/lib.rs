@@ -201,6 +201,7 @@ pub fn analyse(loaded: Vec<Loaded>, opts: &Options) -> Fleet {
                 (vec![], None, None)
             }
         };
+        let (findings_stored, not_evaluated) = not_evaluated_of(&file, opts);
         entry.0.push(RunData {
             run: Run {
                 path,
@@ -215,8 +216,8 @@ pub fn analyse(loaded: Vec<Loaded>, opts: &Options) -> Fleet {
             emulation: hwsurvey_result::provenance::emulation(&file),
             id: hwsurvey_result::provenance::RunId::of(&file),
             virtual_machine: hwsurvey_result::provenance::virtual_machine(&file),
-            findings_stored: not_evaluated_of(&file, opts).0,
-            not_evaluated: not_evaluated_of(&file, opts).1,
+            findings_stored,
+            not_evaluated,
             failed_tests: file
                 .tests
                 .iter()
@@ -489,7 +490,11 @@ fn pool(name: String, mut runs: Vec<RunData>, failures: Vec<String>, opts: &Opti
 pub fn decide(h: &mut Host, opts: &Options) {
     let emulated = !h.emulation.is_empty();
     let mut why: Vec<(Verdict, String)> = Vec::new();
+    // the failed tests' line is the last of the failures; the others are the runs'
     let run_failures = h.failures.len() - usize::from(h.failed_tests > 0);
+    if h.runs.is_empty() && run_failures == 0 {
+        why.push((Verdict::Fail, "no readable run".into()));
+    }
     if run_failures > 0 {
         why.push((
             Verdict::Fail,
