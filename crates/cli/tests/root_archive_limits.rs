@@ -1,7 +1,9 @@
 //! `--root ARCHIVE` is unpacked within bounds (issue 32): a file larger than 4 MiB is skipped
 //! and named, an archive of more than 64 MiB decompressed or more than 50000 entries is refused
-//! before anything is written, and the unpack folder is removed on every exit path, SIGINT,
-//! SIGTERM and SIGHUP included. Each archive is crafted here (zeros compress to almost
+//! before anything is written, and the unpack folder is removed on every exit path, every
+//! terminating signal included (SIGQUIT, SIGABRT, SIGALRM, ... as SIGINT, SIGTERM and SIGHUP);
+//! an archive whose entries reach outside through a symlink it made is refused, nothing made
+//! outside. Each archive is crafted here (zeros compress to almost
 //! nothing); `TMPDIR` is a folder of the test's own, so what the command leaves is seen.
 
 use std::io::Write;
@@ -162,7 +164,17 @@ fn a_signal_while_unpacking_removes_the_unpack_folder() {
         None,
         &mut (0..40_000).map(|i| (format!("snap/d{}/{i}", i % 100), 1)),
     );
-    for (sig, code) in [("INT", 130), ("TERM", 143), ("HUP", 129)] {
+    // numbered alike on every target the suites run on (x86_64, aarch64, sparc64)
+    for (sig, code) in [
+        ("INT", 130),
+        ("TERM", 143),
+        ("HUP", 129),
+        ("QUIT", 131),
+        ("ABRT", 134),
+        ("ALRM", 142),
+        ("XCPU", 152),
+        ("PROF", 155),
+    ] {
         let tmpdir = dir.path().join(format!("tmpdir-{sig}"));
         std::fs::create_dir(&tmpdir).unwrap();
         let child = hwsurvey()
@@ -235,4 +247,66 @@ fn snapshot_of_a_capture_never_writes_through_a_link_out_of_its_staging_folder()
         "{} was made outside the staging folder",
         outside.display()
     );
+}
+
+/// The archive of issue 46: the symlink `hwsurvey-snapshot/etc/x -> DIR` and then the folder
+/// entries `etc/x/nologin/` and `etc/x/planted/a/b/c/` created `DIR/nologin` and
+/// `DIR/planted/a/b/c` (as root, aimed at /etc: /etc/nologin), exit 0. Refused now, exit 2,
+/// naming the entry and the link; nothing made outside, nothing left in TMPDIR.
+#[test]
+fn an_archive_with_folder_entries_under_its_own_symlink_makes_nothing_outside() {
+    let dir = hwsurvey_testkit::scratch_tempdir();
+    let outside = dir.path().join("some-dir");
+    std::fs::create_dir(&outside).unwrap();
+    let a = dir.path().join("evil.tar.gz");
+    let gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&a).unwrap(),
+        flate2::Compression::fast(),
+    );
+    let mut t = tar::Builder::new(gz);
+    let mut entry = |name: &str, kind: tar::EntryType, link: Option<&Path>, data: &[u8]| {
+        let mut h = tar::Header::new_gnu();
+        h.set_entry_type(kind);
+        h.set_mode(0o755);
+        h.set_size(data.len() as u64);
+        if let Some(l) = link {
+            h.set_link_name(l).unwrap();
+        }
+        t.append_data(&mut h, name, data).unwrap();
+    };
+    entry(
+        "hwsurvey-snapshot/proc/cpuinfo",
+        tar::EntryType::Regular,
+        None,
+        b"processor\t: 0\n",
+    );
+    entry(
+        "hwsurvey-snapshot/etc/x",
+        tar::EntryType::Symlink,
+        Some(&outside),
+        b"",
+    );
+    entry(
+        "hwsurvey-snapshot/etc/x/nologin/",
+        tar::EntryType::Directory,
+        None,
+        b"",
+    );
+    entry(
+        "hwsurvey-snapshot/etc/x/planted/a/b/c/",
+        tar::EntryType::Directory,
+        None,
+        b"",
+    );
+    drop(entry);
+    t.into_inner().unwrap().finish().unwrap().flush().unwrap();
+    let (code, err, left) = probe(dir.path(), &a);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("entry hwsurvey-snapshot/etc/x/nologin/ leads outside the folder it is unpacked into (through the symlink hwsurvey-snapshot/etc/x); refusing the archive"),
+        "{err}"
+    );
+    let made: Vec<_> = std::fs::read_dir(&outside).unwrap().collect();
+    assert!(made.is_empty(), "made in {}: {made:?}", outside.display());
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
 }

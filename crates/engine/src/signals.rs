@@ -82,46 +82,6 @@ pub fn install_sigint_handler() -> bool {
     false
 }
 
-/// For a command that has nothing to finish writing (`probe`, `qualify`, `snapshot`,
-/// `run --plan-only` on a `--root` archive, whose unpack folder must not outlive it): the
-/// first SIGINT, SIGTERM or SIGHUP runs the cleanups registered with [`on_forced_exit`] and
-/// exits with 128 + the signal number. Taken by a dedicated thread with `sigwait`, as in
-/// [`install_sigint_handler`] (the signals are blocked in the calling thread and the threads
-/// it spawns afterwards): call it early, once, from the main thread, before other threads are
-/// started. Returns false when it could not be installed (std-only build: a signal kills the
-/// process as by default).
-#[cfg(feature = "sys")]
-pub fn install_exit_on_signal() -> bool {
-    use nix::sys::signal::{SigSet, Signal};
-    let mut set = SigSet::empty();
-    for s in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
-        set.add(s);
-    }
-    if set.thread_block().is_err() {
-        return false;
-    }
-    let spawned = std::thread::Builder::new()
-        .name("hwsurvey-signals".into())
-        .spawn(move || loop {
-            let Ok(sig) = set.wait() else { continue };
-            INTERRUPTED.store(true, Ordering::SeqCst);
-            INTERRUPT_SIGNAL.store(sig as i32, Ordering::SeqCst);
-            run_forced_exit_cleanups();
-            std::process::exit(128 + sig as i32);
-        });
-    if spawned.is_err() {
-        let _ = set.thread_unblock();
-        return false;
-    }
-    true
-}
-
-/// Std-only build: no handler.
-#[cfg(not(feature = "sys"))]
-pub fn install_exit_on_signal() -> bool {
-    false
-}
-
 /// Cleanups for a forced exit, in registration order.
 static FORCED_EXIT_CLEANUPS: Mutex<Vec<fn()>> = Mutex::new(Vec::new());
 

@@ -12,6 +12,7 @@
 //! fails as a whole: what could not be read is recorded inside, with the reason.
 
 pub mod block;
+pub mod capture;
 pub mod clocksource;
 pub mod cpu;
 pub mod energy;

@@ -2,6 +2,7 @@
 //! instead of one per file: issue 37). Each tests/*.rs file is a module here; a new test
 //! file must be added below (xtask/tests/one_test_binary.rs fails naming a file that is not).
 
+mod capture_archive;
 mod core_kinds_cpufreq_pci;
 mod dimm_size_encodings;
 mod dmidecode_fit;
