@@ -6,6 +6,10 @@
 //! stands out by: outlier figures with their % from the group median, configuration facts,
 //! drift; causes), then the details of each host that did not pass, ending with its verdict
 //! and why.
+//!
+//! Each format follows its escaping rule ([`hwsurvey_model::text`]'s `terminal`, `markdown`,
+//! `json`, `html`) in the text rendered here, so a file written with `-o` is escaped as the
+//! same report on a terminal.
 
 use crate::figures::{self, FigureKind};
 use crate::{Fleet, Host, Outlier};
@@ -39,8 +43,9 @@ pub fn render(fleet: &Fleet, format: Format, width: Option<usize>) -> String {
 }
 
 /// JSON: the [`Fleet`] with the rules in words (`rules`: `outlier`, `configuration`, `drift`,
-/// `verdict`). (Its first key stays `files`: [`crate::is_fleet_report`] knows a fleet report
-/// by it.)
+/// `verdict`), under the JSON rule ([`hwsurvey_model::text::json`]: control and bidi characters
+/// as `\u` escapes). (Its first key stays `files`: [`crate::is_fleet_report`] knows a fleet
+/// report by it.)
 pub fn json(fleet: &Fleet) -> String {
     let error = |e: serde_json::Error| serde_json::json!({ "error": e.to_string() }).to_string();
     let mut v = match serde_json::to_value(fleet) {
@@ -53,7 +58,7 @@ pub fn json(fleet: &Fleet) -> String {
         "drift": drift_rule(fleet),
         "verdict": verdict_rule(fleet),
     });
-    serde_json::to_string_pretty(&v).unwrap_or_else(error) + "\n"
+    hwsurvey_model::text::json::to_string_pretty(&v).unwrap_or_else(error) + "\n"
 }
 
 fn kind(key: &str) -> &'static FigureKind {
@@ -428,7 +433,8 @@ pub fn terminal(fleet: &Fleet, width: Option<usize>) -> String {
             out.push('\n');
         }
     }
-    out
+    // the terminal rule, to a file as on a terminal
+    hwsurvey_model::text::terminal::document(&out).into_owned()
 }
 
 fn md_table(rows: Vec<Vec<String>>) -> String {
@@ -481,7 +487,7 @@ pub fn markdown(fleet: &Fleet) -> String {
             }
         }
     }
-    out
+    hwsurvey_model::text::markdown::document(&out).into_owned()
 }
 
 use hwsurvey_report::html::{html_cell, html_escape as esc, html_words};
@@ -663,5 +669,5 @@ pub fn html(fleet: &Fleet) -> String {
         out += "</section>\n";
     }
     out += "</body></html>\n";
-    out
+    hwsurvey_model::text::html::document(&out).into_owned()
 }

@@ -12,25 +12,62 @@
 //! - [`one_line`]: a field shown in a table or a line of text, at most N characters, control
 //!   characters escaped.
 //! - [`escape_controls`]: control characters escaped, length kept (terminal output as a whole).
+//!
+//! One escaping rule per format, applied by every renderer of that format wherever it writes
+//! (a file or a terminal): [`terminal`], [`markdown`], [`csv`], [`json`], [`html`].
 
 use std::borrow::Cow;
 use std::fmt;
+
+pub mod csv;
+pub mod html;
+pub mod json;
+pub mod markdown;
+pub mod terminal;
+
+pub use html::escape as html_escape;
+pub use markdown::cell as markdown_cell;
 
 /// Characters of a bad value an error message quotes at most.
 pub const QUOTE_MAX_CHARS: usize = 48;
 
 /// Whether `c` must not reach a terminal or an XML document raw: the C0 controls, DEL, the C1
-/// controls (Unicode category Cc), the bidirectional overrides and isolates (U+202A–U+202E,
-/// U+2066–U+2069: they reorder what is shown, "Trojan Source"), and U+FFFE / U+FFFF (not XML
-/// characters).
+/// controls (Unicode category Cc); the bidirectional overrides, embeddings, isolates and marks
+/// (U+202A–U+202E, U+2066–U+2069, U+200E/U+200F, U+061C: they reorder what is shown, "Trojan
+/// Source") and the other format characters of category Cf that show nothing (zero-width
+/// space and joiners U+200B–U+200D, word joiner and invisible operators U+2060–U+2064,
+/// deprecated format controls U+206A–U+206F, the byte order mark U+FEFF, soft hyphen U+00AD,
+/// Arabic number signs U+0600–U+0605, U+06DD, U+070F, U+08E2, Mongolian vowel separator
+/// U+180E, interlinear annotation U+FFF9–U+FFFB, the tag characters U+E0001, U+E0020–U+E007F);
+/// the line and paragraph separators U+2028/U+2029 (line breaks to some readers); and
+/// U+FFFE / U+FFFF (not XML characters).
 pub fn is_unsafe(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FFFE}' | '\u{FFFF}')
+        || matches!(
+            c,
+            '\u{00AD}'
+                | '\u{0600}'..='\u{0605}'
+                | '\u{061C}'
+                | '\u{06DD}'
+                | '\u{070F}'
+                | '\u{08E2}'
+                | '\u{180E}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{206F}'
+                | '\u{FEFF}'
+                | '\u{FFF9}'..='\u{FFFB}'
+                | '\u{FFFE}'
+                | '\u{FFFF}'
+                | '\u{E0001}'
+                | '\u{E0020}'..='\u{E007F}'
+        )
 }
 
 /// Pushes `c` as a Rust escape (`\n`, `\t`, `\r`, `\0`, `\u{1b}`) when [`is_unsafe`], else as
 /// itself; inside quotes (`quoted`), `"` and `\` are escaped too.
-fn push_escaped(out: &mut String, c: char, quoted: bool) {
+pub(crate) fn push_escaped(out: &mut String, c: char, quoted: bool) {
     match c {
         '\n' => out.push_str("\\n"),
         '\t' => out.push_str("\\t"),
@@ -68,28 +105,6 @@ pub fn escape_controls<'a>(s: &'a str, keep: &str) -> Cow<'a, str> {
         }
     }
     Cow::Owned(out)
-}
-
-/// The one escaper of every HTML page hwsurvey writes (compare's and fleet's reports): `s`
-/// for HTML element content and attribute values, with `&`, `<`, `>`, `"` and `'` as
-/// character references and every [`is_unsafe`] character (ESC, BEL, NUL, CR, the C1
-/// controls, the bidirectional overrides and isolates) written visibly as its Rust escape
-/// (`\u{1b}`, `\0`, `\r`, `\u{202e}`), never raw; newlines and tabs, white space in HTML,
-/// are kept.
-pub fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\n' | '\t' => out.push(c),
-            c => push_escaped(&mut out, c, false),
-        }
-    }
-    out
 }
 
 /// A path for terminal output and one-line messages: its control characters escaped as
@@ -191,16 +206,6 @@ pub fn shorten(s: &str, max_bytes: usize) -> Cow<'_, str> {
         end -= 1;
     }
     Cow::Owned(format!("{}… ({} bytes)", &s[..end], s.len()))
-}
-
-/// Text for one cell of a Markdown pipe table: backslashes and `|` escaped, `<` and `>` as
-/// HTML entities (no tag or autolink takes effect), line breaks as spaces.
-pub fn markdown_cell(s: &str) -> String {
-    s.replace('\\', "\\\\")
-        .replace('|', "\\|")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('\n', " ")
 }
 
 #[cfg(test)]

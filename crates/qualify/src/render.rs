@@ -43,7 +43,7 @@ pub fn json(report: &Report) -> String {
     v["verdict"] = serde_json::json!(report.overall());
     v["verdict_line"] = serde_json::json!(report.verdict_line());
     v["not_evaluated"] = serde_json::json!(report.not_evaluated());
-    serde_json::to_string_pretty(&v).unwrap_or_else(error) + "\n"
+    hwsurvey_model::text::json::to_string_pretty(&v).unwrap_or_else(error) + "\n"
 }
 
 fn tally(report: &Report) -> String {

@@ -26,7 +26,7 @@ pub fn render(c: &Comparison, format: Format, plots: &[(String, String)]) -> Str
         Format::Terminal => terminal(c),
         Format::Markdown => markdown(c),
         Format::Csv => csv(c),
-        Format::Json => serde_json::to_string_pretty(c).unwrap_or_default() + "\n",
+        Format::Json => hwsurvey_model::text::json::to_string_pretty(c).unwrap_or_default() + "\n",
         Format::Html => html(c, plots),
     }
 }
@@ -167,7 +167,8 @@ pub(crate) fn on_top(t: &Table) -> bool {
 /// Terminal: one box table per table, notes under it ([`crate::terminal`]), at natural width
 /// (a pipe or file).
 pub fn terminal(c: &Comparison) -> String {
-    crate::terminal::screen(c, &crate::terminal::Screen::default())
+    let text = crate::terminal::screen(c, &crate::terminal::Screen::default());
+    hwsurvey_model::text::terminal::document(&text).into_owned()
 }
 
 /// Wraps `text` at spaces to lines of at most `width` columns, later lines indented by
@@ -178,17 +179,19 @@ pub fn wrap_note(text: &str, width: usize, indent: usize) -> String {
 
 /// [`terminal`] for a terminal `width` columns wide, every table: see [`crate::terminal`].
 pub fn terminal_fitted(c: &Comparison, width: Option<usize>) -> String {
-    crate::terminal::screen(
+    let text = crate::terminal::screen(
         c,
         &crate::terminal::Screen {
             width,
             details: true,
             ..Default::default()
         },
-    )
+    );
+    hwsurvey_model::text::terminal::document(&text).into_owned()
 }
 
-/// Markdown: a heading and a pipe table per table.
+/// Markdown: a heading and a pipe table per table, under the Markdown rule
+/// ([`hwsurvey_model::text::markdown`]).
 pub fn markdown(c: &Comparison) -> String {
     let mut out = String::from("# hwsurvey comparison\n\n");
     let mut marks = Marks::of(c);
@@ -228,25 +231,16 @@ pub fn markdown(c: &Comparison) -> String {
         }
         out.push('\n');
     }
-    out
+    hwsurvey_model::text::markdown::document(&out).into_owned()
 }
 
-/// One CSV field: quoted when it holds `,` `"` or a line break (RFC 4180); and, by OWASP's
-/// rule against CSV injection, a text starting with `=`, `+`, `-`, `@`, tab or CR gets a
+/// One CSV field under the CSV rule ([`hwsurvey_model::text::csv::field`]): control and bidi
+/// characters escaped, quoted when it holds `,` `"` or a line break (RFC 4180); and, by
+/// OWASP's rule against CSV injection, a text starting with `=`, `+`, `-` or `@` gets a
 /// leading `'`, so a spreadsheet shows it as text instead of running it as a formula
 /// (`=HYPERLINK(...)` in a label). A number (`-0.5`, `+3e9`) is left as it is.
 pub fn csv_field(s: &str) -> String {
-    let formula_like = s.starts_with(['=', '+', '-', '@', '\t', '\r']);
-    let s = if formula_like && s.trim().parse::<f64>().is_err() {
-        format!("'{s}")
-    } else {
-        s.to_string()
-    };
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s
-    }
+    hwsurvey_model::text::csv::field(s)
 }
 
 /// CSV: `table,row,unit,column,value,text,note,missing,n,min,max,cv,ci95_low,ci95_high`, one
@@ -312,7 +306,7 @@ pub fn csv(c: &Comparison) -> String {
             out.push('\n');
         }
     }
-    out
+    hwsurvey_model::text::csv::document(&out).into_owned()
 }
 
 /// Page 1's lines before its tables: when the report was written and by which hwsurvey, each
@@ -617,7 +611,7 @@ pub fn html(c: &Comparison, plots: &[(String, String)]) -> String {
         out += "</section>\n";
     }
     out += "</body></html>\n";
-    out
+    hwsurvey_model::text::html::document(&out).into_owned()
 }
 
 #[cfg(test)]

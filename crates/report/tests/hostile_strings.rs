@@ -1,6 +1,7 @@
 //! Hostile strings in result files: a 1 MiB hostname with ESC, BEL, NUL and newlines, a
-//! kernel string with a terminal escape, a label that is a spreadsheet formula. Every format
-//! stays bounded, the terminal output carries no raw control character, every SVG plot is
+//! kernel string with a terminal escape, a CPU model with bidi and format characters, a label
+//! that is a spreadsheet formula. Every format stays bounded, no format (terminal, Markdown,
+//! CSV, JSON, HTML) carries a raw control, bidi or format character, every SVG plot is
 //! well-formed XML, and the CSV neutralises formula cells (OWASP: a leading `'`).
 
 use hwsurvey_model::Probed;
@@ -22,6 +23,10 @@ fn hostile_files() -> Vec<ResultFile> {
     let mut files = three();
     files[0].environment.hostname = Probed::Known(hostile_hostname());
     files[1].environment.kernel_release = Probed::Known("6.1\u{1b}]0;pwned\u{7}".into());
+    // a CPU model with bidi and format characters and a CR (issue 46: compare -o x.json
+    // wrote them raw)
+    files[2].machine["cpu"]["identity"]["model_name"] =
+        serde_json::json!("EPYC\u{202e}gpj.exe\u{2066}\r\u{200f}\u{feff}\u{85}x");
     files
 }
 
@@ -75,14 +80,12 @@ fn a_megabyte_hostname_keeps_every_format_bounded_and_clean() {
             "{format:?}: {} bytes against {clean} for clean files",
             text.len()
         );
-        if format != Format::Json {
-            // JSON escapes control characters itself; the others must not carry them raw
-            assert!(
-                raw_controls(&text).is_empty(),
-                "{format:?}: raw control characters {:?}",
-                raw_controls(&text)
-            );
-        }
+        // every format, JSON included (its rule writes them as \u escapes)
+        assert!(
+            raw_controls(&text).is_empty(),
+            "{format:?}: raw control characters {:?}",
+            raw_controls(&text)
+        );
     }
     // the label says what it is: the start and end of the hostname, and its length
     assert!(

@@ -463,7 +463,7 @@ impl ResultFile {
             message: format!("serialising: {e}"),
         };
         let form = crate::plain::to_file_form(serde_json::to_value(self).map_err(serialising)?);
-        let mut json = serde_json::to_vec_pretty(&form).map_err(serialising)?;
+        let mut json = hwsurvey_model::text::json::to_vec_pretty(&form).map_err(serialising)?;
         json.push(b'\n');
         // temporary file, fsync, rename, directory fsync; on ENOSPC or EIO the temporary file
         // is removed and the last complete file stays

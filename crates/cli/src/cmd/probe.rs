@@ -74,7 +74,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         errln!("hwsurvey: note: {note}");
     }
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&machine.document())?);
+        outln!(
+            "{}",
+            hwsurvey_model::text::json::to_string_pretty(&machine.document())?
+        );
     } else if args.cpus {
         out!("{}", hwsurvey_probe::cpu_table::cpu_table(&machine));
     } else {

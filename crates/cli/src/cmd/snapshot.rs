@@ -194,7 +194,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     // removed on every exit path, a signal's included
-    let tmp = super::capture::TempFolder::new().context("staging folder")?;
+    let tmp = hwsurvey_probe::capture::TempFolder::new()
+        .context("cannot create a temporary folder for staging")?;
     let staging = tmp.path();
     for path in source.accessed() {
         stage(source, staging, &path)?;
@@ -205,7 +206,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     std::fs::write(
         &facts_path,
-        serde_json::to_vec_pretty(&LiveFacts::from_machine(&first, source))?,
+        hwsurvey_model::text::json::to_vec_pretty(&LiveFacts::from_machine(&first, source))?,
     )?;
     let mut machine = first;
     for _ in 0..3 {
@@ -226,7 +227,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let machine_json = staging.join(MACHINE_JSON.trim_start_matches('/'));
     std::fs::write(
         &machine_json,
-        serde_json::to_vec_pretty(&machine.document())?,
+        hwsurvey_model::text::json::to_vec_pretty(&machine.document())?,
     )?;
 
     // a temporary file beside the output, published complete (or removed on an error)

@@ -603,3 +603,65 @@ fn hwsurvey_reports_beside_the_results_are_skipped_with_a_note() {
 }
 
 mod printed_reports;
+
+/// Issue 46: `compare -o x.json` kept raw bidi characters of a CPU model and a hostname
+/// (U+202E, U+2066), while the terminal showed them escaped. Every format written with `-o`
+/// (JSON, Markdown, CSV, HTML, terminal) follows its escaping rule, as on a terminal; the
+/// JSON still reads back the CPU model as it was.
+#[test]
+fn every_format_written_to_a_file_escapes_control_and_bidi_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = hwsurvey_testkit::report_sample::three();
+    let model = "EPYC\u{1b}]0;t\u{7}\r\u{202e}exe.txt\u{2066}x\u{2069}";
+    files[0].environment.hostname = hwsurvey_model::Probed::Known("web\u{202e}\u{1b}[31m".into());
+    files[1].machine["cpu"]["identity"]["model_name"] = serde_json::json!(model);
+    let paths: Vec<PathBuf> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let p = dir.path().join(format!("r{i}.json"));
+            f.write_atomic(&p).unwrap();
+            p
+        })
+        .collect();
+    // the result files themselves carry no raw bidi character either, and load back the same
+    let written = std::fs::read_to_string(&paths[1]).unwrap();
+    assert!(!written.contains('\u{202e}') && written.contains("\\u202e"));
+    let back = hwsurvey_result::load(&paths[1]).unwrap();
+    assert_eq!(back.machine["cpu"]["identity"]["model_name"], model);
+    for (name, format) in [
+        ("x.json", "json"),
+        ("x.md", "markdown"),
+        ("x.csv", "csv"),
+        ("x.html", "html"),
+        ("x.txt", "terminal"),
+    ] {
+        let out = dir.path().join(name);
+        hwsurvey()
+            .arg("compare")
+            .args(&paths)
+            .args(["--format", format, "-o"])
+            .arg(&out)
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(&out).unwrap();
+        let keep = if format == "terminal" || format == "html" {
+            "\n\t"
+        } else {
+            "\n"
+        };
+        let raw: Vec<char> = text
+            .chars()
+            .filter(|c| hwsurvey_model::text::is_unsafe(*c) && !keep.contains(*c))
+            .collect();
+        assert!(raw.is_empty(), "{name}: raw {raw:?}");
+        if format == "json" {
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert!(v.to_string().contains("exe.txt"), "{name}");
+            assert!(
+                text.contains("\\u202e"),
+                "{name}: the bidi character escaped"
+            );
+        }
+    }
+}

@@ -228,7 +228,7 @@ mod imp {
 #[cfg(not(feature = "sys"))]
 mod imp {
     use super::*;
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 
     impl Beneath {
         /// The folder `root` (which this process made).
