@@ -452,9 +452,11 @@ fn symlinks_in_the_folder_are_skipped_and_named() {
     assert!(!text.contains("node9 "), "{text}");
 }
 
-/// The issue's reproduction: `fleet F --json -o F/x.json`, then `fleet F`, reported a failed
-/// host "x". A fleet's report in the folder is never read as a host, and the report written
-/// is never one of its inputs (so --force can replace it).
+/// `fleet F --json -o F/x.json` made the next `fleet F` report a failed host "x"; then the
+/// report was skipped as "the report this fleet writes" and written over whatever was there.
+/// An output inside a scanned folder under a result's name is refused now, with or without
+/// --force (exit 3, nothing written); a fleet report put there otherwise (`--json > F/x.json`)
+/// is still never read as a host.
 #[test]
 fn the_fleets_own_report_in_the_folder_is_not_a_host() {
     let dir = tempfile::tempdir().unwrap();
@@ -471,8 +473,24 @@ fn the_fleets_own_report_in_the_folder_is_not_a_host() {
             cmd.arg("--force");
         }
         let out = cmd.output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        assert_eq!(out.status.code(), Some(3), "{out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(&format!(
+                "{}: is inside {}, which this command reads, under a name it reads as a host's result file or failure marker; refusing to write there, even with --force",
+                report.display(),
+                dir.path().display()
+            )),
+            "{out:?}"
+        );
+        assert!(!report.exists());
     }
+    let out = hwsurvey()
+        .arg("fleet")
+        .arg(dir.path())
+        .arg("--json")
+        .output()
+        .unwrap();
+    std::fs::write(&report, &out.stdout).unwrap();
     let (code, text) = fleet_of(dir.path());
     assert_eq!(code, Some(2), "{text}");
     assert!(
@@ -486,6 +504,43 @@ fn the_fleets_own_report_in_the_folder_is_not_a_host() {
         )),
         "{text}"
     );
+}
+
+/// Issue 46's reproduction: `fleet F -o F/web/a.json --force`, `a.json` being a host's
+/// result, was skipped as "the report this fleet writes" and overwritten, and the next fleet
+/// marked the host failed. Refused now, as compare refuses an input, the file untouched; so is
+/// `-o F/node1/result.json` named by the file itself among the inputs.
+#[test]
+fn fleet_never_writes_over_one_of_its_inputs_even_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    fleet_dir(dir.path());
+    let input = dir.path().join("node1/result.json");
+    let before = std::fs::read(&input).unwrap();
+    for args in [
+        vec![dir.path().to_path_buf()],
+        vec![input.clone(), dir.path().join("node2/result.json")],
+    ] {
+        for format in ["markdown", "json", "html", "terminal"] {
+            let out = hwsurvey()
+                .arg("fleet")
+                .args(&args)
+                .args(["--format", format, "--force", "-o"])
+                .arg(&input)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(3), "{format}: {err}");
+            assert!(err.contains("even with --force"), "{format}: {err}");
+            assert_eq!(
+                std::fs::read(&input).unwrap(),
+                before,
+                "{format}: written over"
+            );
+        }
+    }
+    let (code, text) = fleet_of(dir.path());
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("0 failed"), "{text}");
 }
 
 /// A FIFO under a result's name (`node7.json`) or a marker's (`node6/hwsurvey-failed.txt`)
@@ -575,4 +630,53 @@ fn printed_fleet_report_breaks_no_host_name_and_cuts_nothing() {
     let (lost, split) = hwsurvey_testkit::printed::lost_or_split(&page, &printed);
     assert!(lost.is_empty(), "not printed: {lost:?}\n{printed}");
     assert!(split.is_empty(), "broken in print: {split:?}\n{printed}");
+}
+
+/// Issue 46: host folder names and CPU models holding ESC, OSC, BEL, CR, U+202E and U+2066
+/// were written raw by `fleet --format markdown -o out.md` (8 ESC, 3 BEL, 2 CR, 5 bidi) and by
+/// `--json -o` (the bidi characters), as the playbook's fleet.md; each format written to a
+/// file follows its escaping rule now, as on a terminal.
+#[test]
+fn every_format_written_with_o_escapes_control_and_bidi_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let hostile = [
+        "esc\u{1b}[31mred\u{1b}]0;title\u{7}",
+        "cr\rover",
+        "bidi\u{202e}txt.exe\u{2066}x\u{2069}",
+    ];
+    for (i, name) in hostile.iter().enumerate() {
+        let mut f = with_host(example("x86_64-standard.json"), "h");
+        f.machine["cpu"]["identity"]["model_name"] =
+            serde_json::json!(format!("AMD EPYC {name} {i}"));
+        f.write_atomic(&run.join(name).join("result.json")).unwrap();
+    }
+    for (file, format) in [
+        ("fleet.md", "markdown"),
+        ("fleet.json", "json"),
+        ("fleet.html", "html"),
+        ("fleet.txt", "terminal"),
+    ] {
+        let out = dir.path().join(file);
+        let done = hwsurvey()
+            .arg("fleet")
+            .arg(&run)
+            .args(["--format", format, "-o"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(matches!(done.status.code(), Some(0..=2)), "{done:?}");
+        let text = std::fs::read_to_string(&out).unwrap();
+        let keep = if format == "terminal" || format == "html" {
+            "\n\t"
+        } else {
+            "\n"
+        };
+        let raw: Vec<char> = text
+            .chars()
+            .filter(|c| hwsurvey_model::text::is_unsafe(*c) && !keep.contains(*c))
+            .collect();
+        assert!(raw.is_empty(), "{file}: raw {raw:?}");
+        assert!(text.contains("u{1b}[31mred"), "{file}: {text}");
+    }
 }

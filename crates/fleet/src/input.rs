@@ -41,6 +41,14 @@ pub fn is_failure_marker(path: &Path) -> bool {
     path.file_name().is_some_and(|n| n == FAILURE_MARKER)
 }
 
+/// Whether a directory walk of [`collect`] reads a file of this path as an input: a `*.json`
+/// or a [`FAILURE_MARKER`]. An output under such a name inside a folder the fleet scans is
+/// refused ([`hwsurvey_model::files::check_output_reading`]): the next fleet would read it as a
+/// host's result.
+pub fn is_input_name(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "json") || is_failure_marker(path)
+}
+
 /// What [`collect`] found: the files to read, and what it skipped, one line each
 /// (`skipped DIR/x: symlink`), for the report.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -154,7 +162,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, skipped: &mut Vec<String>) -> Result
         let kind = entry
             .file_type()
             .map_err(|e| InputError(format!("{}: {e}", path.display())))?;
-        let wanted = path.extension().is_some_and(|e| e == "json") || is_failure_marker(&path);
+        let wanted = is_input_name(&path);
         if kind.is_symlink() {
             skipped.push(format!("skipped {}: symlink", path.display()));
         } else if kind.is_dir() {

@@ -13,7 +13,10 @@
 
 pub mod output;
 
-pub use output::{check_output, write_atomic, AtomicFile, OutputError, OutputLock};
+pub use output::{
+    check_output, check_output_reading, write_atomic, AtomicFile, OutputError, OutputLock,
+    ScannedFolder,
+};
 
 use std::fmt;
 use std::io::Read;

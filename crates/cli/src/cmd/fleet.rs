@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use hwsurvey_fleet::render::{render, Format};
 use hwsurvey_fleet::{analyse, collect, load_all, Options};
+use hwsurvey_model::files::{check_output_reading, ScannedFolder};
 
 /// Exit code of an input or usage error (2 means "a host failed").
 pub const EXIT_INPUT_ERROR: u8 = 3;
@@ -105,10 +106,11 @@ pub struct Args {
     #[arg(long, conflicts_with = "format")]
     json: bool,
     /// Write the report to FILE instead of standard output. An existing file is refused
-    /// unless --force; an input is always refused.
+    /// unless --force; an input is always refused, and so is a *.json or hwsurvey-failed.txt
+    /// name inside a DIR given (the next fleet would read it as a host's).
     #[arg(short = 'o', long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Replace an existing -o file (never an input).
+    /// Replace an existing -o file (never an input, nor a name the scan of a DIR reads).
     #[arg(long)]
     force: bool,
 }
@@ -134,11 +136,21 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
     // the report being written is never read as a host (nor is any fleet report in DIR)
     let collected = collect(&args.inputs, args.output.as_slice())?;
     let sources = collected.sources;
-    // the one output rule, before any work: never an input, never an existing file without
-    // --force
+    // the one output rule, before any work: never an input (a file read, or a name the scan
+    // of a DIR reads, even not there yet), never an existing file without --force
     if let Some(p) = &args.output {
         let inputs: Vec<&std::path::Path> = sources.iter().map(|s| s.path.as_path()).collect();
-        hwsurvey_model::files::check_output(p, &inputs, args.force)?;
+        let folders: Vec<ScannedFolder> = args
+            .inputs
+            .iter()
+            .filter(|i| i.is_dir())
+            .map(|dir| ScannedFolder {
+                dir,
+                reads: hwsurvey_fleet::is_input_name,
+                what: "a host's result file or failure marker",
+            })
+            .collect();
+        check_output_reading(p, &inputs, &folders, args.force)?;
     }
     let opts = Options {
         k: args.k,

@@ -1,10 +1,12 @@
 //! Writing a file the user named with `-o` (a result file, a report, a snapshot archive, a
 //! plot): the one rule every command follows, and the one way files appear.
 //!
-//! **The rule** ([`check_output`]): an existing file is never replaced without `--force`,
-//! and a file the command reads (an input) is never replaced at all, even with `--force`.
-//! "The same file" is judged twice: by canonical path (symlinks resolved) and by device and
-//! inode (a hard link, or a path through a bind mount). With `--force` only a regular file
+//! **The rule** ([`check_output`], [`check_output_reading`]): an existing file is never
+//! replaced without `--force`, and a file the command reads (an input) is never written at
+//! all, even with `--force`: neither a file named as an input nor, inside a folder the
+//! command scans (`fleet DIR`), any file under a name the scan reads (`DIR/web/a.json`),
+//! whether it exists yet or not. "The same file" is judged twice: by canonical path
+//! (symlinks resolved) and by device and inode (a hard link, or a path through a bind mount). With `--force` only a regular file
 //! (or a symlink, which is itself replaced, not its target) is replaced, never a device, a
 //! FIFO or a directory.
 //!
@@ -45,6 +47,21 @@ pub enum OutputError {
         input: PathBuf,
         /// `"the same path as"` or `"the same file (a link) as"`.
         how: &'static str,
+    },
+    /// Inside a folder the command scans, under a name the scan reads as an input.
+    #[error(
+        "{}: is inside {}, which this command reads, under a name it reads as {what}; refusing to write there, even with --force (write it outside {} or under another name)",
+        path.display(),
+        dir.display(),
+        dir.display()
+    )]
+    InScannedFolder {
+        /// The output as named.
+        path: PathBuf,
+        /// The folder scanned, as named.
+        dir: PathBuf,
+        /// What a file of that name is read as (`"a result file"`).
+        what: &'static str,
     },
     /// Exists and is not a regular file: `--force` replaces only regular files.
     #[error("{}: is {kind}, not a regular file; --force replaces only regular files", path.display())]
@@ -113,6 +130,46 @@ fn canonical_or_planned(path: &Path) -> Option<PathBuf> {
     Some(dir.join(path.file_name()?))
 }
 
+/// `path` with symlinks resolved as far as it exists: its longest existing ancestor's
+/// canonical path joined with the rest (the path a new file and its new folders would get).
+fn canonical_planned(path: &Path) -> Option<PathBuf> {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().ok()?.join(path)
+    };
+    let mut rest = Vec::new();
+    let mut here = absolute.as_path();
+    loop {
+        if let Ok(c) = std::fs::canonicalize(here) {
+            return Some(rest.iter().rev().fold(c, |p, n| p.join(n)));
+        }
+        rest.push(here.file_name()?.to_os_string());
+        here = here.parent()?;
+    }
+}
+
+/// A folder a command scans for its inputs (`hwsurvey fleet DIR`: every `*.json` and failure
+/// marker below it, at any depth).
+#[derive(Clone, Copy)]
+pub struct ScannedFolder<'a> {
+    /// The folder as named.
+    pub dir: &'a Path,
+    /// Whether the scan reads a file of this path (judged by its name).
+    pub reads: fn(&Path) -> bool,
+    /// What such a file is read as: `"a result file"`.
+    pub what: &'static str,
+}
+
+impl std::fmt::Debug for ScannedFolder<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScannedFolder")
+            .field("dir", &self.dir)
+            .field("what", &self.what)
+            .finish()
+    }
+}
+
 /// Whether `output` names the file `input`: same canonical path, or (both existing) the same
 /// device and inode. `Some(how)` says which.
 pub fn same_file(output: &Path, input: &Path) -> Option<&'static str> {
@@ -140,6 +197,36 @@ pub fn same_file(output: &Path, input: &Path) -> Option<&'static str> {
 /// # Errors
 /// [`OutputError::IsInput`], [`OutputError::Exists`], [`OutputError::NotRegular`].
 pub fn check_output(path: &Path, inputs: &[&Path], force: bool) -> Result<(), OutputError> {
+    check_output_reading(path, inputs, &[], force)
+}
+
+/// [`check_output`] for a command that also scans `folders`: besides, an output inside one of
+/// them (at any depth, symlinks resolved) under a name its scan reads is refused, even with
+/// `force` and whether the file exists or not, since the next run would read it as an input.
+///
+/// # Errors
+/// [`OutputError::IsInput`], [`OutputError::InScannedFolder`], [`OutputError::Exists`],
+/// [`OutputError::NotRegular`].
+pub fn check_output_reading(
+    path: &Path,
+    inputs: &[&Path],
+    folders: &[ScannedFolder<'_>],
+    force: bool,
+) -> Result<(), OutputError> {
+    let planned = canonical_planned(path);
+    for f in folders {
+        let inside = match (&planned, std::fs::canonicalize(f.dir)) {
+            (Some(p), Ok(d)) => p.starts_with(&d) && *p != d,
+            _ => false,
+        };
+        if inside && ((f.reads)(path) || planned.as_deref().is_some_and(f.reads)) {
+            return Err(OutputError::InScannedFolder {
+                path: path.to_owned(),
+                dir: f.dir.to_owned(),
+                what: f.what,
+            });
+        }
+    }
     for input in inputs {
         if let Some(how) = same_file(path, input) {
             return Err(OutputError::IsInput {

@@ -267,3 +267,51 @@ fn a_killed_runs_lock_file_never_blocks_and_is_named() {
     assert!(!target.exists());
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn an_output_under_a_name_a_scanned_folder_reads_is_refused_even_with_force() {
+    let d = temp_dir("scanned");
+    std::fs::create_dir_all(d.join("web")).unwrap();
+    std::fs::write(d.join("web/a.json"), "{}").unwrap();
+    let reads: fn(&Path) -> bool = |p| p.extension().is_some_and(|e| e == "json");
+    let folders = [ScannedFolder {
+        dir: &d,
+        reads,
+        what: "a result file",
+    }];
+    for force in [false, true] {
+        // an existing result, a new one, one in a folder not made yet, and one through `..`
+        for out in [
+            d.join("web/a.json"),
+            d.join("web/b.json"),
+            d.join("db/new/c.json"),
+            d.join("web/../x.json"),
+        ] {
+            let e = check_output_reading(&out, &[], &folders, force).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "{}: is inside {}, which this command reads, under a name it reads as a result file; refusing to write there, even with --force (write it outside {} or under another name)",
+                    out.display(),
+                    d.display(),
+                    d.display()
+                )
+            );
+        }
+        // another name inside, and a result's name outside the folder: the usual rule
+        check_output_reading(&d.join("fleet.md"), &[], &folders, force).unwrap();
+        let outside = temp_dir("scanned-outside");
+        check_output_reading(&outside.join("fleet.json"), &[], &folders, force).unwrap();
+    }
+    // through a symlink to the folder
+    #[cfg(unix)]
+    {
+        let outside = temp_dir("scanned-link");
+        let link = outside.join("via");
+        std::os::unix::fs::symlink(&d, &link).unwrap();
+        assert!(matches!(
+            check_output_reading(&link.join("web/a.json"), &[], &folders, true),
+            Err(OutputError::InScannedFolder { .. })
+        ));
+    }
+}
