@@ -25,8 +25,8 @@ pub mod render;
 mod types;
 
 pub use input::{
-    collect, is_failure_marker, is_fleet_report, load_all, Collected, InputError, Loaded, Source,
-    FAILURE_MARKER,
+    collect, is_failure_marker, is_fleet_report, is_input_name, load_all, Collected, InputError,
+    Loaded, Source, FAILURE_MARKER,
 };
 pub use types::{
     Cause, Fleet, Group, GroupFigure, Host, HostFigure, HostFinding, Outlier, Run, Verdict,
@@ -88,20 +88,27 @@ impl Default for Options {
     }
 }
 
-/// Host name of a loaded file: folder, else hostname, else file stem.
+/// Longest host name shown, characters (a longer folder or hostname shows its start, end
+/// and length: [`hwsurvey_model::text::one_line`]).
+pub const MAX_HOST_NAME_CHARS: usize = 128;
+
+/// Host name of a loaded file: folder, else hostname, else file stem; as shown (control and
+/// bidi characters escaped, at most [`MAX_HOST_NAME_CHARS`]), so that names that differ are
+/// told apart in every output.
 fn host_name(src: &Source, file: Option<&ResultFile>) -> String {
-    if let Some(h) = &src.folder_host {
-        return h.clone();
-    }
-    if let Some(h) = file.and_then(|f| f.environment.hostname.known()) {
-        if !h.is_empty() {
-            return h.clone();
-        }
-    }
-    src.path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| src.path.display().to_string())
+    let raw = match (
+        &src.folder_host,
+        file.and_then(|f| f.environment.hostname.known()),
+    ) {
+        (Some(h), _) => h.clone(),
+        (None, Some(h)) if !h.is_empty() => h.clone(),
+        _ => src
+            .path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| src.path.display().to_string()),
+    };
+    hwsurvey_model::text::one_line(&raw, MAX_HOST_NAME_CHARS).into_owned()
 }
 
 /// The failed and warned findings a file stores (its typed `qualification`,
@@ -226,13 +233,20 @@ pub fn analyse(loaded: Vec<Loaded>, opts: &Options) -> Fleet {
         });
     }
     let mut notes = copies_of_one_run(&by_host);
-    // one host is one machine: the runs under one name are split by machine identity
+    // one host is one machine: the runs under one name are split by machine identity, the
+    // machines after the first named so that every host name is unique
     let mut hosts: Vec<Host> = Vec::new();
+    let mut taken: BTreeSet<String> = by_host.keys().cloned().collect();
     for (name, (runs, failures)) in by_host {
-        let (machines, note) = machines::split(&name, runs, |r| machines::MachineKey {
-            host_id: r.host_id.as_ref(),
-            identity: r.identity.as_ref(),
-        });
+        let (machines, note) = machines::split(
+            &name,
+            runs,
+            |r| machines::MachineKey {
+                host_id: r.host_id.as_ref(),
+                identity: r.identity.as_ref(),
+            },
+            &mut taken,
+        );
         notes.extend(note);
         let mut failures = Some(failures);
         if machines.is_empty() {

@@ -70,12 +70,15 @@ pub(crate) fn same_machine(a: MachineKey, b: MachineKey) -> (bool, String) {
 
 /// Splits the runs filed under host `name` into machines: each run joins the first machine
 /// whose first run is [`same_machine`], else starts a new one. The first machine keeps
-/// `name`, the others are `<name> [machine N]`. With more than one machine, also the note
-/// that says so and why.
+/// `name`, the others are `<name> [machine N]`, N from the machine's place on, the first
+/// that is not in `taken` (the fleet's names: a real folder `web [machine 2]` beside two
+/// machines in `web` makes the second one `web [machine 3]`), each added to `taken`. With
+/// more than one machine, also the note that says so and why.
 pub(crate) fn split<T>(
     name: &str,
     runs: Vec<T>,
     key: impl Fn(&T) -> MachineKey,
+    taken: &mut std::collections::BTreeSet<String>,
 ) -> (Vec<(String, Vec<T>)>, Option<String>) {
     let mut machines: Vec<Vec<T>> = Vec::new();
     let mut why: Vec<String> = Vec::new();
@@ -104,11 +107,14 @@ pub(crate) fn split<T>(
         .into_iter()
         .enumerate()
         .map(|(i, runs)| {
-            let n = if i == 0 {
-                name.to_string()
-            } else {
-                format!("{name} [machine {}]", i + 1)
-            };
+            if i == 0 {
+                return (name.to_string(), runs);
+            }
+            let n = (i + 1..)
+                .map(|k| format!("{name} [machine {k}]"))
+                .find(|n| !taken.contains(n))
+                .expect("an unused number");
+            taken.insert(n.clone());
             (n, runs)
         })
         .collect();

@@ -4,5 +4,6 @@
 
 mod firmware;
 mod fleet;
+mod names_and_escaping;
 mod terminal_fit;
 mod verdict;
