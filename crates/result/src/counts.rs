@@ -9,9 +9,10 @@ use serde_json::Value;
 use crate::consistency::FieldProblem;
 use crate::file::ResultFile;
 
-/// Most worker threads a point may have: 2^20, far beyond the 8192 CPUs of the largest
-/// `NR_CPUS` a distribution kernel is built with, times the profiles' oversubscription.
-pub const MAX_THREADS: usize = 1 << 20;
+/// Most worker threads a point may have, whatever its machine: the engine's cap
+/// ([`crate::bounds::MAX_THREADS_PER_POINT`], 4096); [`crate::bounds`] bounds them by the
+/// machine's own CPUs.
+pub const MAX_THREADS: usize = crate::bounds::MAX_THREADS_PER_POINT;
 
 /// `MemTotal` of the probe document, bytes, when known and not 0.
 fn mem_total(doc: &Value) -> Option<u64> {

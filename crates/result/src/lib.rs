@@ -4,7 +4,7 @@
 //!
 //! A leaf of the pipeline: the engine writes these types, compare, report and qualify read
 //! them, and nothing here depends on a workload. Module map: [`file`](mod@file) (the document, load,
-//! validate, write), [`consistency`] (sizes, page sizes and strings a loaded file must hold), [`outcome`] (what a family returns for one point), [`page_mode`] (the page backing a
+//! validate, write), [`bounds`] (what a point can be on its own machine), [`consistency`] (sizes, page sizes and strings a loaded file must hold), [`outcome`] (what a family returns for one point), [`page_mode`] (the page backing a
 //! point asks for), [`plan`] (points and
 //! skips as recorded), [`placement`] (placement policy and pinning achieved), [`plain`] (version 2's plain values
 //! with `null` for unknown, and the reader back), [`profile`]
@@ -12,6 +12,7 @@
 //! native; which run), [`qualification`] (the findings a run
 //! stores, typed), [`qualifier`] (what fills them as the file is written), [`verdict`] (a finished run's exit status).
 
+pub mod bounds;
 pub mod consistency;
 pub mod counts;
 pub mod file;

@@ -255,7 +255,10 @@ impl ResultFile {
     /// - sizes, page sizes and strings plausible for the recorded machine
     ///   ([`crate::consistency::check_document`]);
     /// - counts plausible, and the file not contradicting itself
-    ///   ([`crate::counts::check_counts`]: points of 0 threads, pools larger than the memory).
+    ///   ([`crate::counts::check_counts`]: points of 0 threads, pools larger than the memory);
+    /// - every point possible on the file's own machine ([`crate::bounds::check_points`]:
+    ///   threads within its online CPUs, CPUs within its possible ones, rates within what its
+    ///   clock and memory can do).
     ///
     /// `path` names the file in the error, which is one line: the file, the JSON field path
     /// (with the test's family and id), the value shortened and what is wrong.
@@ -368,6 +371,7 @@ impl ResultFile {
         }
         crate::consistency::check_document(doc).map_err(invalid)?;
         crate::counts::check_counts(self, doc).map_err(invalid)?;
+        crate::bounds::check_points(self, doc).map_err(invalid)?;
         Ok(())
     }
 }

@@ -37,7 +37,7 @@ fn absurd_counts_are_refused_with_the_fields_path() {
                 d["tests"][0]["point"]["threads"] = json!(0);
                 d["tests"][0]["point"]["cpus"] = json!([]);
             },
-            "at tests[0].point.threads (test \"mem.bandwidth\" \"stream.copy/threads=1\"): 0 is not a number of worker threads (1 to 1048576)",
+            "at tests[0].point.threads (test \"mem.bandwidth\" \"stream.copy/threads=1\"): 0 is not a number of worker threads (1 to 4096)",
         ),
         (
             |d| d["tests"][0]["point"]["cpus"] = json!([]),

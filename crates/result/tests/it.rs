@@ -6,4 +6,5 @@ mod counts;
 mod error_bounds;
 mod example_estimates;
 mod full_disk;
+mod machine_bounds;
 mod stored_findings;
