@@ -51,6 +51,8 @@ pub fn build_plan(
         .as_ref()
         .map(|(_, s)| s.clone())
         .unwrap_or_else(|| "unknown: 1 GiB assumed".into());
+    // points planned so far, run and skipped: at most MAX_PLAN_POINTS
+    let mut planned_points = 0usize;
     for family in families {
         let id = family.id();
         if !only.is_empty()
@@ -88,6 +90,20 @@ pub fn build_plan(
             speed: &speed,
         };
         let planned = family.plan(&input)?;
+        planned_points += planned.points.len() + planned.skipped.len();
+        if planned_points > crate::profile::MAX_PLAN_POINTS {
+            return Err(crate::profile::ProfileError {
+                file: profile.source.clone(),
+                line: None,
+                key: Some(format!("families.\"{id}\"")),
+                message: format!(
+                    "plans {} points ({planned_points} with the families before it), more than \
+                     the {} points a plan may hold: shorten its lists",
+                    planned.points.len() + planned.skipped.len(),
+                    crate::profile::MAX_PLAN_POINTS
+                ),
+            });
+        }
         let mem_cap = input.memory_cap_bytes();
         let mut fp = FamilyPlan {
             family: id.into(),

@@ -23,9 +23,15 @@
 //! ([`ProfileError`]), using the spans toml keeps.
 //!
 //! Every number and list has a stated range (the field docs of [`RunSettings`] and of each
-//! family's `Params`), checked at load time by a [`Checker`]: lists are non-empty and without
-//! duplicates, sizes > 0, min <= max pairs in order, the id non-empty. A value out of range is
-//! an error naming the key, the range and the value; nothing is silently replaced.
+//! family's `Params`), checked at load time by a [`Checker`]: lists are non-empty, without
+//! duplicates and of at most [`MAX_LIST_ENTRIES`] entries, sizes > 0, min <= max pairs in
+//! order, the id non-empty. A value out of range is an error naming the key, the range and the
+//! value; nothing is silently replaced.
+//!
+//! What one profile may cost is bounded: the file at most [`MAX_PROFILE_BYTES`], each list at
+//! most [`MAX_LIST_ENTRIES`] entries, and the plan built from it at most
+//! [`MAX_PLAN_POINTS`] points (`crate::plan::build_plan` refuses more, naming the family),
+//! so that neither `run --plan-only` nor a run holds more than a few MiB of plan.
 
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
@@ -226,8 +232,18 @@ impl Section {
 
 /// Hard cap of threads in one point (workers or clients), whatever the machine: 4096. A
 /// profile's `oversubscription_factor` (1..=64) times the usable CPUs is cut to this, and
-/// family thread parameters are bounded by it.
-pub const MAX_THREADS_PER_POINT: usize = 4096;
+/// family thread parameters are bounded by it; the result loader refuses more
+/// ([`hwsurvey_result::bounds::MAX_THREADS_PER_POINT`], the same number).
+pub const MAX_THREADS_PER_POINT: usize = hwsurvey_result::bounds::MAX_THREADS_PER_POINT;
+
+/// Most entries of one list of a profile (`block_sizes_bytes`, `queue_depths`, ...): 64 (the
+/// standard profile's longest list has 9).
+pub const MAX_LIST_ENTRIES: usize = 64;
+
+/// Most points one plan may hold, run and skipped together: 10000 (the standard profile plans
+/// 244 on 16 CPUs; a point takes about 3 KB of plan, and its samples about as much of the
+/// result file).
+pub const MAX_PLAN_POINTS: usize = 10_000;
 
 /// Largest size a profile may name, bytes: 1 TiB (2^40).
 pub const MAX_SIZE_BYTES: u64 = 1 << 40;
@@ -335,7 +351,7 @@ impl<'a> Checker<'a> {
         Ok(())
     }
 
-    /// A non-empty list without repeated entries.
+    /// A non-empty list without repeated entries, of at most [`MAX_LIST_ENTRIES`] entries.
     pub fn list<T: PartialEq + Serialize>(
         &self,
         key: &str,
@@ -345,6 +361,15 @@ impl<'a> Checker<'a> {
             return Err(self.error(
                 key,
                 "expected a non-empty list without duplicates, got []".into(),
+            ));
+        }
+        if items.len() > MAX_LIST_ENTRIES {
+            return Err(self.error(
+                key,
+                format!(
+                    "expected at most {MAX_LIST_ENTRIES} entries, got {}",
+                    items.len()
+                ),
             ));
         }
         for (i, a) in items.iter().enumerate() {

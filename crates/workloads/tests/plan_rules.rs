@@ -322,3 +322,49 @@ fn loaded_latency_is_estimated_at_the_minimum_samples_and_a_half() {
         );
     }
 }
+
+/// A plan holds at most `MAX_PLAN_POINTS` points: 48 storage folders of 256 points each (and
+/// their groups: 2, 4, ... all) would plan over 13000; refused, naming the family, before a
+/// run or `--plan-only` holds them.
+#[test]
+fn a_plan_of_more_than_max_plan_points_is_refused() {
+    let list = |n: usize| {
+        format!(
+            "[{}]",
+            (1..=n)
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let text = format!(
+        "format_version = 1\nid = \"t\"\nversion = 1\ndescription = \"d\"\n[run]\nplacement = \"compact\"\nsample_min_s = 0.2\nsample_min_clock_ticks = 20\nwarmup_s = 0.1\nsamples_min = 3\nsamples_max = 5\ntarget_cv = 0.03\nmemory_fraction = 0.5\nmemory_llc_multiple = 4.0\nmemory_min_working_set_bytes = 1048576\noversubscription_factor = 2\n[families.\"storage.iops\"]\n[families.\"storage.iops\".params]\npatterns = [\"randread_4k\", \"seqwrite_1m\"]\nthreads_per_target = [1, 2]\nqueue_depths = {}\nfile_size_bytes = 8388608\nwindow_s = 0.02\nall_targets_together = true\n",
+        list(64)
+    );
+    let profile = Profile::parse("big.toml", &text, &families::ids()).unwrap();
+    let env = env4();
+    let machine = probe_machine(&SysRoot::new("/nonexistent-root"));
+    let fams = families::registry();
+    let options = RunOptions {
+        storage_dirs: (0..48).map(|i| format!("/tmp/d{i}").into()).collect(),
+        ..RunOptions::default()
+    };
+    let e = build_plan(&profile, &fams, &machine, &env, &options, &[]).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("big.toml: families.\"storage.iops\": plans "),
+        "{e}"
+    );
+    assert!(
+        e.to_string()
+            .ends_with("more than the 10000 points a plan may hold: shorten its lists"),
+        "{e}"
+    );
+    // 8 folders: 256 x (8 + 3 groups) = 2816 points, planned
+    let options = RunOptions {
+        storage_dirs: (0..8).map(|i| format!("/tmp/d{i}").into()).collect(),
+        ..RunOptions::default()
+    };
+    let plan = build_plan(&profile, &fams, &machine, &env, &options, &[]).unwrap();
+    assert!(plan.families.iter().map(|f| f.points.len()).sum::<usize>() > 2000);
+}

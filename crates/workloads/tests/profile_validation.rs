@@ -268,3 +268,40 @@ fn values_at_the_ends_of_their_ranges_load() {
     }
     assert_eq!(MAX_THREADS_PER_POINT, 4096);
 }
+
+/// What one profile may cost is bounded (issue 46: 524288 storage points were accepted and
+/// `run --plan-only` took 1.4 GB for a 19 h plan): a list of more than 64 entries, and more
+/// than 256 storage points a target (patterns x threads_per_target x queue_depths), are
+/// refused naming the key.
+#[test]
+fn a_profile_that_would_plan_without_bound_is_refused() {
+    let list = |n: usize| {
+        format!(
+            "[{}]",
+            (1..=n)
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let (text, line) = with_value(QUICK_TOML, IO, "queue_depths", &list(1024));
+    let e = load(&text).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "copy.toml:{line}: families.\"storage.iops\".params.queue_depths: expected at most 64 entries, got 1024"
+        )
+    );
+    let (text, _) = with_value(QUICK_TOML, IO, "queue_depths", &list(64));
+    let (text, _) = with_value(&text, IO, "threads_per_target", &list(64));
+    let e = load(&text).unwrap_err().to_string();
+    assert!(
+        e.ends_with("families.\"storage.iops\".params.queue_depths: expected at most 256 points a target (patterns x threads_per_target x queue_depths), got 2 x 64 x 64 = 8192"),
+        "{e}"
+    );
+    // at the bound: 2 x 2 x 64
+    let (text, _) = with_value(QUICK_TOML, IO, "queue_depths", &list(64));
+    let (text, _) = with_value(&text, IO, "threads_per_target", "[1, 2]");
+    load(&text).unwrap();
+    assert_eq!(hwsurvey_engine::profile::MAX_LIST_ENTRIES, 64);
+}

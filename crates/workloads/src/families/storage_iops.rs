@@ -58,6 +58,10 @@ pub struct Params {
     pub all_targets_together: bool,
 }
 
+/// Most points of one target or group of targets a profile may ask for (patterns x
+/// threads_per_target x queue_depths): 256 (the standard profile asks for 16).
+pub const MAX_POINTS_PER_GROUP: usize = 256;
+
 impl CheckedParams for Params {
     /// The ranges in the field docs.
     fn check(&self, c: &Checker<'_>) -> Result<(), ProfileError> {
@@ -88,6 +92,21 @@ impl CheckedParams for Params {
             1024,
             "I/Os in flight",
         )?;
+        // every pattern x threads x depth is a point of each target and group of targets
+        let per_group =
+            self.patterns.len() * self.threads_per_target.len() * self.queue_depths.len();
+        if per_group > MAX_POINTS_PER_GROUP {
+            return Err(c.error(
+                "queue_depths",
+                format!(
+                    "expected at most {MAX_POINTS_PER_GROUP} points a target (patterns x \
+                     threads_per_target x queue_depths), got {} x {} x {} = {per_group}",
+                    self.patterns.len(),
+                    self.threads_per_target.len(),
+                    self.queue_depths.len()
+                ),
+            ));
+        }
         let mib = 1u64 << 20;
         c.int(
             "file_size_bytes",
