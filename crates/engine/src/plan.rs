@@ -90,16 +90,21 @@ pub fn build_plan(
             speed: &speed,
         };
         let planned = family.plan(&input)?;
-        planned_points += planned.points.len() + planned.skipped.len();
+        let these = planned.points.len() + planned.skipped.len();
+        planned_points += these;
         if planned_points > crate::profile::MAX_PLAN_POINTS {
+            let before = if planned_points > these {
+                format!(" ({planned_points} with the families before it)")
+            } else {
+                String::new()
+            };
             return Err(crate::profile::ProfileError {
                 file: profile.source.clone(),
                 line: None,
                 key: Some(format!("families.\"{id}\"")),
                 message: format!(
-                    "plans {} points ({planned_points} with the families before it), more than \
-                     the {} points a plan may hold: shorten its lists",
-                    planned.points.len() + planned.skipped.len(),
+                    "plans {these} points{before}, more than the {} points a plan may hold: \
+                     shorten its lists",
                     crate::profile::MAX_PLAN_POINTS
                 ),
             });

@@ -352,7 +352,7 @@ fn a_plan_of_more_than_max_plan_points_is_refused() {
     let e = build_plan(&profile, &fams, &machine, &env, &options, &[]).unwrap_err();
     assert!(
         e.to_string()
-            .starts_with("big.toml: families.\"storage.iops\": plans "),
+            .starts_with("big.toml: key `families.\"storage.iops\"`: plans 13824 points, "),
         "{e}"
     );
     assert!(

@@ -289,14 +289,14 @@ fn a_profile_that_would_plan_without_bound_is_refused() {
     assert_eq!(
         e.to_string(),
         format!(
-            "copy.toml:{line}: families.\"storage.iops\".params.queue_depths: expected at most 64 entries, got 1024"
+            "copy.toml:{line}: key `families.\"storage.iops\".params.queue_depths`: expected at most 64 entries, got 1024"
         )
     );
     let (text, _) = with_value(QUICK_TOML, IO, "queue_depths", &list(64));
     let (text, _) = with_value(&text, IO, "threads_per_target", &list(64));
     let e = load(&text).unwrap_err().to_string();
     assert!(
-        e.ends_with("families.\"storage.iops\".params.queue_depths: expected at most 256 points a target (patterns x threads_per_target x queue_depths), got 2 x 64 x 64 = 8192"),
+        e.ends_with("families.\"storage.iops\".params.queue_depths`: expected at most 256 points a target (patterns x threads_per_target x queue_depths), got 2 x 64 x 64 = 8192"),
         "{e}"
     );
     // at the bound: 2 x 2 x 64
