@@ -180,41 +180,117 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, skipped: &mut Vec<String>) -> Result
 /// A source and what loading it gave: the file, or the loader's one-line error.
 pub type Loaded = (Source, Result<ResultFile, String>);
 
+/// Bytes of result files loaded at once by [`load_all`], at most: 64 MiB, the size of the
+/// largest result file the loader reads ([`hwsurvey_result::MAX_RESULT_BYTES`]). Loading
+/// takes up to about 17 times a file's size in memory (66 MB of one-key objects: 1.1 GB;
+/// the 1 MB example runs: about 20 MB), so however many CPUs load, the files loading at
+/// once hold about 1.1 GB at most; a file larger than the budget loads alone.
+pub const LOADING_BUDGET_BYTES: u64 = hwsurvey_result::MAX_RESULT_BYTES;
+
+/// A loaded file larger than this (8 MiB) has the memory its loading freed given back to the
+/// system at once ([`hwsurvey_model::memory::give_back_freed`]).
+const GIVE_BACK_BYTES: u64 = 8 << 20;
+
 /// Loads every source ([`hwsurvey_result::load`]: size, JSON, schema and values checked),
-/// on up to `available_parallelism` threads; the order of `sources` is kept. A failure marker
+/// on up to `available_parallelism` threads, as many files at once as fit in
+/// [`LOADING_BUDGET_BYTES`] by their size; the order of `sources` is kept. A failure marker
 /// ([`FAILURE_MARKER`]) loads as `Err("<path>: host failed: <its text on one line>")`.
 pub fn load_all(sources: Vec<Source>) -> Vec<Loaded> {
+    let results = load_each_with(&sources, |_, loaded| loaded);
+    sources.into_iter().zip(results).collect()
+}
+
+/// Loads every source as [`load_all`] does and gives `then` each source with what loading
+/// it gave, on the loading thread (so a file can be reduced to what is kept of it before the
+/// next one loads); the results of `then` in the order of `sources`.
+pub(crate) fn load_each_with<T: Send>(
+    sources: &[Source],
+    then: impl Fn(&Source, Result<ResultFile, String>) -> T + Sync,
+) -> Vec<T> {
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
-        .unwrap_or(1)
-        .min(sources.len().max(1));
-    let chunk = sources.len().div_ceil(threads).max(1);
-    let mut results: Vec<Result<ResultFile, String>> = Vec::with_capacity(sources.len());
-    std::thread::scope(|s| {
-        let handles: Vec<_> = sources
-            .chunks(chunk)
-            .map(|part| {
-                s.spawn(move || {
-                    part.iter()
-                        .map(|src| {
-                            if is_failure_marker(&src.path) {
-                                Err(marker_reason(&src.path))
-                            } else {
-                                hwsurvey_result::load(&src.path).map_err(|e| e.to_string())
-                            }
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        for h in handles {
-            match h.join() {
-                Ok(part) => results.extend(part),
-                Err(_) => results.push(Err("loading panicked".into())),
+        .unwrap_or(1);
+    let results = load_each(sources, LOADING_BUDGET_BYTES, threads, |src| {
+        let loaded = if is_failure_marker(&src.path) {
+            Err(marker_reason(&src.path))
+        } else {
+            hwsurvey_result::load(&src.path).map_err(|e| e.to_string())
+        };
+        let kept = then(src, loaded);
+        // what a large file took goes back to the system, not to this thread's arena
+        if std::fs::metadata(&src.path).is_ok_and(|m| m.len() > GIVE_BACK_BYTES) {
+            hwsurvey_model::memory::give_back_freed();
+        }
+        Ok(kept)
+    });
+    results
+        .into_iter()
+        .zip(sources)
+        .map(|(r, src)| match r {
+            Ok(t) => t,
+            // the load or `then` panicked: what loading gave, as an error
+            Err(e) => then(src, Err(e)),
+        })
+        .collect()
+}
+
+/// `load` of every source, in order, on up to `threads` threads, as many at once as fit in
+/// `budget` bytes by their size on disk (a file larger than the budget alone); a load that
+/// panics gives `Err`.
+fn load_each<T: Send>(
+    sources: &[Source],
+    budget: u64,
+    threads: usize,
+    load: impl Fn(&Source) -> Result<T, String> + Sync,
+) -> Vec<Result<T, String>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Condvar, Mutex};
+    let next = AtomicUsize::new(0);
+    // bytes of the files being loaded, and the wait for some to finish
+    let loading = Mutex::new(0u64);
+    let finished = Condvar::new();
+    let results: Mutex<Vec<Option<Result<T, String>>>> =
+        Mutex::new((0..sources.len()).map(|_| None).collect());
+    let load_one = |src: &Source| {
+        let size = std::fs::metadata(&src.path)
+            .map(|m| m.len())
+            .unwrap_or(0)
+            .min(budget);
+        {
+            let mut held = loading.lock().unwrap_or_else(|e| e.into_inner());
+            while *held > 0 && *held + size > budget {
+                held = finished.wait(held).unwrap_or_else(|e| e.into_inner());
+            }
+            *held += size;
+        }
+        // given back however the load ends (a panic included)
+        struct Release<'a>(&'a Mutex<u64>, &'a Condvar, u64);
+        impl Drop for Release<'_> {
+            fn drop(&mut self) {
+                *self.0.lock().unwrap_or_else(|e| e.into_inner()) -= self.2;
+                self.1.notify_all();
             }
         }
+        let _release = Release(&loading, &finished, size);
+        load(src)
+    };
+    std::thread::scope(|s| {
+        for _ in 0..threads.clamp(1, sources.len().max(1)) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(src) = sources.get(i) else { break };
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| load_one(src)))
+                    .unwrap_or_else(|_| Err(format!("{}: loading panicked", src.path.display())));
+                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+            });
+        }
     });
-    sources.into_iter().zip(results).collect()
+    results
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err("not loaded".into())))
+        .collect()
 }
 
 /// Bytes of a failure marker read at most: its reason is shown in 500 characters.
@@ -242,5 +318,57 @@ fn marker_reason(path: &Path) -> String {
             "{}: host failed (its failure marker unreadable: {e})",
             path.display()
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// However many threads load, the files loading at once fit in the budget: 8 files of
+    /// 30 bytes on 8 threads with a budget of 60 bytes load 2 at a time at most; one larger
+    /// than the budget loads alone; the order is kept.
+    #[test]
+    fn files_load_at_once_only_as_far_as_the_budget_goes() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let dir = tempfile::tempdir().unwrap();
+        let mut sources: Vec<Source> = (0..8)
+            .map(|i| {
+                let path = dir.path().join(format!("{i}.json"));
+                std::fs::write(&path, [b' '; 30]).unwrap();
+                Source {
+                    path,
+                    folder_host: None,
+                }
+            })
+            .collect();
+        let big = dir.path().join("big.json");
+        std::fs::write(&big, [b' '; 100]).unwrap();
+        sources.push(Source {
+            path: big,
+            folder_host: None,
+        });
+        let now = AtomicUsize::new(0);
+        let most = AtomicUsize::new(0);
+        let big_alone = AtomicUsize::new(1);
+        let got = load_each(&sources, 60, 8, |src| {
+            let n = now.fetch_add(1, Ordering::SeqCst) + 1;
+            most.fetch_max(n, Ordering::SeqCst);
+            if src.path.ends_with("big.json") && n != 1 {
+                big_alone.store(0, Ordering::SeqCst);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            now.fetch_sub(1, Ordering::SeqCst);
+            Ok(src.path.file_name().unwrap().to_string_lossy().into_owned())
+        });
+        assert!(
+            most.load(Ordering::SeqCst) <= 2,
+            "{}",
+            most.load(Ordering::SeqCst)
+        );
+        assert_eq!(big_alone.load(Ordering::SeqCst), 1);
+        let names: Vec<String> = got.into_iter().map(Result::unwrap).collect();
+        assert_eq!(names[0], "0.json");
+        assert_eq!(names[8], "big.json");
     }
 }

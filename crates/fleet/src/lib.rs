@@ -19,14 +19,14 @@
 
 pub mod facts;
 pub mod figures;
-mod input;
+pub mod input;
 mod machines;
 pub mod render;
 mod types;
 
 pub use input::{
     collect, is_failure_marker, is_fleet_report, is_input_name, load_all, Collected, InputError,
-    Loaded, Source, FAILURE_MARKER,
+    Loaded, Source, FAILURE_MARKER, LOADING_BUDGET_BYTES,
 };
 pub use types::{
     Cause, Fleet, Group, GroupFigure, Host, HostFigure, HostFinding, Outlier, Run, Verdict,
@@ -176,61 +176,101 @@ fn median(values: &[f64]) -> Option<f64> {
     hwsurvey_stats::median(values)
 }
 
+/// What one file gives the fleet: its host's name, its failures (unreadable, not complete,
+/// a machine document of the wrong shape) and, when readable, its run. The file itself is
+/// not kept: a fleet holds its hosts' figures and facts, not their result files.
+struct Digest {
+    name: String,
+    failures: Vec<String>,
+    run: Option<RunData>,
+}
+
+/// [`Digest`] of one loaded file.
+fn digest(src: &Source, result: Result<ResultFile, String>, opts: &Options) -> Digest {
+    let name = host_name(src, result.as_ref().ok());
+    let file = match result {
+        Ok(f) => f,
+        Err(e) => {
+            return Digest {
+                name,
+                failures: vec![e],
+                run: None,
+            }
+        }
+    };
+    let mut failures = Vec::new();
+    let path = src.path.display().to_string();
+    if file.status != RunStatus::Complete {
+        failures.push(format!("{path}: the run is not complete ({})", file.status));
+    }
+    let (facts, identity, host_id) = match facts::machine_of(&file) {
+        Ok(m) => (
+            facts::host_facts(&file, &m),
+            Some(facts::identity(&file, &m)),
+            Some(m.os.host_id.clone()),
+        ),
+        Err(e) => {
+            failures.push(format!("{path}: {e}"));
+            (vec![], None, None)
+        }
+    };
+    let (findings_stored, not_evaluated) = not_evaluated_of(&file, opts);
+    let run = RunData {
+        run: Run {
+            path,
+            started_at: file.started_at.clone(),
+            profile: format!("{} v{}", file.profile.id, file.profile.version),
+        },
+        figures: figures::headline_figures(&file),
+        facts,
+        identity,
+        host_id,
+        findings: findings_of(&file, opts),
+        emulation: hwsurvey_result::provenance::emulation(&file),
+        id: hwsurvey_result::provenance::RunId::of(&file),
+        virtual_machine: hwsurvey_result::provenance::virtual_machine(&file),
+        findings_stored,
+        not_evaluated,
+        failed_tests: file
+            .tests
+            .iter()
+            .filter(|t| t.outcome == Outcome::Failed)
+            .count(),
+    };
+    Digest {
+        name,
+        failures,
+        run: Some(run),
+    }
+}
+
 /// The fleet of `loaded` files under `opts`.
 pub fn analyse(loaded: Vec<Loaded>, opts: &Options) -> Fleet {
-    let files = loaded.len();
+    let digests = loaded
+        .into_iter()
+        .map(|(src, result)| digest(&src, result, opts))
+        .collect();
+    analyse_digests(digests, opts)
+}
+
+/// Loads `sources` as [`load_all`] does and analyses them as [`analyse`], each file given up
+/// as soon as its figures and facts are taken: what the fleet holds grows with its hosts'
+/// figures, not with their result files (the files loading at once are bounded by
+/// [`input::LOADING_BUDGET_BYTES`]). What `hwsurvey fleet` runs.
+pub fn load_and_analyse(sources: Vec<Source>, opts: &Options) -> Fleet {
+    let digests = input::load_each_with(&sources, |src, loaded| digest(src, loaded, opts));
+    analyse_digests(digests, opts)
+}
+
+/// The fleet of the files' [`Digest`]s.
+fn analyse_digests(digests: Vec<Digest>, opts: &Options) -> Fleet {
+    let files = digests.len();
     // host name -> (runs, failures)
     let mut by_host: BTreeMap<String, (Vec<RunData>, Vec<String>)> = BTreeMap::new();
-    for (src, result) in loaded {
-        let name = host_name(&src, result.as_ref().ok());
-        let entry = by_host.entry(name).or_default();
-        let file = match result {
-            Ok(f) => f,
-            Err(e) => {
-                entry.1.push(e);
-                continue;
-            }
-        };
-        let path = src.path.display().to_string();
-        if file.status != RunStatus::Complete {
-            entry
-                .1
-                .push(format!("{path}: the run is not complete ({})", file.status));
-        }
-        let (facts, identity, host_id) = match facts::machine_of(&file) {
-            Ok(m) => (
-                facts::host_facts(&file, &m),
-                Some(facts::identity(&file, &m)),
-                Some(m.os.host_id.clone()),
-            ),
-            Err(e) => {
-                entry.1.push(format!("{path}: {e}"));
-                (vec![], None, None)
-            }
-        };
-        let (findings_stored, not_evaluated) = not_evaluated_of(&file, opts);
-        entry.0.push(RunData {
-            run: Run {
-                path,
-                started_at: file.started_at.clone(),
-                profile: format!("{} v{}", file.profile.id, file.profile.version),
-            },
-            figures: figures::headline_figures(&file),
-            facts,
-            identity,
-            host_id,
-            findings: findings_of(&file, opts),
-            emulation: hwsurvey_result::provenance::emulation(&file),
-            id: hwsurvey_result::provenance::RunId::of(&file),
-            virtual_machine: hwsurvey_result::provenance::virtual_machine(&file),
-            findings_stored,
-            not_evaluated,
-            failed_tests: file
-                .tests
-                .iter()
-                .filter(|t| t.outcome == Outcome::Failed)
-                .count(),
-        });
+    for d in digests {
+        let entry = by_host.entry(d.name).or_default();
+        entry.1.extend(d.failures);
+        entry.0.extend(d.run);
     }
     let mut notes = copies_of_one_run(&by_host);
     // one host is one machine: the runs under one name are split by machine identity, the

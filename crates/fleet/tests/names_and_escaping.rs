@@ -3,7 +3,8 @@
 //!   named "web [machine 2]";
 //! - host folder names and CPU models holding ESC, OSC, BEL, CR, U+202E and U+2066 were
 //!   written raw by `--format markdown` (8 ESC, 3 BEL, 2 CR, 5 bidi in the file) and
-//!   by `--json` (the bidi characters), while the terminal showed them escaped.
+//!   by `--json` (the bidi characters), while the terminal showed them escaped;
+//! - a fleet loaded file by file is the fleet of its files loaded at once.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -136,4 +137,37 @@ fn control_and_bidi_characters_are_escaped_in_every_format() {
             .any(|i| i.contains("bidi\u{202e}txt.exe\u{2066}x\u{2069}")),
         "{identities:?}"
     );
+}
+
+/// `hwsurvey fleet` loads and analyses file by file, giving each result file up once its
+/// figures and facts are taken (`load_and_analyse`): the same fleet as loading every file
+/// first (`analyse(load_all(..))`), a corrupt file one failed entry in both.
+#[test]
+fn loading_file_by_file_gives_the_same_fleet() {
+    let dir = tempfile::tempdir().unwrap();
+    write_run(
+        dir.path(),
+        "web",
+        "a.json",
+        "AMD EPYC 7451 24-Core Processor",
+    );
+    write_run(dir.path(), "web", "b.json", "Intel Xeon Gold 6130");
+    write_run(
+        dir.path(),
+        "db",
+        "c.json",
+        "AMD EPYC 7451 24-Core Processor",
+    );
+    std::fs::create_dir(dir.path().join("broken")).unwrap();
+    std::fs::write(dir.path().join("broken/r.json"), "{\"schema\": ").unwrap();
+    let sources = collect(&[dir.path().to_path_buf()], &[]).unwrap().sources;
+    let opts = Options::default();
+    let at_once = analyse(load_all(sources.clone()), &opts);
+    let by_file = hwsurvey_fleet::load_and_analyse(sources, &opts);
+    assert_eq!(
+        render(&at_once, Format::Json, None),
+        render(&by_file, Format::Json, None)
+    );
+    assert_eq!(by_file.hosts.len(), 4);
+    assert_eq!(by_file.exit_code(), 2);
 }

@@ -7,6 +7,7 @@
 
 pub mod cpulist;
 pub mod files;
+pub mod memory;
 pub mod probed;
 pub mod text;
 pub mod units;

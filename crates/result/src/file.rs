@@ -18,6 +18,25 @@ pub const RESULT_SCHEMA_VERSION: u32 = 2;
 /// Files larger than this are refused by the loader, bytes (64 MiB).
 pub const MAX_RESULT_BYTES: u64 = 64 << 20;
 
+/// A result file holds at most one JSON object per this many bytes, and 65536 more: 64. A
+/// JSON object costs about 600 bytes once parsed whatever its size on disk (`{"a":1}`: 8
+/// bytes), and the files runs write hold one per 200 to 230 bytes (110 written compact), so
+/// the loader refuses a denser file before it builds the document ([`ResultError::TooDense`]).
+pub const MAX_BYTES_PER_OBJECT: usize = 64;
+
+/// A result file holds at most one JSON value (number, string, array, object, ...) per this
+/// many bytes, and 65536 more: 8. A value costs 32 to 64 bytes once parsed (`1,` is 2 bytes
+/// on disk), and the files runs write hold one per 29 to 37 bytes.
+pub const MAX_BYTES_PER_VALUE: usize = 8;
+
+/// Loading a result file ([`crate::load`]) allocates at most this multiple of its size at the
+/// peak: 24. The costliest shapes a file may take are the free-form `details` of a test
+/// padded with small objects or numbers as densely as [`MAX_BYTES_PER_OBJECT`] and
+/// [`MAX_BYTES_PER_VALUE`] allow; the files runs write cost about 4 times their size (the
+/// 1.1 MB guest run). So one input of at most [`MAX_RESULT_BYTES`]
+/// costs at most about 1.6 GB to load, and `tests/load_cost.rs` holds the factor.
+pub const LOAD_COST_FACTOR: u64 = 24;
+
 /// State of the run when the file was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -396,6 +415,30 @@ pub enum ResultError {
         size: String,
         /// The limit, MiB (2^20 bytes).
         max_mib: u64,
+    },
+    /// More JSON objects or values than a result file holds for its size
+    /// ([`MAX_BYTES_PER_OBJECT`], [`MAX_BYTES_PER_VALUE`]): refused before the document is
+    /// built, as it would cost far more memory than its size says.
+    #[error(
+        "{path}: holds {count} JSON {what} in {bytes} bytes, more than {most} (one per {per} bytes, and 65536 more; a run's file holds one per {usual} bytes): refusing it, as loading takes {cost} bytes of memory for each"
+    )]
+    TooDense {
+        /// The file.
+        path: String,
+        /// `"objects"` or `"values"`.
+        what: &'static str,
+        /// How many it holds (counted outside strings).
+        count: usize,
+        /// Its size, bytes.
+        bytes: usize,
+        /// The most it may hold.
+        most: usize,
+        /// [`MAX_BYTES_PER_OBJECT`] or [`MAX_BYTES_PER_VALUE`].
+        per: usize,
+        /// What a run's file holds: about 200 bytes an object, 30 a value.
+        usual: usize,
+        /// Memory one takes once parsed: about 600 bytes an object, 64 a value.
+        cost: usize,
     },
     /// Not a regular file (FIFO, device, directory, socket): refused, a read could block or
     /// never end.

@@ -267,11 +267,14 @@ impl ResultFile {
             path: path.into(),
             detail: format!("cannot be written as JSON: {e}"),
         })?;
-        self.validate_document(path, &doc)
+        check_whole_document(path, u64::from(self.schema_version), &doc)?;
+        self.validate_typed(path, &doc)
     }
 
-    /// [`ResultFile::validate`] with the file's JSON document already at hand (the loader's).
-    pub(crate) fn validate_document(
+    /// [`ResultFile::validate`] but for [`crate::consistency::check_document`], which the
+    /// loader runs on the JSON document before it is consumed: `doc` needs to hold the
+    /// machine (`{"machine": ...}` in the in-memory form) and nothing else.
+    pub(crate) fn validate_typed(
         &self,
         path: &str,
         doc: &serde_json::Value,
@@ -283,22 +286,8 @@ impl ResultFile {
                 .and_then(|rest| rest.split_once(']'))
                 .and_then(|(i, _)| i.parse::<usize>().ok())
                 .and_then(|i| self.tests.get(i))
-                .map(|t| {
-                    format!(
-                        " (test {} {})",
-                        hwsurvey_model::text::quote(&t.point.family),
-                        hwsurvey_model::text::quote(&t.point.id)
-                    )
-                })
-                .unwrap_or_default();
-            ResultError::Invalid {
-                path: path.into(),
-                detail: format!(
-                    "at {}{test}: {}",
-                    crate::load::field_on_disk(&p.field, u64::from(self.schema_version)),
-                    p.problem
-                ),
-            }
+                .map(|t| (t.point.family.as_str(), t.point.id.as_str()));
+            invalid_at(path, u64::from(self.schema_version), p, test)
         };
         let mut seen = std::collections::BTreeSet::new();
         for (i, t) in self.tests.iter().enumerate() {
@@ -369,9 +358,55 @@ impl ResultFile {
                 )));
             }
         }
-        crate::consistency::check_document(doc).map_err(invalid)?;
         crate::counts::check_counts(self, doc).map_err(invalid)?;
         crate::bounds::check_points(self, doc).map_err(invalid)?;
         Ok(())
     }
+}
+
+/// The one-line error of problem `p` of file `path` (schema `version`), naming the test
+/// (family and id) when the field is inside one.
+fn invalid_at(
+    path: &str,
+    version: u64,
+    p: FieldProblem,
+    test: Option<(&str, &str)>,
+) -> ResultError {
+    let test = test
+        .map(|(family, id)| {
+            format!(
+                " (test {} {})",
+                hwsurvey_model::text::quote(family),
+                hwsurvey_model::text::quote(id)
+            )
+        })
+        .unwrap_or_default();
+    ResultError::Invalid {
+        path: path.into(),
+        detail: format!(
+            "at {}{test}: {}",
+            crate::load::field_on_disk(&p.field, version),
+            p.problem
+        ),
+    }
+}
+
+/// [`crate::consistency::check_document`] of a whole file's JSON document `doc` (in-memory
+/// form), its error naming the test from the document.
+pub(crate) fn check_whole_document(
+    path: &str,
+    version: u64,
+    doc: &serde_json::Value,
+) -> Result<(), ResultError> {
+    crate::consistency::check_document(doc).map_err(|p| {
+        let point = p
+            .field
+            .strip_prefix("tests[")
+            .and_then(|rest| rest.split_once(']'))
+            .and_then(|(i, _)| i.parse::<usize>().ok())
+            .and_then(|i| doc.get("tests")?.get(i)?.get("point"));
+        let test =
+            point.and_then(|pt| Some((pt.get("family")?.as_str()?, pt.get("id")?.as_str()?)));
+        invalid_at(path, version, p, test)
+    })
 }

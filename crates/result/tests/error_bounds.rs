@@ -1,6 +1,8 @@
 //! A type error in a result file quotes the bad value bounded and escaped (the mutation
 //! campaign found a 1 MiB `outcome` with ESC, BEL and NUL quoted whole: a 1 MB error of
-//! several lines with raw control characters).
+//! several lines with raw control characters). A string over the 64 KiB a result file's
+//! strings may hold is refused before the types are read (its own bounded error); a type
+//! error quotes a value of up to that length.
 
 #[test]
 fn an_unknown_variant_of_a_megabyte_is_one_short_escaped_line() {
@@ -9,7 +11,8 @@ fn an_unknown_variant_of_a_megabyte_is_one_short_escaped_line() {
         "/../../reports/examples/v1/x86_64-standard.json"
     );
     let text = std::fs::read_to_string(path).unwrap();
-    let hostile = "evil\u{1b}[2J\u{7}\0\n".repeat(1 << 17);
+    // 45 KB, under the string bound: the type error is the one to say
+    let hostile = "evil\u{1b}[2J\u{7}\0\n".repeat(1 << 12);
     let json = serde_json::to_string(&hostile).unwrap();
     let bad = text.replacen(
         "\"outcome\": \"measured\"",
@@ -30,6 +33,24 @@ fn an_unknown_variant_of_a_megabyte_is_one_short_escaped_line() {
         "{e}"
     );
     assert!(e.contains("evil\\u{1b}[2J"), "{e}");
+    // a megabyte of it: refused by the string bound, as short and escaped
+    let bad = text.replacen(
+        "\"outcome\": \"measured\"",
+        &format!(
+            "\"outcome\": {}",
+            serde_json::to_string(&"evil\u{1b}[2J\u{7}\0\n".repeat(1 << 17)).unwrap()
+        ),
+        1,
+    );
+    let e = hwsurvey_result::parse("r.json", bad.as_bytes())
+        .unwrap_err()
+        .to_string();
+    assert!(e.len() < 600 && !e.contains('\u{1b}'), "{e}");
+    assert!(
+        e.contains("at tests[0].outcome")
+            && e.contains("(1441792 bytes) is longer than the 65536 bytes"),
+        "{e}"
+    );
 }
 
 /// `clocksource_changes` the engine never writes are refused with the field and the value

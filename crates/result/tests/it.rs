@@ -6,5 +6,6 @@ mod counts;
 mod error_bounds;
 mod example_estimates;
 mod full_disk;
+mod load_cost;
 mod machine_bounds;
 mod stored_findings;

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use hwsurvey_fleet::render::{render, Format};
-use hwsurvey_fleet::{analyse, collect, load_all, Options};
+use hwsurvey_fleet::{collect, load_and_analyse, Options};
 use hwsurvey_model::files::{check_output_reading, ScannedFolder};
 
 /// Exit code of an input or usage error (2 means "a host failed").
@@ -163,7 +163,7 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
             .map(|r| r.id.to_string())
             .collect(),
     };
-    let mut fleet = analyse(load_all(sources), &opts);
+    let mut fleet = load_and_analyse(sources, &opts);
     fleet.notes.extend(collected.skipped);
     let format = match (args.json, args.format) {
         (true, _) | (_, FormatArg::Json) => Format::Json,
