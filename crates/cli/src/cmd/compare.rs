@@ -124,8 +124,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 kept.push(i);
             }
             Err(e) => {
-                let kind = std::fs::read_to_string(path)
-                    .ok()
+                // only a JSON file that is no result file is read again, to say what it is
+                // (a file refused for its size or density is not parsed a second time)
+                let kind = matches!(e, hwsurvey_result::ResultError::WrongSchema { .. })
+                    .then(|| std::fs::read_to_string(path).ok())
+                    .flatten()
                     .and_then(|t| hwsurvey_report::input::own_report_kind(&t));
                 match kind {
                     Some(kind) => errln!(
