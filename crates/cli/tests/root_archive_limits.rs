@@ -298,7 +298,6 @@ fn an_archive_with_folder_entries_under_its_own_symlink_makes_nothing_outside() 
         None,
         b"",
     );
-    drop(entry);
     t.into_inner().unwrap().finish().unwrap().flush().unwrap();
     let (code, err, left) = probe(dir.path(), &a);
     assert_eq!(code, Some(2), "{err}");
