@@ -99,6 +99,7 @@ pub fn run_with_cancel(
             source: req.profile.source.clone(),
             run: req.profile.run.clone(),
             fingerprint: Some(req.profile.fingerprint.clone()).filter(|f| !f.is_empty()),
+            point_settings: req.profile.point_settings.clone(),
         },
         started_at: rfc3339(SystemTime::now()),
         finished_at: None,

@@ -58,6 +58,34 @@ pub fn cpu_summary(c: &Cpu) -> String {
     if let Some(v) = &c.identity.vendor {
         let _ = writeln!(w, "  Vendor:              {v}");
     }
+    // lscpu's three lines, under its names
+    let _ = writeln!(
+        w,
+        "  CPU op-mode(s):      {}",
+        match &c.op_modes {
+            Probed::Known(m) => m.words(),
+            Probed::Unknown(u) => format!("unknown ({u})"),
+        }
+    );
+    let _ = writeln!(
+        w,
+        "  Address sizes:       {}",
+        match &c.address_sizes {
+            Probed::Known(a) => format!(
+                "{} bits physical, {} bits virtual",
+                a.physical_bits, a.virtual_bits
+            ),
+            Probed::Unknown(u) => format!("unknown ({u})"),
+        }
+    );
+    let _ = writeln!(
+        w,
+        "  Byte Order:          {}",
+        match &c.byte_order {
+            Probed::Known(b) => b.words().to_string(),
+            Probed::Unknown(u) => format!("unknown ({u})"),
+        }
+    );
     if let Some(m) = &c.identity.model_name {
         let _ = writeln!(w, "  Model name:          {m}");
     }
@@ -237,7 +265,10 @@ pub fn cpu_summary(c: &Cpu) -> String {
             cache.grouped_by
         );
     }
+    // cpuid is an x86 instruction: on other machines the line says nothing (issue 49)
+    let x86 = matches!(c.arch, crate::cpu::Arch::X86_64 | crate::cpu::Arch::X86);
     match &c.cpuid {
+        _ if !x86 => {}
         Probed::Known(id) => {
             let _ = writeln!(
                 w,

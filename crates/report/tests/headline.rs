@@ -130,6 +130,82 @@ fn triad_peak_is_the_files_best_triad_median() {
     }
 }
 
+/// Issue 49 item 2: the efficiency a reader compares is the one at all threads. The arm64
+/// guest's floating-point kernel peaks at 1 thread of 8 (324M ops/s; 8 threads together do
+/// 2.6x that, not 8x): its headline cell is 10% at all threads and says it does not scale,
+/// never "100%" (at the peak), which beat the baseline's 95%. Every efficiency cell's value is
+/// the all-thread efficiency computed here from the file's medians, and no cell of a curve
+/// that peaks at 1 thread shows 100%.
+#[test]
+fn a_curve_peaking_at_one_thread_never_shows_100_percent() {
+    let c = compare(&inputs(), None, true).unwrap();
+    let h = table(&c, HEADLINE_ID);
+    for (kernel, label) in [
+        ("integer", "int efficiency @all, knee"),
+        ("floating_point", "fp efficiency @all, knee"),
+    ] {
+        let row = h.rows.iter().find(|r| r.label == label).unwrap();
+        for (k, name) in FILES.iter().enumerate() {
+            let f = raw(name);
+            let mut curve: Vec<(u64, f64)> = f["tests"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|t| {
+                    t["point"]["family"] == "cpu.scaling"
+                        && t["point"]["params"]["kernel"] == kernel
+                        && t["outcome"] == "measured"
+                })
+                .map(|t| {
+                    (
+                        t["point"]["threads"].as_u64().unwrap(),
+                        t["metrics"][0]["summary"]["median"].as_f64().unwrap(),
+                    )
+                })
+                .collect();
+            curve.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+            let single = curve.iter().find(|p| p.0 == 1).unwrap().1;
+            let all = curve.last().unwrap();
+            let best_at_all = curve
+                .iter()
+                .filter(|p| p.0 == all.0)
+                .map(|p| p.1)
+                .fold(f64::NAN, f64::max);
+            let expected = best_at_all / (all.0 as f64 * single);
+            let cell = &row.cells[k];
+            let value = cell.value.unwrap();
+            assert!(
+                (value - expected).abs() < 1e-12,
+                "{name} {kernel}: {value} != {expected}"
+            );
+            let peak = curve.iter().map(|p| p.1).fold(f64::NAN, f64::max);
+            if peak == single && all.0 > 1 {
+                assert!(
+                    !cell.text.contains("100%") && cell.text.contains("does not scale"),
+                    "{name} {kernel}: {}",
+                    cell.text
+                );
+            }
+        }
+    }
+    // the arm64 guest's floating-point curve is the case of the issue
+    let fp = h
+        .rows
+        .iter()
+        .find(|r| r.label == "fp efficiency @all, knee")
+        .unwrap();
+    assert_eq!(fp.cells[2].text, "10% @8, does not scale (peak @1)");
+    assert_eq!(fp.cells[0].text, "95% @2, knee 2");
+    // and its ratio to the baseline is the all-thread figures' (about 0.10 / 0.95), not the
+    // 1.05x of 100% against 95%
+    let ratio = fp.cells[2].value.unwrap() / fp.cells[0].value.unwrap();
+    assert!(ratio < 0.2, "{ratio}");
+    assert_eq!(
+        fp.cells[2].note.as_deref(),
+        Some(format!("{ratio:.2}x !").as_str())
+    );
+}
+
 /// Quick, emulated and busy runs are marked on the column and their ratios carry `!`, never
 /// a `+` or `-`.
 #[test]
@@ -339,7 +415,7 @@ fn every_headline_row_has_its_unit() {
     assert_eq!(of("STREAM Triad peak @N"), Some(Some("bytes_per_s")));
     assert_eq!(of("critical rate THP/base"), Some(Some("ratio")));
     assert_eq!(of("critical rate, ops/s"), Some(Some("ops_per_s")));
-    assert_eq!(of("int efficiency, knee"), Some(Some("fraction")));
+    assert_eq!(of("int efficiency @all, knee"), Some(Some("fraction")));
 }
 
 /// A memory cap (here `ulimit -v`) that held the working set below the profile's rule makes a

@@ -144,6 +144,10 @@ pub struct Cpuinfo {
     pub stepping: Option<u32>,
     /// x86 `flags` / aarch64 `Features` / sparc64 `cpucaps` of the first CPU.
     pub flags: Vec<String>,
+    /// x86 `address sizes` of the first CPU, as written (`46 bits physical, 48 bits
+    /// virtual`; [`super::modes::parse_address_sizes`]).
+    #[serde(default)]
+    pub address_sizes: Option<String>,
     /// sparc64 `type` (`sun4v`, `sun4u`, `e90s`).
     pub sparc_type: Option<String>,
     /// sparc64 `ncpus probed`.
@@ -413,6 +417,9 @@ pub fn parse_cpuinfo(text: &str) -> Cpuinfo {
             }
             "type" => {
                 out.sparc_type.get_or_insert_with(|| value.to_string());
+            }
+            "address sizes" => {
+                out.address_sizes.get_or_insert_with(|| value.to_string());
             }
             "ncpus probed" => out.ncpus_probed = parse_num(value),
             "ncpus active" => out.ncpus_active = parse_num(value),
