@@ -266,11 +266,13 @@ mod help_paths {
                 w.trim_matches(|c: char| {
                     matches!(
                         c,
-                        '(' | ')' | ',' | ';' | ':' | '`' | '"' | '\'' | '[' | ']' | '.' | '>'
+                        '(' | ')' | ',' | ';' | ':' | '`' | '"' | '\'' | '[' | ']'
                     )
                 })
+                .trim_end_matches('.')
+                .trim_start_matches("./")
             })
-            .filter(|w| w.contains('/') && !w.starts_with('-') && !w.contains("://"))
+            .filter(|w| w.contains('/') && *w != "/" && !w.starts_with('-') && !w.contains("://"))
             .filter(|w| {
                 // `I/O`, `ops/s`, `GB/s`, `0/1/2`, `.html/.htm`: not paths
                 let parts: Vec<&str> = w.split('/').collect();
@@ -291,8 +293,9 @@ mod help_paths {
     fn fault(path: &str, roots: &[String]) -> Option<String> {
         let first = path.split('/').next().unwrap_or_default();
         if roots.iter().any(|r| r == first) {
-            // a glob (`reports/examples/*.json`): the part before it exists
-            let fixed = path.find('*').map_or(path, |i| &path[..i]);
+            // a glob (`reports/examples/*.json`) or a name made at run time
+            // (`reports/<hostname>-...json`): the part before it exists
+            let fixed = path.find(['*', '<']).map_or(path, |i| &path[..i]);
             return (!repo().join(fixed).exists())
                 .then(|| format!("{path}: not in the repository"));
         }

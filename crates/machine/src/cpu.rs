@@ -15,4 +15,5 @@ pub use cpuinfo::{Arch, Cpuinfo};
 pub use midr::Midr;
 pub use types::{
     Allowed, Cache, CacheType, CoreKind, Cpu, Identity, LogicalCpu, PackageCounts, Topology,
+    NO_CLUSTER_LEVEL,
 };

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use hwsurvey_model::units::format_bytes_binary;
 use hwsurvey_model::{CpuSet, Probed, Unknown};
 
-use crate::cpu::Cpu;
+use crate::cpu::{Cpu, NO_CLUSTER_LEVEL};
 use crate::numa::Numa;
 use crate::pages::{Choice, Pages};
 use crate::Machine;
@@ -144,7 +144,17 @@ pub fn cpu_summary(c: &Cpu) -> String {
     };
     let _ = writeln!(w, "  Packages:            {}{ids}", count(&t.packages));
     let _ = writeln!(w, "  Dies:                {}", count(&t.dies));
-    let _ = writeln!(w, "  Clusters:            {}", count(&t.clusters));
+    let clusters = match &t.clusters {
+        // a known absence: no level between core and package (the probe's one answer)
+        Probed::Unknown(Unknown::Other { detail }) if detail.starts_with(NO_CLUSTER_LEVEL) => {
+            format!(
+                "none ({})",
+                detail[NO_CLUSTER_LEVEL.len()..].trim_start_matches(": ")
+            )
+        }
+        other => count(other),
+    };
+    let _ = writeln!(w, "  Clusters:            {clusters}");
     let _ = writeln!(w, "  Cores:               {}", count(&t.cores));
     let incomplete = match &t.threads {
         Probed::Known(n) if t.threads_with_topology.is_some_and(|k| k != *n) => {

@@ -83,6 +83,11 @@ pub struct Allowed {
     pub cgroup_file: Option<String>,
 }
 
+/// How [`Topology::clusters`]' reason starts where the machine has no cluster level (a known
+/// absence, printed as "none"): every `cluster_id` 65535, or every cluster one core or a whole
+/// package.
+pub const NO_CLUSTER_LEVEL: &str = "no cluster level";
+
 /// Counts over the online CPUs that have a topology folder.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Topology {

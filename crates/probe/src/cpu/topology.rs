@@ -439,6 +439,8 @@ fn clusters(
     with_topo: &[&RawCpu],
     core_of: &BTreeMap<CpuId, u32>,
 ) -> (Probed<u32>, BTreeMap<CpuId, u32>) {
+    // "no cluster level: ..." (hwsurvey_machine::cpu::NO_CLUSTER_LEVEL), which the summary
+    // prints as "none (...)"
     let none = |detail: &str| {
         (
             Probed::Unknown(Unknown::Other {
@@ -455,8 +457,8 @@ fn clusters(
         .all(|r| r.cluster_id.is_some_and(no_cluster_id))
     {
         return none(
-            "no cluster level: cluster_id is 65535 (none) on every CPU (lscpu and lstopo show no \
-             cluster)",
+            "no cluster level: cluster_id is 65535 (none) on every CPU; lscpu and lstopo show \
+             no cluster",
         );
     }
     let groups: BTreeSet<&CpuSet> = with_topo
@@ -471,8 +473,8 @@ fn clusters(
     };
     if groups.iter().all(|g| cores_in(g) <= 1) {
         return none(
-            "no cluster level: each cluster_cpus_list is one core (lscpu and lstopo show no \
-             cluster)",
+            "no cluster level: each cluster_cpus_list is one core; lscpu and lstopo show no \
+             cluster",
         );
     }
     // CPUs of each package (and die), among those with a topology
@@ -490,8 +492,8 @@ fn clusters(
     };
     if groups.iter().all(|g| whole_package(g)) {
         return none(
-            "no cluster level: each cluster_cpus_list is its whole package (lscpu and lstopo \
-             show no cluster)",
+            "no cluster level: each cluster_cpus_list is its whole package; lscpu and lstopo \
+             show no cluster",
         );
     }
     // numbered in order of first appearance by CPU number, as lscpu -e numbers them
