@@ -217,7 +217,7 @@ pub fn byte_order(
                 Some(l) => order(l, format!("kernel machine {m:?}")),
                 None => Probed::Unknown(Unknown::Other {
                     detail: format!(
-                        "{} runs either byte order: no /sys/kernel/cpu_byteorder (Linux < 6.x) \
+                        "{} runs either byte order: no /sys/kernel/cpu_byteorder (an older kernel) \
                          and no kernel machine name to tell",
                         arch.as_str()
                     ),
