@@ -125,7 +125,10 @@ fn max_time_shortens_then_drops_and_marks_the_result_file() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(
-        err.contains("warning: time-limited run, not comparable to full runs: --max-time 60 s"),
+        err.contains(
+            "warning: time-limited run (fewer, shorter samples: wider noise; compare names any \
+             point dropped): --max-time 60 s"
+        ),
         "{err}"
     );
     assert!(estimate_s(&text) <= 60.0, "{text}");

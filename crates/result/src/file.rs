@@ -394,8 +394,10 @@ pub struct ResultFile {
     /// was kept.
     #[serde(default)]
     pub family_times: Vec<FamilyTime>,
-    /// Set when `hwsurvey run --max-time` had to shorten the run: what it changed. Such a run
-    /// is not comparable to full runs, and every report says so. Absent otherwise.
+    /// Set when `hwsurvey run --max-time` had to shorten the run: what it changed. Every
+    /// report says so; `compare` lines its points up with any run's of the profile (sample
+    /// counts and lengths are how a point was measured, not what it is) and names the points
+    /// it dropped. Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_limit: Option<TimeLimit>,
     /// Changes of the kernel's clocksource seen during the run (read after every point, see

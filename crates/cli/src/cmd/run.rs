@@ -65,7 +65,9 @@ pub struct Args {
     /// Bound the run's estimated time (`90s`, `10m`, `1h30m`; plain numbers are seconds). When
     /// the profile's plan is estimated over it, samples and repetitions are shortened first;
     /// points are dropped only as a last resort, each named. Such a run is marked
-    /// time-limited in the result file and in every report: not comparable to full runs.
+    /// time-limited in the result file and in every report; `compare` lines up its points
+    /// with any run's of the profile (fewer, shorter samples: wider noise) and names the
+    /// points it dropped.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_s)]
     pub max_time: Option<f64>,
     /// With --plan-only: plan for a captured machine instead of this one: an extracted
@@ -148,7 +150,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
     if let Some(t) = &time_limit {
         eprintln!(
-            "hwsurvey: warning: time-limited run, not comparable to full runs: {}",
+            "hwsurvey: warning: time-limited run (fewer, shorter samples: wider noise; compare \
+             names any point dropped): {}",
             t.summary()
         );
     }
@@ -360,7 +363,8 @@ fn plan_captured(
     out!("{}", render_plan(&plan, &profile.description, true));
     if let Some(t) = &time_limit {
         eprintln!(
-            "hwsurvey: warning: time-limited plan, not comparable to full runs: {}",
+            "hwsurvey: warning: time-limited plan (fewer, shorter samples: wider noise; compare \
+             names any point dropped): {}",
             t.summary()
         );
     }

@@ -108,36 +108,77 @@ fn bad_files_get_one_line_errors() {
     one_line_error(&huge, "huge.json: 1073741824 bytes, larger than the");
 }
 
-/// An edited copy of a profile keeps its id and version, but not its settings' fingerprint:
-/// compare refuses to line it up with the original without --mixed-profiles, and says why
-/// (breaker finding: an edited standard.toml compared as "standard v2" with the real one).
+/// An edited copy of a profile keeps its id and version, but not the settings that define
+/// its points: compare refuses to line it up with the original without --mixed-profiles, and
+/// says which part differs (breaker finding: an edited standard.toml compared as "standard v2"
+/// with the real one). Sample counts and lengths are no such part (issue 49 item 3): a copy
+/// that only samples differently compares; a file written before the parts were fingerprinted,
+/// whose whole-text fingerprint differs, compares with a note that what differs cannot be
+/// told.
 #[test]
 fn an_edited_copy_of_a_profile_needs_force() {
     let dir = tempfile::tempdir().unwrap();
     let files = write_three(dir.path());
-    for (k, fp) in [
-        (0, "00000000000000aa"),
-        (1, "00000000000000aa"),
-        (2, "00000000000000bb"),
-    ] {
+    let parts = |bandwidth: &str| hwsurvey_result::PointSettings {
+        run: "00000000000000aa".into(),
+        families: [
+            ("cpu.scaling".to_string(), "0000000000000011".to_string()),
+            ("mem.bandwidth".to_string(), bandwidth.to_string()),
+        ]
+        .into_iter()
+        .collect(),
+    };
+    let set = |k: usize, whole: Option<&str>, p: Option<hwsurvey_result::PointSettings>| {
         let mut f = hwsurvey_result::load(&files[k]).unwrap();
-        f.profile.fingerprint = Some(fp.into());
+        f.profile.fingerprint = whole.map(str::to_string);
+        f.profile.point_settings = p;
         f.write_atomic(&files[k]).unwrap();
-    }
+    };
+    set(0, Some("00000000000000aa"), Some(parts("0000000000000022")));
+    set(1, Some("00000000000000aa"), Some(parts("0000000000000022")));
+    set(2, Some("00000000000000bb"), Some(parts("0000000000000033")));
     hwsurvey()
         .arg("compare")
         .args(&files)
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("(settings 00000000000000bb)"))
         .stderr(predicate::str::contains(
-            "one id and version with other settings is an edited copy of a profile",
+            "differ in [families.\"mem.bandwidth\"]",
+        ))
+        .stderr(predicate::str::contains(
+            "one id and version with other such settings is an edited copy of a profile",
+        ));
+    hwsurvey()
+        .arg("compare")
+        .args(&files)
+        .args(["--mixed-profiles", "--format", "markdown"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "DIFFERENT PROFILE SETTINGS (--mixed-profiles)",
+        ));
+    // other sample counts and lengths only: the whole text differs, the points' settings not
+    set(2, Some("00000000000000bb"), Some(parts("0000000000000022")));
+    let out = hwsurvey().arg("compare").args(&files).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("settings texts that differ"), "{text}");
+    // a file written before the parts were fingerprinted: compared, and said
+    set(2, Some("00000000000000bb"), None);
+    hwsurvey()
+        .arg("compare")
+        .args(&files)
+        .args(["--format", "markdown"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "cannot be told: compared point by point",
         ));
     // files written before fingerprints were kept are taken at their word
-    let mut f = hwsurvey_result::load(&files[2]).unwrap();
-    f.profile.fingerprint = None;
-    f.write_atomic(&files[2]).unwrap();
-    hwsurvey().arg("compare").args(&files).assert().success();
+    set(2, None, None);
+    let out = hwsurvey().arg("compare").args(&files).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("cannot be told"));
 }
 
 #[test]
