@@ -649,5 +649,85 @@ fn a_result_beside_its_copy_is_said_to_be_one_run() {
         !c.flags.iter().any(|f| f.contains("one run")),
         "{:?}",
         c.flags
+
+/// Issue 49 item 6: after Ctrl-C the closing report gave a hugetlb reason for chases the file
+/// recorded "not run: interrupted", and "estimated 0 s" for a family stopped in its first
+/// point. The shipped VM run, interrupted in mem.latency as the engine records it (status
+/// interrupted, every point of the family not run in `skipped`, its family time with no point
+/// run): the headline's idle-latency reasons are the interruption, not the hugetlb pool the
+/// plan skipped its hugetlb chases for; the closing line says how many points ran of the plan,
+/// and the full summary says the family finished no point.
+#[test]
+fn an_interrupted_run_says_interrupted_not_a_hugetlb_reason_nor_estimated_0_s() {
+    let path = examples_dir().join(FILES[0]);
+    let mut file = hwsurvey_result::load(&path).unwrap();
+    // as the engine writes it, `skipped` begins with the plan's skips: the VM's empty hugetlb
+    // pools skipped its hugetlb chases
+    let hugetlb_skips = file
+        .skipped
+        .iter()
+        .filter(|s| s.family == "mem.latency" && s.reason.contains("hugetlb"))
+        .count();
+    assert!(hugetlb_skips > 0, "the VM's hugetlb chases are skipped");
+    let cause = "not run: interrupted (Ctrl-C (SIGINT))";
+    let (kept, stopped): (Vec<_>, Vec<_>) = file.tests.drain(..).partition(|t| {
+        t.point.family != "mem.latency"
+            || t.reason.as_deref().is_some_and(|r| r.contains("hugetlb"))
+    });
+    file.tests = kept;
+    for t in stopped {
+        file.skipped.push(hwsurvey_result::SkippedPoint {
+            family: t.point.family.clone(),
+            id: t.point.id.clone(),
+            params: t.point.params.clone(),
+            reason: cause.into(),
+        });
+    }
+    file.status = hwsurvey_result::RunStatus::Interrupted;
+    let at = file
+        .family_times
+        .iter()
+        .position(|f| f.family == "mem.latency")
+        .unwrap();
+    file.family_times.truncate(at + 1);
+    let ft = &mut file.family_times[at];
+    ft.points_run = 0;
+    ft.estimated_s = 0.0;
+    ft.actual_s = 0.0;
+    let inputs = inputs_with_default_labels(vec![file.clone()]);
+    let c = compare(&inputs, None, true).unwrap();
+    let h = table(&c, HEADLINE_ID);
+    for mode in ["base", "thp"] {
+        let row = h
+            .rows
+            .iter()
+            .find(|r| r.label == format!("idle latency, {mode} @WS"))
+            .unwrap();
+        let mark = row.cells[0].text.clone();
+        let n = mark.trim_start_matches("— [").trim_end_matches(']');
+        let note = h
+            .notes
+            .iter()
+            .find(|t| t.starts_with(&format!("[{n}] ")))
+            .unwrap_or_else(|| panic!("{mark}: {:?}", h.notes));
+        assert!(
+            note.contains("interrupted") && !note.contains("hugetlb"),
+            "{mode}: {note}"
+        );
+    }
+    let closing = hwsurvey_report::run::render_closing(&file, None);
+    assert!(!closing.contains("estimated 0 s"), "{closing}");
+    let planned = file.plan.point_count();
+    let ran: usize = file.family_times.iter().map(|f| f.points_run).sum();
+    assert!(
+        closing.contains(&format!("time: interrupted after "))
+            && closing.contains(&format!(": {ran} of {planned} points ran, estimated ")),
+        "{closing}"
+    );
+    let summary = hwsurvey_report::run::render_summary(&file, None);
+    assert!(!summary.contains("0 s -> 0 s"), "{summary}");
+    assert!(
+        summary.contains("mem.latency            no point finished (0 of "),
+        "{summary}"
     );
 }
