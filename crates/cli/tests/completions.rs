@@ -1,5 +1,6 @@
 //! `hwsurvey completions SHELL` and `hwsurvey man` (issue 18): generated from the clap
-//! definitions, so every subcommand and option is in them; bash accepts the script.
+//! definitions, so every subcommand and option is in them; bash accepts the script. Every path
+//! a `--help` names exists or is a placeholder ([`help_paths`]).
 
 use std::collections::BTreeSet;
 

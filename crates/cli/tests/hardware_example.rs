@@ -3,7 +3,9 @@
 //! snapshot taken there must agree with what `lscpu` printed on the same machine in the same
 //! minute (`lscpu-lstopo.txt`); lscpu run on the unpacked snapshot (`snapshot-peers.txt`, where
 //! it was taken) must print the same topology; and its standard run must load and say what it
-//! is: a virtual machine (KVM), not an emulator, time-limited exactly when the file says so.
+//! is: a virtual machine (KVM), not an emulator, time-limited exactly when the file says so. The
+//! capped run of kvm-xeon-model207-16c compares with a capped copy of itself and with an
+//! uncapped run of the profile (issue 49).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -206,6 +208,11 @@ fn standard_run_says_what_it_is(dir: &Path) {
     assert_eq!(json["tool"]["arch"], "x86_64");
 }
 
+/// The capped run's machine (`run --max-time 6m` on a 16-vCPU KVM guest).
+fn capped_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/hardware/kvm-xeon-model207-16c")
+}
+
 /// `hwsurvey compare FILES --format json`: (exit code, the layout model or stderr).
 fn compare_json(files: &[&Path]) -> (Option<i32>, String) {
     let out = Command::cargo_bin("hwsurvey")
@@ -272,7 +279,7 @@ fn assert_comparable(model: &str) {
 /// points are named as only the first run's.
 #[test]
 fn two_capped_runs_of_one_plan_compare_on_their_shared_points() {
-    let a = dir().join("standard.json");
+    let a = capped_dir().join("standard.json");
     let mut b = hwsurvey_result::load(&a).expect("the capped run loads");
     assert!(b.time_limit.is_some(), "the shipped run is capped");
     let latency: Vec<usize> = b
@@ -350,7 +357,7 @@ fn two_capped_runs_of_one_plan_compare_on_their_shared_points() {
 /// told from the older file, and no figure is "not comparable".
 #[test]
 fn a_capped_run_beside_an_uncapped_run_of_the_profile_compares() {
-    let capped = dir().join("standard.json");
+    let capped = capped_dir().join("standard.json");
     let mut full = hwsurvey_result::load(&capped).unwrap();
     let text = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../profiles/standard.toml"),
@@ -387,4 +394,27 @@ fn a_capped_run_beside_an_uncapped_run_of_the_profile_compares() {
         ),
         "{text}"
     );
+}
+
+/// Issue 49 item 3, as the issue ran it: the capped run beside a full run of a later build
+/// (reports/hardware's other machine, run on main at 081f64c, whose standard v2 has the
+/// cpu.clock family the capped run's build had not) compares; no column is "not comparable"
+/// (both are KVM guests, neither emulated), and the cpu.clock points only the later run has
+/// are named.
+#[test]
+fn the_capped_run_compares_with_a_full_run_of_a_later_build() {
+    let capped = capped_dir().join("standard.json");
+    let full = dirs()
+        .into_iter()
+        .map(|d| d.join("standard.json"))
+        .find(|p| *p != capped && hwsurvey_result::load(p).is_ok_and(|f| f.time_limit.is_none()))
+        .expect("an uncapped run in reports/hardware");
+    let (code, text) = compare_json(&[&full, &capped]);
+    assert_eq!(code, Some(0), "{text}");
+    assert_comparable(&text);
+    let model: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let (columns, _) = headline(&model);
+    assert!(columns.iter().all(|c| !c.contains('!')), "{columns:?}");
+    let flags = model["flags"].to_string();
+    assert!(flags.contains("cpu.clock"), "{flags}");
 }
