@@ -277,14 +277,14 @@ mod help_paths {
             .filter(|w| {
                 // `I/O`, `ops/s`, `GB/s`, `0/1/2`, `.html/.htm`: not paths
                 let parts: Vec<&str> = w.split('/').collect();
-                !(parts.len() >= 2
-                    && parts.iter().all(|p| {
-                        !p.is_empty()
-                            && p.len() <= 4
-                            && (p.chars().all(|c| c.is_ascii_digit())
-                                || matches!(*p, "I" | "O" | "s" | "ops" | "GB" | "MB" | "htm"))
-                    }))
-                    && !w.starts_with('.')
+                let unit = |p: &&str| {
+                    !p.is_empty()
+                        && p.len() <= 4
+                        && (p.chars().all(|c| c.is_ascii_digit())
+                            || matches!(*p, "I" | "O" | "s" | "ops" | "GB" | "MB" | "htm"))
+                };
+                let units = parts.len() >= 2 && parts.iter().all(unit);
+                !units && !w.starts_with('.')
             })
             .map(str::to_string)
             .collect()

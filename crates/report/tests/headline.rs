@@ -720,7 +720,7 @@ fn an_interrupted_run_says_interrupted_not_a_hugetlb_reason_nor_estimated_0_s() 
     let planned = file.plan.point_count();
     let ran: usize = file.family_times.iter().map(|f| f.points_run).sum();
     assert!(
-        closing.contains(&format!("time: interrupted after "))
+        closing.contains("time: interrupted after ")
             && closing.contains(&format!(": {ran} of {planned} points ran, estimated ")),
         "{closing}"
     );

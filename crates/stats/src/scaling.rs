@@ -31,7 +31,8 @@ pub struct Scaling {
     /// Thread count of the peak.
     pub peak_threads: usize,
     /// `peak / (peak_threads * single_thread)`; absent without a 1-thread point or when the
-    /// single-thread figure is 0.
+    /// single-thread figure is 0. Not the figure to compare between machines: it is 100 % for
+    /// any curve that peaks at 1 thread ([`Scaling::efficiency_at_all_threads`] is).
     pub efficiency_at_peak: Option<f64>,
     /// The knee: the fewest threads reaching `knee_fraction` (0.9) of the peak.
     pub knee_threads: usize,
