@@ -166,11 +166,15 @@ pub fn probe(root: &SysRoot) -> Cpu {
 }
 
 /// Whether the live arm64 kernel runs AArch32 code at EL0, asked as lscpu asks it: a
-/// `personality(PER_LINUX32)` the kernel accepts (then restored). `None` in a capture, on
-/// another architecture, or without the `sys` feature.
+/// `personality(PER_LINUX32)` the kernel accepts (then restored). In a capture, the answer
+/// the snapshot's live probe kept ([`crate::live::LiveFacts::aarch32_el0`]); `None` on
+/// another architecture, in a capture that did not keep it, or without the `sys` feature.
 fn live_aarch32_el0(root: &SysRoot, arch: Arch) -> Option<bool> {
-    if !root.is_live() || arch != Arch::Aarch64 {
+    if arch != Arch::Aarch64 {
         return None;
+    }
+    if !root.is_live() {
+        return crate::live::read_live_facts(root).and_then(|f| f.aarch32_el0);
     }
     #[cfg(all(feature = "sys", target_arch = "aarch64"))]
     {
