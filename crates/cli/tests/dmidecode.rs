@@ -11,7 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use assert_cmd::prelude::*;
+use hwsurvey_testkit::hwsurvey;
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -32,10 +33,6 @@ fn bare_root() -> tempfile::TempDir {
     std::fs::create_dir_all(dir.path().join("proc")).unwrap();
     std::fs::create_dir_all(dir.path().join("sys/devices/system/cpu")).unwrap();
     dir
-}
-
-fn hwsurvey() -> Command {
-    Command::cargo_bin("hwsurvey").unwrap()
 }
 
 /// `probe --json --root ROOT --dmidecode FILE`, the `memory` document in the tagged form

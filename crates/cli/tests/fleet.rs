@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use hwsurvey_testkit::fleet_sample::{every_rule_evaluated, example, scale, set_thp, with_host};
+use hwsurvey_testkit::hwsurvey;
 
 fn fleet_dir(dir: &Path) {
     fleet_dir_named(dir, |n| format!("node{n}"));
@@ -26,11 +27,6 @@ fn fleet_dir_named(dir: &Path, name: impl Fn(usize) -> String) {
         file.write_atomic(&dir.join(&host).join("result.json"))
             .unwrap();
     }
-}
-
-/// The binary (through qemu-user for a cross target, as the other CLI tests run it).
-fn hwsurvey() -> std::process::Command {
-    hwsurvey_testkit::target_command(&assert_cmd::cargo::cargo_bin("hwsurvey"))
 }
 
 #[test]

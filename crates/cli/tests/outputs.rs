@@ -5,11 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
-
-fn hwsurvey() -> Command {
-    Command::cargo_bin("hwsurvey").unwrap()
-}
+use assert_cmd::prelude::*;
+use hwsurvey_testkit::hwsurvey;
 
 fn write_two(dir: &Path) -> Vec<PathBuf> {
     hwsurvey_testkit::report_sample::three()
@@ -24,7 +21,7 @@ fn write_two(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-fn stderr_of(cmd: &mut Command) -> String {
+fn stderr_of(cmd: &mut std::process::Command) -> String {
     let out = cmd.output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(out.stdout.is_empty(), "{out:?}");

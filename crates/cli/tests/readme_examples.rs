@@ -29,12 +29,8 @@
 //! tests/fleet_ansible.rs. Natively only: under qemu-user the quick run would take minutes. A README example line
 //! this test does not know fails it, so a new example gets run too.
 
+use hwsurvey_testkit::hwsurvey;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn hwsurvey() -> Command {
-    hwsurvey_testkit::target_command(&assert_cmd::cargo::cargo_bin("hwsurvey"))
-}
 
 fn readme() -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");

@@ -6,14 +6,11 @@
 //! outside. Each archive is crafted here (zeros compress to almost
 //! nothing); `TMPDIR` is a folder of the test's own, so what the command leaves is seen.
 
+use hwsurvey_testkit::hwsurvey;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn hwsurvey() -> Command {
-    hwsurvey_testkit::target_command(&assert_cmd::cargo::cargo_bin("hwsurvey"))
-}
 
 /// The firecracker guest's capture, extracted (a small real root: 409 entries).
 fn fixture_root() -> Option<(tempfile::TempDir, PathBuf)> {

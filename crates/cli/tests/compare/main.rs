@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use assert_cmd::prelude::*;
+use hwsurvey_testkit::hwsurvey;
 use hwsurvey_testkit::tool;
 use predicates::prelude::*;
 
@@ -16,10 +17,6 @@ fn write_three(dir: &Path) -> Vec<PathBuf> {
             p
         })
         .collect()
-}
-
-fn hwsurvey() -> Command {
-    Command::cargo_bin("hwsurvey").unwrap()
 }
 
 #[test]
