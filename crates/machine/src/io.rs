@@ -183,6 +183,13 @@ pub fn path_line(p: &crate::pcie::PciePath) -> String {
     line
 }
 
+/// Parses a sysfs block device's `dev` file, `MAJ:MIN`: `"8:17\n"` -> `(8, 17)`. `None` when
+/// it is not two decimal numbers around a colon.
+pub fn parse_dev(text: &str) -> Option<(u32, u32)> {
+    let (a, b) = text.trim().split_once(':')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
 /// Whether `s` is a PCI address `dddd:bb:dd.f` (hex digits; the domain may be longer).
 pub fn is_pci_address(s: &str) -> bool {
     let hex = |t: &str, n: usize| t.len() == n && t.chars().all(|c| c.is_ascii_hexdigit());
@@ -244,4 +251,17 @@ pub fn summary(io: &Io) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dev_file() {
+        assert_eq!(parse_dev("8:17\n"), Some((8, 17)));
+        assert_eq!(parse_dev("259:65539"), Some((259, 65539)));
+        assert_eq!(parse_dev("8-17"), None);
+        assert_eq!(parse_dev("a:1"), None);
+    }
 }

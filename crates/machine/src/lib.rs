@@ -23,6 +23,7 @@ pub mod io;
 pub mod isa;
 pub mod limits;
 pub mod memory;
+pub mod mounts;
 pub mod numa;
 pub mod os;
 pub mod pages;
@@ -30,9 +31,14 @@ pub mod pci;
 pub mod pci_ids;
 pub mod pci_text;
 pub mod pcie;
+pub mod process;
 pub mod run_env;
+pub mod smaps;
 pub mod summary;
 pub mod virt;
+
+mod parse_error;
+pub use parse_error::ParseError;
 
 use hwsurvey_model::Probed;
 use serde::{Deserialize, Serialize};

@@ -74,17 +74,3 @@ impl CpuQuota {
         self.quota_us as f64 / self.period_us as f64
     }
 }
-
-/// Parses cgroup v2 `cpu.max` (`max 100000`, `50000 100000`): the quota (`None` for `max`) and
-/// the period, microseconds; `None` when it is neither form.
-pub fn parse_cpu_max_fields(text: &str) -> Option<(Option<u64>, u64)> {
-    let mut w = text.split_whitespace();
-    let quota = w.next()?;
-    let period_us: u64 = w.next()?.parse().ok()?;
-    let quota_us = if quota == "max" {
-        None
-    } else {
-        Some(quota.parse().ok()?)
-    };
-    Some((quota_us, period_us))
-}

@@ -13,6 +13,7 @@
 
 pub mod block;
 pub mod capture;
+pub mod cgroup;
 pub mod clocksource;
 pub mod cpu;
 pub mod energy;

@@ -236,13 +236,9 @@ fn impossible_layouts(root: &SysRoot, nodes: &[Node], problems: &mut Vec<Unknown
         return;
     };
     let sum: u64 = totals.iter().sum();
-    let Ok(text) = root.read(crate::memory::meminfo::MEMINFO) else {
+    let Some(total) = crate::memory::meminfo::mem_total_bytes(root) else {
         return;
     };
-    let Ok(mi) = crate::memory::meminfo::parse_meminfo(&text) else {
-        return;
-    };
-    let total = mi.mem_total_bytes;
     if total > 0
         && ((sum as f64) < NODE_MEMORY_MIN_SHARE * total as f64 || sum > total + total / 50)
     {

@@ -24,7 +24,7 @@
 //! - `/proc/cpuinfo`, `meminfo`, `mounts`, `version`, `cmdline`, `sysinfo` (s390),
 //!   `bus/pci/devices`, `sys/kernel/osrelease`, `self/cpuset`, `self/cgroup`,
 //!   `hwloc-nofile-info` (uname and page size as hwloc-gather-topology saved them), and the cpuset
-//!   files of the cgroup mounts `/proc/mounts` names for the process's cgroup (hwloc's
+//!   files of the process's cgroup in the cgroup mounts ([`crate::cgroup`]; hwloc's
 //!   allowed CPUs and nodes);
 //! - the DMI strings `/sys/class/dmi/id/*` (SMBIOS Types 0, 1, 2, 3; the serial numbers only
 //!   where readable, i.e. as root) and the raw tables `/sys/firmware/dmi/tables/*` (root);
@@ -33,6 +33,7 @@
 //!
 //! At most [`MAX_PEER_FILES`] files are tried, so a machine of thousands of CPUs stays bounded.
 
+use crate::cgroup::CgroupFs;
 use crate::SysRoot;
 
 /// Most files [`read_peer_files`] tries (about 80 per CPU: enough for 3000 CPUs).
@@ -293,25 +294,6 @@ fn nodes(r: &mut Reader) {
     r.links("/sys/bus/node/devices");
 }
 
-/// The cgroup path of this process for the v1 controller `cpuset` or the v2 hierarchy, from
-/// `/proc/self/cgroup` text (`N:controllers:/path` lines).
-fn cgroup_paths(text: &str) -> (Option<String>, Option<String>) {
-    let (mut v1, mut v2) = (None, None);
-    for line in text.lines() {
-        let mut parts = line.splitn(3, ':');
-        let (Some(id), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
-        else {
-            continue;
-        };
-        if id == "0" && controllers.is_empty() {
-            v2 = Some(path.to_string());
-        } else if controllers.split(',').any(|c| c == "cpuset") {
-            v1 = Some(path.to_string());
-        }
-    }
-    (v1, v2)
-}
-
 fn proc_and_cgroups(r: &mut Reader) {
     r.files(
         "/proc",
@@ -329,26 +311,26 @@ fn proc_and_cgroups(r: &mut Reader) {
             "hwloc-nofile-info",
         ],
     );
-    let cgroup = r.root.read("/proc/self/cgroup").unwrap_or_default();
-    let (v1, v2) = cgroup_paths(&cgroup);
-    let mounts = r.root.read("/proc/mounts").unwrap_or_default();
-    for line in mounts.lines() {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        let [_, mount, fstype, options, ..] = fields[..] else {
-            continue;
-        };
-        if !mount.starts_with('/') || mount.contains("\\") {
+    // the cpuset files of the process's cgroup and of its hierarchy's top, in every mount
+    // that can hold them (hwloc's allowed CPUs and nodes), from the one walk of crate::cgroup
+    let Ok(cgroups) = crate::cgroup::read(r.root) else {
+        return;
+    };
+    for m in &cgroups.mounts {
+        let path = cgroups
+            .memberships
+            .iter()
+            .find(|mb| match &m.fs {
+                CgroupFs::V2 => mb.is_v2(),
+                CgroupFs::V1(_) | CgroupFs::LegacyCpuset => mb.has("cpuset"),
+            })
+            .map(|mb| mb.path.as_str());
+        if !(m.fs == CgroupFs::V2 || m.fs == CgroupFs::LegacyCpuset || m.has("cpuset")) {
             continue;
         }
-        let path = match fstype {
-            "cgroup2" => v2.as_deref(),
-            "cgroup" if options.split(',').any(|o| o == "cpuset") => v1.as_deref(),
-            "cpuset" => v1.as_deref(),
-            _ => continue,
-        };
-        let mut dirs = vec![mount.trim_end_matches('/').to_string()];
+        let mut dirs = vec![m.mount_point.trim_end_matches('/').to_string()];
         if let Some(p) = path.filter(|p| p.starts_with('/') && *p != "/") {
-            dirs.push(format!("{}{p}", dirs[0]));
+            dirs.push(m.dir_of(p));
         }
         for dir in dirs {
             r.files(
@@ -388,16 +370,6 @@ fn pci(r: &mut Reader) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cgroup_paths_of_v1_and_v2_lines() {
-        let text = "4:memory:/a\n3:cpuset:/b/c\n2:cpu,cpuacct:/\n0::/d\n";
-        assert_eq!(
-            cgroup_paths(text),
-            (Some("/b/c".to_string()), Some("/d".to_string()))
-        );
-        assert_eq!(cgroup_paths("garbage\n"), (None, None));
-    }
 
     #[test]
     fn numbered_names() {

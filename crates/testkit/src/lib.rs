@@ -460,37 +460,9 @@ pub fn target_command(bin: &Path) -> std::process::Command {
 
 /// An excerpt of a real `/proc/self/smaps` (x86_64, Linux 6.1): the heap (4 KiB pages), a
 /// THP-backed anonymous region (6 MiB of 8 MiB in huge pages) and a hugetlb region (2 MiB
-/// pages, 4 MiB private hugetlb), for the smaps parser's tests and its users'.
-pub const SMAPS_EXCERPT: &str = "\
-55d0c8a00000-55d0c8a21000 rw-p 00000000 00:00 0                          [heap]
-Size:                132 kB
-KernelPageSize:        4 kB
-MMUPageSize:           4 kB
-Rss:                   8 kB
-AnonHugePages:         0 kB
-Private_Hugetlb:       0 kB
-THPeligible:    0
-VmFlags: rd wr mr mw me ac sd
-7f2a40000000-7f2a40800000 rw-p 00000000 00:00 0
-Size:               8192 kB
-KernelPageSize:        4 kB
-MMUPageSize:           4 kB
-Rss:                8192 kB
-AnonHugePages:      6144 kB
-Shared_Hugetlb:        0 kB
-Private_Hugetlb:       0 kB
-THPeligible:    1
-VmFlags: rd wr mr mw me ac sd hg
-7f2a80000000-7f2a80400000 rw-p 00000000 00:0f 1234                       /anon_hugepage (deleted)
-Size:               4096 kB
-KernelPageSize:     2048 kB
-MMUPageSize:        2048 kB
-Rss:                   0 kB
-AnonHugePages:         0 kB
-Shared_Hugetlb:        0 kB
-Private_Hugetlb:    4096 kB
-VmFlags: rd wr mr mw me de ht sd
-";
+/// pages, 4 MiB private hugetlb), for the smaps parser's tests and its users'. Kept in
+/// `crates/testkit/data/smaps-excerpt.txt`, which `hwsurvey_machine`'s own tests include too.
+pub const SMAPS_EXCERPT: &str = include_str!("../data/smaps-excerpt.txt");
 
 #[cfg(test)]
 mod tests {

@@ -62,7 +62,7 @@ pub(crate) fn read_cache_sharing(
             Ok(text) => match parse_cpumask_at(&map_path, &text) {
                 Ok(set) if set.is_empty() => return Sharing::Unknown,
                 Ok(set) => Ok(set),
-                Err(e) => Err(e),
+                Err(e) => Err(e.into()),
             },
             Err(e) if e.is_missing() => return Sharing::Unknown,
             Err(e) => Err(e),
