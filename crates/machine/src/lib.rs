@@ -17,6 +17,8 @@ pub mod block_use;
 pub mod clocksource;
 pub mod cpu;
 pub mod cpu_table;
+pub mod dmi;
+pub mod dmidecode;
 pub mod energy;
 pub mod firmware;
 pub mod io;

@@ -73,24 +73,16 @@ impl HostId {
     }
 }
 
-/// A value no firmware or OS gives one machine alone: empty, a placeholder string, or one
-/// character repeated (`00000000-0000-...`, `FFFFFFFF-...`) once dashes are dropped.
+/// A value no firmware or OS gives one machine alone: a placeholder of every SMBIOS string
+/// ([`crate::dmi::clean`]), one character repeated (`00000000-0000-...`, `FFFFFFFF-...`) once
+/// dashes are dropped, or a value vendors ship on many boards (`0123456789`, the UUID
+/// `03000200-0400-0500-0006-000700080009`).
 fn is_placeholder(v: &str) -> bool {
     let lower = v.to_ascii_lowercase();
     let compact: Vec<char> = lower.chars().filter(|c| *c != '-' && *c != ' ').collect();
-    compact.is_empty()
+    crate::dmi::clean(v).is_none()
         || compact.iter().all(|c| *c == compact[0])
-        || [
-            "not specified",
-            "to be filled by o.e.m.",
-            "default string",
-            "system serial number",
-            "not applicable",
-            "none",
-            "0123456789",
-            "03000200-0400-0500-0006-000700080009",
-        ]
-        .contains(&lower.as_str())
+        || ["0123456789", "03000200-0400-0500-0006-000700080009"].contains(&lower.as_str())
 }
 
 /// The hash kept of `value` of `kind`: `SHA-256("hwsurvey host id v1\0" kind "\0" value)`,
