@@ -11,7 +11,7 @@
 //! Theoretical per-direction link bandwidth: [`crate::pci::LinkSpeed`].
 
 pub use crate::pci::{parse_link_speed, LinkSpeed, PciDevice, PcieLink};
-use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal, plural};
+use hwsurvey_model::units::format_bytes_binary;
 use hwsurvey_model::{Probed, Unknown};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -139,50 +139,6 @@ pub struct BlockDevice {
     pub numa_node: Probed<Option<u32>>,
 }
 
-/// One line for an endpoint's PCIe path: the bridges up to the root port, the narrowest link
-/// and the most oversubscribed shared link: `path 0000:03:00.0 > 0000:02:00.0 > 0000:01:00.0 >
-/// 0000:00:01.0: ceiling 3.94 GB/s/dir (Gen3 x4 its own link); 0000:01:00.0 Gen3 x8
-/// 7.88 GB/s/dir shared by 4 endpoints, 2.00:1 oversubscribed`.
-pub fn path_line(p: &crate::pcie::PciePath) -> String {
-    let mut line = format!("path {} > {}: ", p.endpoint, p.via.join(" > "));
-    match &p.narrowest {
-        None => line += "ceiling unknown (no link speed and width on the path)",
-        Some(n) => {
-            let whose = if n.device == p.endpoint {
-                "its own link".to_string()
-            } else {
-                format!("at {}", n.device)
-            };
-            line += &format!(
-                "ceiling {}/dir (Gen{} x{} {whose}{})",
-                format_rate_decimal(n.bandwidth_bytes_per_s as f64),
-                n.generation,
-                n.width_lanes,
-                if n.below_max { ", below its max" } else { "" }
-            );
-        }
-    }
-    if let Some(sh) = &p.shared {
-        line += &format!(
-            "; {} Gen{} x{} {}/dir shared by {}",
-            sh.link.device,
-            sh.link.generation,
-            sh.link.width_lanes,
-            format_rate_decimal(sh.link.bandwidth_bytes_per_s as f64),
-            plural(sh.endpoints.len() as u64, "endpoint")
-        );
-        match sh.oversubscription {
-            Some(o) if o > 1.0 => line += &format!(", {o:.2}:1 oversubscribed"),
-            Some(o) => line += &format!(", their maxima {o:.2}:1 of it"),
-            None => {}
-        }
-    }
-    if !p.unknown_links.is_empty() {
-        line += &format!("; link unknown at {}", p.unknown_links.join(", "));
-    }
-    line
-}
-
 /// Parses a sysfs block device's `dev` file, `MAJ:MIN`: `"8:17\n"` -> `(8, 17)`. `None` when
 /// it is not two decimal numbers around a colon.
 pub fn parse_dev(text: &str) -> Option<(u32, u32)> {
@@ -212,7 +168,13 @@ pub fn is_pci_address(s: &str) -> bool {
 pub fn summary(io: &Io) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "I/O");
-    crate::pci_text::pci_section(io, &mut out);
+    crate::pci_text::pci_section(
+        &io.pci,
+        io.pci_ids.as_ref(),
+        &io.root_complexes,
+        &io.pcie_paths,
+        &mut out,
+    );
     match &io.block {
         Probed::Known(devs) => {
             for d in devs.iter().filter(|d| d.kind != BlockKind::Virtual) {

@@ -13,10 +13,10 @@
 //! that holds `cgroup.controllers` (else `/sys/fs/cgroup`), each v1 hierarchy at
 //! `/sys/fs/cgroup/<controllers>` (else `/sys/fs/cgroup/<first controller>`).
 
-use hwsurvey_model::{CpuSet, Probed, Unknown};
+use hwsurvey_model::{Probed, Unknown};
 
-use crate::limits::{CpuLimit, CpuQuota, MemoryLimit};
 use crate::{ProbeError, SysRoot};
+use hwsurvey_machine::limits::{intersect, lowest_cpu_quota, CpuLimit, CpuQuota, MemoryLimit};
 
 // The types and pure functions of this part of the machine document, under their paths here.
 pub use hwsurvey_machine::os::cgroup::*;
@@ -415,7 +415,7 @@ pub fn no_cpuset() -> Unknown {
 /// none does.
 fn first_cpus(root: &SysRoot, candidates: &[String]) -> Result<Option<CpuLimit>, ProbeError> {
     for c in candidates {
-        match crate::cpu::read_cpuset(root, c, None) {
+        match crate::cpu::sets::read_cpuset(root, c, None) {
             Ok(s) if s.is_empty() => continue,
             Ok(cpus) => {
                 return Ok(Some(CpuLimit {
@@ -428,28 +428,6 @@ fn first_cpus(root: &SysRoot, candidates: &[String]) -> Result<Option<CpuLimit>,
         }
     }
     Ok(None)
-}
-
-/// The intersection of `limits`, with the sources joined by " ∩ " where more than one
-/// narrows it; `None` when there is none or the intersection is empty (a damaged capture: the
-/// kernel never runs a process on no CPU).
-pub fn intersect(limits: &[CpuLimit]) -> Option<CpuLimit> {
-    let mut it = limits.iter();
-    let first = it.next()?.clone();
-    let out = it.fold(first, |acc, l| {
-        let cpus: CpuSet = acc.cpus.intersection(&l.cpus);
-        if cpus == acc.cpus {
-            acc
-        } else if cpus == l.cpus {
-            l.clone()
-        } else {
-            CpuLimit {
-                cpus,
-                source: format!("{} ∩ {}", acc.source, l.source),
-            }
-        }
-    });
-    (!out.cpus.is_empty()).then_some(out)
 }
 
 /// This process's cgroup limits under `root`, or why unknown (`/proc/self/cgroup` missing,
@@ -496,7 +474,7 @@ pub fn probe(root: &SysRoot) -> Probed<Cgroup> {
 fn cpu_max(walk: &Walk<CpuFile>) -> Probed<CpuMax> {
     let quotas: Vec<_> = walk.found.iter().filter_map(CpuFile::quota).collect();
     match (
-        crate::limits::lowest_cpu_quota(&quotas),
+        lowest_cpu_quota(&quotas),
         walk.problems.first(),
         walk.found.first(),
     ) {

@@ -143,7 +143,7 @@ pub fn probe(root: &SysRoot) -> Cpu {
         caches,
         caches_source,
         identity,
-        tlb: tlb::from_cpuid(arch, &cpuid),
+        tlb: x86::tlbs(arch, &cpuid),
         nominal_clock: nominal::nominal_clock(arch, &cpuid, ci.as_ref()),
         cpuid,
         op_modes: hwsurvey_machine::cpu::modes::op_modes(

@@ -40,15 +40,6 @@ use crate::{ProbeError, SysRoot};
 // The types and pure functions of this part of the machine document, under their paths here.
 pub use hwsurvey_machine::limits::*;
 
-/// One set of CPUs the process is confined to, and where it came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CpuLimit {
-    /// The CPUs.
-    pub cpus: CpuSet,
-    /// What gave it: `sched_getaffinity`, a `Cpus_allowed_list` or a cpuset file path.
-    pub source: String,
-}
-
 /// Every limit found for the probing process.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Limits {
@@ -105,13 +96,8 @@ impl Limits {
     /// joined by " ∩ "; `None` when there is none or the intersection is empty (a damaged
     /// capture: the kernel never runs a process on no CPU).
     pub fn usable_cpus(&self) -> Option<CpuLimit> {
-        crate::cgroup::intersect(&self.cpu_limits)
+        intersect(&self.cpu_limits)
     }
-}
-
-/// The one of `quotas` that allows the least run time ([`CpuQuota::cpus`]): the one that binds.
-pub fn lowest_cpu_quota(quotas: &[CpuQuota]) -> Option<&CpuQuota> {
-    quotas.iter().min_by(|a, b| a.cpus().total_cmp(&b.cpus()))
 }
 
 /// The process's affinity: `sched_getaffinity` on the live machine (with the `sys` feature),

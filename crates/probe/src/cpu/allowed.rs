@@ -24,7 +24,10 @@ pub(crate) fn probe_allowed(root: &SysRoot) -> Allowed {
     let (cgroup_cpus, cgroup_file) = match crate::cgroup::read(root) {
         Ok(c) => {
             let sets = c.cpusets(root);
-            match (crate::cgroup::intersect(&sets.found), sets.problems.first()) {
+            match (
+                hwsurvey_machine::limits::intersect(&sets.found),
+                sets.problems.first(),
+            ) {
                 (Some(l), _) => (Probed::Known(l.cpus), Some(l.source)),
                 (None, Some(bad)) => (Probed::Unknown(bad.clone()), None),
                 (None, None) => (Probed::Unknown(crate::cgroup::no_cpuset()), None),
