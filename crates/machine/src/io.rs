@@ -218,6 +218,7 @@ pub fn summary(io: &Io) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hwsurvey_model::units::format_rate_decimal;
 
     #[test]
     fn dev_file() {
@@ -225,5 +226,42 @@ mod tests {
         assert_eq!(parse_dev("259:65539"), Some((259, 65539)));
         assert_eq!(parse_dev("8-17"), None);
         assert_eq!(parse_dev("a:1"), None);
+    }
+
+    #[test]
+    fn link_rates_and_bandwidth() {
+        let g2 = parse_link_speed("5.0 GT/s PCIe").unwrap();
+        assert_eq!((g2.generation, g2.encoding.as_str()), (2, "8b/10b"));
+        assert_eq!(g2.bandwidth_bytes_per_s(8), 4_000_000_000);
+        let g3 = parse_link_speed("8.0 GT/s PCIe\n").unwrap();
+        assert_eq!(g3.bandwidth_bytes_per_s(8), 7_876_923_076);
+        assert_eq!(
+            format_rate_decimal(g3.bandwidth_bytes_per_s(8) as f64),
+            "7.88 GB/s"
+        );
+        assert_eq!(
+            parse_link_speed("2.5 GT/s")
+                .unwrap()
+                .bandwidth_bytes_per_s(1),
+            250_000_000
+        );
+        assert_eq!(parse_link_speed("5 GT/s").unwrap().generation, 2);
+        assert_eq!(
+            parse_link_speed("16.0 GT/s PCIe")
+                .unwrap()
+                .bandwidth_bytes_per_s(16),
+            31_507_692_307
+        );
+        let g6 = parse_link_speed("64.0 GT/s PCIe").unwrap();
+        assert_eq!(g6.bandwidth_bytes_per_s(16), 128_000_000_000);
+        assert!(parse_link_speed("Unknown").is_err());
+        assert!(parse_link_speed("Unknown speed").is_err());
+        assert!(parse_link_speed("3.0 GT/s").is_err());
+    }
+    #[test]
+    fn classes() {
+        assert_eq!(class_name(0x010802), Some("NVMe controller"));
+        assert_eq!(class_name(0x020000), Some("Ethernet controller"));
+        assert_eq!(class_name(0xffff00), None);
     }
 }

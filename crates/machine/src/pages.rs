@@ -197,6 +197,15 @@ pub struct MeminfoHuge {
     pub hugetlb_bytes: Option<u64>,
 }
 
+/// `Hugepagesize` of `/proc/meminfo` (parsed by [`crate::memory::meminfo::parse_meminfo`]),
+/// bytes: the default huge page size; `Ok(None)` when the line is absent.
+///
+/// # Errors
+/// [`ParseError`] naming the line when it is not `N kB`.
+pub fn default_hugepage_size_bytes(fields: &MeminfoFields) -> Result<Option<u64>, ParseError> {
+    fields.bytes("Hugepagesize")
+}
+
 impl MeminfoHuge {
     /// The huge page lines of `/proc/meminfo` (parsed by
     /// [`crate::memory::meminfo::parse_meminfo`]); `Ok(None)` when the pool lines are absent
@@ -287,5 +296,41 @@ mod tests {
             "HugePages_Total: 1\nHugePages_Free: 1\nHugePages_Rsvd: 0\nHugePages_Surp: 0\n",
         ));
         assert_eq!(e.unwrap_err().expected, "a Hugepagesize line");
+    }
+
+    #[test]
+    fn choices() {
+        let c = parse_choice("always [madvise] never").unwrap();
+        assert_eq!(c.selected, "madvise");
+        assert_eq!(c.choices, vec!["always", "madvise", "never"]);
+        assert_eq!(parse_choice("always madvise never"), None);
+        assert_eq!(parse_choice("[a] [b]"), None);
+    }
+    #[test]
+    fn dir_names() {
+        assert_eq!(
+            parse_hugepages_dir_name("hugepages-1048576kB"),
+            Some(1 << 30)
+        );
+        assert_eq!(parse_hugepages_dir_name("hugepages-64kB"), Some(64 << 10));
+        assert_eq!(parse_hugepages_dir_name("hugepages-kB"), None);
+        assert_eq!(parse_hugepages_dir_name("hugepages-0kB"), None);
+    }
+    #[test]
+    fn base_page_inference() {
+        assert_eq!(infer_base_page_size(Arch::Sparc64, &[]).unwrap().0, 8192);
+        let kunpeng = [64 << 10, 2 << 20, 32 << 20, 1 << 30];
+        assert_eq!(
+            infer_base_page_size(Arch::Aarch64, &kunpeng).unwrap().0,
+            4096
+        );
+        assert_eq!(
+            infer_base_page_size(Arch::Aarch64, &[2 << 20, 512 << 20])
+                .unwrap()
+                .0,
+            65536
+        );
+        assert_eq!(infer_base_page_size(Arch::Aarch64, &[]), None);
+        assert_eq!(infer_base_page_size(Arch::Ppc64, &[16 << 20]), None);
     }
 }

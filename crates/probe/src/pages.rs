@@ -166,7 +166,7 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
     }
     let (hugetlb_total_bytes, hugetlb_free_bytes) =
         hugetlb_totals(&hugetlb, hugetlb_missing, meminfo_total);
-    let default_hugepage_size_bytes = match meminfo.map(|f| f.bytes("Hugepagesize")) {
+    let default_hugepage_size_bytes = match meminfo.map(|f| default_hugepage_size_bytes(&f)) {
         Ok(Ok(Some(v))) => Probed::Known(v),
         Ok(Ok(None)) => Probed::Unknown(Unknown::Invalid {
             path: MEMINFO.into(),
@@ -450,47 +450,4 @@ pub fn probe(root: &SysRoot) -> Pages {
     let text = root.read("/proc/cpuinfo").ok();
     let (arch, _) = crate::cpu::detect_arch(root, text.as_deref());
     probe_with(root, arch)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn choices() {
-        let c = parse_choice("always [madvise] never").unwrap();
-        assert_eq!(c.selected, "madvise");
-        assert_eq!(c.choices, vec!["always", "madvise", "never"]);
-        assert_eq!(parse_choice("always madvise never"), None);
-        assert_eq!(parse_choice("[a] [b]"), None);
-    }
-
-    #[test]
-    fn dir_names() {
-        assert_eq!(
-            parse_hugepages_dir_name("hugepages-1048576kB"),
-            Some(1 << 30)
-        );
-        assert_eq!(parse_hugepages_dir_name("hugepages-64kB"), Some(64 << 10));
-        assert_eq!(parse_hugepages_dir_name("hugepages-kB"), None);
-        assert_eq!(parse_hugepages_dir_name("hugepages-0kB"), None);
-    }
-
-    #[test]
-    fn base_page_inference() {
-        assert_eq!(infer_base_page_size(Arch::Sparc64, &[]).unwrap().0, 8192);
-        let kunpeng = [64 << 10, 2 << 20, 32 << 20, 1 << 30];
-        assert_eq!(
-            infer_base_page_size(Arch::Aarch64, &kunpeng).unwrap().0,
-            4096
-        );
-        assert_eq!(
-            infer_base_page_size(Arch::Aarch64, &[2 << 20, 512 << 20])
-                .unwrap()
-                .0,
-            65536
-        );
-        assert_eq!(infer_base_page_size(Arch::Aarch64, &[]), None);
-        assert_eq!(infer_base_page_size(Arch::Ppc64, &[16 << 20]), None);
-    }
 }
