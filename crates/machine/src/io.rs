@@ -110,7 +110,7 @@ pub enum BlockKind {
 /// a disk), a RAM disk (`ram*`, brd) or a compressed RAM disk (`zram*`), all kernel-made under
 /// `/sys/devices/virtual/block`. What could not be read of these is not a fact of the machine
 /// (a capture tool saves their folders half, a container hides their queues), so the
-/// "could not be read" list leaves them out (`hwsurvey_probe::summary::unknowns`).
+/// "could not be read" list leaves them out (`hwsurvey_probe::probe_text::unknowns`).
 pub fn is_pseudo_disk(dev: &BlockDevice) -> bool {
     dev.kind == BlockKind::Virtual
         && ["loop", "ram", "zram"].iter().any(|p| {

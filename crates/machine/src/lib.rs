@@ -59,10 +59,10 @@ pub mod pci;
 pub mod pci_ids;
 pub mod pci_text;
 pub mod pcie;
+pub mod probe_text;
 pub mod process;
 pub mod run_env;
 pub mod smaps;
-pub mod summary;
 pub mod virt;
 
 mod parse_error;

@@ -371,6 +371,39 @@ fn pci(r: &mut Reader) {
 mod tests {
     use super::*;
 
+    /// The cpuset files of the process's cgroup come from the one reading of its cgroups
+    /// (mountinfo's mounts, the path relative to a mount's root): a container's v2 mount of
+    /// `/docker/ab` at /sys/fs/cgroup and a legacy cpuset mount, as hwloc reads them.
+    #[test]
+    fn the_cgroup_cpuset_files_of_the_process() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = |p: &str, v: &str| {
+            let f = dir.path().join(p.trim_start_matches('/'));
+            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+            std::fs::write(f, v).unwrap();
+        };
+        w(
+            "/proc/self/mountinfo",
+            "30 23 0:26 /docker/ab /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n\
+             31 23 0:27 / /dev/cpuset rw - cpuset none rw\n",
+        );
+        w("/proc/self/cgroup", "3:cpuset:/batch\n0::/docker/ab/job\n");
+        w("/sys/fs/cgroup/cpuset.cpus.effective", "0-7");
+        w("/sys/fs/cgroup/job/cpuset.cpus.effective", "2-3");
+        w("/dev/cpuset/batch/cpuset.cpus", "4-7");
+        let root = SysRoot::new(dir.path());
+        read_peer_files(&root);
+        let got = root.accessed();
+        for f in [
+            "/sys/fs/cgroup/cpuset.cpus.effective",
+            "/sys/fs/cgroup/job/cpuset.cpus.effective",
+            "/dev/cpuset/batch/cpuset.cpus",
+            "/proc/self/cgroup",
+        ] {
+            assert!(got.iter().any(|a| a == f), "{f} not in {got:?}");
+        }
+    }
+
     #[test]
     fn numbered_names() {
         assert!(numbered("cpu12", "cpu"));

@@ -3,7 +3,7 @@
 //! without `size` and `queue/*`) listed 72 such lines; a real disk missing the same files is
 //! still listed.
 
-use hwsurvey_probe::summary::unknowns;
+use hwsurvey_probe::probe_text::unknowns;
 use hwsurvey_probe::{probe_machine, SysRoot};
 use hwsurvey_testkit::{extract, fixtures, write};
 

@@ -603,7 +603,7 @@ fn check_capture(cap: &Capture, rules: &RuleSet) -> Result<(), String> {
     if !raw.is_empty() {
         out.push(format!("probe summary: raw control characters {raw:?}"));
     }
-    for u in hwsurvey_probe::summary::unknowns(&m) {
+    for u in hwsurvey_probe::probe_text::unknowns(&m) {
         check_error_line("probe problem", &u, &mut out);
     }
     machine_facts_problems(&m, &mut out);

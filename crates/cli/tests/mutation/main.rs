@@ -246,7 +246,7 @@ fn cut(s: &str) -> String {
 
 fn summary_text(m: &Machine) -> String {
     // what `hwsurvey probe` prints (crates/cli/src/cmd/probe.rs, render_summary)
-    let mut out = hwsurvey_probe::summary::topology_summary(m);
+    let mut out = hwsurvey_probe::probe_text::topology_summary(m);
     for section in [
         hwsurvey_probe::memory::summary(&m.memory),
         hwsurvey_probe::io::summary(&m.io),
@@ -256,7 +256,7 @@ fn summary_text(m: &Machine) -> String {
         out.push_str(&section);
         out.push('\n');
     }
-    out.push_str(&hwsurvey_probe::summary::unknowns_summary(m));
+    out.push_str(&hwsurvey_probe::probe_text::unknowns_summary(m));
     out
 }
 
