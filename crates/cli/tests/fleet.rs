@@ -593,7 +593,7 @@ fn a_fifo_in_the_folder_is_skipped_and_named() {
     }
 }
 
-/// Issue 33 on fleet's printed report: its tables laid out as compare's ([`html_cell`]:
+/// Fleet's printed report: its tables laid out as compare's ([`html_cell`]:
 /// breaks at spaces and after a long path's `/`, never inside a word). The findings table
 /// printed a host name `node2.rack12.datacenter-frankfurt.example.com` as `node2.rack12.d` /
 /// `atacenter-` / `frankfurt.exampl` / `e.com` (`overflow-wrap: anywhere` let the browser

@@ -1,4 +1,4 @@
-//! The engine writes the whole result file (issue 36): a second caller of the engine, handed
+//! The engine writes the whole result file: a second caller of the engine, handed
 //! the request `hwsurvey run` made, gets the file the CLI wrote, `time_limit` and the stored
 //! qualification included; only what a run reads live (times, load, energy per point) differs.
 //!

@@ -1,6 +1,6 @@
 //! `hwsurvey probe --cpus` against `lscpu -e --sysroot` (util-linux) on the real captures in
 //! `../shared/fixtures` and on this machine: the same CPU, NODE, SOCKET, CORE, L1d:L1i:L2:L3
-//! instance ids, ONLINE, MAXMHZ and MINMHZ on every line (issue 35).
+//! instance ids, ONLINE, MAXMHZ and MINMHZ on every line.
 //!
 //! Where they do not agree, by design (the fixtures' README): the Opteron 6276 (the probe
 //! counts each core of a compute unit, as hwloc: 64 cores; lscpu pairs them as 32 cores of 2

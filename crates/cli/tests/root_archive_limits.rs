@@ -1,4 +1,4 @@
-//! `--root ARCHIVE` is unpacked within bounds (issue 32): a file larger than 4 MiB is skipped
+//! `--root ARCHIVE` is unpacked within bounds: a file larger than 4 MiB is skipped
 //! and named, an archive of more than 64 MiB decompressed or more than 50000 entries is refused
 //! before anything is written, and the unpack folder is removed on every exit path, every
 //! terminating signal included (SIGQUIT, SIGABRT, SIGALRM, ... as SIGINT, SIGTERM and SIGHUP);

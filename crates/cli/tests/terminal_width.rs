@@ -1,4 +1,4 @@
-//! Output fits the terminal (issue 18): with stdout on a pseudo-terminal 80 or 120 columns
+//! Output fits the terminal: with stdout on a pseudo-terminal 80 or 120 columns
 //! wide, `probe` (this machine and a 128-CPU capture), `run --plan-only`, `compare` of the
 //! shipped example results and `qualify` print no line wider than it, while the same commands
 //! into a pipe print in full (the widest compare line is far wider than 120 columns).
@@ -305,7 +305,7 @@ fn fix_commands(full: &str) -> Vec<String> {
     out
 }
 
-/// Issue 33 item 7: at 80 columns qualify splits no path or word, and prints each fix's
+/// At 80 columns qualify splits no path or word, and prints each fix's
 /// command whole on its own line(s) (main split `.../hugepages-` / `2048kB/nr_hugepages`),
 /// so a copy of it runs; probe splits no option of the kernel command line.
 #[test]
@@ -368,7 +368,7 @@ fn three_examples() -> Vec<String> {
     .collect()
 }
 
-/// Issue 33 items 5 and 8: `compare` of the three example machines, and of five (the two
+/// `compare` of the three example machines, and of five (the two
 /// older example results in reports/examples/v1 added), on an 80-column terminal: the
 /// machines and the headline within the first 40 lines (main printed a 17-line note on the
 /// plots first, then over 2,000 lines), no line over 80 columns, no cell broken inside a word

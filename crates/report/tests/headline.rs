@@ -461,7 +461,7 @@ fn csv_keeps_the_notes_the_marks_point_at() {
     assert!(text.contains("not comparable"));
 }
 
-/// Issue 33: "GHz ?" and "channels ?" in the machine line read as errors. Every machine line
+/// "GHz ?" and "channels ?" in the machine line read as errors. Every machine line
 /// (the examples and the schema-1 files of reports/examples/v1) says what is unknown in words
 /// (`clock unknown [n]`, `channels unknown [n]`), never a bare `?`, and writes the
 /// topology as lscpu users read it: sockets x cores per socket x threads per core.

@@ -200,7 +200,7 @@ fn different_profile_versions_need_force() {
         .stdout(predicate::str::contains(
             "DIFFERENT PROFILE VERSIONS (--mixed-profiles)",
         ));
-    // --force means only "replace the -o file", as in run and snapshot (issue 18)
+    // --force means only "replace the -o file", as in run and snapshot
     hwsurvey()
         .arg("compare")
         .args(&files)
@@ -273,7 +273,7 @@ fn implausible_values_get_one_line_errors() {
     assert!(out.stdout.is_empty());
 }
 
-/// The tester's reproductions (issue 16, item 6), each an edit of a result file that loads:
+/// The tester's reproductions of values no run measures, each an edit of a result file that loads:
 /// `compare` refuses the file with one line naming the file, the field and the value, exit 2,
 /// and prints no table (a CV of 1.18e21 used to print `CV 118059162071741130342400.0%` and
 /// make a -95% change "within noise"; a working set of 1.18e21 bytes printed `16777216 TiB`; a
@@ -509,7 +509,7 @@ fn baseline_by_file_name_stem_or_path_as_the_readme_shows() {
         ));
 }
 
-/// Issue 18: one spelling for JSON on every command: `--json` (as `probe --json`) is
+/// One spelling for JSON on every command: `--json` (as `probe --json`) is
 /// `--format json` on compare and qualify, and the two together are a usage error.
 #[test]
 fn json_flag_is_format_json_on_compare_and_qualify() {
@@ -547,7 +547,7 @@ fn json_flag_is_format_json_on_compare_and_qualify() {
     );
 }
 
-/// Issue 33 item 9: `compare reports/examples/*.json` failed on compare.json beside the
+/// `compare reports/examples/*.json` once failed on compare.json beside the
 /// results. hwsurvey's own reports (a comparison, a qualification, a machine document) are
 /// skipped with a one-line note, recognised by their content whatever their name; any other
 /// file that is not a result is still an error naming it.

@@ -371,7 +371,7 @@ fn page_sizes_of(arch: Arch) -> Option<&'static [u64]> {
     })
 }
 
-/// The "silent wrong" classes of issue 16 on a probed machine: a value the probe states as a
+/// The "silent wrong" classes on a probed machine: a value the probe states as a
 /// fact that no kernel can have reported.
 fn machine_facts_problems(m: &Machine, out: &mut Vec<String>) {
     let c = &m.cpu;
