@@ -529,7 +529,7 @@ fn vm_root() -> tempfile::TempDir {
     dir
 }
 
-/// Facts of another machine are refused (issue 49): the R640's text (2 sockets, 96 GiB) on a
+/// Facts of another machine are refused: the R640's text (2 sockets, 96 GiB) on a
 /// 1-socket VM of 23.5 GiB is one error line naming the file and each fact that disagrees,
 /// probe exit 2 and qualify exit 3, nothing on stdout (before, `qualify --dmidecode r640.txt`
 /// passed "12 channels over 2 sockets" on the VM). `--dmidecode-other-machine` reads it,

@@ -1,5 +1,5 @@
 //! The probing process's own files under `/proc/self` (proc(5)), parsed: `status`
-//! ([`parse_status`]: the CPUs it may run on, its virtual memory) and `limits`
+//! ([`parse_status`]: the CPUs it may run on, its virtual memory, its user) and `limits`
 //! ([`parse_limits`]: the soft resource limits). Its cgroups are [`crate::os::cgroup`]. The
 //! one reader of each file is `hwsurvey_probe::process`.
 
@@ -25,6 +25,9 @@ pub struct ProcStatus {
     pub vm_size_bytes: Option<u64>,
     /// `VmData`, bytes: data and stack, what `RLIMIT_DATA` counts; `None` as `vm_size_bytes`.
     pub vm_data_bytes: Option<u64>,
+    /// `Uid` (real, effective, saved, file system): the effective user id, the second;
+    /// `None` when absent or not a number.
+    pub effective_uid: Option<u32>,
 }
 
 /// Parses the text of [`STATUS`] (`Name:<TAB>value` lines). Never fails: each line read is
@@ -50,6 +53,9 @@ pub fn parse_status(text: &str) -> ProcStatus {
         }),
         vm_size_bytes: kib("VmSize"),
         vm_data_bytes: kib("VmData"),
+        effective_uid: value("Uid")
+            .and_then(|v| v.split_whitespace().nth(1))
+            .and_then(|u| u.parse().ok()),
     }
 }
 
@@ -94,8 +100,9 @@ pub fn parse_limits(text: &str) -> ProcLimits {
 mod tests {
     use super::*;
 
-    const STATUS_TEXT: &str = "Name:\thwsurvey\nVmSize:\t   21504 kB\nVmData:\t    2048 kB\n\
-                               Cpus_allowed:\t0000010f\nCpus_allowed_list:\t0-3,8\n";
+    const STATUS_TEXT: &str = "Name:\thwsurvey\nUid:\t1000\t0\t0\t0\nVmSize:\t   21504 kB\n\
+                               VmData:\t    2048 kB\nCpus_allowed:\t0000010f\n\
+                               Cpus_allowed_list:\t0-3,8\n";
 
     #[test]
     fn status_lines() {
@@ -106,6 +113,7 @@ mod tests {
         );
         assert_eq!(s.vm_size_bytes, Some(21504 << 10));
         assert_eq!(s.vm_data_bytes, Some(2 << 20));
+        assert_eq!(s.effective_uid, Some(0));
         let bad = parse_status("Cpus_allowed_list:\t0-x\n");
         let e = bad.cpus_allowed.unwrap().unwrap_err();
         assert_eq!(
@@ -117,7 +125,8 @@ mod tests {
             ProcStatus {
                 cpus_allowed: None,
                 vm_size_bytes: None,
-                vm_data_bytes: None
+                vm_data_bytes: None,
+                effective_uid: None
             }
         );
     }

@@ -161,6 +161,7 @@ fn what_only_a_parser_of_the_file_holds_stands_in_that_parser_alone() {
         ("machine/src/os/cgroup.rs", "\"cgroup2\""),
         ("machine/src/process.rs", "\"Cpus_allowed_list\""),
         ("machine/src/process.rs", "\"VmSize\""),
+        ("machine/src/process.rs", "\"Uid\""),
         ("machine/src/memory/meminfo.rs", "\"MemAvailable\""),
         ("machine/src/pages.rs", "\"HugePages_Total\""),
         ("machine/src/pages.rs", "\"Hugepagesize\""),

@@ -118,16 +118,9 @@ pub fn hiding_option(own: &[MountEntry], euid: Option<u32>) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The effective user id in `/proc/self/status` (`Uid:` line, second field).
+/// The effective user id of this process ([`crate::process::ProcStatus::effective_uid`]).
 fn effective_uid(root: &SysRoot) -> Option<u32> {
-    let status = root.read("/proc/self/status").ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("Uid:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
+    crate::process::read_status(root).ok()?.effective_uid
 }
 
 /// Whether task `tid` of process `pid` is gone or exiting (its `/proc/PID/task/TID` is

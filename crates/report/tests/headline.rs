@@ -592,8 +592,8 @@ fn the_default_baseline_is_the_first_column_not_emulated() {
 }
 
 /// A result beside a copy of itself (the same run: start time, hostname and host id) is said
-/// to be one run, in the flags and the headline's notes; two runs are not (issue 49: "Comparing
-/// a result with an identical copy (same run id) says so").
+/// to be one run, in the flags and the headline's notes; two runs are not ("Comparing a
+/// result with an identical copy (same run id) says so").
 #[test]
 fn a_result_beside_its_copy_is_said_to_be_one_run() {
     let file = hwsurvey_result::load(&examples_dir().join(FILES[0])).unwrap();
