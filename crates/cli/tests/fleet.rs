@@ -502,7 +502,7 @@ fn the_fleets_own_report_in_the_folder_is_not_a_host() {
     );
 }
 
-/// Issue 46's reproduction: `fleet F -o F/web/a.json --force`, `a.json` being a host's
+/// The reproduction: `fleet F -o F/web/a.json --force`, `a.json` being a host's
 /// result, was skipped as "the report this fleet writes" and overwritten, and the next fleet
 /// marked the host failed. Refused now, as compare refuses an input, the file untouched; so is
 /// `-o F/node1/result.json` named by the file itself among the inputs.
@@ -632,7 +632,7 @@ fn printed_fleet_report_breaks_no_host_name_and_cuts_nothing() {
     assert!(split.is_empty(), "broken in print: {split:?}\n{printed}");
 }
 
-/// Issue 46: host folder names and CPU models holding ESC, OSC, BEL, CR, U+202E and U+2066
+/// Host folder names and CPU models holding ESC, OSC, BEL, CR, U+202E and U+2066
 /// were written raw by `fleet --format markdown -o out.md` (8 ESC, 3 BEL, 2 CR, 5 bidi) and by
 /// `--json -o` (the bidi characters), as the playbook's fleet.md; each format written to a
 /// file follows its escaping rule now, as on a terminal.

@@ -246,7 +246,7 @@ fn snapshot_of_a_capture_never_writes_through_a_link_out_of_its_staging_folder()
     );
 }
 
-/// The archive of issue 46: the symlink `hwsurvey-snapshot/etc/x -> DIR` and then the folder
+/// An archive that writes through its own link: the symlink `hwsurvey-snapshot/etc/x -> DIR` and then the folder
 /// entries `etc/x/nologin/` and `etc/x/planted/a/b/c/` created `DIR/nologin` and
 /// `DIR/planted/a/b/c` (as root, aimed at /etc: /etc/nologin), exit 0. Refused now, exit 2,
 /// naming the entry and the link; nothing made outside, nothing left in TMPDIR.

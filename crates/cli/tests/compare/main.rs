@@ -642,7 +642,7 @@ fn hwsurvey_reports_beside_the_results_are_skipped_with_a_note() {
 
 mod printed_reports;
 
-/// Issue 46: `compare -o x.json` kept raw bidi characters of a CPU model and a hostname
+/// `compare -o x.json` kept raw bidi characters of a CPU model and a hostname
 /// (U+202E, U+2066), while the terminal showed them escaped. Every format written with `-o`
 /// (JSON, Markdown, CSV, HTML, terminal) follows its escaping rule, as on a terminal; the
 /// JSON still reads back the CPU model as it was.
