@@ -216,7 +216,7 @@ fn man_replaces_a_symlink_under_a_page_name_and_leaves_its_target_alone() {
     assert!(left.is_empty(), "{left:?}");
 }
 
-/// Every path a `--help` names exists or is clearly a placeholder (issue 49 item 6: `hwsurvey
+/// Every path a `--help` names exists or is clearly a placeholder (`hwsurvey
 /// --help` showed `hwsurvey fleet reports/fleet/run-1/`, a folder that never existed).
 ///
 /// The rule, path by path, over the help of `hwsurvey` and of every subcommand (`--help`, the

@@ -372,7 +372,7 @@ fn a_full_disk_under_force_names_the_file_left_as_the_previous_one() {
     );
 }
 
-/// Issue 49 item 6: `compare -o r.pdf` wrote terminal text into r.pdf, and `-o -` made a file
+/// `compare -o r.pdf` wrote terminal text into r.pdf, and `-o -` made a file
 /// named "-". The format comes from --format or the extension, or the output is refused: a
 /// PDF with the two commands that print the HTML report to one, each whole on its own line
 /// (as scripts/html-to-pdf-png does); `-o -` is standard output.

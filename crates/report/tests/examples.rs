@@ -184,7 +184,7 @@ fn examples_normalised_views_are_all_core_and_past_the_caches() {
 /// The scaling summary and the A/B views come after the findings and before the detail
 /// tables, and say what the family tables' medians say: the x86 guest's integer score peaks at
 /// 2 threads (16 vCPUs on 2 host cores under TCG), 91% efficient there, 10% at all 16 threads
-/// (the figure compared: issue 49), and the knee is at 2; THP over base pages at 256 MiB is the ratio of the two full-random medians.
+/// (the figure compared), and the knee is at 2; THP over base pages at 256 MiB is the ratio of the two full-random medians.
 #[test]
 fn examples_scaling_summary_and_ab_views_read_the_family_tables() {
     let c = comparison();

@@ -108,7 +108,7 @@ fn bad_files_get_one_line_errors() {
 /// An edited copy of a profile keeps its id and version, but not the settings that define
 /// its points: compare refuses to line it up with the original without --mixed-profiles, and
 /// says which part differs (breaker finding: an edited standard.toml compared as "standard v2"
-/// with the real one). Sample counts and lengths are no such part (issue 49 item 3): a copy
+/// with the real one). Sample counts and lengths are no such part: a copy
 /// that only samples differently compares; a file written before the parts were fingerprinted,
 /// whose whole-text fingerprint differs, compares with a note that what differs cannot be
 /// told.
