@@ -1,6 +1,6 @@
-//! `hwsurvey completions SHELL` and `hwsurvey man` (issue 18): generated from the clap
-//! definitions, so every subcommand and option is in them; bash accepts the script. Every path
-//! a `--help` names exists or is a placeholder ([`help_paths`]).
+//! `hwsurvey completions SHELL` and `hwsurvey man`: generated from the clap definitions, so
+//! every subcommand and option is in them; bash accepts the script. Every path a `--help`
+//! names exists or is a placeholder ([`help_paths`]).
 
 use std::collections::BTreeSet;
 
@@ -117,7 +117,7 @@ fn man_writes_one_page_per_subcommand_with_its_options() {
     assert!(top.contains(".SH EXAMPLES"), "the top page has no examples");
 }
 
-/// Issue 33 item 11: every page has an EXIT STATUS section, and its examples are printed as
+/// Every page has an EXIT STATUS section, and its examples are printed as
 /// written (no-fill), so `man` neither reflows nor hyphenates them ("ma‐ chine").
 #[test]
 fn man_pages_state_exit_status_and_keep_examples_verbatim() {
@@ -168,7 +168,7 @@ fn man_pages_state_exit_status_and_keep_examples_verbatim() {
     assert!(text.contains("EXIT STATUS"), "{text}");
 }
 
-/// Issue 33 item 11: `--help` of every command states its exit codes, as `run --help` does.
+/// `--help` of every command states its exit codes, as `run --help` does.
 #[test]
 fn help_of_every_command_states_exit_codes() {
     for sub in SUBCOMMANDS {
@@ -216,7 +216,7 @@ fn man_replaces_a_symlink_under_a_page_name_and_leaves_its_target_alone() {
     assert!(left.is_empty(), "{left:?}");
 }
 
-/// Every path a `--help` names exists or is clearly a placeholder (issue 49 item 6: `hwsurvey
+/// Every path a `--help` names exists or is clearly a placeholder (`hwsurvey
 /// --help` showed `hwsurvey fleet reports/fleet/run-1/`, a folder that never existed).
 ///
 /// The rule, path by path, over the help of `hwsurvey` and of every subcommand (`--help`, the

@@ -5,7 +5,7 @@
 //! it was taken) must print the same topology; and its standard run must load and say what it
 //! is: a virtual machine (KVM), not an emulator, time-limited exactly when the file says so. The
 //! capped run of kvm-xeon-model207-16c compares with a capped copy of itself and with an
-//! uncapped run of the profile (issue 49).
+//! uncapped run of the profile.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -271,7 +271,7 @@ fn assert_comparable(model: &str) {
     assert!(!model.contains("\"text\": \"not comparable\""), "{model}");
 }
 
-/// Issue 49 item 3: two runs capped with `--max-time` compare on the points both measured.
+/// Two runs capped with `--max-time` compare on the points both measured.
 /// The capped real run beside a copy of itself whose last five mem.latency points were dropped
 /// by `--max-time` (as the engine records them: in `skipped`, with the reason): no column is
 /// "not comparable" (main said "not comparable: time-limited run" of a file and its own copy,
@@ -348,7 +348,7 @@ fn two_capped_runs_of_one_plan_compare_on_their_shared_points() {
     );
 }
 
-/// Issue 49 item 3: a capped run beside an uncapped run of the same profile compares. The
+/// A capped run beside an uncapped run of the same profile compares. The
 /// uncapped side is the capped run as a full run of today's build would write it: no
 /// `time_limit`, the standard profile's own sampling rules, today's settings fingerprints
 /// (the built-in standard v2 gained the cpu.clock family after the capped run was made, so the
@@ -396,7 +396,7 @@ fn a_capped_run_beside_an_uncapped_run_of_the_profile_compares() {
     );
 }
 
-/// Issue 49 item 3, as the issue ran it: the capped run beside a full run of a later build
+/// As it was first run: the capped run beside a full run of a later build
 /// (reports/hardware's other machine, run on main at 081f64c, whose standard v2 has the
 /// cpu.clock family the capped run's build had not) compares; no column is "not comparable"
 /// (both are KVM guests, neither emulated), and the cpu.clock points only the later run has

@@ -5,11 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
-
-fn hwsurvey() -> Command {
-    Command::cargo_bin("hwsurvey").unwrap()
-}
+use assert_cmd::prelude::*;
+use hwsurvey_testkit::hwsurvey;
 
 fn write_two(dir: &Path) -> Vec<PathBuf> {
     hwsurvey_testkit::report_sample::three()
@@ -24,7 +21,7 @@ fn write_two(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-fn stderr_of(cmd: &mut Command) -> String {
+fn stderr_of(cmd: &mut std::process::Command) -> String {
     let out = cmd.output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(out.stdout.is_empty(), "{out:?}");
@@ -375,7 +372,7 @@ fn a_full_disk_under_force_names_the_file_left_as_the_previous_one() {
     );
 }
 
-/// Issue 49 item 6: `compare -o r.pdf` wrote terminal text into r.pdf, and `-o -` made a file
+/// `compare -o r.pdf` wrote terminal text into r.pdf, and `-o -` made a file
 /// named "-". The format comes from --format or the extension, or the output is refused: a
 /// PDF with the two commands that print the HTML report to one, each whole on its own line
 /// (as scripts/html-to-pdf-png does); `-o -` is standard output.

@@ -7,14 +7,7 @@
 //! Under qemu-user (cross test suites) the binary runs through the
 //! `CARGO_TARGET_<TRIPLE>_RUNNER` that scripts/cross-test exports.
 
-use std::path::PathBuf;
-use std::process::Command;
-
-fn hwsurvey() -> Command {
-    let mut cmd = hwsurvey_testkit::target_command(&assert_cmd::cargo::cargo_bin("hwsurvey"));
-    cmd.current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."));
-    cmd
-}
+use hwsurvey_testkit::hwsurvey;
 
 /// `total: N points, estimated 9 min 21 s (allowance ...)` -> seconds.
 fn estimate_s(text: &str) -> f64 {

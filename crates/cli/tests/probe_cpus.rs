@@ -1,6 +1,6 @@
 //! `hwsurvey probe --cpus` against `lscpu -e --sysroot` (util-linux) on the real captures in
 //! `../shared/fixtures` and on this machine: the same CPU, NODE, SOCKET, CORE, L1d:L1i:L2:L3
-//! instance ids, ONLINE, MAXMHZ and MINMHZ on every line (issue 35).
+//! instance ids, ONLINE, MAXMHZ and MINMHZ on every line.
 //!
 //! Where they do not agree, by design (the fixtures' README): the Opteron 6276 (the probe
 //! counts each core of a compute unit, as hwloc: 64 cores; lscpu pairs them as 32 cores of 2
@@ -270,7 +270,7 @@ fn cluster_answers(root: &Path, what: &str) -> Option<usize> {
     count
 }
 
-/// Issue 49 item 6: one clusters answer. A 2-vCPU Firecracker guest whose every CPU has
+/// One clusters answer. A 2-vCPU Firecracker guest whose every CPU has
 /// `cluster_id` 65535 (and each its own `cluster_cpus_list`) printed "Clusters: 2" in the
 /// summary, cluster 0 for both CPUs in `probe --cpus` and 65535 in the JSON; lscpu and lstopo
 /// show no cluster. Now the three say the same on every capture of `../shared/fixtures` and on
@@ -309,7 +309,7 @@ fn one_cluster_answer_on_every_capture_and_on_this_machine() {
     }
 }
 
-/// Issue 49 item 6: no line of the probe's summary of any capture opens a parenthesis it does
+/// No line of the probe's summary of any capture opens a parenthesis it does
 /// not close (the arm64 and sparc64 captures printed an x86-only cpuid line whose reason
 /// nested two), and the cpuid line is printed for x86 machines only.
 #[test]

@@ -1,4 +1,4 @@
-//! Output fits the terminal (issue 18): with stdout on a pseudo-terminal 80 or 120 columns
+//! Output fits the terminal: with stdout on a pseudo-terminal 80 or 120 columns
 //! wide, `probe` (this machine and a 128-CPU capture), `run --plan-only`, `compare` of the
 //! shipped example results and `qualify` print no line wider than it, while the same commands
 //! into a pipe print in full (the widest compare line is far wider than 120 columns).
@@ -305,7 +305,7 @@ fn fix_commands(full: &str) -> Vec<String> {
     out
 }
 
-/// Issue 33 item 7: at 80 columns qualify splits no path or word, and prints each fix's
+/// At 80 columns qualify splits no path or word, and prints each fix's
 /// command whole on its own line(s) (main split `.../hugepages-` / `2048kB/nr_hugepages`),
 /// so a copy of it runs; probe splits no option of the kernel command line.
 #[test]
@@ -368,7 +368,7 @@ fn three_examples() -> Vec<String> {
     .collect()
 }
 
-/// Issue 33 items 5 and 8: `compare` of the three example machines, and of five (the two
+/// `compare` of the three example machines, and of five (the two
 /// older example results in reports/examples/v1 added), on an 80-column terminal: the
 /// machines and the headline within the first 40 lines (main printed a 17-line note on the
 /// plots first, then over 2,000 lines), no line over 80 columns, no cell broken inside a word
@@ -406,7 +406,7 @@ fn compare_at_80_columns_puts_machines_and_headline_first_and_breaks_no_word() {
         for k in 0..files.len() {
             let letter = char::from(b'A' + k as u8);
             assert!(
-                // one machine a few lines, no box (issue 49: the box took 16 lines)
+                // one machine a few lines, no box (the box took 16 lines)
                 first.iter().any(|l| l.starts_with(&format!("{letter} "))),
                 "machine {letter} not in the first 40 lines:\n{text}"
             );
@@ -563,7 +563,7 @@ fn on_screen(args: &[&str]) -> String {
     String::from_utf8_lossy(&text).replace("\r\n", "\n")
 }
 
-/// Issue 49 item 7: on an 80x24 terminal the first screen of `compare reports/examples/*.json`
+/// On an 80x24 terminal the first screen of `compare reports/examples/*.json`
 /// (the shell's order: the arm64 guest, the x86 guest, then the VM, the baseline) held no
 /// figure: the machine table took 16 lines and its notes more, and the key to `+ - ~ !` came
 /// at the very end. Now, stderr included as the terminal shows it: the three machines and the
@@ -626,7 +626,7 @@ fn the_first_80x24_screen_of_compare_holds_a_figure_and_the_key_under_the_headli
     );
 }
 
-/// Issue 49 item 7: `compare reports/examples/*.json | less` on a terminal (stdout a pipe,
+/// `compare reports/examples/*.json | less` on a terminal (stdout a pipe,
 /// stderr the terminal) began with a 1,000-character note listing 23 plots on stderr. On a
 /// terminal's stderr that list is not printed (the report names the plots left out in one
 /// line); to a log (stderr not a terminal) it still is.

@@ -7,6 +7,7 @@ pub mod cpuinfo;
 pub mod midr;
 pub mod modes;
 pub mod nominal;
+pub mod sets;
 pub mod tlb;
 mod types;
 pub mod x86;

@@ -30,7 +30,7 @@
 mod allowed;
 mod caches;
 mod raw;
-mod sets;
+pub mod sets;
 mod topology;
 pub mod x86;
 
@@ -40,7 +40,6 @@ use hwsurvey_model::{CpuId, CpuSet, Probed, Unknown};
 
 use crate::live::{kernel_machine, read_live_facts, LIVE_FACTS_PATH};
 use crate::{ProbeError, SysRoot};
-pub use allowed::parse_status_allowed;
 // The types and pure functions of this part of the machine document, under their paths here.
 pub use hwsurvey_machine::cpu::*;
 pub use raw::{max_cache_bytes, MAX_CACHE_LEAVES, MAX_CACHE_LEVEL};
@@ -144,7 +143,7 @@ pub fn probe(root: &SysRoot) -> Cpu {
         caches,
         caches_source,
         identity,
-        tlb: tlb::from_cpuid(arch, &cpuid),
+        tlb: x86::tlbs(arch, &cpuid),
         nominal_clock: nominal::nominal_clock(arch, &cpuid, ci.as_ref()),
         cpuid,
         op_modes: hwsurvey_machine::cpu::modes::op_modes(

@@ -130,7 +130,7 @@ fn triad_peak_is_the_files_best_triad_median() {
     }
 }
 
-/// Issue 49 item 2: the efficiency a reader compares is the one at all threads. The arm64
+/// The efficiency a reader compares is the one at all threads. The arm64
 /// guest's floating-point kernel peaks at 1 thread of 8 (324M ops/s; 8 threads together do
 /// 2.6x that, not 8x): its headline cell is 10% at all threads and says it does not scale,
 /// never "100%" (at the peak), which beat the baseline's 95%. Every efficiency cell's value is
@@ -461,7 +461,7 @@ fn csv_keeps_the_notes_the_marks_point_at() {
     assert!(text.contains("not comparable"));
 }
 
-/// Issue 33: "GHz ?" and "channels ?" in the machine line read as errors. Every machine line
+/// "GHz ?" and "channels ?" in the machine line read as errors. Every machine line
 /// (the examples and the schema-1 files of reports/examples/v1) says what is unknown in words
 /// (`clock unknown [n]`, `channels unknown [n]`), never a bare `?`, and writes the
 /// topology as lscpu users read it: sockets x cores per socket x threads per core.
@@ -592,8 +592,8 @@ fn the_default_baseline_is_the_first_column_not_emulated() {
 }
 
 /// A result beside a copy of itself (the same run: start time, hostname and host id) is said
-/// to be one run, in the flags and the headline's notes; two runs are not (issue 49: "Comparing
-/// a result with an identical copy (same run id) says so").
+/// to be one run, in the flags and the headline's notes; two runs are not ("Comparing a
+/// result with an identical copy (same run id) says so").
 #[test]
 fn a_result_beside_its_copy_is_said_to_be_one_run() {
     let file = hwsurvey_result::load(&examples_dir().join(FILES[0])).unwrap();
@@ -654,7 +654,7 @@ fn a_result_beside_its_copy_is_said_to_be_one_run() {
     );
 }
 
-/// Issue 49 item 6: after Ctrl-C the closing report gave a hugetlb reason for chases the file
+/// After Ctrl-C the closing report gave a hugetlb reason for chases the file
 /// recorded "not run: interrupted", and "estimated 0 s" for a family stopped in its first
 /// point. The shipped VM run, interrupted in mem.latency as the engine records it (status
 /// interrupted, every point of the family not run in `skipped`, its family time with no point

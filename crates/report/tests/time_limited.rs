@@ -1,5 +1,5 @@
 //! A run shortened by `hwsurvey run --max-time` says so in every report format, and compares
-//! as any run of its profile (issue 49 item 3): its samples were fewer and shorter, which is
+//! as any run of its profile: its samples were fewer and shorter, which is
 //! how its points were measured, not what they are. It was "not comparable: time-limited
 //! run", every ratio `!`, even beside a copy of itself.
 

@@ -77,9 +77,10 @@ pub struct Cpu {
 pub struct Allowed {
     /// `Cpus_allowed_list` of `/proc/self/status` (affinity and cpuset together).
     pub status_cpus: Probed<CpuSet>,
-    /// The cgroup cpuset's effective CPUs.
+    /// The cgroup cpusets' effective CPUs: each hierarchy's nearest on the way up from the
+    /// process's cgroup (`hwsurvey_probe::cgroup`), intersected where there are several.
     pub cgroup_cpus: Probed<CpuSet>,
-    /// Which cgroup file [`Allowed::cgroup_cpus`] came from.
+    /// Which cgroup file [`Allowed::cgroup_cpus`] came from (several joined by " ∩ ").
     pub cgroup_file: Option<String>,
 }
 

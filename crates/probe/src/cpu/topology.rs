@@ -421,7 +421,7 @@ pub(crate) fn no_cluster_id(id: i64) -> bool {
 }
 
 /// The cluster level, one answer for the summary's count, `probe --cpus`'s CLUSTER column and
-/// the JSON's per-CPU `cluster_id` (issue 49: they said 2, 0 and 65535 of one machine).
+/// the JSON's per-CPU `cluster_id` (they said 2, 0 and 65535 of one machine).
 ///
 /// Clusters are the groups of `topology/cluster_cpus_list` (kernel >= 5.16; else the hex mask
 /// `cluster_cpus`): the firmware's cluster on arm64 (ACPI PPTT, the device tree's cpu-map), the

@@ -1,6 +1,7 @@
-//! The human summary of a [`Machine`]: CPUs in the spirit of `lscpu`, NUMA in the spirit of
-//! `numactl -H`, pages, then the memory / I/O / OS sections, and last a list of what could not
-//! be read and why. A pure function: machine in, text out.
+//! The text `hwsurvey probe` prints for a [`Machine`]: CPUs in the spirit of `lscpu`, NUMA in
+//! the spirit of `numactl -H`, pages, then the memory / I/O / OS sections, and last a list of
+//! what could not be read and why. Pure functions: machine in, text out. (Not the report's
+//! `summary` tables of scaling and A/B views, `hwsurvey_report::summary`.)
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
