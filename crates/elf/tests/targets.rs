@@ -29,7 +29,9 @@ fn the_four_targets_parse_with_their_facts() {
     assert_eq!(arm.elf.machine, 183);
     assert_eq!(
         arm.runner.as_deref(),
-        Some("qemu-aarch64 -L /usr/aarch64-linux-gnu")
+        Some(
+            "qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib"
+        )
     );
     assert_eq!(arm.base_page_sizes_bytes, [4096, 16384, 65536]);
 
