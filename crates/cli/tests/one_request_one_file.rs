@@ -78,8 +78,9 @@ impl DynFamily for Replay {
 }
 
 /// The file as JSON without what a run reads live or times: start and end times, the load
-/// snapshots, clocksource changes, each test's start, duration and energy, each family's
-/// actual time, and when the findings were evaluated.
+/// snapshots, clocksource changes, each test's start, duration, energy and hardware watch,
+/// the watch's clock and totals, each family's actual time, and when the findings were
+/// evaluated.
 fn comparable(file: &ResultFile) -> serde_json::Value {
     let mut v = serde_json::to_value(file).unwrap();
     let o = v.as_object_mut().unwrap();
@@ -94,9 +95,13 @@ fn comparable(file: &ResultFile) -> serde_json::Value {
     }
     for t in o["tests"].as_array_mut().unwrap() {
         let t = t.as_object_mut().unwrap();
-        for key in ["started_at", "duration_s", "energy"] {
+        for key in ["started_at", "duration_s", "energy", "watch"] {
             t.remove(key);
         }
+    }
+    if let Some(w) = o.get_mut("watch").and_then(|w| w.as_object_mut()) {
+        w.remove("clock");
+        w.remove("totals");
     }
     for f in o["family_times"].as_array_mut().unwrap() {
         f.as_object_mut().unwrap().remove("actual_s");
@@ -200,6 +205,7 @@ fn a_second_caller_of_the_engine_gets_the_file_the_cli_wrote() {
         tool: Tool::this_build(),
         time_limit: cli.time_limit.clone(),
         qualifier: Some(&qualifier),
+        clock: Some(&hwsurvey_workloads::watch_clock::AddChain),
     };
     let engine = run_with_cancel(&req, &mut Silent, &AtomicBool::new(false)).unwrap();
     // what it returned is what it wrote (both read back: serde_json's default float parser

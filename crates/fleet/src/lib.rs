@@ -159,6 +159,7 @@ struct RunData {
     identity: Option<Identity>,
     host_id: Option<hwsurvey_machine::os::host_id::HostId>,
     findings: Vec<HostFinding>,
+    hardware: Vec<String>,
     failed_tests: usize,
     /// [`hwsurvey_result::provenance::emulation`].
     emulation: Vec<String>,
@@ -226,6 +227,7 @@ fn digest(src: &Source, result: Result<ResultFile, String>, opts: &Options) -> D
         identity,
         host_id,
         findings: findings_of(&file, opts),
+        hardware: file.watch_lines(),
         emulation: hwsurvey_result::provenance::emulation(&file),
         id: hwsurvey_result::provenance::RunId::of(&file),
         virtual_machine: hwsurvey_result::provenance::virtual_machine(&file),
@@ -518,6 +520,7 @@ fn pool(name: String, mut runs: Vec<RunData>, failures: Vec<String>, opts: &Opti
         drift,
         causes: vec![],
         findings,
+        hardware: latest.map(|r| r.hardware.clone()).unwrap_or_default(),
         facts: latest.map(|r| r.facts.clone()).unwrap_or_default(),
         identity: latest.and_then(|r| r.identity.clone()),
         runs: runs.into_iter().map(|r| r.run).collect(),

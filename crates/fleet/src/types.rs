@@ -163,6 +163,11 @@ pub struct Host {
     pub causes: Vec<Cause>,
     /// Failed or warned qualification findings stored in the latest run.
     pub findings: Vec<HostFinding>,
+    /// What the hardware watch saw during the latest run, one line each
+    /// ([`hwsurvey_result::ResultFile::watch_lines`]: `2,314 corrected errors on DIMM B2
+    /// (mc0/dimm3) during mem.bandwidth`): a cause of its figures whatever its group holds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hardware: Vec<String>,
     /// Facts of the latest run ([`crate::facts::host_facts`]), for the causes.
     #[serde(skip)]
     pub facts: Vec<(&'static str, String)>,

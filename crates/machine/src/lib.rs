@@ -33,6 +33,7 @@ pub mod pcie;
 pub mod run_env;
 pub mod summary;
 pub mod virt;
+pub mod watch;
 
 use hwsurvey_model::Probed;
 use serde::{Deserialize, Serialize};

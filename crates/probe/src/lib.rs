@@ -19,6 +19,7 @@ pub mod energy;
 pub mod firmware;
 pub mod freq;
 pub mod io;
+pub mod kmsg;
 pub mod limits;
 pub mod live;
 pub mod memory;
@@ -34,6 +35,7 @@ pub mod smaps;
 pub mod sysroot;
 pub mod thp;
 pub mod virt;
+pub mod watch;
 
 pub use sysroot::{ProbeError, SysRoot};
 

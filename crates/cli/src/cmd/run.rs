@@ -221,6 +221,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         tool: Tool::this_build(),
         time_limit,
         qualifier: Some(&qualifier),
+        clock: Some(&hwsurvey_workloads::watch_clock::AddChain),
     };
     let mut progress = Progress::new(&plan, std::io::IsTerminal::is_terminal(&std::io::stderr()));
     let file = match engine::run(&req, &mut progress) {
