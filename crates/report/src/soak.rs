@@ -45,13 +45,13 @@ fn watch_words(round: &SoakRound, file: &ResultFile) -> String {
         }
     }
     if seen.is_empty() {
-        "the hardware watch saw nothing".into()
+        "nothing seen".into()
     } else {
-        format!("the hardware watch saw: {}", seen.join(", "))
+        seen.join(", ")
     }
 }
 
-/// The block of one finished round: a heading with its time and what the watch saw, then
+/// The block of one finished round: a heading with its time, what the watch saw, then
 /// per family its points' figures and their ratio to round 1, each point the watch marked
 /// followed by its marks.
 pub fn round_text(round: &SoakRound, file: &ResultFile) -> String {
@@ -69,13 +69,13 @@ pub fn round_text(round: &SoakRound, file: &ResultFile) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "round {} ({}; {} of {} in all): {}",
+        "round {} ({}; {} of {} in all)",
         round.round,
         duration_text(round.duration_s),
         duration_text(elapsed),
         duration_text(soak.map_or(0.0, |s| s.duration_s)),
-        watch_words(round, file)
     );
+    let _ = writeln!(out, "  hardware watch: {}", watch_words(round, file));
     let mut family = "";
     for p in &round.points {
         if p.family != family {

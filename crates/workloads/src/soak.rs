@@ -12,7 +12,7 @@
 
 use hwsurvey_engine::plan::Plan;
 
-/// The families a soak repeats, in run order.
+/// The families a soak repeats (they run in the profile's order).
 pub const FAMILIES: [&str; 3] = ["mem.bandwidth", "cpu.scaling", "cpu.clock"];
 
 /// Whether point `id` of `family` is in the soak subset: every point of [`FAMILIES`], of

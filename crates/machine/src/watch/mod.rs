@@ -122,15 +122,17 @@ pub struct DimmSlot {
 }
 
 impl DimmSlot {
-    /// The DIMM for people: `DIMM B2 (mc0/dimm3)`, else `mc0/dimm3 (N0 DIMM_A0, csrow 0
-    /// channel 1)`.
+    /// The DIMM for people: `DIMM B2 (mc0/dimm3)` (`DIMM_P0_B0 (mc0/dimm1)` where the locator
+    /// says DIMM itself), else `mc0/dimm3 (CPU_SrcID#0_MC#0_Chan#1_DIMM#0)`.
     pub fn words(&self) -> String {
         dimm_words(&self.dimm, self.slot.as_deref(), self.label.as_deref())
     }
 }
 
+/// `DIMM B2 (mc0/dimm3)`; a locator that names itself a DIMM (`DIMM_P0_B0`) as it is.
 fn dimm_words(dimm: &str, slot: Option<&str>, label: Option<&str>) -> String {
     match (slot, label) {
+        (Some(s), _) if s.to_ascii_uppercase().contains("DIMM") => format!("{s} ({dimm})"),
         (Some(s), _) => format!("DIMM {s} ({dimm})"),
         (None, Some(l)) => format!("{dimm} ({l})"),
         (None, None) => dimm.to_string(),

@@ -110,14 +110,14 @@ fn only_what_moved_is_kept_and_named() {
     assert_eq!(
         d.failures(),
         [
-            "1 uncorrected memory error on DIMM DIMM_A0 (mc0/dimm0)",
+            "1 uncorrected memory error on DIMM_A0 (mc0/dimm0)",
             "1 uncorrectable non-fatal AER error on 0000:00:01.0 (PCI bridge)",
         ]
     );
     assert_eq!(
         d.corrected(),
         [
-            ("DIMM DIMM_A0 (mc0/dimm0)".to_string(), 2314),
+            ("DIMM_A0 (mc0/dimm0)".to_string(), 2314),
             ("0000:00:01.0 (PCI bridge)".to_string(), 1)
         ]
     );
