@@ -14,6 +14,11 @@
 //! Files come back over the serial console: the guest's init prints a gzip'd tar of its output
 //! directory as base64 between two marker lines (the Debian kernels have 9p and virtio as
 //! modules, which an initramfs would have to load first; the console needs nothing).
+//!
+//! A run may act on the guest from the host ([`Injection`]): when a command prints a marker
+//! line on the console (`echo MARKER > /dev/console`), the host sends commands to qemu's human
+//! monitor (a machine check with `mce`, a PCIe error with `pcie_aer_inject_error`), as the
+//! hardware would raise them.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -34,7 +39,7 @@ mod initramfs;
 mod packages;
 pub mod serve;
 
-pub use expect::{Expect, ExpectNode, ExpectSharedLink};
+pub use expect::{Expect, ExpectHardwareErrors, ExpectNode, ExpectSharedLink};
 pub use host_load::{children_cpu_s, proc_stat_busy_s};
 use host_load::{host_cpu_busy_s, reaped_children_cpu_s};
 pub use initramfs::{build_initramfs, init_script};
@@ -412,6 +417,9 @@ pub struct GuestRun {
     /// CPUs. `None` when `/proc` could not be read. A TCG guest's vCPUs are host threads: on a
     /// busy host they are taken off their CPUs, and the guest sees its own threads stall.
     pub host_busy_elsewhere: Option<f64>,
+    /// The monitor commands [`RunOptions::injections`] sent, with qemu's answers (empty when
+    /// none was sent: the marker never came); an answer that is an error is qemu's text.
+    pub monitor: Vec<(String, String)>,
 }
 
 /// Options of [`run`].
@@ -425,6 +433,63 @@ pub struct RunOptions {
     /// Seconds within which the kernel must reach the init before the boot counts as hung
     /// and is tried again; `None`: [`BOOT_DEADLINE_S`].
     pub boot_deadline_s: Option<u64>,
+    /// What the host sends to qemu's monitor when the console shows a marker; none: qemu gets
+    /// no monitor socket.
+    pub injections: Vec<Injection>,
+}
+
+/// Host actions during a run: when a console line ends with `marker` (first time only), each
+/// of `commands` is sent to qemu's human monitor (HMP, on a Unix socket of the run folder), one
+/// after the other, each answered before the next ([`GuestRun::monitor`] keeps the answers).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Injection {
+    /// The end of the console line that triggers it (`HWSURVEY-INJECT`).
+    pub marker: String,
+    /// HMP commands: `mce 0 4 0xbd000000000000c0 0x5 0 0`,
+    /// `pcie_aer_inject_error -c rp1 0x1`.
+    pub commands: Vec<String>,
+}
+
+/// Most seconds the monitor may take to answer one command.
+const MONITOR_ANSWER_S: u64 = 20;
+
+/// Sends `commands` to the HMP monitor on `socket`, waiting for its prompt after each; returns
+/// `(command, answer)` pairs (the answer without the prompt and the command's echo).
+fn monitor_commands(socket: &Path, commands: &[String]) -> Result<Vec<(String, String)>> {
+    use std::os::unix::net::UnixStream;
+    let mut stream = UnixStream::connect(socket)
+        .with_context(|| format!("cannot connect to qemu's monitor {}", socket.display()))?;
+    stream.set_read_timeout(Some(Duration::from_secs(MONITOR_ANSWER_S)))?;
+    let read_to_prompt = |stream: &mut UnixStream| -> Result<String> {
+        let mut got = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !String::from_utf8_lossy(&got).trim_end().ends_with("(qemu)") {
+            let n = stream.read(&mut buf).with_context(|| {
+                format!("qemu's monitor did not answer within {MONITOR_ANSWER_S} s")
+            })?;
+            if n == 0 {
+                bail!("qemu's monitor closed the connection");
+            }
+            got.extend_from_slice(&buf[..n]);
+        }
+        Ok(String::from_utf8_lossy(&got).into_owned())
+    };
+    read_to_prompt(&mut stream)?;
+    let mut out = Vec::new();
+    for c in commands {
+        stream.write_all(format!("{c}\n").as_bytes())?;
+        let answer = read_to_prompt(&mut stream)?;
+        // HMP echoes the command (with terminal escapes) before its answer
+        let text: String = answer
+            .lines()
+            .filter(|l| !l.contains("(qemu)") && !l.contains(c.as_str()))
+            .map(|l| l.trim_matches(|ch: char| ch.is_control() || ch == ' '))
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n");
+        out.push((c.clone(), text));
+    }
+    Ok(out)
 }
 
 /// Whether `qemu` can be started here; `Err` says why not (for skip messages).
@@ -524,6 +589,14 @@ fn run_once(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Resul
             d.id
         ));
     }
+    let monitor_socket = out_dir.join("monitor.sock");
+    if !opts.injections.is_empty() {
+        let _ = fs::remove_file(&monitor_socket);
+        cmd.arg("-monitor").arg(format!(
+            "unix:{},server=on,wait=off",
+            monitor_socket.display()
+        ));
+    }
     cmd.args(guest.qemu_args())
         .arg("-kernel")
         .arg(&kernel)
@@ -572,6 +645,8 @@ fn run_once(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Resul
     let mut ready_at = None;
     let mut timed_out = false;
     let mut hung = false;
+    let mut injected: Vec<(String, String)> = Vec::new();
+    let mut pending: Vec<&Injection> = opts.injections.iter().collect();
     loop {
         let now = Instant::now();
         if ready_at.is_none() && now >= boot_deadline {
@@ -597,6 +672,20 @@ fn run_once(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Resul
                 }
                 if ready_at.is_none() && line.trim_end().ends_with(READY_MARKER) {
                     ready_at = Some(at);
+                }
+                if let Some(k) = pending
+                    .iter()
+                    .position(|i| line.trim_end().ends_with(i.marker.as_str()))
+                {
+                    let inj = pending.remove(k);
+                    let answers =
+                        monitor_commands(&monitor_socket, &inj.commands).unwrap_or_else(|e| {
+                            vec![(inj.commands.join("; "), format!("error: {e:#}"))]
+                        });
+                    for (c, a) in &answers {
+                        writeln!(log, "--- qemu monitor: {c}\n{a}")?;
+                    }
+                    injected.extend(answers);
                 }
                 lines.push(line);
             }
@@ -702,5 +791,6 @@ fn run_once(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Resul
         files_dir: unpacked.join("out"),
         console_log,
         host_busy_elsewhere,
+        monitor: injected,
     }))
 }
