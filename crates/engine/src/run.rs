@@ -157,6 +157,9 @@ struct Running<'r, 'a> {
 impl<'r, 'a> Running<'r, 'a> {
     /// The file at the start (written once), the counters found and the clock measured.
     fn start(req: &'r RunRequest<'a>) -> Result<Self, ResultError> {
+        // the load and the clocksource first: what the run starts on, before it reads
+        // anything of its own
+        let load_before = LoadSnapshot::read(req.root);
         let counters = hwsurvey_probe::energy::discover(req.root);
         let watcher = Watcher::start(req.root, req.machine, &req.env.cpus);
         let file = ResultFile {
@@ -175,7 +178,7 @@ impl<'r, 'a> Running<'r, 'a> {
             finished_at: None,
             machine: serde_json::to_value(req.machine).unwrap_or(serde_json::Value::Null),
             environment: req.env.clone(),
-            load_before: LoadSnapshot::read(req.root),
+            load_before,
             load_after: None,
             plan: req.plan.clone(),
             tests: Vec::new(),

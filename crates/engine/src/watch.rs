@@ -69,10 +69,35 @@ impl<'a> Watcher<'a> {
     /// `machine`) and opens the kernel log at its end.
     pub fn start(root: &'a SysRoot, machine: &Machine, cpus: &[CpuPlace]) -> Watcher<'a> {
         let live = probe_watch::start(root, machine, cpus);
+        // under full-system emulation the chain times the emulator
+        let not_a_clock = machine
+            .os
+            .virtualization
+            .known()
+            .filter(|v| {
+                matches!(
+                    v.platform,
+                    hwsurvey_probe::virt::Platform::Emulated
+                        | hwsurvey_probe::virt::Platform::EmulationNotExcluded
+                )
+            })
+            .map(|v| {
+                format!(
+                    "{}{}: the chain times the emulator's pace, not a CPU's clock",
+                    v.platform.words(),
+                    v.hypervisor
+                        .as_deref()
+                        .map(|h| format!(" ({h})"))
+                        .unwrap_or_default()
+                )
+            });
         let run = RunWatch {
             sources: live.plan.sources.clone(),
             dimms: live.plan.edac.iter().map(|u| u.slot.clone()).collect(),
-            clock: Default::default(),
+            clock: hwsurvey_probe::watch::ClockWatch {
+                not_a_clock,
+                ..Default::default()
+            },
             totals: None,
         };
         Watcher {

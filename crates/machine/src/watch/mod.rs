@@ -168,12 +168,21 @@ pub struct ClockWatch {
     /// chain failed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,
+    /// Why the readings are no CPU clock, where they are not (full-system emulation: the
+    /// chain times the emulator's pace, which moves with the host's load); a drop between them
+    /// is then no throttling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_a_clock: Option<String>,
 }
 
 impl ClockWatch {
     /// How far the end's clock lies below the start's, percent (negative: above); `None`
-    /// unless both were measured on one CPU by a reliable chain.
+    /// unless both were measured on one CPU by a reliable chain, and on no emulator
+    /// ([`ClockWatch::not_a_clock`]).
     pub fn drop_pct(&self) -> Option<f64> {
+        if self.not_a_clock.is_some() {
+            return None;
+        }
         let (s, e) = (self.start.as_ref()?, self.end.as_ref()?);
         (s.reliable && e.reliable && s.cpu == e.cpu && s.clock_hz > 0.0)
             .then(|| (s.clock_hz - e.clock_hz) / s.clock_hz * 100.0)
@@ -433,10 +442,16 @@ impl WatchDelta {
                 }
             }
         }
+        // `Machine check events logged` says again what a `CPU n ... Bank m` line of the
+        // same reading said
+        let banked = self
+            .kernel_log
+            .iter()
+            .any(|e| e.kind == LogKind::MachineCheck && e.bank.is_some());
         for e in self.kernel_log.iter().filter(|e| e.is_event()) {
             let bad = e.kind == LogKind::MachineCheck
                 || matches!(e.severity, LogSeverity::Uncorrected | LogSeverity::Fatal);
-            if !bad {
+            if !bad || (e.kind == LogKind::MachineCheck && e.bank.is_none() && banked) {
                 continue;
             }
             // counted above already: an AER line for a device whose counters moved, an

@@ -383,10 +383,10 @@ pub fn watch_throttle(f: &Facts, p: &Params) -> Vec<Finding> {
                 .and_then(|s| s.unavailable.as_ref())
                 .map(|u| u.to_string())
                 .unwrap_or_else(|| "no thermal_throttle counters".into());
-            let clock_why = if clock.problems.is_empty() {
-                "no reliable clock at the start and the end".to_string()
-            } else {
-                clock.problems.join("; ")
+            let clock_why = match (&clock.not_a_clock, clock.problems.is_empty()) {
+                (Some(why), _) => format!("the clock at the start and the end: {why}"),
+                (None, true) => "no reliable clock at the start and the end".to_string(),
+                (None, false) => clock.problems.join("; "),
             };
             return vec![Finding::not_evaluated(ID, format!("{why}; {clock_why}"))];
         }

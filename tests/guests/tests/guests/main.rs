@@ -328,11 +328,7 @@ fn check_guest(name: &str, measure: bool) {
     extra.extend(stacked.iter().flatten().map(String::as_str));
     // the hardware errors injected into a measured run, after the stacked devices' commands
     let inject_at = 4 + extra.len();
-    let inject = guest
-        .expect
-        .hardware_errors
-        .as_ref()
-        .map(|_| watch::commands());
+    let inject = guest.expect.hardware_errors.as_ref().map(watch::commands);
     extra.extend(inject.iter().flatten().map(String::as_str));
     extra.push(CLOCK_RUN);
     let mut r = boot(&guest, &extra);
