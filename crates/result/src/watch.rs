@@ -20,7 +20,7 @@ pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -239,5 +239,77 @@ impl ResultFile {
             .and_then(|t| t.watch.as_ref())
             .map(WatchDelta::marks)
             .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(2314), "2,314");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+    }
+
+    /// A file written before the watch loads with no watch, no marks and no lines; one with a
+    /// soak lists round 1 from its tests and later rounds from `soak`, once each.
+    #[test]
+    fn watched_points_of_old_files_and_soaks() {
+        let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../reports/examples/vm-x86_64-standard.json");
+        let mut file = crate::load(&example).unwrap();
+        assert!(file.watch.is_none());
+        assert!(file.watched_points().is_empty());
+        assert!(file.watch_lines().is_empty());
+        let id = file.tests[0].point.id.clone();
+        let family = file.tests[0].point.family.clone();
+        assert!(file.watch_marks(&family, &id).is_empty());
+        let moved = WatchDelta {
+            seconds: 1.0,
+            throttle: vec![hwsurvey_machine::watch::ThrottleDelta {
+                kind: hwsurvey_machine::watch::ThrottleKind::Core,
+                cpu: 3,
+                package: Some(0),
+                events: 2,
+            }],
+            ..WatchDelta::default()
+        };
+        file.tests[0].watch = Some(moved.clone());
+        file.soak = Some(Soak {
+            duration_s: 60.0,
+            families: vec![family.clone()],
+            rounds: vec![
+                SoakRound {
+                    round: 1,
+                    started_at: "2026-12-07T00:00:00Z".into(),
+                    duration_s: 30.0,
+                    points: vec![SoakPoint::of(&file.tests[0], false)],
+                },
+                SoakRound {
+                    round: 2,
+                    started_at: "2026-12-07T00:00:30Z".into(),
+                    duration_s: 30.0,
+                    points: vec![SoakPoint {
+                        watch: Some(moved),
+                        ..SoakPoint::of(&file.tests[0], false)
+                    }],
+                },
+            ],
+        });
+        let rounds: Vec<Option<u32>> = file.watched_points().iter().map(|p| p.round).collect();
+        assert_eq!(rounds, [Some(1), Some(2)]);
+        assert_eq!(
+            file.watch_marks(&family, &id),
+            ["throttled during this point"]
+        );
+        assert_eq!(
+            file.watch_lines(),
+            [format!(
+                "throttled during {family} (2 of its points; core of CPU 3: 4 events)"
+            )]
+        );
     }
 }

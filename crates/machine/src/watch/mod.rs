@@ -631,12 +631,15 @@ pub struct WatchPlan {
     pub sources: Vec<SourceState>,
 }
 
+/// One count read, or why the file could not be read (its path and the error).
+pub type CountRead = Result<u64, String>;
+
 /// One reading of every counter of a [`WatchPlan`], in its order. `Err` holds why a file
 /// could not be read (path and error).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct WatchReading {
     /// Per EDAC unit: corrected, uncorrected (`None`: no such file).
-    pub edac: Vec<(Result<u64, String>, Option<Result<u64, String>>)>,
+    pub edac: Vec<(CountRead, Option<CountRead>)>,
     /// Per AER function and file of [`AerFunction::files`].
     pub aer: Vec<Vec<Result<AerStats, String>>>,
     /// Per link.
