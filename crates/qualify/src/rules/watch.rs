@@ -392,11 +392,18 @@ pub fn watch_throttle(f: &Facts, p: &Params) -> Vec<Finding> {
         }
         return vec![];
     }
+    let counted = lines.iter().any(|(src, _)| src != "watch.clock");
     let mut fnd = Finding::new(
         ID,
         Verdict::Warn,
         format!(
-            "throttled during the run: {}",
+            "{}: {}",
+            if counted {
+                "throttled during the run"
+            } else {
+                // no counter rose: a CPU that slowed, or in a VM the host's load or turbo
+                "the clock fell during the run (throttling, or in a VM the host's load)"
+            },
             lines
                 .iter()
                 .map(|(_, l)| l.as_str())

@@ -710,3 +710,4 @@ fn clock_source_by_kind_and_a_change_during_the_run() {
 }
 
 mod binary_and_kernel;
+mod watch;
