@@ -28,21 +28,22 @@ fn sources(missing: &[WatchSource]) -> Vec<SourceState> {
 }
 
 fn facts(run: RunWatch, points: Vec<(&str, WatchDelta)>) -> Facts {
-    let mut f = Facts::default();
-    f.result = Probed::Known(ResultFacts {
-        path: "r.json".into(),
-        triad_peak_bytes_per_s: None,
-        page_modes: vec![],
-        clocksource_changes: vec![],
-        watch: Some(WatchFacts {
-            run,
-            points: points
-                .into_iter()
-                .map(|(p, d)| (p.to_string(), d))
-                .collect(),
+    Facts {
+        result: Probed::Known(ResultFacts {
+            path: "r.json".into(),
+            triad_peak_bytes_per_s: None,
+            page_modes: vec![],
+            clocksource_changes: vec![],
+            watch: Some(WatchFacts {
+                run,
+                points: points
+                    .into_iter()
+                    .map(|(p, d)| (p.to_string(), d))
+                    .collect(),
+            }),
         }),
-    });
-    f
+        ..Facts::default()
+    }
 }
 
 fn clock(start_ghz: f64, end_ghz: f64) -> ClockWatch {
