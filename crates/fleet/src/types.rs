@@ -62,6 +62,10 @@ pub struct Run {
     pub started_at: String,
     /// Profile id and revision (`standard v3`).
     pub profile: String,
+    /// What the hardware watch saw during the run, one line each
+    /// ([`hwsurvey_result::ResultFile::watch_lines`]); empty when it saw nothing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hardware: Vec<String>,
 }
 
 /// One headline figure of a host, pooled over its runs.
