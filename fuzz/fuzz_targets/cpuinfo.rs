@@ -3,7 +3,7 @@
 #![no_main]
 
 use hwsurvey_probe::cpu::cpuinfo::{
-    detect_arch, parse_cpuinfo, parse_e2k_cache_line, parse_size_bytes,
+    detect_arch, parse_cpuinfo, parse_e2k_cache_line, parse_cache_size_bytes,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = format!("{info:?}");
     let _ = detect_arch(&text);
     for line in text.lines().take(64) {
-        let _ = parse_size_bytes(line);
+        let _ = parse_cache_size_bytes(line);
         let _ = parse_e2k_cache_line(line);
     }
 });

@@ -110,7 +110,7 @@ Examples:
   hwsurvey run --profile quick -o q.json          # tiny sizes, seconds
   hwsurvey compare a.json b.json -o report.html   # side by side
   hwsurvey qualify                   # pass / warn / fail findings (exit 0/1/2)
-  hwsurvey fleet reports/fleet/run-1/             # many hosts: outliers and their causes
+  hwsurvey fleet reports/fleet/examples/          # many hosts: outliers and their causes
   hwsurvey completions bash > /etc/bash_completion.d/hwsurvey"
 )]
 struct Cli {

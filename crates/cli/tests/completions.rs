@@ -1,5 +1,6 @@
-//! `hwsurvey completions SHELL` and `hwsurvey man` (issue 18): generated from the clap
-//! definitions, so every subcommand and option is in them; bash accepts the script.
+//! `hwsurvey completions SHELL` and `hwsurvey man`: generated from the clap definitions, so
+//! every subcommand and option is in them; bash accepts the script. Every path a `--help`
+//! names exists or is a placeholder ([`help_paths`]).
 
 use std::collections::BTreeSet;
 
@@ -116,7 +117,7 @@ fn man_writes_one_page_per_subcommand_with_its_options() {
     assert!(top.contains(".SH EXAMPLES"), "the top page has no examples");
 }
 
-/// Issue 33 item 11: every page has an EXIT STATUS section, and its examples are printed as
+/// Every page has an EXIT STATUS section, and its examples are printed as
 /// written (no-fill), so `man` neither reflows nor hyphenates them ("ma‐ chine").
 #[test]
 fn man_pages_state_exit_status_and_keep_examples_verbatim() {
@@ -167,7 +168,7 @@ fn man_pages_state_exit_status_and_keep_examples_verbatim() {
     assert!(text.contains("EXIT STATUS"), "{text}");
 }
 
-/// Issue 33 item 11: `--help` of every command states its exit codes, as `run --help` does.
+/// `--help` of every command states its exit codes, as `run --help` does.
 #[test]
 fn help_of_every_command_states_exit_codes() {
     for sub in SUBCOMMANDS {
@@ -213,4 +214,154 @@ fn man_replaces_a_symlink_under_a_page_name_and_leaves_its_target_alone() {
         .filter(|n| n.starts_with('.'))
         .collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// Every path a `--help` names exists or is clearly a placeholder (`hwsurvey
+/// --help` showed `hwsurvey fleet reports/fleet/run-1/`, a folder that never existed).
+///
+/// The rule, path by path, over the help of `hwsurvey` and of every subcommand (`--help`, the
+/// long form with its examples):
+/// - a path whose first component is an entry of the repository's root (`reports/`,
+///   `profiles/`, `scripts/`, ...) is one of the repository's own: it exists;
+/// - a kernel interface (`/proc/...`, `/sys/...`, `/dev/...`): its first two components exist
+///   here (`/sys/firmware/dmi` may not, in a VM; `/sys/firmware` does);
+/// - any other absolute or home path is where a user installs or keeps things (`/etc/`,
+///   `/usr/local/`, `/mnt/`, `~/`), or written as a placeholder (a component in capitals:
+///   `RUN_DIR`, `DIR`, `/dev/X`);
+/// - any other relative path is one the example itself names for its output (`plots/`,
+///   `hwsurvey-snapshot/` unpacked by the `tar` above it), as bare file names are (`a.json`).
+mod help_paths {
+    use std::path::PathBuf;
+
+    fn repo() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    fn help(args: &[&str]) -> String {
+        let out = hwsurvey_testkit::target_command(&assert_cmd::cargo::cargo_bin("hwsurvey"))
+            .args(args)
+            .env_remove("COLUMNS")
+            .output()
+            .expect("run hwsurvey");
+        assert!(out.status.success(), "hwsurvey {args:?}: {:?}", out.status);
+        String::from_utf8(out.stdout).expect("help is UTF-8")
+    }
+
+    /// The subcommands `hwsurvey --help` lists under "Commands:".
+    fn subcommands(top: &str) -> Vec<String> {
+        top.lines()
+            .skip_while(|l| !l.starts_with("Commands:"))
+            .skip(1)
+            .take_while(|l| l.starts_with("  "))
+            .filter_map(|l| l.split_whitespace().next())
+            .filter(|c| *c != "help")
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The words of `text` that name a path: a `/` inside, not an option (`--storage-dir`), a
+    /// URL, a ratio (`0/1/2`), a unit (`I/O`, `ops/s`) or a list of alternatives in parentheses.
+    fn paths(text: &str) -> Vec<String> {
+        text.split_whitespace()
+            .map(|w| {
+                w.trim_matches(|c: char| {
+                    matches!(
+                        c,
+                        '(' | ')' | ',' | ';' | ':' | '`' | '"' | '\'' | '[' | ']'
+                    )
+                })
+                .trim_end_matches('.')
+                .trim_start_matches("./")
+            })
+            .filter(|w| w.contains('/') && *w != "/" && !w.starts_with('-') && !w.contains("://"))
+            .filter(|w| {
+                // `I/O`, `ops/s`, `GB/s`, `0/1/2`, `.html/.htm`: not paths
+                let parts: Vec<&str> = w.split('/').collect();
+                let unit = |p: &&str| {
+                    !p.is_empty()
+                        && p.len() <= 4
+                        && (p.chars().all(|c| c.is_ascii_digit())
+                            || matches!(*p, "I" | "O" | "s" | "ops" | "GB" | "MB" | "htm"))
+                };
+                let units = parts.len() >= 2 && parts.iter().all(unit);
+                !units && !w.starts_with('.')
+            })
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Why `path` breaks the rule of the module text, or `None`.
+    fn fault(path: &str, roots: &[String]) -> Option<String> {
+        let first = path.split('/').next().unwrap_or_default();
+        if roots.iter().any(|r| r == first) {
+            // a glob (`reports/examples/*.json`) or a name made at run time
+            // (`reports/<hostname>-...json`): the part before it exists
+            let fixed = path.find(['*', '<']).map_or(path, |i| &path[..i]);
+            return (!repo().join(fixed).exists())
+                .then(|| format!("{path}: not in the repository"));
+        }
+        let placeholder = path
+            .split('/')
+            .any(|c| c.chars().any(|ch| ch.is_ascii_uppercase()) && c == c.to_ascii_uppercase());
+        if let Some(rest) = path.strip_prefix('/') {
+            let mut comps = rest.split('/');
+            let top = comps.next().unwrap_or_default();
+            if matches!(top, "proc" | "sys" | "dev") {
+                let two: PathBuf = ["/", top, comps.next().unwrap_or_default()]
+                    .iter()
+                    .collect();
+                return (!placeholder && !two.exists())
+                    .then(|| format!("{path}: {} does not exist here", two.display()));
+            }
+            let kept = ["/etc/", "/usr/local/", "/mnt/"]
+                .iter()
+                .any(|p| path.starts_with(p));
+            return (!kept && !placeholder).then(|| {
+                format!("{path}: neither a place a user keeps things nor a placeholder (DIR)")
+            });
+        }
+        // `~/...` and relative paths the example names for its own output
+        None
+    }
+
+    #[test]
+    fn every_path_in_help_exists_or_is_a_placeholder() {
+        let roots: Vec<String> = std::fs::read_dir(repo())
+            .expect("the repository's root")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.starts_with('.') && n != "target")
+            .collect();
+        assert!(roots.iter().any(|r| r == "reports"), "{roots:?}");
+        let top = help(&["--help"]);
+        let subs = subcommands(&top);
+        assert!(subs.len() >= 9, "{subs:?}\n{top}");
+        let mut texts = vec![("hwsurvey --help".to_string(), top.clone())];
+        for s in &subs {
+            texts.push((format!("hwsurvey {s} --help"), help(&[s, "--help"])));
+        }
+        let mut faults = Vec::new();
+        let mut checked = 0;
+        for (what, text) in &texts {
+            for p in paths(text) {
+                checked += 1;
+                if let Some(f) = fault(&p, &roots) {
+                    faults.push(format!("{what}: {f}"));
+                }
+            }
+        }
+        assert!(faults.is_empty(), "{}", faults.join("\n"));
+        // the repository paths the help names are checked, not skipped
+        assert!(checked > 10, "{checked} paths");
+        assert!(
+            texts
+                .iter()
+                .any(|(_, t)| t.contains("reports/fleet/examples/")),
+            "the fleet example names the shipped fleet folder"
+        );
+        // the rule catches the issue's path
+        assert!(fault("reports/fleet/run-1/", &roots).is_some());
+        assert!(fault("/shared/run-id", &roots).is_some());
+        assert!(fault("RUN_DIR/", &roots).is_none());
+    }
 }

@@ -11,7 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use assert_cmd::prelude::*;
+use hwsurvey_testkit::hwsurvey;
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -32,10 +33,6 @@ fn bare_root() -> tempfile::TempDir {
     std::fs::create_dir_all(dir.path().join("proc")).unwrap();
     std::fs::create_dir_all(dir.path().join("sys/devices/system/cpu")).unwrap();
     dir
-}
-
-fn hwsurvey() -> Command {
-    Command::cargo_bin("hwsurvey").unwrap()
 }
 
 /// `probe --json --root ROOT --dmidecode FILE`, the `memory` document in the tagged form
@@ -532,7 +529,7 @@ fn vm_root() -> tempfile::TempDir {
     dir
 }
 
-/// Facts of another machine are refused (issue 49): the R640's text (2 sockets, 96 GiB) on a
+/// Facts of another machine are refused: the R640's text (2 sockets, 96 GiB) on a
 /// 1-socket VM of 23.5 GiB is one error line naming the file and each fact that disagrees,
 /// probe exit 2 and qualify exit 3, nothing on stdout (before, `qualify --dmidecode r640.txt`
 /// passed "12 channels over 2 sockets" on the VM). `--dmidecode-other-machine` reads it,

@@ -4,15 +4,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use assert_cmd::prelude::*;
+use hwsurvey_testkit::hwsurvey;
 use predicates::prelude::*;
-
-fn hwsurvey() -> Command {
-    let mut cmd = Command::cargo_bin("hwsurvey").unwrap();
-    // resolve target names in the repository's targets/
-    cmd.current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."));
-    cmd
-}
 
 fn write_temp(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let path = dir.join(name);

@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use hwsurvey_testkit::fleet_sample::{every_rule_evaluated, example, scale, set_thp, with_host};
+use hwsurvey_testkit::hwsurvey;
 
 fn fleet_dir(dir: &Path) {
     fleet_dir_named(dir, |n| format!("node{n}"));
@@ -26,11 +27,6 @@ fn fleet_dir_named(dir: &Path, name: impl Fn(usize) -> String) {
         file.write_atomic(&dir.join(&host).join("result.json"))
             .unwrap();
     }
-}
-
-/// The binary (through qemu-user for a cross target, as the other CLI tests run it).
-fn hwsurvey() -> std::process::Command {
-    hwsurvey_testkit::target_command(&assert_cmd::cargo::cargo_bin("hwsurvey"))
 }
 
 #[test]
@@ -506,7 +502,7 @@ fn the_fleets_own_report_in_the_folder_is_not_a_host() {
     );
 }
 
-/// Issue 46's reproduction: `fleet F -o F/web/a.json --force`, `a.json` being a host's
+/// The reproduction: `fleet F -o F/web/a.json --force`, `a.json` being a host's
 /// result, was skipped as "the report this fleet writes" and overwritten, and the next fleet
 /// marked the host failed. Refused now, as compare refuses an input, the file untouched; so is
 /// `-o F/node1/result.json` named by the file itself among the inputs.
@@ -597,7 +593,7 @@ fn a_fifo_in_the_folder_is_skipped_and_named() {
     }
 }
 
-/// Issue 33 on fleet's printed report: its tables laid out as compare's ([`html_cell`]:
+/// Fleet's printed report: its tables laid out as compare's ([`html_cell`]:
 /// breaks at spaces and after a long path's `/`, never inside a word). The findings table
 /// printed a host name `node2.rack12.datacenter-frankfurt.example.com` as `node2.rack12.d` /
 /// `atacenter-` / `frankfurt.exampl` / `e.com` (`overflow-wrap: anywhere` let the browser
@@ -636,7 +632,7 @@ fn printed_fleet_report_breaks_no_host_name_and_cuts_nothing() {
     assert!(split.is_empty(), "broken in print: {split:?}\n{printed}");
 }
 
-/// Issue 46: host folder names and CPU models holding ESC, OSC, BEL, CR, U+202E and U+2066
+/// Host folder names and CPU models holding ESC, OSC, BEL, CR, U+202E and U+2066
 /// were written raw by `fleet --format markdown -o out.md` (8 ESC, 3 BEL, 2 CR, 5 bidi) and by
 /// `--json -o` (the bidi characters), as the playbook's fleet.md; each format written to a
 /// file follows its escaping rule now, as on a terminal.

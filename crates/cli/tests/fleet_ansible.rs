@@ -64,7 +64,7 @@ fn a_failed_host_is_listed_with_its_reason_and_the_others_results_stay() {
          hwsurvey_poll_s=1\n",
     )
     .unwrap();
-    // A local user's trap (issue 32): folders made first under the names the role once used
+    // A local user's trap: folders made first under the names the role once used
     // (`<base>/hwsurvey-<run id>-<host>`), world-writable, each holding a program named
     // `hwsurvey` that leaves a mark when it runs. The role must make its own folder
     // (mkdtemp) and neither run nor touch these.

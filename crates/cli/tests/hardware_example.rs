@@ -3,7 +3,9 @@
 //! snapshot taken there must agree with what `lscpu` printed on the same machine in the same
 //! minute (`lscpu-lstopo.txt`); lscpu run on the unpacked snapshot (`snapshot-peers.txt`, where
 //! it was taken) must print the same topology; and its standard run must load and say what it
-//! is: a virtual machine (KVM), not an emulator, time-limited exactly when the file says so.
+//! is: a virtual machine (KVM), not an emulator, time-limited exactly when the file says so. The
+//! capped run of kvm-xeon-model207-16c compares with a capped copy of itself and with an
+//! uncapped run of the profile.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -204,4 +206,215 @@ fn standard_run_says_what_it_is(dir: &Path) {
     );
     assert_eq!(json["status"], "complete", "every point of the plan ran");
     assert_eq!(json["tool"]["arch"], "x86_64");
+}
+
+/// The capped run's machine (`run --max-time 6m` on a 16-vCPU KVM guest).
+fn capped_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../reports/hardware/kvm-xeon-model207-16c")
+}
+
+/// `hwsurvey compare FILES --format json`: (exit code, the layout model or stderr).
+fn compare_json(files: &[&Path]) -> (Option<i32>, String) {
+    let out = Command::cargo_bin("hwsurvey")
+        .unwrap()
+        .arg("compare")
+        .args(files)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let text = if out.status.success() {
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    } else {
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    (out.status.code(), text)
+}
+
+/// The headline table of a compare layout model: its column heads and, per row, the cells'
+/// notes (the ratio and mark).
+fn headline(model: &serde_json::Value) -> (Vec<String>, Vec<(String, Vec<String>)>) {
+    let t = model["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == "headline")
+        .expect("a headline table");
+    let columns = t["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_owned())
+        .collect();
+    let rows = t["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["label"].as_str().unwrap().to_owned(),
+                r["cells"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| c["note"].as_str().unwrap_or_default().to_owned())
+                    .collect(),
+            )
+        })
+        .collect();
+    (columns, rows)
+}
+
+/// No column is called not comparable (`B: not comparable: ...`), and no relative cell of a
+/// family table says "not comparable".
+fn assert_comparable(model: &str) {
+    assert!(!model.contains(": not comparable: "), "{model}");
+    assert!(!model.contains("\"text\": \"not comparable\""), "{model}");
+}
+
+/// Two runs capped with `--max-time` compare on the points both measured.
+/// The capped real run beside a copy of itself whose last five mem.latency points were dropped
+/// by `--max-time` (as the engine records them: in `skipped`, with the reason): no column is
+/// "not comparable" (main said "not comparable: time-limited run" of a file and its own copy,
+/// every ratio `!`), every shared figure is within noise of itself (`1.00x ~`), and the five
+/// points are named as only the first run's.
+#[test]
+fn two_capped_runs_of_one_plan_compare_on_their_shared_points() {
+    let a = capped_dir().join("standard.json");
+    let mut b = hwsurvey_result::load(&a).expect("the capped run loads");
+    assert!(b.time_limit.is_some(), "the shipped run is capped");
+    let latency: Vec<usize> = b
+        .tests
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.point.family == "mem.latency")
+        .map(|(i, _)| i)
+        .collect();
+    let reason = "dropped by --max-time 300 s: the plan with the shortest samples was estimated \
+                  over it";
+    for &i in latency.iter().rev().take(5) {
+        let t = b.tests.remove(i);
+        b.skipped.push(hwsurvey_result::SkippedPoint {
+            family: t.point.family.clone(),
+            id: t.point.id.clone(),
+            params: t.point.params.clone(),
+            reason: reason.into(),
+        });
+    }
+    if let Some(t) = b.time_limit.as_mut() {
+        t.dropped_points = 5;
+        t.max_time_s = 300.0;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let b_path = tmp.path().join("dropped.json");
+    b.write_atomic(&b_path).unwrap();
+    let (code, text) = compare_json(&[&a, &b_path]);
+    assert_eq!(code, Some(0), "{text}");
+    let model: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let (columns, rows) = headline(&model);
+    assert!(columns.iter().all(|c| !c.contains('!')), "{columns:?}");
+    assert_comparable(&text);
+    let marks: Vec<&String> = rows
+        .iter()
+        .map(|(_, n)| &n[1])
+        .filter(|n| !n.is_empty())
+        .collect();
+    assert!(marks.len() >= 10, "{rows:?}");
+    assert!(
+        marks.iter().all(|n| n.as_str() == "1.00x ~"),
+        "a shared point is not itself: {rows:?}"
+    );
+    let flags: Vec<&str> = model["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    let unshared = flags
+        .iter()
+        .find(|f| f.starts_with("points not measured by every run"))
+        .unwrap_or_else(|| panic!("{flags:?}"));
+    assert!(
+        unshared.contains("lacks 5 points that")
+            && unshared.contains("mem.latency 5 (skipped: dropped by --max-time 300 s)"),
+        "{unshared}"
+    );
+    assert_eq!(
+        flags
+            .iter()
+            .filter(|f| f.contains("time-limited run"))
+            .count(),
+        2,
+        "{flags:?}"
+    );
+}
+
+/// A capped run beside an uncapped run of the same profile compares. The
+/// uncapped side is the capped run as a full run of today's build would write it: no
+/// `time_limit`, the standard profile's own sampling rules, today's settings fingerprints
+/// (the built-in standard v2 gained the cpu.clock family after the capped run was made, so the
+/// whole-text fingerprints differ; main refused: "results come from different profile versions
+/// or settings ... an edited copy of a profile"). It compares, says that what differs cannot be
+/// told from the older file, and no figure is "not comparable".
+#[test]
+fn a_capped_run_beside_an_uncapped_run_of_the_profile_compares() {
+    let capped = capped_dir().join("standard.json");
+    let mut full = hwsurvey_result::load(&capped).unwrap();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../profiles/standard.toml"),
+    )
+    .unwrap();
+    let profile = hwsurvey_engine::Profile::parse(
+        "profiles/standard.toml (built in)",
+        &text,
+        &hwsurvey_workloads::families::ids(),
+    )
+    .unwrap();
+    full.time_limit = None;
+    full.profile.run = profile.run.clone();
+    full.profile.fingerprint = Some(profile.fingerprint.clone());
+    full.profile.point_settings = profile.point_settings.clone();
+    assert_ne!(
+        full.profile.fingerprint,
+        hwsurvey_result::load(&capped).unwrap().profile.fingerprint,
+        "the built-in profile's text changed since the capped run"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let full_path = tmp.path().join("full.json");
+    full.write_atomic(&full_path).unwrap();
+    let (code, text) = compare_json(&[&full_path, &capped]);
+    assert_eq!(code, Some(0), "{text}");
+    let model: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let (columns, rows) = headline(&model);
+    assert!(columns.iter().all(|c| !c.contains('!')), "{columns:?}");
+    assert_comparable(&text);
+    assert!(rows.iter().any(|(_, n)| n[1] == "1.00x ~"), "{rows:?}");
+    assert!(
+        text.contains(
+            "so what differs (sample counts, or settings that define points) cannot be told"
+        ),
+        "{text}"
+    );
+}
+
+/// As it was first run: the capped run beside a full run of a later build
+/// (reports/hardware's other machine, run on main at 081f64c, whose standard v2 has the
+/// cpu.clock family the capped run's build had not) compares; no column is "not comparable"
+/// (both are KVM guests, neither emulated), and the cpu.clock points only the later run has
+/// are named.
+#[test]
+fn the_capped_run_compares_with_a_full_run_of_a_later_build() {
+    let capped = capped_dir().join("standard.json");
+    let full = dirs()
+        .into_iter()
+        .map(|d| d.join("standard.json"))
+        .find(|p| *p != capped && hwsurvey_result::load(p).is_ok_and(|f| f.time_limit.is_none()))
+        .expect("an uncapped run in reports/hardware");
+    let (code, text) = compare_json(&[&full, &capped]);
+    assert_eq!(code, Some(0), "{text}");
+    assert_comparable(&text);
+    let model: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let (columns, _) = headline(&model);
+    assert!(columns.iter().all(|c| !c.contains('!')), "{columns:?}");
+    let flags = model["flags"].to_string();
+    assert!(flags.contains("cpu.clock"), "{flags}");
 }

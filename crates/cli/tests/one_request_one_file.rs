@@ -1,11 +1,10 @@
-//! The engine writes the whole result file (issue 36): a second caller of the engine, handed
+//! The engine writes the whole result file: a second caller of the engine, handed
 //! the request `hwsurvey run` made, gets the file the CLI wrote, `time_limit` and the stored
 //! qualification included; only what a run reads live (times, load, energy per point) differs.
 //!
 //! The second caller replays the CLI's outcomes through a family of its own (the measured
 //! samples of two runs differ, the file around them must not).
 
-use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
 use hwsurvey_engine::family::DynFamily;
@@ -17,14 +16,8 @@ use hwsurvey_probe::run_env::RunEnv;
 use hwsurvey_probe::{Machine, SysRoot};
 use hwsurvey_qualify::stored::RunQualifier;
 use hwsurvey_result::{load, Outcome, ResultFile, TestResult, Tool};
+use hwsurvey_testkit::hwsurvey;
 use hwsurvey_workloads::families;
-
-/// The hwsurvey binary, through the target's runner when one is set (qemu-user).
-fn hwsurvey() -> std::process::Command {
-    let mut cmd = hwsurvey_testkit::target_command(&assert_cmd::cargo::cargo_bin("hwsurvey"));
-    cmd.current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."));
-    cmd
-}
 
 /// A family that gives back, point by point, the outcomes a finished run recorded.
 struct Replay {

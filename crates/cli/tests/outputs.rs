@@ -5,11 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
-
-fn hwsurvey() -> Command {
-    Command::cargo_bin("hwsurvey").unwrap()
-}
+use assert_cmd::prelude::*;
+use hwsurvey_testkit::hwsurvey;
 
 fn write_two(dir: &Path) -> Vec<PathBuf> {
     hwsurvey_testkit::report_sample::three()
@@ -24,7 +21,7 @@ fn write_two(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-fn stderr_of(cmd: &mut Command) -> String {
+fn stderr_of(cmd: &mut std::process::Command) -> String {
     let out = cmd.output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(out.stdout.is_empty(), "{out:?}");
@@ -373,4 +370,101 @@ fn a_full_disk_under_force_names_the_file_left_as_the_previous_one() {
         !err.contains("keeps this run's last complete write"),
         "{err}"
     );
+}
+
+/// `compare -o r.pdf` wrote terminal text into r.pdf, and `-o -` made a file
+/// named "-". The format comes from --format or the extension, or the output is refused: a
+/// PDF with the two commands that print the HTML report to one, each whole on its own line
+/// (as scripts/html-to-pdf-png does); `-o -` is standard output.
+#[test]
+fn compare_output_format_from_the_extension_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_two(dir.path());
+    let pdf = dir.path().join("r.pdf");
+    for extra in [&[][..], &["--format", "html"][..]] {
+        let out = hwsurvey()
+            .arg("compare")
+            .args(&files)
+            .arg("-o")
+            .arg(&pdf)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = err.lines().collect();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.trim() == "hwsurvey compare FILE... -o report.html"),
+            "{err}"
+        );
+        assert!(
+            lines.iter().any(|l| l.trim()
+                == format!(
+                    "chromium --headless --no-pdf-header-footer --print-to-pdf={} report.html",
+                    pdf.display()
+                )),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!(
+                "hwsurvey: error: -o {}: hwsurvey writes no PDF",
+                pdf.display()
+            )),
+            "{err}"
+        );
+        assert!(!pdf.exists());
+    }
+    // an extension no format has, or none: refused, naming the ones there are
+    for name in ["r.docx", "report"] {
+        let out = hwsurvey()
+            .arg("compare")
+            .args(&files)
+            .arg("-o")
+            .arg(dir.path().join(name))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("name the file .md, .csv, .json, .html or .txt"),
+            "{err}"
+        );
+        assert!(!dir.path().join(name).exists());
+    }
+    // --format decides for any other name; .txt is the terminal's text
+    let txt = dir.path().join("r.txt");
+    hwsurvey()
+        .arg("compare")
+        .args(&files)
+        .arg("-o")
+        .arg(&txt)
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&txt)
+        .unwrap()
+        .starts_with("Machines at a glance"));
+    let named = dir.path().join("report");
+    hwsurvey()
+        .arg("compare")
+        .args(&files)
+        .args(["--format", "markdown", "-o"])
+        .arg(&named)
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&named)
+        .unwrap()
+        .starts_with("# hwsurvey comparison"));
+    // `-o -`: standard output, in the format asked; no file named "-"
+    let out = hwsurvey()
+        .current_dir(dir.path())
+        .arg("compare")
+        .args(&files)
+        .args(["-o", "-", "--format", "markdown"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("# hwsurvey comparison"));
+    assert!(!dir.path().join("-").exists());
 }

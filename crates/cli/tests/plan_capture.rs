@@ -7,14 +7,7 @@
 //! Under qemu-user (cross test suites) the binary runs through the
 //! `CARGO_TARGET_<TRIPLE>_RUNNER` that scripts/cross-test exports.
 
-use std::path::PathBuf;
-use std::process::Command;
-
-fn hwsurvey() -> Command {
-    let mut cmd = hwsurvey_testkit::target_command(&assert_cmd::cargo::cargo_bin("hwsurvey"));
-    cmd.current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."));
-    cmd
-}
+use hwsurvey_testkit::hwsurvey;
 
 /// `total: N points, estimated 9 min 21 s (allowance ...)` -> seconds.
 fn estimate_s(text: &str) -> f64 {
@@ -125,7 +118,10 @@ fn max_time_shortens_then_drops_and_marks_the_result_file() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(
-        err.contains("warning: time-limited run, not comparable to full runs: --max-time 60 s"),
+        err.contains(
+            "warning: time-limited run (fewer, shorter samples: wider noise; compare names any \
+             point dropped): --max-time 60 s"
+        ),
         "{err}"
     );
     assert!(estimate_s(&text) <= 60.0, "{text}");

@@ -547,7 +547,7 @@ fn stored_findings_are_shown_as_stored_older_files_recomputed() {
 
 /// A result file whose statistics, sizes or page sizes were edited is refused by `qualify`
 /// through the one loader: exit 3 (an input error), one line naming the file, the field and
-/// the value, nothing on stdout (issue 16 item 6: a CV of 1.18e21, a working set of 1.18e21
+/// the value, nothing on stdout (a CV of 1.18e21, a working set of 1.18e21
 /// bytes, a huge page size of 2^64-1 were shown as if measured).
 #[test]
 fn edited_result_files_are_refused_with_one_line() {
@@ -633,7 +633,7 @@ fn edited_result_files_are_refused_with_one_line() {
     );
 }
 
-/// Issue 18: empty hugetlb pools or THP off are preconditions of the profile, not hardware
+/// Empty hugetlb pools or THP off are preconditions of the profile, not hardware
 /// faults: listed apart, with `kind: precondition`, and the exit status comes from the
 /// findings about the machine only.
 #[test]
@@ -683,7 +683,7 @@ fn preconditions_are_apart_and_do_not_set_the_exit_status() {
     assert!(!machine.contains("pages.hugetlb"), "{text}");
 }
 
-/// Issue 33: qualify's hugetlb fix said `echo 512 > .../nr_hugepages` while the plan's largest
+/// Qualify's hugetlb fix once said `echo 512 > .../nr_hugepages` while the plan's largest
 /// hugetlb points need more ("needs 960"), so after applying it `run --plan-only` still
 /// skipped them. The fix now asks for what the plan needs, per pool size, computed from the
 /// same plan: on the Firecracker guest's capture (2 MiB and 1 GiB pools, 0 pages), every

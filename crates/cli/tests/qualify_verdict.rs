@@ -1,4 +1,4 @@
-//! `hwsurvey qualify RESULT.json` gives one verdict a team can sign (issue 49): none for an
+//! `hwsurvey qualify RESULT.json` gives one verdict a team can sign: none for an
 //! emulated machine (one line why, exit 5), "incomplete" (exit 4), never "pass", when rules
 //! could not be evaluated, a virtual machine's naming the rules it could not check; on the
 //! example result files of reports/examples/.

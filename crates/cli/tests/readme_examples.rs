@@ -8,7 +8,8 @@
 //! - `reports/examples/*.json` and `reports/fleet/examples/`: the example result files and
 //!   fleet run folder shipped in the checkout, the glob expanded there as a shell does;
 //! - `dmidecode.txt`: the Dell R640 capture's saved `dmidecode -t memory` text
-//!   (`../shared/fixtures`; without `../shared` those two lines print SKIPPED), in place of the
+//!   (`../shared/fixtures`; where it is missing and HWSURVEY_WITHOUT_SHARED=1, those two lines
+//!   print SKIPPED), in place of the
 //!   README's `dmidecode -t memory > dmidecode.txt` (root and DMI, which a VM has not). It is
 //!   another machine's (2 sockets, 96 GiB), which probe and qualify refuse: those lines run
 //!   with `--dmidecode-other-machine` (tests/dmidecode.rs holds the refusal).
@@ -29,12 +30,8 @@
 //! tests/fleet_ansible.rs. Natively only: under qemu-user the quick run would take minutes. A README example line
 //! this test does not know fails it, so a new example gets run too.
 
+use hwsurvey_testkit::hwsurvey;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn hwsurvey() -> Command {
-    hwsurvey_testkit::target_command(&assert_cmd::cargo::cargo_bin("hwsurvey"))
-}
 
 fn readme() -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");

@@ -1,4 +1,4 @@
-//! `--root ARCHIVE` is unpacked within bounds (issue 32): a file larger than 4 MiB is skipped
+//! `--root ARCHIVE` is unpacked within bounds: a file larger than 4 MiB is skipped
 //! and named, an archive of more than 64 MiB decompressed or more than 50000 entries is refused
 //! before anything is written, and the unpack folder is removed on every exit path, every
 //! terminating signal included (SIGQUIT, SIGABRT, SIGALRM, ... as SIGINT, SIGTERM and SIGHUP);
@@ -6,14 +6,11 @@
 //! outside. Each archive is crafted here (zeros compress to almost
 //! nothing); `TMPDIR` is a folder of the test's own, so what the command leaves is seen.
 
+use hwsurvey_testkit::hwsurvey;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn hwsurvey() -> Command {
-    hwsurvey_testkit::target_command(&assert_cmd::cargo::cargo_bin("hwsurvey"))
-}
 
 /// The firecracker guest's capture, extracted (a small real root: 409 entries).
 fn fixture_root() -> Option<(tempfile::TempDir, PathBuf)> {
@@ -249,7 +246,7 @@ fn snapshot_of_a_capture_never_writes_through_a_link_out_of_its_staging_folder()
     );
 }
 
-/// The archive of issue 46: the symlink `hwsurvey-snapshot/etc/x -> DIR` and then the folder
+/// An archive that writes through its own link: the symlink `hwsurvey-snapshot/etc/x -> DIR` and then the folder
 /// entries `etc/x/nologin/` and `etc/x/planted/a/b/c/` created `DIR/nologin` and
 /// `DIR/planted/a/b/c` (as root, aimed at /etc: /etc/nologin), exit 0. Refused now, exit 2,
 /// naming the entry and the link; nothing made outside, nothing left in TMPDIR.

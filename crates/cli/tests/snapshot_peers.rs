@@ -1,4 +1,4 @@
-//! The peers' own tools on hwsurvey snapshots (issue 35): `lscpu --sysroot DIR` (util-linux)
+//! The peers' own tools on hwsurvey snapshots: `lscpu --sysroot DIR` (util-linux)
 //! and `lstopo-no-graphics --input DIR` (hwloc) run on an extracted snapshot of this machine
 //! and of the real captures in `../shared/fixtures`, print what they print on the source root
 //! (the snapshot holds every file they read), and agree with the probe's document on CPUs,

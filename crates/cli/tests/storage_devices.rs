@@ -9,15 +9,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use assert_cmd::Command;
 use hwsurvey_testkit::blockdev::{
     blank_image, blkid_probe_type, checksum, find_tool, loop_unavailable, make, Kind, LoopDevice,
     Mounted,
 };
-
-fn hwsurvey() -> Command {
-    Command::cargo_bin("hwsurvey").unwrap()
-}
+use hwsurvey_testkit::hwsurvey;
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

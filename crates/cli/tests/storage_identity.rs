@@ -7,14 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use assert_cmd::Command;
 use hwsurvey_testkit::blockdev::{
     blank_image, checksum, loop_unavailable, LoopDevice, IMAGE_BYTES,
 };
-
-fn hwsurvey() -> Command {
-    Command::cargo_bin("hwsurvey").unwrap()
-}
+use hwsurvey_testkit::hwsurvey;
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

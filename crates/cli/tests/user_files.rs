@@ -8,12 +8,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use assert_cmd::Command;
+use hwsurvey_testkit::hwsurvey;
 use predicates::prelude::*;
 
-/// A command that is killed (and so fails its exit-code check) after 30 s.
-fn hwsurvey() -> Command {
-    let mut c = Command::cargo_bin("hwsurvey").unwrap();
+/// [`hwsurvey`], killed (and so failing its exit-code check) after 30 s: a FIFO read without
+/// a writer would hang it.
+fn bounded() -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::from_std(hwsurvey());
     c.timeout(Duration::from_secs(30));
     c
 }
@@ -44,7 +45,7 @@ fn not_regular(dir: &Path) -> Vec<(PathBuf, &'static str)> {
 
 /// Runs `args` with `path` appended and checks the exit code and the one-line error.
 fn refused(args: &[&str], path: &Path, code: i32, message: &str) {
-    let out = hwsurvey().args(args).arg(path).output().unwrap();
+    let out = bounded().args(args).arg(path).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         out.status.code(),
@@ -76,7 +77,7 @@ fn elf_target_descriptor_must_be_a_regular_file() {
     let dir = tempfile::tempdir().unwrap();
     let exe = assert_cmd::cargo::cargo_bin("hwsurvey");
     for (path, kind) in not_regular(dir.path()) {
-        let out = hwsurvey()
+        let out = bounded()
             .arg("elf")
             .arg(&exe)
             .arg("--target")
@@ -131,7 +132,7 @@ fn qualify_binary_must_be_a_regular_file() {
 fn run_profile_must_be_a_regular_file() {
     let dir = tempfile::tempdir().unwrap();
     for (path, kind) in not_regular(dir.path()) {
-        let out = hwsurvey()
+        let out = bounded()
             .args(["run", "--plan-only", "--profile"])
             .arg(&path)
             .output()
@@ -149,7 +150,7 @@ fn run_profile_must_be_a_regular_file() {
 #[test]
 fn a_missing_profile_still_names_the_built_in_ones() {
     let dir = tempfile::tempdir().unwrap();
-    hwsurvey()
+    bounded()
         .args(["run", "--plan-only", "--profile"])
         .arg(dir.path().join("nope.toml"))
         .assert()

@@ -136,11 +136,12 @@ pub fn landmarks(machine: &Machine, env: &RunEnv) -> Vec<Landmark> {
     if core.len() > 1 {
         push("smt_core", core.clone());
     }
-    let cluster_of: BTreeMap<CpuId, (Option<i64>, i64)> = machine
+    // the probe's one cluster answer: an index where the machine has a cluster level
+    let cluster_of: BTreeMap<CpuId, u32> = machine
         .cpu
         .cpus
         .iter()
-        .filter_map(|l| Some((l.cpu, (l.package_id, l.cluster_id?))))
+        .filter_map(|l| Some((l.cpu, l.cluster_index?)))
         .collect();
     if let Some(k) = cluster_of.get(&first) {
         let cluster = group(&|c| cluster_of.get(&c) == Some(k));

@@ -123,6 +123,9 @@ pub struct Profile {
     /// [`settings_fingerprint`] of the text: two profiles with one id and version but other
     /// settings (an edited copy of `standard.toml`) have different fingerprints.
     pub fingerprint: String,
+    /// [`point_settings`] of the text: the settings that define the points, part by part,
+    /// without how many samples of what length measure each.
+    pub point_settings: Option<hwsurvey_result::PointSettings>,
 }
 
 /// FNV-1a 64 (16 hex digits) of a profile's settings: the TOML document without its
@@ -141,6 +144,57 @@ pub fn settings_fingerprint(text: &str) -> String {
         ),
         Err(_) => String::new(),
     }
+}
+
+/// The `[run]` keys that say how each point is measured, not what it is: sample lengths and
+/// counts (what `run --max-time` shortens) and the adaptive sampling target.
+pub const SAMPLING_KEYS: &[&str] = &[
+    "sample_min_s",
+    "sample_min_clock_ticks",
+    "warmup_s",
+    "samples_min",
+    "samples_max",
+    "target_cv",
+];
+
+/// [`hwsurvey_result::PointSettings`] of a profile's text: FNV-1a 64 of the top-level keys
+/// and `[run]` without `description`, [`SAMPLING_KEYS`] and `budget_s`, and of each enabled
+/// family section without `budget_s`, each written back in key order (comments, layout and
+/// key order do not change them). `None` for text that is not TOML (never the case for a
+/// parsed profile).
+pub fn point_settings(text: &str) -> Option<hwsurvey_result::PointSettings> {
+    let mut doc = text.parse::<toml::Table>().ok()?;
+    doc.remove("description");
+    let families = match doc.remove("families") {
+        Some(toml::Value::Table(t)) => t,
+        _ => toml::Table::new(),
+    };
+    if let Some(toml::Value::Table(run)) = doc.get_mut("run") {
+        for k in SAMPLING_KEYS.iter().chain(&["budget_s"]) {
+            run.remove(*k);
+        }
+    }
+    let fp = |t: &toml::Table| {
+        toml::to_string(t)
+            .ok()
+            .map(|c| format!("{:016x}", hwsurvey_model::text::fnv1a64(c.as_bytes())))
+    };
+    let mut out = std::collections::BTreeMap::new();
+    for (id, section) in families {
+        let toml::Value::Table(mut section) = section else {
+            continue;
+        };
+        if section.get("enabled").and_then(toml::Value::as_bool) == Some(false) {
+            continue;
+        }
+        section.remove("budget_s");
+        section.remove("enabled");
+        out.insert(id, fp(&section)?);
+    }
+    Some(hwsurvey_result::PointSettings {
+        run: fp(&doc)?,
+        families: out,
+    })
 }
 
 impl Profile {
@@ -624,6 +678,7 @@ impl Profile {
             families,
             obsolete_keys: obsolete,
             fingerprint: settings_fingerprint(&text),
+            point_settings: point_settings(&text),
         })
     }
 

@@ -173,6 +173,7 @@ impl<'r, 'a> Running<'r, 'a> {
                 source: req.profile.source.clone(),
                 run: req.profile.run.clone(),
                 fingerprint: Some(req.profile.fingerprint.clone()).filter(|f| !f.is_empty()),
+                point_settings: req.profile.point_settings.clone(),
             },
             started_at: rfc3339(SystemTime::now()),
             finished_at: None,

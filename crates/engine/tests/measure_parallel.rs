@@ -1,5 +1,5 @@
-//! `RunContext::measure_parallel` when the machine's pace changes after the calibration run
-//! (issue 13): a neighbour had the CPU while the repetitions were fixed, then gave it back.
+//! `RunContext::measure_parallel` when the machine's pace changes after the calibration run:
+//! a neighbour had the CPU while the repetitions were fixed, then gave it back.
 
 use hwsurvey_probe::run_env::ReadRunEnv as _;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

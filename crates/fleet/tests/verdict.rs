@@ -1,4 +1,4 @@
-//! A host's verdict weighs everything the fleet found (issue 49): a host that stands out or
+//! A host's verdict weighs everything the fleet found: a host that stands out or
 //! drifts is never "pass" (four copies of one result, one with STREAM Triad cut by 30 %, all
 //! said "pass"); rules not evaluated make it "incomplete"; an emulated host gets no hardware
 //! verdict; the exit status follows the gravest verdict. The fleets are copies of the real

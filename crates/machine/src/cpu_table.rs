@@ -90,10 +90,6 @@ pub fn cpu_table(machine: &Machine) -> String {
     let cpus = &machine.cpu.cpus;
     let sockets = logical(cpus.iter().map(|c| c.package_id));
     let dies = logical(cpus.iter().map(|c| c.package_id.zip(c.die_id)));
-    let clusters = logical(
-        cpus.iter()
-            .map(|c| c.package_id.zip(c.die_id.or(Some(0))).zip(c.cluster_id)),
-    );
     let mut node_of: BTreeMap<u32, u32> = BTreeMap::new();
     for n in &machine.numa.nodes {
         for cpu in n.cpus.known().into_iter().flat_map(|s| s.iter()) {
@@ -146,13 +142,8 @@ pub fn cpu_table(machine: &Machine) -> String {
                     .and_then(|k| dies.get(&k))
                     .map(|n| n.to_string()),
             ),
-            dash(
-                c.package_id
-                    .zip(c.die_id.or(Some(0)))
-                    .zip(c.cluster_id)
-                    .and_then(|k| clusters.get(&k))
-                    .map(|n| n.to_string()),
-            ),
+            // the probe's one answer: an index where the machine has a cluster level
+            dash(c.cluster_index.map(|n| n.to_string())),
             dash(c.core_index.map(|n| n.to_string())),
             cache,
             if c.online { "yes" } else { "no" }.to_string(),

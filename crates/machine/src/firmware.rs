@@ -10,7 +10,7 @@
 //!   serial numbers and the UUID there are readable by root only and name one box: they are
 //!   never kept as read, only hashed in [`crate::os::host_id`];
 //! - saved `dmidecode` text (`hwsurvey probe --dmidecode FILE`): its `BIOS Information`,
-//!   `System Information` and `Base Board Information` records (`hwsurvey_probe::firmware::from_dmidecode_text`);
+//!   `System Information` and `Base Board Information` records ([`from_dmidecode_text`]);
 //! - `/proc/cpuinfo`'s per-CPU `microcode` line (x86 only: arch/x86/kernel/cpu/proc.c), read
 //!   with the rest of cpuinfo into [`crate::cpu::Identity::microcode`] ([`microcode_of`]).
 //!
@@ -19,13 +19,13 @@
 //! microcode revision (every architecture but x86).
 
 use crate::cpu::{Arch, Cpuinfo};
+use crate::dmi::clean;
 use hwsurvey_model::{CpuSet, Probed, Unknown};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
 /// BIOS, system and board identification (SMBIOS Types 0, 1 and 2). A field is `None` where
-/// the firmware leaves it empty or writes a placeholder (`Not Specified`, `To Be Filled By
-/// O.E.M.`, `Default string`, ...).
+/// the firmware leaves it empty or writes a placeholder ([`crate::dmi::PLACEHOLDERS`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DmiIds {
     /// Where they were read: `/sys/class/dmi/id`, or `dmidecode text FILE`.
@@ -92,24 +92,36 @@ fn words(parts: &[&Option<String>]) -> String {
         .join(" ")
 }
 
-/// A DMI string as kept: trimmed (the C6145 pads `sys_vendor` with spaces), `None` for empty
-/// and for the placeholders firmware writes where it has nothing to say.
-pub fn clean(v: &str) -> Option<String> {
-    let t = v.trim_matches(|c: char| c == '\0' || c.is_whitespace());
-    let placeholder = [
-        "not specified",
-        "to be filled by o.e.m.",
-        "default string",
-        "not applicable",
-        "n/a",
-        "none",
-        "unknown",
-        "system product name",
-        "system manufacturer",
-        "system version",
-    ];
-    (!t.is_empty() && !placeholder.contains(&t.to_ascii_lowercase().as_str()))
-        .then(|| t.to_string())
+/// [`DmiIds`] from saved `dmidecode` text (`file` names it in [`DmiIds::source`]): the first
+/// `BIOS Information` (Type 0), `System Information` (Type 1) and `Base Board Information`
+/// (Type 2) records ([`crate::dmidecode::records_of_types`]), their strings kept as
+/// [`clean`] keeps SMBIOS strings. `None` when the text has none of them (`dmidecode -t
+/// memory`). The serial numbers are not read.
+pub fn from_dmidecode_text(text: &str, file: Option<&str>) -> Option<DmiIds> {
+    let records = crate::dmidecode::records_of_types(text, &[0, 1, 2]);
+    let field = |t: u8, key: &str| {
+        records
+            .iter()
+            .find(|(ty, _)| *ty == t)
+            .and_then(|(_, fields)| fields.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)))
+            .and_then(|(_, v)| clean(v))
+    };
+    let ids = DmiIds {
+        source: match file {
+            Some(f) => format!("dmidecode text {f}"),
+            None => "dmidecode text".into(),
+        },
+        bios_vendor: field(0, "Vendor"),
+        bios_version: field(0, "Version"),
+        bios_date: field(0, "Release Date"),
+        system_vendor: field(1, "Manufacturer"),
+        system_product: field(1, "Product Name"),
+        system_version: field(1, "Version"),
+        board_vendor: field(2, "Manufacturer"),
+        board_name: field(2, "Product Name"),
+        board_version: field(2, "Version"),
+    };
+    (!ids.is_empty()).then_some(ids)
 }
 
 /// CPUs that report one microcode revision.
@@ -253,4 +265,46 @@ pub fn microcode_not_probed() -> Probed<Vec<MicrocodeRevision>> {
     Probed::Unknown(Unknown::Other {
         detail: "not probed by the hwsurvey that wrote this document".into(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn microcode_per_cpu_grouped_and_unknown_elsewhere() {
+        let ci = crate::cpu::cpuinfo::parse_cpuinfo(
+            "processor\t: 0\nvendor_id\t: GenuineIntel\nmicrocode\t: 0x4119\n\n\
+             processor\t: 1\nvendor_id\t: GenuineIntel\nmicrocode\t: 0x4119\n\n\
+             processor\t: 2\nvendor_id\t: GenuineIntel\nmicrocode\t: 0x411c\n",
+        );
+        let revs = microcode_of(&ci, Arch::X86_64);
+        let revs = revs.known().unwrap();
+        assert_eq!(
+            microcode_words(revs),
+            "0x4119 on CPUs 0-1, 0x411c on CPUs 2"
+        );
+        let none = crate::cpu::cpuinfo::parse_cpuinfo("processor\t: 0\nBogoMIPS\t: 100.00\n");
+        assert_eq!(
+            microcode_of(&none, Arch::Aarch64).why_unknown().unwrap().to_string(),
+            "not on this platform: the aarch64 kernel writes no microcode revision in /proc/cpuinfo"
+        );
+    }
+
+    #[test]
+    fn bios_system_and_board_of_dmidecode_text() {
+        let text = "Handle 0x0000, DMI type 0, 24 bytes\nBIOS Information\n\tVendor: Dell Inc.\n\
+                    \tVersion: 2.5.91\n\tRelease Date: 11/04/2011\n\n\
+                    Handle 0x0100, DMI type 1, 27 bytes\nSystem Information\n\
+                    \tManufacturer: To Be Filled By O.E.M.\n\tProduct Name: PowerEdge C6145\n";
+        let ids = from_dmidecode_text(text, Some("d.txt")).unwrap();
+        assert_eq!(ids.source, "dmidecode text d.txt");
+        assert_eq!(ids.bios().as_deref(), Some("Dell Inc. 2.5.91 (11/04/2011)"));
+        assert_eq!(ids.system_vendor, None);
+        assert_eq!(ids.system_product.as_deref(), Some("PowerEdge C6145"));
+        assert_eq!(
+            from_dmidecode_text("Handle 0x1100, DMI type 17\n", None),
+            None
+        );
+    }
 }

@@ -11,7 +11,7 @@
 //! Theoretical per-direction link bandwidth: [`crate::pci::LinkSpeed`].
 
 pub use crate::pci::{parse_link_speed, LinkSpeed, PciDevice, PcieLink};
-use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal, plural};
+use hwsurvey_model::units::format_bytes_binary;
 use hwsurvey_model::{Probed, Unknown};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -110,7 +110,7 @@ pub enum BlockKind {
 /// a disk), a RAM disk (`ram*`, brd) or a compressed RAM disk (`zram*`), all kernel-made under
 /// `/sys/devices/virtual/block`. What could not be read of these is not a fact of the machine
 /// (a capture tool saves their folders half, a container hides their queues), so the
-/// "could not be read" list leaves them out (`hwsurvey_probe::summary::unknowns`).
+/// "could not be read" list leaves them out (`hwsurvey_probe::probe_text::unknowns`).
 pub fn is_pseudo_disk(dev: &BlockDevice) -> bool {
     dev.kind == BlockKind::Virtual
         && ["loop", "ram", "zram"].iter().any(|p| {
@@ -139,48 +139,11 @@ pub struct BlockDevice {
     pub numa_node: Probed<Option<u32>>,
 }
 
-/// One line for an endpoint's PCIe path: the bridges up to the root port, the narrowest link
-/// and the most oversubscribed shared link: `path 0000:03:00.0 > 0000:02:00.0 > 0000:01:00.0 >
-/// 0000:00:01.0: ceiling 3.94 GB/s/dir (Gen3 x4 its own link); 0000:01:00.0 Gen3 x8
-/// 7.88 GB/s/dir shared by 4 endpoints, 2.00:1 oversubscribed`.
-pub fn path_line(p: &crate::pcie::PciePath) -> String {
-    let mut line = format!("path {} > {}: ", p.endpoint, p.via.join(" > "));
-    match &p.narrowest {
-        None => line += "ceiling unknown (no link speed and width on the path)",
-        Some(n) => {
-            let whose = if n.device == p.endpoint {
-                "its own link".to_string()
-            } else {
-                format!("at {}", n.device)
-            };
-            line += &format!(
-                "ceiling {}/dir (Gen{} x{} {whose}{})",
-                format_rate_decimal(n.bandwidth_bytes_per_s as f64),
-                n.generation,
-                n.width_lanes,
-                if n.below_max { ", below its max" } else { "" }
-            );
-        }
-    }
-    if let Some(sh) = &p.shared {
-        line += &format!(
-            "; {} Gen{} x{} {}/dir shared by {}",
-            sh.link.device,
-            sh.link.generation,
-            sh.link.width_lanes,
-            format_rate_decimal(sh.link.bandwidth_bytes_per_s as f64),
-            plural(sh.endpoints.len() as u64, "endpoint")
-        );
-        match sh.oversubscription {
-            Some(o) if o > 1.0 => line += &format!(", {o:.2}:1 oversubscribed"),
-            Some(o) => line += &format!(", their maxima {o:.2}:1 of it"),
-            None => {}
-        }
-    }
-    if !p.unknown_links.is_empty() {
-        line += &format!("; link unknown at {}", p.unknown_links.join(", "));
-    }
-    line
+/// Parses a sysfs block device's `dev` file, `MAJ:MIN`: `"8:17\n"` -> `(8, 17)`. `None` when
+/// it is not two decimal numbers around a colon.
+pub fn parse_dev(text: &str) -> Option<(u32, u32)> {
+    let (a, b) = text.trim().split_once(':')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
 }
 
 /// Whether `s` is a PCI address `dddd:bb:dd.f` (hex digits; the domain may be longer).
@@ -205,7 +168,13 @@ pub fn is_pci_address(s: &str) -> bool {
 pub fn summary(io: &Io) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "I/O");
-    crate::pci_text::pci_section(io, &mut out);
+    crate::pci_text::pci_section(
+        &io.pci,
+        io.pci_ids.as_ref(),
+        &io.root_complexes,
+        &io.pcie_paths,
+        &mut out,
+    );
     match &io.block {
         Probed::Known(devs) => {
             for d in devs.iter().filter(|d| d.kind != BlockKind::Virtual) {
@@ -244,4 +213,55 @@ pub fn summary(io: &Io) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hwsurvey_model::units::format_rate_decimal;
+
+    #[test]
+    fn dev_file() {
+        assert_eq!(parse_dev("8:17\n"), Some((8, 17)));
+        assert_eq!(parse_dev("259:65539"), Some((259, 65539)));
+        assert_eq!(parse_dev("8-17"), None);
+        assert_eq!(parse_dev("a:1"), None);
+    }
+
+    #[test]
+    fn link_rates_and_bandwidth() {
+        let g2 = parse_link_speed("5.0 GT/s PCIe").unwrap();
+        assert_eq!((g2.generation, g2.encoding.as_str()), (2, "8b/10b"));
+        assert_eq!(g2.bandwidth_bytes_per_s(8), 4_000_000_000);
+        let g3 = parse_link_speed("8.0 GT/s PCIe\n").unwrap();
+        assert_eq!(g3.bandwidth_bytes_per_s(8), 7_876_923_076);
+        assert_eq!(
+            format_rate_decimal(g3.bandwidth_bytes_per_s(8) as f64),
+            "7.88 GB/s"
+        );
+        assert_eq!(
+            parse_link_speed("2.5 GT/s")
+                .unwrap()
+                .bandwidth_bytes_per_s(1),
+            250_000_000
+        );
+        assert_eq!(parse_link_speed("5 GT/s").unwrap().generation, 2);
+        assert_eq!(
+            parse_link_speed("16.0 GT/s PCIe")
+                .unwrap()
+                .bandwidth_bytes_per_s(16),
+            31_507_692_307
+        );
+        let g6 = parse_link_speed("64.0 GT/s PCIe").unwrap();
+        assert_eq!(g6.bandwidth_bytes_per_s(16), 128_000_000_000);
+        assert!(parse_link_speed("Unknown").is_err());
+        assert!(parse_link_speed("Unknown speed").is_err());
+        assert!(parse_link_speed("3.0 GT/s").is_err());
+    }
+    #[test]
+    fn classes() {
+        assert_eq!(class_name(0x010802), Some("NVMe controller"));
+        assert_eq!(class_name(0x020000), Some("Ethernet controller"));
+        assert_eq!(class_name(0xffff00), None);
+    }
 }

@@ -1,7 +1,7 @@
 //! The machine document: what hwsurvey knows about one machine, as plain typed data with no
 //! I/O ([`Machine`], schema [`MACHINE_SCHEMA_VERSION`], units in field names), the run
 //! environment a result file records ([`run_env::RunEnv`]), and the pure functions over them
-//! (text parsers of kernel files, classifications, summaries).
+//! (the parsers of kernel files, classifications, summaries).
 //!
 //! The readers that fill these types from `/proc` and `/sys` under a root live in
 //! `hwsurvey-probe`, which re-exports every item here under the same path; the crates that
@@ -11,18 +11,47 @@
 //! Module ownership: `cpu`, `numa`, `pages` (topology side); `memory`, `io`, `os` (population,
 //! devices and system side); `virt`, `limits`, `energy`, `clocksource`, `run_env` (the
 //! environment of a run).
+//!
+//! ## One parser per kernel file
+//!
+//! Each file the probe reads as text (or as SMBIOS bytes) has one parser here and one reader
+//! in `hwsurvey_probe`, which knows the path and reads it under a root; every fact taken from
+//! the file (the usable CPUs, the memory available, the CPU quota) is computed from that one
+//! parse. `tests/one_parser_per_file.rs` reads this table and fails on a second parser.
+//!
+//! | kernel file | parser (here) | reader (`hwsurvey_probe`) |
+//! |---|---|---|
+//! | `/proc/self/cgroup` | `os::cgroup::parse_proc_cgroup` | `cgroup::read` |
+//! | `/proc/self/mountinfo` | `mounts::parse_mountinfo` | `mounts::read_mount_entries` |
+//! | `/proc/swaps` | `mounts::parse_swaps` | `mounts::read_swaps` |
+//! | cgroup v2 `cpu.max` | `os::cgroup::parse_cpu_max` | `cgroup::Cgroups::cpu_files` |
+//! | cgroup v1 `cpu.cfs_quota_us` | `os::cgroup::parse_cfs_quota_us` | `cgroup::Cgroups::cpu_files` |
+//! | cgroup `memory.max`, `memory.high`, `memory.limit_in_bytes`, `memory.memsw.limit_in_bytes` | `os::cgroup::parse_limit_bytes` | `cgroup::Cgroups::memory_files` |
+//! | CPU lists: `cpuset.cpus.effective`, `online`, `*_list` | `cpu::sets::parse_cpulist_at` | `cpu::sets::read_cpuset` |
+//! | CPU masks: `thread_siblings`, `shared_cpu_map` | `cpu::sets::parse_cpumask_at` | `cpu::sets::read_cpuset` |
+//! | `/proc/self/status` (`Cpus_allowed_list`, `VmSize`, `VmData`) | `process::parse_status` | `process::read_status` |
+//! | `/proc/self/limits` | `process::parse_limits` | `process::read_limits` |
+//! | `/proc/meminfo` | `memory::meminfo::parse_meminfo` | `memory::meminfo::read_fields` |
+//! | `/proc/self/smaps` | `smaps::parse_smaps` | `smaps::read_smaps` |
+//! | `/sys/firmware/dmi/tables/DMI`, `/sys/firmware/dmi/entries/*/raw` | `memory::smbios::parse_structures` | `memory::smbios::read` |
+//! | SMBIOS strings (the DMI table, `/sys/class/dmi/id/*`, `dmidecode` text) | `dmi::clean` | `firmware::probe` |
+//! | saved `dmidecode` text (the user's file) | `dmidecode::split_records` | `memory::dmidecode::read_dmidecode_file_with_firmware` |
+//! | a block device's `dev` (`MAJ:MIN`) | `io::parse_dev` | `block::partitions` |
 
 pub mod binary;
 pub mod block_use;
 pub mod clocksource;
 pub mod cpu;
 pub mod cpu_table;
+pub mod dmi;
+pub mod dmidecode;
 pub mod energy;
 pub mod firmware;
 pub mod io;
 pub mod isa;
 pub mod limits;
 pub mod memory;
+pub mod mounts;
 pub mod numa;
 pub mod os;
 pub mod pages;
@@ -30,10 +59,15 @@ pub mod pci;
 pub mod pci_ids;
 pub mod pci_text;
 pub mod pcie;
+pub mod probe_text;
+pub mod process;
 pub mod run_env;
-pub mod summary;
+pub mod smaps;
 pub mod virt;
 pub mod watch;
+
+mod parse_error;
+pub use parse_error::ParseError;
 
 use hwsurvey_model::Probed;
 use serde::{Deserialize, Serialize};

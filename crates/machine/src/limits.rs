@@ -32,6 +32,7 @@
 //! `SysRoot` are `hwsurvey_probe::limits`, so a capture gives the same answer as the live
 //! machine.
 
+use hwsurvey_model::CpuSet;
 use serde::{Deserialize, Serialize};
 
 /// One limit on the memory of the process, and where it came from.
@@ -75,16 +76,38 @@ impl CpuQuota {
     }
 }
 
-/// Parses cgroup v2 `cpu.max` (`max 100000`, `50000 100000`): the quota (`None` for `max`) and
-/// the period, microseconds; `None` when it is neither form.
-pub fn parse_cpu_max_fields(text: &str) -> Option<(Option<u64>, u64)> {
-    let mut w = text.split_whitespace();
-    let quota = w.next()?;
-    let period_us: u64 = w.next()?.parse().ok()?;
-    let quota_us = if quota == "max" {
-        None
-    } else {
-        Some(quota.parse().ok()?)
-    };
-    Some((quota_us, period_us))
+/// The one of `quotas` that allows the least run time ([`CpuQuota::cpus`]): the one that binds.
+pub fn lowest_cpu_quota(quotas: &[CpuQuota]) -> Option<&CpuQuota> {
+    quotas.iter().min_by(|a, b| a.cpus().total_cmp(&b.cpus()))
+}
+
+/// One set of CPUs the process is confined to, and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuLimit {
+    /// The CPUs.
+    pub cpus: CpuSet,
+    /// What gave it: `sched_getaffinity`, a `Cpus_allowed_list` or a cpuset file path.
+    pub source: String,
+}
+
+/// The intersection of `limits`, with the sources joined by " ∩ " where more than one
+/// narrows it; `None` when there is none or the intersection is empty (a damaged capture: the
+/// kernel never runs a process on no CPU).
+pub fn intersect(limits: &[CpuLimit]) -> Option<CpuLimit> {
+    let mut it = limits.iter();
+    let first = it.next()?.clone();
+    let out = it.fold(first, |acc, l| {
+        let cpus: CpuSet = acc.cpus.intersection(&l.cpus);
+        if cpus == acc.cpus {
+            acc
+        } else if cpus == l.cpus {
+            l.clone()
+        } else {
+            CpuLimit {
+                cpus,
+                source: format!("{} ∩ {}", acc.source, l.source),
+            }
+        }
+    });
+    (!out.cpus.is_empty()).then_some(out)
 }

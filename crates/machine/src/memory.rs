@@ -3,10 +3,11 @@
 //! Sources, in order of preference:
 //! - SMBIOS Type 16 (Physical Memory Array) and Type 17 (Memory Device) from
 //!   `/sys/firmware/dmi/tables/DMI` (+ `smbios_entry_point` for the version), root-only on most
-//!   distributions; decoded with the `smbios-lib` crate (`hwsurvey_probe::memory::smbios`);
+//!   distributions; decoded with the `smbios-lib` crate ([`smbios`], read by
+//!   `hwsurvey_probe::memory::smbios`);
 //! - per-entry blobs `/sys/firmware/dmi/entries/{16,17}-*/raw` (older captures, hwloc dumps);
 //! - saved `dmidecode` text, given by the user (`hwsurvey_probe::memory::probe_with_dmidecode_text`,
-//!   parsed by `hwsurvey_probe::memory::dmidecode::parse_dmidecode_text`);
+//!   parsed by [`dmidecode::parse_dmidecode_text`]);
 //! - EDAC sysfs `/sys/devices/system/edac/mc/mcN` (labels, sizes, corrected/uncorrected error
 //!   counts), independent of SMBIOS ([`edac`]);
 //! - `/proc/meminfo` totals ([`meminfo`]).
@@ -21,10 +22,12 @@ use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal};
 use hwsurvey_model::{Probed, Unknown};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
+pub mod dmidecode;
 pub mod edac;
 pub mod interleave;
 pub mod meminfo;
 pub mod population;
+pub mod smbios;
 
 pub use edac::Edac;
 pub use interleave::{Interleave, InterleaveState};

@@ -105,3 +105,28 @@ pub fn parse_distance_row(text: &str) -> Option<Vec<u32>> {
 /// Per-node memory adding up to less than this share of `/proc/meminfo` MemTotal is not a
 /// layout the kernel makes (node meminfo counts every page the node manages).
 pub const NODE_MEMORY_MIN_SHARE: f64 = 0.9;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_meminfo_kib() {
+        let m = parse_node_meminfo(
+            "Node 5 MemTotal:        8388608 kB\nNode 5 HugePages_Total:     0\n",
+        )
+        .unwrap();
+        assert_eq!(m.get("MemTotal"), Some(&(8u64 << 30)));
+        assert_eq!(m.get("HugePages_Total"), Some(&0));
+        assert!(parse_node_meminfo("Node 0 MemTotal: x kB").is_err());
+    }
+    #[test]
+    fn distance_rows() {
+        assert_eq!(
+            parse_distance_row("10 16 32 33\n"),
+            Some(vec![10, 16, 32, 33])
+        );
+        assert_eq!(parse_distance_row("10 2x"), None);
+        assert_eq!(parse_distance_row(""), None);
+    }
+}

@@ -17,9 +17,9 @@ use hwsurvey_model::{CpuSet, Probed, Unknown};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
-mod cgroup;
+pub mod cgroup;
 pub mod host_id;
-pub use cgroup::{parse_cpu_max, Cgroup, CgroupVersion, CpuMax};
+pub use cgroup::{Cgroup, CgroupVersion, CpuMax};
 
 /// Everything probed about the OS.
 #[derive(Debug, Clone, Serialize, Deserialize)]

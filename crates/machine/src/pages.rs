@@ -12,6 +12,8 @@
 //! is read and the totals are sums over sizes of pages x page size.
 
 use crate::cpu::Arch;
+use crate::memory::meminfo::{MeminfoFields, MEMINFO};
+use crate::ParseError;
 use hwsurvey_model::{NodeId, Probed, Unknown};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -195,31 +197,43 @@ pub struct MeminfoHuge {
     pub hugetlb_bytes: Option<u64>,
 }
 
-/// Parses the huge page lines of /proc/meminfo; `None` when the pool lines are absent.
-pub fn parse_meminfo_huge(text: &str) -> Option<MeminfoHuge> {
-    let field = |key: &str| -> Option<u64> {
-        text.lines()
-            .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.parse().ok())
-    };
-    Some(MeminfoHuge {
-        total_pages: field("HugePages_Total")?,
-        free_pages: field("HugePages_Free")?,
-        reserved_pages: field("HugePages_Rsvd")?,
-        surplus_pages: field("HugePages_Surp")?,
-        page_size_bytes: field("Hugepagesize")?.checked_mul(1024)?,
-        hugetlb_bytes: field("Hugetlb").and_then(|k| k.checked_mul(1024)),
-    })
+/// `Hugepagesize` of `/proc/meminfo` (parsed by [`crate::memory::meminfo::parse_meminfo`]),
+/// bytes: the default huge page size; `Ok(None)` when the line is absent.
+///
+/// # Errors
+/// [`ParseError`] naming the line when it is not `N kB`.
+pub fn default_hugepage_size_bytes(fields: &MeminfoFields) -> Result<Option<u64>, ParseError> {
+    fields.bytes("Hugepagesize")
 }
 
-/// `Hugepagesize:    2048 kB` of /proc/meminfo, bytes.
-pub fn parse_meminfo_hugepagesize(text: &str) -> Option<u64> {
-    text.lines()
-        .find_map(|l| l.strip_prefix("Hugepagesize:"))
-        .and_then(|v| v.trim().strip_suffix("kB"))
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .and_then(|v| v.checked_mul(1024))
+impl MeminfoHuge {
+    /// The huge page lines of `/proc/meminfo` (parsed by
+    /// [`crate::memory::meminfo::parse_meminfo`]); `Ok(None)` when the pool lines are absent
+    /// (a kernel without hugetlb).
+    ///
+    /// # Errors
+    /// [`ParseError`] naming the line: a pool line whose count is not a number, or a
+    /// `Hugepagesize` that is not `N kB`; a pool without its `Hugepagesize` line.
+    pub fn of(fields: &MeminfoFields) -> Result<Option<MeminfoHuge>, ParseError> {
+        let Some(total_pages) = fields.count("HugePages_Total")? else {
+            return Ok(None);
+        };
+        let count = |key: &str| -> Result<u64, ParseError> {
+            fields
+                .count(key)?
+                .ok_or_else(|| ParseError::new(MEMINFO, format!("a {key} line"), "no such line"))
+        };
+        Ok(Some(MeminfoHuge {
+            total_pages,
+            free_pages: count("HugePages_Free")?,
+            reserved_pages: count("HugePages_Rsvd")?,
+            surplus_pages: count("HugePages_Surp")?,
+            page_size_bytes: fields
+                .bytes("Hugepagesize")?
+                .ok_or_else(|| ParseError::new(MEMINFO, "a Hugepagesize line", "no such line"))?,
+            hugetlb_bytes: fields.bytes("Hugetlb")?,
+        }))
+    }
 }
 
 /// The base page size an architecture always has, or, for aarch64 (4/16/64 KiB kernels), what
@@ -246,5 +260,77 @@ pub fn infer_base_page_size(arch: Arch, hugepage_sizes: &[u64]) -> Option<(u64, 
             }
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::meminfo::parse_meminfo;
+
+    #[test]
+    fn meminfo_huge_lines() {
+        let f = parse_meminfo(
+            "MemTotal: 16384 kB\nHugePages_Total:      16\nHugePages_Free:       12\n\
+             HugePages_Rsvd:        1\nHugePages_Surp:        0\nHugepagesize:       2048 kB\n\
+             Hugetlb:           36864 kB\n",
+        );
+        assert_eq!(
+            MeminfoHuge::of(&f),
+            Ok(Some(MeminfoHuge {
+                total_pages: 16,
+                free_pages: 12,
+                reserved_pages: 1,
+                surplus_pages: 0,
+                page_size_bytes: 2 << 20,
+                hugetlb_bytes: Some(36864 << 10),
+            }))
+        );
+        assert_eq!(
+            MeminfoHuge::of(&parse_meminfo("MemTotal: 1 kB\n")),
+            Ok(None)
+        );
+        let e = MeminfoHuge::of(&parse_meminfo("HugePages_Total: 16\nHugePages_Free: x\n"));
+        assert_eq!(e.unwrap_err().text, "HugePages_Free: x");
+        let e = MeminfoHuge::of(&parse_meminfo(
+            "HugePages_Total: 1\nHugePages_Free: 1\nHugePages_Rsvd: 0\nHugePages_Surp: 0\n",
+        ));
+        assert_eq!(e.unwrap_err().expected, "a Hugepagesize line");
+    }
+
+    #[test]
+    fn choices() {
+        let c = parse_choice("always [madvise] never").unwrap();
+        assert_eq!(c.selected, "madvise");
+        assert_eq!(c.choices, vec!["always", "madvise", "never"]);
+        assert_eq!(parse_choice("always madvise never"), None);
+        assert_eq!(parse_choice("[a] [b]"), None);
+    }
+    #[test]
+    fn dir_names() {
+        assert_eq!(
+            parse_hugepages_dir_name("hugepages-1048576kB"),
+            Some(1 << 30)
+        );
+        assert_eq!(parse_hugepages_dir_name("hugepages-64kB"), Some(64 << 10));
+        assert_eq!(parse_hugepages_dir_name("hugepages-kB"), None);
+        assert_eq!(parse_hugepages_dir_name("hugepages-0kB"), None);
+    }
+    #[test]
+    fn base_page_inference() {
+        assert_eq!(infer_base_page_size(Arch::Sparc64, &[]).unwrap().0, 8192);
+        let kunpeng = [64 << 10, 2 << 20, 32 << 20, 1 << 30];
+        assert_eq!(
+            infer_base_page_size(Arch::Aarch64, &kunpeng).unwrap().0,
+            4096
+        );
+        assert_eq!(
+            infer_base_page_size(Arch::Aarch64, &[2 << 20, 512 << 20])
+                .unwrap()
+                .0,
+            65536
+        );
+        assert_eq!(infer_base_page_size(Arch::Aarch64, &[]), None);
+        assert_eq!(infer_base_page_size(Arch::Ppc64, &[16 << 20]), None);
     }
 }

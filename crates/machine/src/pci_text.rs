@@ -10,8 +10,9 @@ use std::fmt::Write as _;
 use hwsurvey_model::units::{format_rate_decimal, plural};
 use hwsurvey_model::Probed;
 
-use crate::io::{path_line, Io};
 use crate::pci::{LinkSpeed, PciDevice, PcieRole};
+use crate::pci_ids::PciIdsSource;
+use crate::pcie::{PciePath, RootComplexLanes};
 
 /// Intel's PCI vendor id.
 const INTEL: u16 = 0x8086;
@@ -169,16 +170,67 @@ pub fn uncore_line(group: &[&PciDevice]) -> String {
     )
 }
 
-/// The PCI section of [`crate::io::summary`], appended to `out`.
-pub fn pci_section(io: &Io, out: &mut String) {
-    let devs = match &io.pci {
+/// One line for an endpoint's PCIe path: the bridges up to the root port, the narrowest link
+/// and the most oversubscribed shared link: `path 0000:03:00.0 > 0000:02:00.0 > 0000:01:00.0 >
+/// 0000:00:01.0: ceiling 3.94 GB/s/dir (Gen3 x4 its own link); 0000:01:00.0 Gen3 x8
+/// 7.88 GB/s/dir shared by 4 endpoints, 2.00:1 oversubscribed`.
+pub fn path_line(p: &PciePath) -> String {
+    let mut line = format!("path {} > {}: ", p.endpoint, p.via.join(" > "));
+    match &p.narrowest {
+        None => line += "ceiling unknown (no link speed and width on the path)",
+        Some(n) => {
+            let whose = if n.device == p.endpoint {
+                "its own link".to_string()
+            } else {
+                format!("at {}", n.device)
+            };
+            line += &format!(
+                "ceiling {}/dir (Gen{} x{} {whose}{})",
+                format_rate_decimal(n.bandwidth_bytes_per_s as f64),
+                n.generation,
+                n.width_lanes,
+                if n.below_max { ", below its max" } else { "" }
+            );
+        }
+    }
+    if let Some(sh) = &p.shared {
+        line += &format!(
+            "; {} Gen{} x{} {}/dir shared by {}",
+            sh.link.device,
+            sh.link.generation,
+            sh.link.width_lanes,
+            format_rate_decimal(sh.link.bandwidth_bytes_per_s as f64),
+            plural(sh.endpoints.len() as u64, "endpoint")
+        );
+        match sh.oversubscription {
+            Some(o) if o > 1.0 => line += &format!(", {o:.2}:1 oversubscribed"),
+            Some(o) => line += &format!(", their maxima {o:.2}:1 of it"),
+            None => {}
+        }
+    }
+    if !p.unknown_links.is_empty() {
+        line += &format!("; link unknown at {}", p.unknown_links.join(", "));
+    }
+    line
+}
+
+/// The PCI section of [`crate::io::summary`], appended to `out`: the functions `pci` (named
+/// from `pci_ids`), the lanes of each root complex and the path of each endpoint.
+pub fn pci_section(
+    pci: &Probed<Vec<PciDevice>>,
+    pci_ids: Option<&Probed<PciIdsSource>>,
+    root_complexes: &[RootComplexLanes],
+    paths: &[PciePath],
+    out: &mut String,
+) {
+    let devs = match pci {
         Probed::Known(devs) => devs,
         Probed::Unknown(u) => {
             let _ = writeln!(out, "  PCI: unknown ({u})");
             return;
         }
     };
-    let names = match &io.pci_ids {
+    let names = match pci_ids {
         Some(Probed::Known(source)) => format!(", named from {source}"),
         Some(Probed::Unknown(why)) => format!("; {why}"),
         None => String::new(),
@@ -188,7 +240,7 @@ pub fn pci_section(io: &Io, out: &mut String) {
         "  PCI: {}{names}",
         plural(devs.len() as u64, "function")
     );
-    for rc in &io.root_complexes {
+    for rc in root_complexes {
         let _ = writeln!(
             out,
             "    root complex {}{}: {}, {} linked, {}",
@@ -212,7 +264,7 @@ pub fn pci_section(io: &Io, out: &mut String) {
     if !uncore.is_empty() {
         let _ = writeln!(out, "    {}", uncore_line(&uncore));
     }
-    for p in &io.pcie_paths {
+    for p in paths {
         let _ = writeln!(out, "    {}", path_line(p));
     }
 }

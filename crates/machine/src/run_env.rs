@@ -11,7 +11,6 @@
 //! as `environment`, `load_before` and `load_after`.
 
 use crate::cpu::{Cache, CacheType, LogicalCpu};
-pub use crate::memory::meminfo::parse_meminfo_bytes;
 use crate::pages::PoolTotals;
 use crate::Machine;
 use hwsurvey_model::{CpuId, CpuSet, Probed, Unknown};
@@ -289,5 +288,23 @@ impl RunEnv {
         // The named limit wins a tie with the bare cgroup number (same value, better source).
         let (base, source) = candidates.into_iter().rev().min_by_key(|(b, _)| *b)?;
         Some(((base as f64 * fraction.clamp(0.0, 1.0)) as u64, source))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parsers() {
+        assert_eq!(
+            parse_bracketed("always [madvise] never\n").as_deref(),
+            Some("madvise")
+        );
+        assert_eq!(
+            parse_loadavg("0.52 0.58 0.59 1/123 4567"),
+            Some([0.52, 0.58, 0.59])
+        );
+        assert_eq!(parse_loadavg("0.52 x"), None);
     }
 }

@@ -367,3 +367,110 @@ pub fn cpuinfo_hypervisor_flag(cpuinfo: &str) -> Option<bool> {
                 .unwrap_or(false)
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tcg_signature_is_emulation_and_kvm_is_a_virtual_machine() {
+        let v = classify(&VirtInputs {
+            cpuid_signature: Some("TCGTCGTCGTCG".into()),
+            cpuinfo_hypervisor_flag: Some(true),
+            dmi_sys_vendor: Some("QEMU".into()),
+            ..Default::default()
+        });
+        assert_eq!(v.platform, Platform::Emulated);
+        assert_eq!(v.hypervisor.as_deref(), Some("QEMU TCG"));
+        assert_eq!(v.evidence.len(), 3);
+        let v = classify(&VirtInputs {
+            cpuid_signature: Some("KVMKVMKVM\0\0\0".into()),
+            ..Default::default()
+        });
+        assert_eq!(v.platform, Platform::VirtualMachine);
+        assert_eq!(v.summary(), "virtual machine (KVM)");
+    }
+    #[test]
+    fn dmi_strings_name_the_hypervisor() {
+        let dmi = |v: &str, p: &str| {
+            classify(&VirtInputs {
+                dmi_sys_vendor: Some(v.into()),
+                dmi_product_name: Some(p.into()),
+                ..Default::default()
+            })
+        };
+        assert_eq!(
+            dmi("VMware, Inc.", "VMware7,1").hypervisor.as_deref(),
+            Some("VMware")
+        );
+        assert_eq!(
+            dmi("Microsoft Corporation", "Virtual Machine")
+                .hypervisor
+                .as_deref(),
+            Some("Hyper-V")
+        );
+        assert_eq!(
+            dmi("QEMU", "Standard PC (Q35 + ICH9, 2009)")
+                .hypervisor
+                .as_deref(),
+            Some("QEMU/KVM")
+        );
+        // a real server's DMI names no hypervisor
+        let dell = dmi("Dell Inc.", "PowerEdge R640");
+        assert_eq!(dell.platform, Platform::NoHypervisorSeen);
+        assert!(dell.evidence.is_empty());
+        assert_eq!(dell.summary(), "native (no hypervisor seen)");
+        // Microsoft hardware that is not a VM
+        assert_eq!(
+            dmi("Microsoft Corporation", "Surface Pro").platform,
+            Platform::NoHypervisorSeen
+        );
+    }
+    #[test]
+    fn s390_sysinfo_tells_an_lpar_from_a_zvm_guest() {
+        let lpar = classify(&VirtInputs {
+            s390_sysinfo: Some("LPAR Number:          21\nLPAR Name:            SYS1\n".into()),
+            ..Default::default()
+        });
+        assert_eq!(lpar.platform, Platform::Partition);
+        assert_eq!(lpar.hypervisor.as_deref(), Some("PR/SM"));
+        let guest = classify(&VirtInputs {
+            s390_sysinfo: Some(
+                "LPAR Name:            SYS1\nVM00 Name:            LINUX1\nVM00 Control Program: z/VM    6.4.0\n"
+                    .into(),
+            ),
+            ..Default::default()
+        });
+        assert_eq!(guest.platform, Platform::VirtualMachine);
+        assert_eq!(guest.hypervisor.as_deref(), Some("z/VM"));
+    }
+    #[test]
+    fn qemu_virt_board_by_its_device_tree() {
+        let v = classify(&VirtInputs {
+            dt_compatible: Some("linux,dummy-virt\0".into()),
+            ..Default::default()
+        });
+        // the board alone does not tell KVM from TCG (arm64::tests decide with more signals)
+        assert_eq!(
+            v.summary(),
+            "virtual machine, emulation not excluded (QEMU virt board)"
+        );
+        let board = classify(&VirtInputs {
+            dt_compatible: Some("hisilicon,hi1620\0".into()),
+            ..Default::default()
+        });
+        assert_eq!(board.platform, Platform::NoHypervisorSeen);
+    }
+    #[test]
+    fn cpuinfo_flag_line() {
+        assert_eq!(
+            cpuinfo_hypervisor_flag("processor\t: 0\nflags\t\t: fpu vme hypervisor lahf_lm\n"),
+            Some(true)
+        );
+        assert_eq!(cpuinfo_hypervisor_flag("flags\t\t: fpu vme\n"), Some(false));
+        assert_eq!(
+            cpuinfo_hypervisor_flag("processor\t: 0\nFeatures\t: fp asimd\n"),
+            None
+        );
+    }
+}

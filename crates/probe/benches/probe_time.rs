@@ -1,7 +1,7 @@
 //! Median probe time on the live machine and on the extracted 128-CPU Kunpeng 920 capture,
 //! side by side with `lscpu` (`lscpu --sysroot DIR` on the capture) run alternately with it,
 //! so both see the same load; the ratio is the median of the per-pair ratios. Targets: under
-//! 100 ms live (issue 3); on the Kunpeng capture at most 2x lscpu's time (issue 15: it was
+//! 100 ms live; on the Kunpeng capture at most 2x lscpu's time (it was
 //! 123 ms against lscpu's 27 ms; 1.94-2.13x with the directory cache; the directory handles
 //! of `SysRoot`, one-component lookups, brought it to ~1.7x). lscpu's figure is a whole
 //! process (exec, dynamic linking, output to /dev/null); the probe's is the `probe_machine`

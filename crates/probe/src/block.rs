@@ -1,7 +1,8 @@
 //! Block devices in sysfs at run time, by device number: the directory of `MAJ:MIN`
 //! (`/sys/dev/block/MAJ:MIN`, a link into `/sys/devices`), its attributes, holders and
 //! partitions, the NUMA node and PCIe link of the device it hangs off. Readers under a
-//! [`SysRoot`] with one pure parser ([`parse_dev`]); the storage family asks these about its
+//! [`SysRoot`] over one pure parser (`hwsurvey_machine::io::parse_dev`, re-exported here as
+//! [`parse_dev`]); the storage family asks these about its
 //! targets (a directory's filesystem device, a raw `--storage-device`) instead of opening /sys.
 //! The machine document's view of all block devices is [`crate::io`].
 //!
@@ -18,12 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::SysRoot;
 
-/// Parses a sysfs `dev` file, `MAJ:MIN`: `"8:17\n"` -> `(8, 17)`. `None` when it is not two
-/// decimal numbers around a colon.
-pub fn parse_dev(text: &str) -> Option<(u32, u32)> {
-    let (a, b) = text.trim().split_once(':')?;
-    Some((a.parse().ok()?, b.parse().ok()?))
-}
+pub use hwsurvey_machine::io::parse_dev;
 
 /// The sysfs directory of block device (`major`, `minor`), `/sys/dev/block/MAJ:MIN` resolved
 /// (`/sys/devices/pci0000:00/.../block/nvme0n1/nvme0n1p1` for a partition); `None` when there
@@ -522,14 +518,6 @@ fn edge(upper: &str, lower: &str, link: StackLink) -> StackEdge {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dev_file() {
-        assert_eq!(parse_dev("8:17\n"), Some((8, 17)));
-        assert_eq!(parse_dev("259:65539"), Some((259, 65539)));
-        assert_eq!(parse_dev("8-17"), None);
-        assert_eq!(parse_dev("a:1"), None);
-    }
 
     #[test]
     fn a_disk_with_a_partition_under_a_root() {

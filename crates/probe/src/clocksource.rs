@@ -78,20 +78,3 @@ pub fn probe(root: &SysRoot) -> Probed<Clocksource> {
         available: available(root),
     })
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tsc_early_and_tsc_are_one_counter_hpet_is_another() {
-        assert!(same_counter("tsc-early", "tsc"));
-        assert!(same_counter("tsc", "tsc"));
-        assert!(!same_counter("tsc-early", "hpet"));
-        assert!(!same_counter("kvm-clock", "tsc"));
-        assert!(is_slow("hpet") && is_slow("acpi_pm") && !is_slow("tsc-early"));
-        assert_eq!(kind("jiffies"), ClockKind::Tick);
-        assert_eq!(kind("foo"), ClockKind::Unknown);
-        assert!(!is_name("tsc\0") && !is_name("") && is_name("refined-jiffies"));
-    }
-}

@@ -30,7 +30,7 @@
 mod allowed;
 mod caches;
 mod raw;
-mod sets;
+pub mod sets;
 mod topology;
 pub mod x86;
 
@@ -40,7 +40,6 @@ use hwsurvey_model::{CpuId, CpuSet, Probed, Unknown};
 
 use crate::live::{kernel_machine, read_live_facts, LIVE_FACTS_PATH};
 use crate::{ProbeError, SysRoot};
-pub use allowed::parse_status_allowed;
 // The types and pure functions of this part of the machine document, under their paths here.
 pub use hwsurvey_machine::cpu::*;
 pub use raw::{max_cache_bytes, MAX_CACHE_LEAVES, MAX_CACHE_LEVEL};
@@ -106,7 +105,7 @@ pub fn probe(root: &SysRoot) -> Cpu {
     let raws = read_cpu_folders(root, &numbers, &sets, &mut problems);
     let identity = build_identity(&ci, &cpuinfo_text, arch);
     let heterogeneous = is_heterogeneous(&raws, &ci);
-    let (mut topology, core_of) = build_topology(
+    let (mut topology, core_of, cluster_of) = build_topology(
         arch,
         &raws,
         &identity,
@@ -120,7 +119,7 @@ pub fn probe(root: &SysRoot) -> Cpu {
         topology.threads = Probed::Known(set.len() as u32);
     }
     list_online_without_caches(root, &raws, &mut problems);
-    let cpuid = read_cpuid(root);
+    let cpuid = read_cpuid(root, arch);
     let core_types: BTreeMap<CpuId, String> = cpuid
         .known()
         .map(|c| c.core_types.clone())
@@ -139,16 +138,62 @@ pub fn probe(root: &SysRoot) -> Cpu {
         present_offline: sets.present_offline,
         allowed,
         topology,
-        cpus: logical_cpus(&raws, &core_of, &kind_of),
+        cpus: logical_cpus(&raws, &core_of, &cluster_of, &kind_of),
         kinds,
         caches,
         caches_source,
         identity,
-        tlb: tlb::from_cpuid(arch, &cpuid),
+        tlb: x86::tlbs(arch, &cpuid),
         nominal_clock: nominal::nominal_clock(arch, &cpuid, ci.as_ref()),
         cpuid,
+        op_modes: hwsurvey_machine::cpu::modes::op_modes(
+            arch,
+            ci.as_ref().map_or(&[][..], |c| c.flags.as_slice()),
+            live_aarch32_el0(root, arch),
+        ),
+        address_sizes: hwsurvey_machine::cpu::modes::address_sizes(
+            arch,
+            ci.as_ref().and_then(|c| c.address_sizes.as_deref()),
+        ),
+        byte_order: hwsurvey_machine::cpu::modes::byte_order(
+            arch,
+            root.read("/sys/kernel/cpu_byteorder").ok().as_deref(),
+            kernel_machine(root).map(|m| m.0).as_deref(),
+        ),
         problems,
     }
+}
+
+/// Whether the live arm64 kernel runs AArch32 code at EL0, asked as lscpu asks it: a
+/// `personality(PER_LINUX32)` the kernel accepts (then restored). In a capture, the answer
+/// the snapshot's live probe kept ([`crate::live::LiveFacts::aarch32_el0`]); `None` on
+/// another architecture, in a capture that did not keep it, or without the `sys` feature.
+fn live_aarch32_el0(root: &SysRoot, arch: Arch) -> Option<bool> {
+    if arch != Arch::Aarch64 {
+        return None;
+    }
+    if !root.is_live() {
+        return crate::live::read_live_facts(root).and_then(|f| f.aarch32_el0);
+    }
+    #[cfg(all(feature = "sys", target_arch = "aarch64"))]
+    {
+        const PER_LINUX32: nix::libc::c_ulong = 0x0008;
+        const QUERY: nix::libc::c_ulong = 0xffff_ffff;
+        // SAFETY: personality only sets this process's execution domain; the old one is
+        // read first (0xffffffff queries) and set back at once.
+        unsafe {
+            let old = nix::libc::personality(QUERY);
+            if old == -1 {
+                return None;
+            }
+            // arm64 refuses PER_LINUX32 with EINVAL where the CPUs have no AArch32 at EL0
+            let ok = nix::libc::personality(PER_LINUX32) != -1;
+            nix::libc::personality(old as nix::libc::c_ulong);
+            return Some(ok);
+        }
+    }
+    #[allow(unreachable_code)]
+    None
 }
 
 /// The kernel's CPU sets (`/sys/devices/system/cpu/{possible,present,online,offline}`) and
@@ -390,8 +435,14 @@ fn list_online_without_caches(root: &SysRoot, raws: &[RawCpu], problems: &mut Ve
 }
 
 /// cpuid: read on the live machine; in a capture, the one `hwsurvey snapshot` kept
-/// ([`LIVE_FACTS_PATH`]), else unknown.
-fn read_cpuid(root: &SysRoot) -> Probed<x86::CpuidInfo> {
+/// ([`LIVE_FACTS_PATH`]), else unknown; not on this platform for a machine that is not x86
+/// (an arm64 or sparc64 capture probed on an x86 host).
+fn read_cpuid(root: &SysRoot, arch: Arch) -> Probed<x86::CpuidInfo> {
+    if !matches!(arch, Arch::X86_64 | Arch::X86) {
+        return Probed::Unknown(Unknown::NotOnThisPlatform {
+            detail: format!("cpuid is an x86 instruction; this is {}", arch.as_str()),
+        });
+    }
     if root.is_live() {
         return x86::probe_live();
     }
@@ -403,10 +454,13 @@ fn read_cpuid(root: &SysRoot) -> Probed<x86::CpuidInfo> {
     }
 }
 
-/// One [`LogicalCpu`] per CPU folder, with its core and core-kind index.
+/// One [`LogicalCpu`] per CPU folder, with its core, cluster and core-kind index; its kernel
+/// `cluster_id` only where the machine has a cluster level (`cluster_of`, see
+/// [`topology`]'s `clusters`).
 fn logical_cpus(
     raws: &[RawCpu],
     core_of: &BTreeMap<CpuId, u32>,
+    cluster_of: &BTreeMap<CpuId, u32>,
     kind_of: &BTreeMap<CpuId, u32>,
 ) -> Vec<LogicalCpu> {
     raws.iter()
@@ -415,7 +469,10 @@ fn logical_cpus(
             online: r.online,
             package_id: r.package_id,
             die_id: r.die_id,
-            cluster_id: r.cluster_id,
+            cluster_id: r
+                .cluster_id
+                .filter(|id| cluster_of.contains_key(&r.cpu) && !topology::no_cluster_id(*id)),
+            cluster_index: cluster_of.get(&r.cpu).copied(),
             core_id: r.core_id,
             core_index: core_of.get(&r.cpu).copied(),
             kind_index: kind_of.get(&r.cpu).copied(),

@@ -43,7 +43,7 @@ pub struct Reading {
     pub values: Vec<Result<u64, ProbeError>>,
 }
 
-fn parse_u64(root: &SysRoot, path: &str) -> Result<u64, ProbeError> {
+fn read_u64(root: &SysRoot, path: &str) -> Result<u64, ProbeError> {
     let text = root.read_value(path)?;
     text.parse()
         .map_err(|_| ProbeError::invalid(path, "an unsigned integer", &text))
@@ -74,8 +74,8 @@ fn rapl(root: &SysRoot) -> Result<Vec<EnergyCounter>, ProbeError> {
             continue;
         }
         let source = format!("{dir}/energy_uj");
-        parse_u64(root, &source)?;
-        let max_range_uj = parse_u64(root, &format!("{dir}/max_energy_range_uj"))
+        read_u64(root, &source)?;
+        let max_range_uj = read_u64(root, &format!("{dir}/max_energy_range_uj"))
             .ok()
             .filter(|m| *m > 0);
         out.push(EnergyCounter {
@@ -122,7 +122,7 @@ fn hwmon(root: &SysRoot) -> Vec<EnergyCounter> {
         };
         for f in files {
             let source = format!("{dir}/{f}");
-            if parse_u64(root, &source).is_err() {
+            if read_u64(root, &source).is_err() {
                 continue;
             }
             let stem = f.trim_end_matches("_input");
@@ -183,10 +183,7 @@ pub fn unavailable(first_error: Option<ProbeError>) -> Unknown {
 pub fn read(root: &SysRoot, counters: &[EnergyCounter]) -> Reading {
     Reading {
         at: Instant::now(),
-        values: counters
-            .iter()
-            .map(|c| parse_u64(root, &c.source))
-            .collect(),
+        values: counters.iter().map(|c| read_u64(root, &c.source)).collect(),
     }
 }
 

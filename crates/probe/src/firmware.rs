@@ -10,7 +10,8 @@
 //!   serial numbers and the UUID there are readable by root only and name one box: they are
 //!   never kept as read, only hashed in [`crate::os::host_id`];
 //! - saved `dmidecode` text (`hwsurvey probe --dmidecode FILE`): its `BIOS Information`,
-//!   `System Information` and `Base Board Information` records ([`from_dmidecode_text`]);
+//!   `System Information` and `Base Board Information` records (`from_dmidecode_text`, of
+//!   `hwsurvey_machine::firmware`, re-exported here);
 //! - `/proc/cpuinfo`'s per-CPU `microcode` line (x86 only: arch/x86/kernel/cpu/proc.c), read
 //!   with the rest of cpuinfo into [`crate::cpu::Identity::microcode`] ([`microcode_of`]).
 //!
@@ -57,7 +58,7 @@ pub fn probe(root: &SysRoot, arch: Arch) -> Probed<DmiIds> {
     let get = |file: &str| {
         root.read_value(&format!("{DMI_ID}/{file}"))
             .ok()
-            .and_then(|v| clean(&v))
+            .and_then(|v| hwsurvey_machine::dmi::clean(&v))
     };
     let ids = DmiIds {
         source: DMI_ID.to_string(),
@@ -80,71 +81,4 @@ pub fn probe(root: &SysRoot, arch: Arch) -> Probed<DmiIds> {
         });
     }
     Probed::Known(ids)
-}
-
-/// [`DmiIds`] from saved `dmidecode` text (`file` names it in [`DmiIds::source`]): the first
-/// `BIOS Information` (Type 0), `System Information` (Type 1) and `Base Board Information`
-/// (Type 2) records. `None` when the text has none of them (`dmidecode -t memory`). The
-/// serial numbers are not read.
-pub fn from_dmidecode_text(text: &str, file: Option<&str>) -> Option<DmiIds> {
-    let records = crate::memory::dmidecode::records_of_types(text, &[0, 1, 2]);
-    let field = |t: u8, key: &str| {
-        records
-            .iter()
-            .find(|(ty, _)| *ty == t)
-            .and_then(|(_, fields)| fields.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)))
-            .and_then(|(_, v)| clean(v))
-    };
-    let ids = DmiIds {
-        source: match file {
-            Some(f) => format!("dmidecode text {f}"),
-            None => "dmidecode text".into(),
-        },
-        bios_vendor: field(0, "Vendor"),
-        bios_version: field(0, "Version"),
-        bios_date: field(0, "Release Date"),
-        system_vendor: field(1, "Manufacturer"),
-        system_product: field(1, "Product Name"),
-        system_version: field(1, "Version"),
-        board_vendor: field(2, "Manufacturer"),
-        board_name: field(2, "Product Name"),
-        board_version: field(2, "Version"),
-    };
-    (!ids.is_empty()).then_some(ids)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn placeholders_and_padding() {
-        assert_eq!(
-            clean("Dell                            ").as_deref(),
-            Some("Dell")
-        );
-        assert_eq!(clean("To Be Filled By O.E.M."), None);
-        assert_eq!(clean(" \0"), None);
-        assert_eq!(clean("A00").as_deref(), Some("A00"));
-    }
-
-    #[test]
-    fn microcode_per_cpu_grouped_and_unknown_elsewhere() {
-        let ci = crate::cpu::cpuinfo::parse_cpuinfo(
-            "processor\t: 0\nvendor_id\t: GenuineIntel\nmicrocode\t: 0x4119\n\n\
-             processor\t: 1\nvendor_id\t: GenuineIntel\nmicrocode\t: 0x4119\n\n\
-             processor\t: 2\nvendor_id\t: GenuineIntel\nmicrocode\t: 0x411c\n",
-        );
-        let revs = microcode_of(&ci, Arch::X86_64);
-        let revs = revs.known().unwrap();
-        assert_eq!(
-            microcode_words(revs),
-            "0x4119 on CPUs 0-1, 0x411c on CPUs 2"
-        );
-        let none = crate::cpu::cpuinfo::parse_cpuinfo("processor\t: 0\nBogoMIPS\t: 100.00\n");
-        assert_eq!(
-            microcode_of(&none, Arch::Aarch64).why_unknown().unwrap().to_string(),
-            "not on this platform: the aarch64 kernel writes no microcode revision in /proc/cpuinfo"
-        );
-    }
 }

@@ -13,6 +13,7 @@
 
 pub mod block;
 pub mod capture;
+pub mod cgroup;
 pub mod clocksource;
 pub mod cpu;
 pub mod energy;
@@ -40,7 +41,7 @@ pub mod watch;
 pub use sysroot::{ProbeError, SysRoot};
 
 pub use hwsurvey_machine::{
-    binary, block_use, cpu_table, isa, pci, pci_text, pcie, summary, Machine,
+    binary, block_use, cpu_table, isa, pci, pci_text, pcie, probe_text, Machine,
     MACHINE_SCHEMA_VERSION,
 };
 

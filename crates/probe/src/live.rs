@@ -47,6 +47,11 @@ pub struct LiveFacts {
     /// ([`crate::virt::arm64`]); `None` off aarch64 or in older snapshots.
     #[serde(default)]
     pub timer_frequency_hz: Option<u64>,
+    /// Whether the live arm64 kernel ran AArch32 code at EL0 (`personality(PER_LINUX32)`
+    /// accepted, as lscpu asks it), which no file holds; `None` off aarch64 or in older
+    /// snapshots.
+    #[serde(default)]
+    pub aarch32_el0: Option<bool>,
 }
 
 impl LiveFacts {
@@ -77,6 +82,10 @@ impl LiveFacts {
                 live_timer_frequency_hz()
             } else {
                 read_live_facts(source).and_then(|f| f.timer_frequency_hz)
+            },
+            aarch32_el0: match m.cpu.arch {
+                crate::cpu::Arch::Aarch64 => m.cpu.op_modes.known().and_then(|o| o.bit32),
+                _ => None,
             },
         }
     }

@@ -1,7 +1,8 @@
-//! `/proc/self/mountinfo` (proc(5) "mountinfo" fields) and `/proc/swaps`: pure parsers
-//! ([`parse_mountinfo`], [`parse_swaps`]) and readers under a [`SysRoot`]
-//! ([`read_mountinfo`], [`read_swaps`]). The storage family reads through them which
-//! filesystem a test directory is on and whether a raw device is mounted or in use as swap.
+//! The readers of `/proc/self/mountinfo` and `/proc/swaps` under a [`SysRoot`]
+//! ([`read_mount_entries`], [`read_mountinfo`], [`read_swaps`]); the parsers and types are
+//! `hwsurvey_machine::mounts`, re-exported here. The storage family reads through them which
+//! filesystem a test directory is on and whether a raw device is mounted or in use as swap;
+//! the cgroup readers ([`crate::cgroup`]) where the hierarchies are mounted.
 //!
 //! [`read_every_namespace`] reads the mount table of every mount namespace of the machine
 //! (`/proc/PID/task/TID/ns/mnt` of every task, one `/proc/PID/task/TID/mountinfo` per
@@ -10,142 +11,35 @@
 
 use std::collections::BTreeSet;
 
-use serde::{Deserialize, Serialize};
-
 use crate::block_use::{parse_ns_link, parse_task_stat, PROC_PID_INIT_INO};
-use crate::SysRoot;
+use crate::{ProbeError, SysRoot};
 
-/// The mount table of the calling process.
-pub const MOUNTINFO_PATH: &str = "/proc/self/mountinfo";
-
-/// The active swap areas.
-pub const SWAPS_PATH: &str = "/proc/swaps";
-
-/// One line of /proc/self/mountinfo (the fields this check needs).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MountEntry {
-    /// The mount's ID (field 1): unique over every mount namespace of the machine while the
-    /// mount exists.
-    #[serde(default)]
-    pub mount_id: u64,
-    /// Device major number (field 3, `MAJ:MIN`).
-    pub major: u32,
-    /// Device minor number.
-    pub minor: u32,
-    /// The root of the mount within its file system (field 4, decoded): `/`, a bind mount's
-    /// folder, or for a namespace file bind-mounted (`nsfs`) the namespace, `mnt:[4026532174]`.
-    #[serde(default)]
-    pub root: String,
-    /// Mount point (field 5, octal escapes such as `\040` decoded).
-    pub mount_point: String,
-    /// Filesystem type (first field after the ` - ` separator).
-    pub fs_type: String,
-    /// Mount source (`/dev/vda`, `tmpfs`, ...).
-    pub source: String,
-    /// The file system's own options (the last field: `rw,hidepid=invisible`).
-    #[serde(default)]
-    pub super_options: String,
-    /// The mount namespace the mount was read from when it is not this process's own
-    /// ([`read_every_namespace`]): `mount namespace mnt:[4026532174] of pid 4242 (sleep)`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
-}
-
-impl MountEntry {
-    /// The mount point as a reader is told it: `/mnt`, or `/mnt (in mount namespace
-    /// mnt:[4026532174] of pid 4242 (sleep))` for another namespace's mount.
-    pub fn shown(&self) -> String {
-        match &self.namespace {
-            Some(ns) => format!("{} (in {ns})", self.mount_point),
-            None => self.mount_point.clone(),
-        }
-    }
-}
-
-/// A mountinfo line that is not in the kernel's format.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("/proc/self/mountinfo line {line_no}: expected `ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS] - FSTYPE SOURCE SUPEROPTS`, got {line:?}")]
-pub struct MountinfoError {
-    /// 1-based line number.
-    pub line_no: usize,
-    /// The line.
-    pub line: String,
-}
-
-/// Decodes mountinfo's and swaps' octal escapes (`\\040` space, `\\011` tab, `\\012` newline,
-/// `\\134` backslash); other text is kept as is.
-pub fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            let v = (b[i + 1] - b'0') as u32 * 64
-                + (b[i + 2] - b'0') as u32 * 8
-                + (b[i + 3] - b'0') as u32;
-            out.push(v as u8);
-            i += 4;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Parses /proc/self/mountinfo text.
-///
-/// Errors: [`MountinfoError`] naming the first line that lacks the fields or the ` - ` separator.
-pub fn parse_mountinfo(text: &str) -> Result<Vec<MountEntry>, MountinfoError> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let bad = || MountinfoError {
-            line_no: i + 1,
-            line: line.to_string(),
-        };
-        let fields: Vec<&str> = line.split(' ').collect();
-        let sep = fields.iter().position(|f| *f == "-").ok_or_else(bad)?;
-        if sep < 6 || fields.len() < sep + 3 {
-            return Err(bad());
-        }
-        let (maj, min) = fields[2].split_once(':').ok_or_else(bad)?;
-        out.push(MountEntry {
-            mount_id: fields[0].parse().map_err(|_| bad())?,
-            major: maj.parse().map_err(|_| bad())?,
-            minor: min.parse().map_err(|_| bad())?,
-            root: unescape(fields[3]),
-            mount_point: unescape(fields[4]),
-            fs_type: fields[sep + 1].to_string(),
-            source: unescape(fields[sep + 2]),
-            super_options: fields.get(sep + 3).map(|o| unescape(o)).unwrap_or_default(),
-            namespace: None,
-        });
-    }
-    Ok(out)
-}
-
-/// Device paths of active swap areas in /proc/swaps (header line skipped).
-pub fn parse_swaps(text: &str) -> Vec<String> {
-    text.lines()
-        .skip(1)
-        .filter_map(|l| l.split_whitespace().next())
-        .map(unescape)
-        .collect()
-}
+// The types and pure functions of this part of the machine document, under their paths here.
+pub use hwsurvey_machine::mounts::*;
 
 /// Reads and parses [`MOUNTINFO_PATH`] under `root`.
 ///
-/// Errors: the file cannot be read (`"/proc/self/mountinfo: permission denied"`) or a line is
-/// not in the kernel's format ([`MountinfoError`]'s text), as a sentence for a refusal.
+/// # Errors
+/// [`ProbeError`]: the file cannot be read, or a line is not in the kernel's format
+/// ([`ProbeError::Invalid`] naming the line number and the line).
+pub fn read_mount_entries(root: &SysRoot) -> Result<Vec<MountEntry>, ProbeError> {
+    let text = root.read(MOUNTINFO_PATH)?;
+    parse_mountinfo(&text).map_err(|e| {
+        ProbeError::invalid(
+            MOUNTINFO_PATH,
+            format!(
+                "line {} as `ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS] - FSTYPE SOURCE SUPEROPTS`",
+                e.line_no
+            ),
+            &e.line,
+        )
+    })
+}
+
+/// [`read_mount_entries`], its error as a sentence for a refusal
+/// (`"/proc/self/mountinfo: permission denied"`).
 pub fn read_mountinfo(root: &SysRoot) -> Result<Vec<MountEntry>, String> {
-    let text = root.read(MOUNTINFO_PATH).map_err(|e| e.to_string())?;
-    parse_mountinfo(&text).map_err(|e| e.to_string())
+    read_mount_entries(root).map_err(|e| e.to_string())
 }
 
 /// The filesystem type mounted from device (`major`, `minor`), the last such mount of
@@ -224,16 +118,9 @@ pub fn hiding_option(own: &[MountEntry], euid: Option<u32>) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The effective user id in `/proc/self/status` (`Uid:` line, second field).
+/// The effective user id of this process ([`crate::process::ProcStatus::effective_uid`]).
 fn effective_uid(root: &SysRoot) -> Option<u32> {
-    let status = root.read("/proc/self/status").ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("Uid:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
+    crate::process::read_status(root).ok()?.effective_uid
 }
 
 /// Whether task `tid` of process `pid` is gone or exiting (its `/proc/PID/task/TID` is
@@ -386,19 +273,6 @@ pub fn read_every_namespace(root: &SysRoot) -> Result<Vec<MountEntry>, Namespace
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn mountinfo_escape_and_error() {
-        let m = parse_mountinfo(
-            "36 35 8:17 / /mnt/my\\040disk rw,noatime master:1 - ext4 /dev/sdb1 rw\n",
-        )
-        .unwrap();
-        assert_eq!(m[0].mount_point, "/mnt/my disk");
-        assert_eq!((m[0].major, m[0].minor), (8, 17));
-        assert_eq!(m[0].source, "/dev/sdb1");
-        let e = parse_mountinfo("36 35 8:17 / /mnt rw\n").unwrap_err();
-        assert_eq!(e.line_no, 1);
-    }
 
     /// A /proc of processes under a root: `self` is pid 100 in namespace 1; each other task is
     /// (pid, its `ns/mnt` target or `None` when the link cannot be read, its `stat` state, its

@@ -236,13 +236,9 @@ fn impossible_layouts(root: &SysRoot, nodes: &[Node], problems: &mut Vec<Unknown
         return;
     };
     let sum: u64 = totals.iter().sum();
-    let Ok(text) = root.read(crate::memory::meminfo::MEMINFO) else {
+    let Some(total) = crate::memory::meminfo::mem_total_bytes(root) else {
         return;
     };
-    let Ok(mi) = crate::memory::meminfo::parse_meminfo(&text) else {
-        return;
-    };
-    let total = mi.mem_total_bytes;
     if total > 0
         && ((sum as f64) < NODE_MEMORY_MIN_SHARE * total as f64 || sum > total + total / 50)
     {
@@ -277,30 +273,4 @@ fn build_matrix(nodes: &[Node]) -> Probed<Distances> {
         });
     }
     Probed::Known(Distances { nodes: ids, matrix })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn node_meminfo_kib() {
-        let m = parse_node_meminfo(
-            "Node 5 MemTotal:        8388608 kB\nNode 5 HugePages_Total:     0\n",
-        )
-        .unwrap();
-        assert_eq!(m.get("MemTotal"), Some(&(8u64 << 30)));
-        assert_eq!(m.get("HugePages_Total"), Some(&0));
-        assert!(parse_node_meminfo("Node 0 MemTotal: x kB").is_err());
-    }
-
-    #[test]
-    fn distance_rows() {
-        assert_eq!(
-            parse_distance_row("10 16 32 33\n"),
-            Some(vec![10, 16, 32, 33])
-        );
-        assert_eq!(parse_distance_row("10 2x"), None);
-        assert_eq!(parse_distance_row(""), None);
-    }
 }

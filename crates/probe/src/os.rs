@@ -17,7 +17,6 @@ use hwsurvey_model::{Probed, Unknown};
 use crate::live::{read_live_facts, LIVE_FACTS_PATH};
 use crate::{ProbeError, SysRoot};
 
-mod cgroup;
 pub mod host_id;
 
 // The types and pure functions of this part of the machine document, under their paths here.
@@ -238,7 +237,7 @@ pub fn probe(root: &SysRoot) -> Os {
         numa_balancing: probed(root.read_parsed("/proc/sys/kernel/numa_balancing", "0..3")),
         ksm_run: probed(root.read_parsed("/sys/kernel/mm/ksm/run", "0, 1 or 2")),
         vulnerabilities: vulnerabilities(root),
-        cgroup: cgroup::probe(root),
+        cgroup: crate::cgroup::probe(root),
         binary,
         binary_vs_kernel,
         virtualization: Probed::Known(crate::virt::probe(root)),
@@ -247,6 +246,3 @@ pub fn probe(root: &SysRoot) -> Os {
         kernel,
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use hwsurvey_model::{NodeId, Probed, Unknown};
 
 use crate::cpu::Arch;
+use crate::memory::meminfo::MEMINFO;
 use crate::{ProbeError, SysRoot};
 
 // The types and pure functions of this part of the machine document, under their paths here.
@@ -23,14 +24,6 @@ pub use hwsurvey_machine::pages::*;
 
 const HUGE_DIR: &str = "/sys/kernel/mm/hugepages";
 const THP_DIR: &str = "/sys/kernel/mm/transparent_hugepage";
-
-/// `/proc/meminfo` MemTotal, bytes, if readable.
-fn mem_total_bytes(root: &SysRoot) -> Option<u64> {
-    let text = root.read(crate::memory::meminfo::MEMINFO).ok()?;
-    crate::memory::meminfo::parse_meminfo(&text)
-        .ok()
-        .map(|m| m.mem_total_bytes)
-}
 
 /// The counters of one pool under `dir` (system-wide
 /// `/sys/kernel/mm/hugepages/hugepages-<size>kB` or a node's `.../nodeN/hugepages/...`), pages of
@@ -62,7 +55,9 @@ pub(crate) fn read_pool_counts(
     let surplus_pages = count("surplus_hugepages");
     // Plausibility: a pool larger than the machine's memory (nr_hugepages 4294967295 of
     // 1 GiB pages), or more free pages than pages, is not what a kernel reports.
-    if let (Probed::Known(n), Some(mem)) = (&total_pages, mem_total_bytes(root)) {
+    if let (Probed::Known(n), Some(mem)) =
+        (&total_pages, crate::memory::meminfo::mem_total_bytes(root))
+    {
         if n.saturating_mul(size) > mem {
             let u = Unknown::Invalid {
                 path: format!("{dir}/nr_hugepages"),
@@ -153,32 +148,31 @@ pub fn probe_with(root: &SysRoot, arch: Arch) -> Pages {
     let mut problems = Vec::new();
     let (mut hugetlb, mut hugetlb_missing) = read_system_pools(root, &mut problems);
     let hugetlb_per_node = add_node_pools(root, &mut hugetlb);
-    let meminfo_text = root.read("/proc/meminfo");
+    let meminfo = crate::memory::meminfo::read_fields(root);
     let mut hugetlb_source = HUGE_DIR.to_string();
     let mut meminfo_total: Option<Probed<u64>> = None;
     if hugetlb_missing.is_some() {
-        if let Some(h) = meminfo_text
-            .as_ref()
-            .ok()
-            .and_then(|t| parse_meminfo_huge(t))
-        {
-            hugetlb_source = "/proc/meminfo HugePages_* (default size only)".to_string();
-            hugetlb_missing = None;
-            let (pool, total) = meminfo_default_pool(&h);
-            hugetlb.push(pool);
-            meminfo_total = Some(total);
+        match meminfo.as_ref().map(MeminfoHuge::of) {
+            Ok(Ok(Some(h))) => {
+                hugetlb_source = "/proc/meminfo HugePages_* (default size only)".to_string();
+                hugetlb_missing = None;
+                let (pool, total) = meminfo_default_pool(&h);
+                hugetlb.push(pool);
+                meminfo_total = Some(total);
+            }
+            Ok(Err(e)) => problems.push(e.into()),
+            Ok(Ok(None)) | Err(_) => {}
         }
     }
     let (hugetlb_total_bytes, hugetlb_free_bytes) =
         hugetlb_totals(&hugetlb, hugetlb_missing, meminfo_total);
-    let default_hugepage_size_bytes = match meminfo_text {
-        Ok(t) => match parse_meminfo_hugepagesize(&t) {
-            Some(v) => Probed::Known(v),
-            None => Probed::Unknown(Unknown::Invalid {
-                path: "/proc/meminfo".into(),
-                detail: "no Hugepagesize line".into(),
-            }),
-        },
+    let default_hugepage_size_bytes = match meminfo.map(|f| default_hugepage_size_bytes(&f)) {
+        Ok(Ok(Some(v))) => Probed::Known(v),
+        Ok(Ok(None)) => Probed::Unknown(Unknown::Invalid {
+            path: MEMINFO.into(),
+            detail: "no Hugepagesize line".into(),
+        }),
+        Ok(Err(e)) => Probed::Unknown(e.into()),
         Err(e) => Probed::Unknown(e.into()),
     };
     let sizes: Vec<u64> = hugetlb.iter().map(|p| p.system.page_size_bytes).collect();
@@ -345,9 +339,7 @@ fn base_page_size(root: &SysRoot, arch: Arch, huge_sizes: &[u64]) -> (Probed<u64
         })
     })
     .or_else(|| {
-        root.read("/proc/self/smaps")
-            .ok()
-            .and_then(|t| crate::smaps::first_kernel_page_size(&t))
+        crate::smaps::read_first_kernel_page_size(root, crate::smaps::SELF_SMAPS_PATH)
             .map(|s| (s, "/proc/self/smaps KernelPageSize".to_string()))
     })
     .or_else(|| infer_base_page_size(arch, huge_sizes));
@@ -458,47 +450,4 @@ pub fn probe(root: &SysRoot) -> Pages {
     let text = root.read("/proc/cpuinfo").ok();
     let (arch, _) = crate::cpu::detect_arch(root, text.as_deref());
     probe_with(root, arch)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn choices() {
-        let c = parse_choice("always [madvise] never").unwrap();
-        assert_eq!(c.selected, "madvise");
-        assert_eq!(c.choices, vec!["always", "madvise", "never"]);
-        assert_eq!(parse_choice("always madvise never"), None);
-        assert_eq!(parse_choice("[a] [b]"), None);
-    }
-
-    #[test]
-    fn dir_names() {
-        assert_eq!(
-            parse_hugepages_dir_name("hugepages-1048576kB"),
-            Some(1 << 30)
-        );
-        assert_eq!(parse_hugepages_dir_name("hugepages-64kB"), Some(64 << 10));
-        assert_eq!(parse_hugepages_dir_name("hugepages-kB"), None);
-        assert_eq!(parse_hugepages_dir_name("hugepages-0kB"), None);
-    }
-
-    #[test]
-    fn base_page_inference() {
-        assert_eq!(infer_base_page_size(Arch::Sparc64, &[]).unwrap().0, 8192);
-        let kunpeng = [64 << 10, 2 << 20, 32 << 20, 1 << 30];
-        assert_eq!(
-            infer_base_page_size(Arch::Aarch64, &kunpeng).unwrap().0,
-            4096
-        );
-        assert_eq!(
-            infer_base_page_size(Arch::Aarch64, &[2 << 20, 512 << 20])
-                .unwrap()
-                .0,
-            65536
-        );
-        assert_eq!(infer_base_page_size(Arch::Aarch64, &[]), None);
-        assert_eq!(infer_base_page_size(Arch::Ppc64, &[16 << 20]), None);
-    }
 }

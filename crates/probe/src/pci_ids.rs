@@ -94,60 +94,9 @@ pub fn read_default(wanted: &Wanted) -> Result<(PciIdsSource, PciIds), Unknown> 
 mod tests {
     use super::*;
 
-    /// Lines as the 2023.04.10 file has them (vendor 8086, two of its devices with a
-    /// subsystem, class 02 with subclass 00 and a programming interface of class 01).
-    const SAMPLE: &str = "#\n#\tList of PCI ID's\n#\n#\tVersion: 2023.04.10\n#\tDate:    2023-04-10 20:08:02\n#\n\
-8086  Intel Corporation\n\t1521  I350 Gigabit Network Connection\n\t\t1028 0602  Gigabit 4P I350-t rNDC\n\
-\t3c00  Xeon E5/Core i7 DMI2\n\
-15b3  Mellanox Technologies\n\t1003  MT27500 Family [ConnectX-3]\n\
-C 01  Mass storage controller\n\t08  Non-Volatile memory controller\n\t\t02  NVM Express\n\
-C 02  Network controller\n\t00  Ethernet controller\n\
-C 08  Generic system peripheral\n\t80  System peripheral\n";
-
-    #[test]
-    fn names_of_the_ids_asked_for_and_the_version() {
-        let wanted = Wanted {
-            devices: [(0x8086, 0x1521), (0x8086, 0x3c99), (0x15b3, 0x1003)].into(),
-            classes: [(0x02, 0x00), (0x01, 0x08), (0x08, 0x99)].into(),
-        };
-        let db = parse(SAMPLE, &wanted).unwrap();
-        assert_eq!(db.version.as_deref(), Some("2023.04.10"));
-        assert_eq!(db.date.as_deref(), Some("2023-04-10 20:08:02"));
-        assert_eq!(
-            db.names(Some(0x8086), Some(0x1521), Some(0x020000)),
-            PciNames {
-                vendor: Some("Intel Corporation".into()),
-                device: Some("I350 Gigabit Network Connection".into()),
-                class: Some("Ethernet controller".into()),
-            }
-        );
-        // a device the file lacks keeps its vendor; a subclass it lacks falls to the class
-        let n = db.names(Some(0x8086), Some(0x3c99), Some(0x089900));
-        assert_eq!(n.vendor.as_deref(), Some("Intel Corporation"));
-        assert_eq!(n.device, None);
-        assert_eq!(n.class.as_deref(), Some("Generic system peripheral"));
-        // not asked for: not kept
-        assert_eq!(db.names(Some(0x8086), Some(0x3c00), None).device, None);
-        assert_eq!(
-            db.names(Some(0x15b3), Some(0x1003), Some(0x010802)),
-            PciNames {
-                vendor: Some("Mellanox Technologies".into()),
-                device: Some("MT27500 Family [ConnectX-3]".into()),
-                class: Some("Non-Volatile memory controller".into()),
-            }
-        );
-    }
-
-    #[test]
-    fn a_broken_line_is_named_with_its_number() {
-        let text = "8086  Intel Corporation\n\tzz  broken\n";
-        let e = parse(text, &Wanted::default()).unwrap_err();
-        assert_eq!(
-            e,
-            "pci.ids line 2: expected \"\\tdddd  device name\", got \"\\tzz  broken\""
-        );
-    }
-
+    /// The head of the 2023.04.10 file and one vendor.
+    const SAMPLE: &str =
+        "#\n#\tVersion: 2023.04.10\n#\tDate:    2023-04-10 20:08:02\n#\n8086  Intel Corporation\n";
     #[test]
     fn a_missing_database_says_which_files_and_package() {
         let dir = tempfile::tempdir().unwrap();

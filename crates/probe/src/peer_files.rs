@@ -24,7 +24,7 @@
 //! - `/proc/cpuinfo`, `meminfo`, `mounts`, `version`, `cmdline`, `sysinfo` (s390),
 //!   `bus/pci/devices`, `sys/kernel/osrelease`, `self/cpuset`, `self/cgroup`,
 //!   `hwloc-nofile-info` (uname and page size as hwloc-gather-topology saved them), and the cpuset
-//!   files of the cgroup mounts `/proc/mounts` names for the process's cgroup (hwloc's
+//!   files of the process's cgroup in the cgroup mounts ([`crate::cgroup`]; hwloc's
 //!   allowed CPUs and nodes);
 //! - the DMI strings `/sys/class/dmi/id/*` (SMBIOS Types 0, 1, 2, 3; the serial numbers only
 //!   where readable, i.e. as root) and the raw tables `/sys/firmware/dmi/tables/*` (root);
@@ -33,6 +33,7 @@
 //!
 //! At most [`MAX_PEER_FILES`] files are tried, so a machine of thousands of CPUs stays bounded.
 
+use crate::cgroup::CgroupFs;
 use crate::SysRoot;
 
 /// Most files [`read_peer_files`] tries (about 80 per CPU: enough for 3000 CPUs).
@@ -293,25 +294,6 @@ fn nodes(r: &mut Reader) {
     r.links("/sys/bus/node/devices");
 }
 
-/// The cgroup path of this process for the v1 controller `cpuset` or the v2 hierarchy, from
-/// `/proc/self/cgroup` text (`N:controllers:/path` lines).
-fn cgroup_paths(text: &str) -> (Option<String>, Option<String>) {
-    let (mut v1, mut v2) = (None, None);
-    for line in text.lines() {
-        let mut parts = line.splitn(3, ':');
-        let (Some(id), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
-        else {
-            continue;
-        };
-        if id == "0" && controllers.is_empty() {
-            v2 = Some(path.to_string());
-        } else if controllers.split(',').any(|c| c == "cpuset") {
-            v1 = Some(path.to_string());
-        }
-    }
-    (v1, v2)
-}
-
 fn proc_and_cgroups(r: &mut Reader) {
     r.files(
         "/proc",
@@ -329,26 +311,26 @@ fn proc_and_cgroups(r: &mut Reader) {
             "hwloc-nofile-info",
         ],
     );
-    let cgroup = r.root.read("/proc/self/cgroup").unwrap_or_default();
-    let (v1, v2) = cgroup_paths(&cgroup);
-    let mounts = r.root.read("/proc/mounts").unwrap_or_default();
-    for line in mounts.lines() {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        let [_, mount, fstype, options, ..] = fields[..] else {
-            continue;
-        };
-        if !mount.starts_with('/') || mount.contains("\\") {
+    // the cpuset files of the process's cgroup and of its hierarchy's top, in every mount
+    // that can hold them (hwloc's allowed CPUs and nodes), from the one walk of crate::cgroup
+    let Ok(cgroups) = crate::cgroup::read(r.root) else {
+        return;
+    };
+    for m in &cgroups.mounts {
+        let path = cgroups
+            .memberships
+            .iter()
+            .find(|mb| match &m.fs {
+                CgroupFs::V2 => mb.is_v2(),
+                CgroupFs::V1(_) | CgroupFs::LegacyCpuset => mb.has("cpuset"),
+            })
+            .map(|mb| mb.path.as_str());
+        if !(m.fs == CgroupFs::V2 || m.fs == CgroupFs::LegacyCpuset || m.has("cpuset")) {
             continue;
         }
-        let path = match fstype {
-            "cgroup2" => v2.as_deref(),
-            "cgroup" if options.split(',').any(|o| o == "cpuset") => v1.as_deref(),
-            "cpuset" => v1.as_deref(),
-            _ => continue,
-        };
-        let mut dirs = vec![mount.trim_end_matches('/').to_string()];
+        let mut dirs = vec![m.mount_point.trim_end_matches('/').to_string()];
         if let Some(p) = path.filter(|p| p.starts_with('/') && *p != "/") {
-            dirs.push(format!("{}{p}", dirs[0]));
+            dirs.push(m.dir_of(p));
         }
         for dir in dirs {
             r.files(
@@ -389,14 +371,37 @@ fn pci(r: &mut Reader) {
 mod tests {
     use super::*;
 
+    /// The cpuset files of the process's cgroup come from the one reading of its cgroups
+    /// (mountinfo's mounts, the path relative to a mount's root): a container's v2 mount of
+    /// `/docker/ab` at /sys/fs/cgroup and a legacy cpuset mount, as hwloc reads them.
     #[test]
-    fn cgroup_paths_of_v1_and_v2_lines() {
-        let text = "4:memory:/a\n3:cpuset:/b/c\n2:cpu,cpuacct:/\n0::/d\n";
-        assert_eq!(
-            cgroup_paths(text),
-            (Some("/b/c".to_string()), Some("/d".to_string()))
+    fn the_cgroup_cpuset_files_of_the_process() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = |p: &str, v: &str| {
+            let f = dir.path().join(p.trim_start_matches('/'));
+            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+            std::fs::write(f, v).unwrap();
+        };
+        w(
+            "/proc/self/mountinfo",
+            "30 23 0:26 /docker/ab /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n\
+             31 23 0:27 / /dev/cpuset rw - cpuset none rw\n",
         );
-        assert_eq!(cgroup_paths("garbage\n"), (None, None));
+        w("/proc/self/cgroup", "3:cpuset:/batch\n0::/docker/ab/job\n");
+        w("/sys/fs/cgroup/cpuset.cpus.effective", "0-7");
+        w("/sys/fs/cgroup/job/cpuset.cpus.effective", "2-3");
+        w("/dev/cpuset/batch/cpuset.cpus", "4-7");
+        let root = SysRoot::new(dir.path());
+        read_peer_files(&root);
+        let got = root.accessed();
+        for f in [
+            "/sys/fs/cgroup/cpuset.cpus.effective",
+            "/sys/fs/cgroup/job/cpuset.cpus.effective",
+            "/dev/cpuset/batch/cpuset.cpus",
+            "/proc/self/cgroup",
+        ] {
+            assert!(got.iter().any(|a| a == f), "{f} not in {got:?}");
+        }
     }
 
     #[test]

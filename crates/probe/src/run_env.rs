@@ -33,8 +33,6 @@ fn read_word(root: &SysRoot, path: &str) -> Probed<String> {
     }
 }
 
-pub use crate::memory::meminfo::parse_meminfo_bytes;
-
 // The types and pure functions of this part of the machine document, under their paths here.
 pub use hwsurvey_machine::run_env::*;
 
@@ -86,20 +84,6 @@ pub fn current_affinity() -> Option<CpuSet> {
     }
 }
 
-/// `/proc/meminfo` MemAvailable under `root`, bytes (kB = KiB): free memory, read when asked.
-fn mem_available(root: &SysRoot) -> Probed<u64> {
-    match root.read("/proc/meminfo") {
-        Ok(t) => match parse_meminfo_bytes(&t, "MemAvailable") {
-            Some(v) => Probed::Known(v),
-            None => Probed::Unknown(Unknown::Invalid {
-                path: "/proc/meminfo".into(),
-                detail: "no MemAvailable line".into(),
-            }),
-        },
-        Err(e) => Probed::Unknown(unknown_from(e)),
-    }
-}
-
 /// The reader of a [`RunEnv`] (as procfs's `Current` reads a procfs-core type): the run
 /// environment of a probed [`Machine`] for this process, with the few facts that belong to the
 /// process read live under a root. Bring it into scope to call `RunEnv::from_machine` and
@@ -131,7 +115,7 @@ impl ReadRunEnv for RunEnv {
             governor: governor_of(machine, first),
             usable_cpus,
             usable_cpus_source,
-            mem_available_bytes: mem_available(root),
+            mem_available_bytes: crate::memory::meminfo::mem_available(root),
             cgroup_memory_limit_bytes: Probed::Known(limits.cgroup_limit_bytes()),
             memory_limit: limits.lowest_limit().cloned(),
             cpu_quota: limits.cpu_quota().cloned(),
@@ -174,7 +158,7 @@ impl ReadLoad for LoadSnapshot {
         };
         LoadSnapshot {
             load_average,
-            mem_available_bytes: mem_available(root),
+            mem_available_bytes: crate::memory::meminfo::mem_available(root),
             clocksource: crate::clocksource::current(root),
         }
     }
@@ -183,22 +167,6 @@ impl ReadLoad for LoadSnapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parsers() {
-        let mi = "MemTotal:       16314444 kB\nMemAvailable:    8000000 kB\n";
-        assert_eq!(parse_meminfo_bytes(mi, "MemAvailable"), Some(8_192_000_000));
-        assert_eq!(parse_meminfo_bytes(mi, "SwapTotal"), None);
-        assert_eq!(
-            parse_bracketed("always [madvise] never\n").as_deref(),
-            Some("madvise")
-        );
-        assert_eq!(
-            parse_loadavg("0.52 0.58 0.59 1/123 4567"),
-            Some([0.52, 0.58, 0.59])
-        );
-        assert_eq!(parse_loadavg("0.52 x"), None);
-    }
 
     #[test]
     fn memory_cap_takes_the_lower() {

@@ -85,6 +85,18 @@ impl ProbeError {
     }
 }
 
+/// A parser's refusal of a file's text ([`hwsurvey_machine::ParseError`]) as
+/// [`ProbeError::Invalid`].
+impl From<hwsurvey_machine::ParseError> for ProbeError {
+    fn from(e: hwsurvey_machine::ParseError) -> Self {
+        ProbeError::Invalid {
+            path: e.path,
+            expected: e.expected,
+            text: e.text,
+        }
+    }
+}
+
 impl From<ProbeError> for Unknown {
     fn from(e: ProbeError) -> Self {
         match e {

@@ -63,12 +63,12 @@ fn online_cpu_without_topology_is_listed_and_counts_say_incomplete() {
         "{:?}",
         m.cpu.problems
     );
-    let text = hwsurvey_probe::summary::topology_summary(&m);
+    let text = hwsurvey_probe::probe_text::topology_summary(&m);
     assert!(
         text.contains("Threads (online):    2, topology known for 1"),
         "{text}"
     );
-    let unknowns = hwsurvey_probe::summary::unknowns_summary(&m);
+    let unknowns = hwsurvey_probe::probe_text::unknowns_summary(&m);
     assert!(
         unknowns.contains("/sys/devices/system/cpu/cpu1/topology"),
         "{unknowns}"
@@ -91,7 +91,7 @@ fn summary_says_unknown_cache_sizes_once_and_counts_in_singular() {
     let pkg = m.cpu.topology.per_package.first_mut().expect("a package");
     pkg.cores = 1;
     pkg.threads = 1;
-    let text = hwsurvey_probe::summary::topology_summary(&m);
+    let text = hwsurvey_probe::probe_text::topology_summary(&m);
     assert!(!text.contains("x 8 = unknown"), "{text}");
     assert!(
         text.contains("8 instances, size unknown (/sys/devices/system/cpu/cpu1/cache is missing)"),
@@ -113,8 +113,8 @@ fn firecracker_kinds_after(damage: impl Fn(&std::path::Path)) -> Option<(String,
         assert!(k.cores > 0, "a kind with 0 cores: {k:?}");
     }
     Some((
-        hwsurvey_probe::summary::topology_summary(&m)
-            + &hwsurvey_probe::summary::unknowns_summary(&m),
+        hwsurvey_probe::probe_text::topology_summary(&m)
+            + &hwsurvey_probe::probe_text::unknowns_summary(&m),
         m.cpu.kinds.len(),
     ))
 }

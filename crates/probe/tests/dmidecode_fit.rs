@@ -1,4 +1,4 @@
-//! A saved `dmidecode` text is held against the machine probed (issue 49): the Dell R640's
+//! A saved `dmidecode` text is held against the machine probed: the Dell R640's
 //! text (2 sockets, 96 GiB, `Dell Inc. PowerEdge R640`) and the Ampere Altra's memory text
 //! (128 GiB) on a 1-socket QEMU VM with 23.5 GiB disagree on every fact they state; the R640's
 //! on a tree that is an R640 fits. The captures are read in place from ../shared/fixtures

@@ -408,3 +408,132 @@ fn a_bad_ancestor_quota_makes_the_machines_cpu_limit_unknown() {
         "{why}"
     );
 }
+
+/// One walk for every cgroup fact: the machine document's cpuset (`os.cgroup.cpuset_cpus`),
+/// the allowed CPUs (`cpu.allowed.cgroup_cpus`) and the run's usable CPUs are the nearest
+/// `cpuset.cpus.effective` on the way up, and the document's `memory_max_bytes` the lowest
+/// `memory.max` on the way up. Three readers with their own rules gave 0-15 (the hierarchy's
+/// top), 4-5 and 4-5 here, and "unlimited" for the memory.
+#[test]
+fn every_reader_takes_the_cgroup_facts_of_the_one_walk() {
+    let t = v2_tree("/job/step");
+    let r = t.path();
+    write(r, "/sys/fs/cgroup/cpuset.cpus.effective", "0-15");
+    write(r, "/sys/fs/cgroup/job/cpuset.cpus.effective", "4-5");
+    write(r, "/sys/fs/cgroup/job/step/memory.max", "max");
+    write(r, "/sys/fs/cgroup/job/memory.max", "1073741824");
+    write(
+        r,
+        "/proc/self/status",
+        "Name:\thwsurvey\nCpus_allowed_list:\t0-15\n",
+    );
+    let root = SysRoot::new(r);
+    let m = hwsurvey_probe::probe_machine(&root);
+    let c = m.os.cgroup.known().expect("cgroup").clone();
+    assert_eq!(c.cpuset_cpus, Probed::Known(set("4-5")));
+    assert_eq!(c.memory_max_bytes, Probed::Known(Some(1 << 30)));
+    assert_eq!(m.cpu.allowed.cgroup_cpus, Probed::Known(set("4-5")));
+    assert_eq!(
+        m.cpu.allowed.cgroup_file.as_deref(),
+        Some("/sys/fs/cgroup/job/cpuset.cpus.effective")
+    );
+    let u = limits::probe(&root).usable_cpus().expect("usable CPUs");
+    assert_eq!(u.cpus, set("4-5"));
+}
+
+/// A damaged line of `/proc/self/mountinfo` is named, never skipped: a second parser of the
+/// file skipped it and read the cgroup mounts of the lines around it.
+#[test]
+fn a_damaged_mountinfo_line_is_named() {
+    let t = v2_tree("/job");
+    let r = t.path();
+    write(
+        r,
+        "/proc/self/mountinfo",
+        "32 25 0:29 / /sys/fs/cgroup rw,relatime - cgroup2 cgroup2 rw\n40 32 0:40 /x",
+    );
+    let l = limits::probe(&SysRoot::new(r));
+    let p = format!("{:?}", l.problems);
+    assert!(
+        p.contains("/proc/self/mountinfo") && p.contains("line 2") && p.contains("40 32 0:40 /x"),
+        "{p}"
+    );
+}
+
+/// A damaged `/proc/self/cgroup` line makes the cgroup facts unknown, naming the file and the
+/// line, where the readers skipped it and reported the cgroups of the other lines.
+#[test]
+fn a_damaged_cgroup_line_is_named() {
+    let t = v2_tree("/job");
+    let r = t.path();
+    write(r, "/proc/self/cgroup", "0::/job\n4:memory");
+    write(r, "/sys/fs/cgroup/job/cpu.max", "50000 100000");
+    let os = hwsurvey_probe::os::probe(&SysRoot::new(r));
+    let why = os.cgroup.why_unknown().expect("unknown").to_string();
+    assert!(
+        why.contains("/proc/self/cgroup") && why.contains("4:memory"),
+        "{why}"
+    );
+    let l = limits::probe(&SysRoot::new(r));
+    assert!(
+        format!("{:?}", l.problems).contains("4:memory"),
+        "{:?}",
+        l.problems
+    );
+}
+
+/// `/proc/meminfo` is read by one parser: a size without its `kB` is refused, naming the
+/// line, by the machine document, the run's limits and the run environment alike (two of the
+/// four parsers took `MemAvailable: 8000000` as 8000000 bytes).
+#[test]
+fn a_meminfo_size_without_its_unit_is_refused_everywhere() {
+    use hwsurvey_probe::run_env::{ReadRunEnv, RunEnv};
+    let t = hwsurvey_testkit::scratch_tempdir();
+    let r = t.path();
+    write(
+        r,
+        "/proc/meminfo",
+        "MemTotal:       16384 kB\nMemAvailable:    8000000\n",
+    );
+    let root = SysRoot::new(r);
+    let said = |p: &Probed<u64>| p.why_unknown().map(|u| u.to_string()).unwrap_or_default();
+    let l = limits::probe(&root);
+    assert!(
+        said(&l.mem_available_bytes).contains("MemAvailable: 8000000"),
+        "{l:?}"
+    );
+    let env = RunEnv::read(&root);
+    assert!(said(&env.mem_available_bytes).contains("MemAvailable: 8000000"));
+    let m = hwsurvey_probe::memory::meminfo::read(&root);
+    assert!(m
+        .why_unknown()
+        .unwrap()
+        .to_string()
+        .contains("/proc/meminfo"));
+}
+
+/// `Cpus_allowed_list` is bounded as every CPU list is (8192 CPUs): a damaged list is
+/// refused before it is expanded, by the machine document and by the run's limits.
+#[test]
+fn a_huge_cpus_allowed_list_is_refused_before_it_is_expanded() {
+    let t = hwsurvey_testkit::scratch_tempdir();
+    let r = t.path();
+    write(
+        r,
+        "/proc/self/status",
+        "Name:\thwsurvey\nCpus_allowed_list:\t0-1048575\n",
+    );
+    let root = SysRoot::new(r);
+    let m = hwsurvey_probe::probe_machine(&root);
+    let why = m.cpu.allowed.status_cpus.why_unknown().unwrap().to_string();
+    assert!(
+        why.contains("/proc/self/status") && why.contains("below 8192"),
+        "{why}"
+    );
+    let l = limits::probe(&root);
+    assert!(
+        format!("{:?}", l.problems).contains("below 8192"),
+        "{:?}",
+        l.problems
+    );
+}

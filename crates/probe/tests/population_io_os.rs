@@ -282,8 +282,9 @@ fn os_settings_from_a_tree() {
         Probed::Known(CpuMax {
             quota_us: Some(50_000),
             period_us: 100_000,
-            // read directly: this tree has no mountinfo nor cgroup.controllers for the walk
-            source: None,
+            // the one walk names the file, also in a tree without mountinfo nor
+            // cgroup.controllers (a second reader of the process's own cpu.max left it out)
+            source: Some("cgroup v2 cpu.max (/sys/fs/cgroup/user.slice/job.scope/cpu.max)".into()),
         })
     );
     assert_eq!(c.cpuset_cpus.known().unwrap().to_list_string(), "0-3");

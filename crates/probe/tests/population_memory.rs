@@ -507,7 +507,7 @@ fn e2k_meminfo_full_size() {
     let Some(text) = fixture_text("e2k-elbrus-16c-1s/linux_meminfo.log") else {
         return;
     };
-    let m = memory::meminfo::parse_meminfo(&text).unwrap();
+    let m = memory::meminfo::MemInfo::of(&memory::meminfo::parse_meminfo(&text)).unwrap();
     // kB is KiB: 67108864 KiB = 64 GiB installed, of which the kernel manages 65858108 KiB.
     assert_eq!(m.mem_full_size_bytes, Some(64 * GIB));
     assert_eq!(m.mem_total_bytes, 65_858_108 * 1024);

@@ -60,12 +60,12 @@ proptest! {
 
     #[test]
     fn meminfo_random_text(text in "\\PC{0,200}") {
-        let _ = meminfo::parse_meminfo(&text);
+        let _ = meminfo::MemInfo::of(&meminfo::parse_meminfo(&text));
     }
 
     #[test]
     fn meminfo_shaped(n in any::<u64>(), unit in "(kB|MB|x|)") {
-        let _ = meminfo::parse_meminfo(&format!("MemTotal: {n} {unit}\n"));
+        let _ = meminfo::MemInfo::of(&meminfo::parse_meminfo(&format!("MemTotal: {n} {unit}\n")));
     }
 
     #[test]
@@ -77,7 +77,7 @@ proptest! {
     fn os_release_and_cmdline(text in "\\PC{0,300}") {
         let _ = os::parse_os_release(&text);
         let _ = os::parse_cmdline(&text);
-        let _ = os::parse_cpu_max(&text);
+        let _ = os::cgroup::parse_cpu_max("/sys/fs/cgroup/cpu.max", &text);
     }
 }
 

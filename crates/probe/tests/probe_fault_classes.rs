@@ -447,7 +447,7 @@ fn ia64_loongarch_and_32_bit_x86_kernels_are_named() {
     assert_eq!(probe(t.path()).cpu.arch, Arch::Ia64);
 }
 
-// --- issue 16 item 9: implausible values ----------------------------------------------------
+// --- implausible values ---------------------------------------------------------------------
 
 /// 4 CPUs, 2 cores x 2 threads, one package, per-core L1d and one L3 (id 0).
 fn plain(root: &Path) {
@@ -651,7 +651,7 @@ fn node_memory_far_below_memtotal_is_a_problem() {
     );
 }
 
-// --- issue 16 item 9: implausible hugetlb pools ---------------------------------------------
+// --- implausible hugetlb pools --------------------------------------------------------------
 
 #[test]
 fn hugetlb_pools_beyond_memory_or_with_more_free_than_total_are_problems() {

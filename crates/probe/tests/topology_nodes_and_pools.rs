@@ -6,7 +6,8 @@ use crate::topology_support;
 
 use hwsurvey_model::units::{GIB, MIB};
 use hwsurvey_model::{CpuSet, Probed};
-use hwsurvey_probe::cpu::{parse_status_allowed, CacheType};
+use hwsurvey_probe::cpu::CacheType;
+use hwsurvey_probe::process::parse_status;
 use topology_support::*;
 
 fn set(s: &str) -> CpuSet {
@@ -264,7 +265,8 @@ fn b07_allowed_list_full_grammar() {
     let Some(status) = bug_text("B07", "proc-status.txt") else {
         return;
     };
-    let allowed = parse_status_allowed(&status)
+    let allowed = parse_status(&status)
+        .cpus_allowed
         .expect("line")
         .expect("parses");
     assert_eq!(allowed.iter().collect::<Vec<_>>(), vec![0, 1, 2, 3, 8]);

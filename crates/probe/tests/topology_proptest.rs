@@ -101,7 +101,7 @@ proptest! {
     fn sysfs_values_never_panic(text in "\\PC{0,60}") {
         let _ = CpuSet::parse_list(&text);
         let _ = CpuSet::parse_mask(&text);
-        let _ = cpuinfo::parse_size_bytes(&text);
+        let _ = cpuinfo::parse_cache_size_bytes(&text);
         let _ = parse_choice(&text);
         let _ = parse_distance_row(&text);
         let _ = parse_node_meminfo(&text);
@@ -112,7 +112,7 @@ proptest! {
 
     #[test]
     fn sizes_parse_back(n in 0u64..1_000_000, unit in prop::sample::select(vec![("", 1u64), ("K", 1024), ("M", 1 << 20), ("G", 1 << 30)])) {
-        prop_assert_eq!(cpuinfo::parse_size_bytes(&format!("{n}{}", unit.0)), Some(n * unit.1));
+        prop_assert_eq!(cpuinfo::parse_cache_size_bytes(&format!("{n}{}", unit.0)), Some(n * unit.1));
     }
 
     #[test]

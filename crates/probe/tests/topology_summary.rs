@@ -2,7 +2,7 @@
 
 use crate::topology_support;
 
-use hwsurvey_probe::summary;
+use hwsurvey_probe::probe_text;
 use topology_support::*;
 
 #[test]
@@ -11,7 +11,7 @@ fn summary_ultrasparc_t1() {
         return;
     };
     let m = probe(&c.root);
-    insta::assert_snapshot!(summary::topology_summary(&m));
+    insta::assert_snapshot!(probe_text::topology_summary(&m));
 }
 
 #[test]
@@ -20,7 +20,7 @@ fn summary_biglittle() {
         return;
     };
     let m = probe(&c.root);
-    insta::assert_snapshot!(summary::topology_summary(&m));
+    insta::assert_snapshot!(probe_text::topology_summary(&m));
 }
 
 #[test]
@@ -29,5 +29,5 @@ fn summary_opteron_bulldozer() {
         return;
     };
     let m = probe(&c.root);
-    insta::assert_snapshot!(summary::topology_summary(&m));
+    insta::assert_snapshot!(probe_text::topology_summary(&m));
 }

@@ -1,9 +1,9 @@
-//! The "could not be read" list names no loop device or RAM disk (issue 35): they are no
+//! The "could not be read" list names no loop device or RAM disk: they are no
 //! storage hardware. The 2-socket Intel capture (hwloc's gather script saved their folders
 //! without `size` and `queue/*`) listed 72 such lines; a real disk missing the same files is
 //! still listed.
 
-use hwsurvey_probe::summary::unknowns;
+use hwsurvey_probe::probe_text::unknowns;
 use hwsurvey_probe::{probe_machine, SysRoot};
 use hwsurvey_testkit::{extract, fixtures, write};
 

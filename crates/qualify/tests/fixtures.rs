@@ -386,7 +386,7 @@ fn probe_knows_empty_channels(m: &memory::Memory) -> bool {
         .is_some_and(|s| s.iter().all(|s| s.empty_channels.known().is_some()))
 }
 
-/// Issue 33: for the Dell R640's dmidecode text `probe --dmidecode` said "6 channels, DIMMs
+/// For the Dell R640's dmidecode text `probe --dmidecode` once said "6 channels, DIMMs
 /// per channel ch0:1 ..." while `qualify --dmidecode` said the locators hold no per-channel
 /// mapping. One reader (`hwsurvey_probe::memory::population::locate`) serves both now: on
 /// every dmidecode text and every SMBIOS capture of ../shared/fixtures, qualify evaluates

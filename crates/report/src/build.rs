@@ -48,7 +48,9 @@ pub fn compare(
     baseline: Option<&str>,
     force: bool,
 ) -> Result<Comparison, CompareError> {
-    let first = inputs.first().ok_or(CompareError::Empty)?;
+    if inputs.is_empty() {
+        return Err(CompareError::Empty);
+    }
     let labels: Vec<String> = inputs.iter().map(|i| i.label.clone()).collect();
     for (i, l) in labels.iter().enumerate() {
         if labels[..i].contains(l) {
@@ -65,60 +67,7 @@ pub fn compare(
             .position(|i| crate::headline::emulation(&i.file).is_empty())
             .unwrap_or(0),
     };
-    let versions: Vec<String> = inputs
-        .iter()
-        .map(|i| {
-            format!(
-                "{}: {} v{}",
-                i.label, i.file.profile.id, i.file.profile.version
-            )
-        })
-        .collect();
-    let mut flags = Vec::new();
-    // One id and version with other settings: an edited copy of a profile (its fingerprint
-    // differs; files written before fingerprints were kept are taken at their word).
-    let edited = inputs.iter().any(|i| {
-        matches!(
-            (&i.file.profile.fingerprint, &first.file.profile.fingerprint),
-            (Some(a), Some(b)) if a != b
-        )
-    });
-    let versions: Vec<String> = if edited {
-        let mut v: Vec<String> = inputs
-            .iter()
-            .map(|i| {
-                format!(
-                    "{}: {} v{} (settings {})",
-                    i.label,
-                    i.file.profile.id,
-                    i.file.profile.version,
-                    i.file.profile.fingerprint.as_deref().unwrap_or("unknown")
-                )
-            })
-            .collect();
-        v.push(
-            "one id and version with other settings is an edited copy of a profile: give a \
-             changed profile its own id or version"
-                .into(),
-        );
-        v
-    } else {
-        versions
-    };
-    if edited
-        || inputs.iter().any(|i| {
-            i.file.profile.id != first.file.profile.id
-                || i.file.profile.version != first.file.profile.version
-        })
-    {
-        if !force {
-            return Err(CompareError::ProfileMismatch(versions.join("; ")));
-        }
-        flags.push(format!(
-            "DIFFERENT PROFILE VERSIONS (--mixed-profiles): {}",
-            versions.join("; ")
-        ));
-    }
+    let mut flags = crate::comparability::profile_flags(inputs, force)?;
     if baseline.is_none() && base > 0 {
         flags.push(format!(
             "baseline {}: the first column not measured under emulation ({} ran under \
@@ -129,9 +78,12 @@ pub fn compare(
         ));
     }
     for i in inputs {
+        // sample counts and lengths are how a point was measured, not what it is: a capped
+        // run's points line up with any run's, with wider noise (fewer, shorter samples)
         if let Some(t) = &i.file.time_limit {
             flags.push(format!(
-                "{}: TIME-LIMITED run, not comparable to full runs ({})",
+                "{}: time-limited run ({}): its points were measured with fewer or shorter \
+                 samples and compare as any run's, within wider noise",
                 i.label,
                 t.summary()
             ));
@@ -144,6 +96,7 @@ pub fn compare(
         }
     }
     flags.extend(copies_of_one_run(inputs));
+    flags.extend(crate::comparability::unshared_points(inputs));
     let [glance, headline] = crate::headline::top_tables(inputs, base, &flags);
     let mut tables = vec![
         glance,

@@ -22,13 +22,16 @@ pub fn html_words(s: &str) -> String {
 }
 
 /// `w` escaped, in a `span.w` when a hyphen inside it follows a letter or digit (where a
-/// browser may break: `datacenter-frankfurt`, `hugetlb-2MiB`; not a sign: `-30.0 %`).
+/// browser may break: `datacenter-frankfurt`, `hugetlb-2MiB`; not a sign: `-30.0 %`), or
+/// when it is an option (`--destructive`, `-o`: Chromium printed `--` at a line's end and
+/// `destructive` on the next).
 fn whole_word(w: &str) -> String {
-    let inner_hyphen = w
-        .as_bytes()
+    let b = w.as_bytes();
+    let inner_hyphen = b
         .windows(3)
         .any(|t| t[0].is_ascii_alphanumeric() && t[1] == b'-');
-    if inner_hyphen {
+    let option = b.len() > 2 && b[0] == b'-' && (b[1] == b'-' || b[1].is_ascii_alphabetic());
+    if inner_hyphen || option {
         format!("<span class=\"w\">{}</span>", html_escape(w))
     } else {
         html_escape(w)
@@ -66,7 +69,7 @@ th{background:#eee}td.missing{color:#888;font-style:italic}td.num{text-align:rig
 .better{color:#060}.worse{color:#a00}.noise{color:#666}.nc{color:#777;font-style:italic}\
 td.fail{background:#f8d0d0;color:#800;font-weight:bold}td.warn{background:#fbe9c0;color:#7a4a00;font-weight:bold}td.pass{color:#060}\
 table.headline td{text-align:right;white-space:nowrap}table.headline{font-size:8.5pt}table.glance td{font-size:8pt}\
-section.detail table{font-size:7.5pt}section.detail h2{font-size:9.5pt}section.detail td{padding:0 3px}table.oneline td{white-space:nowrap}section.detail th{padding:0 3px}\
+section.detail table{font-size:7.5pt}section.detail h2{font-size:9.5pt}section.detail td{padding:0 3px 1px}table.oneline td{white-space:nowrap}section.detail th{padding:0 3px}\
 td.all .note{display:inline}\
 div.plots{display:flex;flex-wrap:wrap;gap:6px 8px;align-items:flex-start}\
 div.plots figure{margin:0;break-inside:avoid;page-break-inside:avoid}figcaption{font-size:8pt;font-weight:bold;color:#222}\

@@ -197,15 +197,9 @@ pub fn render_closing(file: &ResultFile, width: Option<usize>) -> String {
         },
     );
     out += &headline;
-    let estimated: f64 = file.family_times.iter().map(|f| f.estimated_s).sum();
-    let actual: f64 = file.family_times.iter().map(|f| f.actual_s).sum();
-    if !file.family_times.is_empty() {
-        out += &format!(
-            "time: estimated {}, actual {}; every metric, scaling series and family time: \
-             `hwsurvey compare FILE` (or run with --full-summary)\n",
-            duration_text(estimated),
-            duration_text(actual)
-        );
+    if let Some(line) = time_line(file) {
+        out += &line;
+        out.push('\n');
     }
     let planned: usize = file.plan.families.iter().map(|f| f.skipped.len()).sum();
     if planned > 0 {
@@ -233,6 +227,43 @@ pub fn render_closing(file: &ResultFile, width: Option<usize>) -> String {
         out += &notes_at_end;
     }
     out
+}
+
+/// The closing line on the run's time: estimated and actual; for an interrupted run, how many
+/// of the plan's points ran, their estimate and the whole plan's, never the "estimated 0 s" of
+/// a family stopped in its first point. `None` for a file without family times.
+fn time_line(file: &ResultFile) -> Option<String> {
+    if file.family_times.is_empty() {
+        return None;
+    }
+    let estimated: f64 = file.family_times.iter().map(|f| f.estimated_s).sum();
+    let actual: f64 = file.family_times.iter().map(|f| f.actual_s).sum();
+    let more = "every metric, scaling series and family time: `hwsurvey compare FILE` (or run \
+                with --full-summary)";
+    if file.status != hwsurvey_result::RunStatus::Interrupted {
+        return Some(format!(
+            "time: estimated {}, actual {}; {more}",
+            duration_text(estimated),
+            duration_text(actual)
+        ));
+    }
+    let ran: usize = file.family_times.iter().map(|f| f.points_run).sum();
+    let planned = file.plan.point_count();
+    let whole = duration_text(file.plan.estimated_s());
+    Some(if ran == 0 {
+        format!(
+            "time: interrupted after {} before any point finished (the plan was estimated at \
+             {whole}); {more}",
+            duration_text(actual)
+        )
+    } else {
+        format!(
+            "time: interrupted after {}: {ran} of {planned} points ran, estimated {} (the \
+             whole plan {whole}); {more}",
+            duration_text(actual),
+            duration_text(estimated)
+        )
+    })
 }
 
 /// The end-of-run table: one row per measured metric, skipped/failed points with reasons,
@@ -290,6 +321,14 @@ pub fn render_summary(file: &ResultFile, width: Option<usize>) -> String {
     if !file.family_times.is_empty() {
         out.push_str("time per family, estimated -> actual:\n");
         for ft in &file.family_times {
+            if ft.points_run == 0 {
+                // stopped in its first point: no estimate of points that ran to hold it to
+                out.push_str(&format!(
+                    "  {:<22} no point finished ({} of {} planned ran; run {})\n",
+                    ft.family, ft.points_run, ft.points_planned, file.status
+                ));
+                continue;
+            }
             out.push_str(&format!(
                 "  {:<22} {} -> {}{}\n",
                 ft.family,

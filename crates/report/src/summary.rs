@@ -1,5 +1,5 @@
 //! The summaries between the findings and the detail tables (issue 18): per thread-scaling
-//! series its scaling (peak, efficiency at the peak, knee; [`hwsurvey_stats::scaling`]), and the
+//! series its scaling (peak, efficiency at all threads, knee; [`hwsurvey_stats::scaling`]), and the
 //! A/B views of the latency curves (THP over base pages, page-local over full-random chase at
 //! each working set). Both read the family tables, so they show exactly the medians there.
 
@@ -9,19 +9,27 @@ use crate::format::human;
 use crate::layout::{Cell, Row, Table};
 use crate::plot::scaling_series;
 
-/// A curve's parallel efficiency in words: at the peak (`91%`), and where the curve falls
-/// after its peak, at all threads too (`100% (49% @2)`: the peak at 1 thread, 2 threads
-/// slower together than 1 alone). `None` without a 1-thread point.
+/// A curve's parallel efficiency in words, the efficiency at all threads first: it is the
+/// figure that means the same on every machine (issue 49). `73% @16` where the peak is at all
+/// threads; `10% @16 (91% @2)` where the curve falls after its peak at 2 threads; `10% @8,
+/// does not scale (peak @1)` where no thread count beats 1 thread (its 100 % at the peak is
+/// never shown). `None` without a 1-thread point.
 pub fn efficiency_words(a: &Scaling) -> Option<String> {
     let at_peak = a.efficiency_at_peak?;
-    Some(match a.efficiency_at_all_threads {
-        Some(all) if a.all_threads > a.peak_threads => format!(
-            "{:.0}% ({:.0}% @{})",
-            at_peak * 100.0,
-            all * 100.0,
-            a.all_threads
-        ),
-        _ => format!("{:.0}%", at_peak * 100.0),
+    let all = a.efficiency_at_all_threads.unwrap_or(at_peak);
+    let pct = |e: f64| format!("{:.0}%", e * 100.0);
+    Some(if a.does_not_scale() {
+        format!("{} @{}, does not scale (peak @1)", pct(all), a.all_threads)
+    } else if a.all_threads > a.peak_threads {
+        format!(
+            "{} @{} ({} @{})",
+            pct(all),
+            a.all_threads,
+            pct(at_peak),
+            a.peak_threads
+        )
+    } else {
+        format!("{} @{}", pct(all), a.all_threads.max(a.peak_threads))
     })
 }
 
@@ -32,7 +40,7 @@ pub const AB_ID: &str = "ab";
 
 /// One row per thread-scaling series of every family table (rows `<test>/threads=N`, the
 /// landmark rungs with CPUs of their own left out as on the plots): per platform with two or
-/// more thread counts `peak @N, efficiency at the peak, knee`; `None` when no family has such
+/// more thread counts `peak @N, efficiency at all threads ([`efficiency_words`]), knee`; `None` when no family has such
 /// a series.
 pub(crate) fn scaling_table(
     tables: &[Table],
@@ -97,7 +105,7 @@ pub(crate) fn scaling_table(
         return None;
     }
     let mut notes = flags.to_vec();
-    notes.push("peak @threads, parallel efficiency at the peak (peak / (threads x the 1-thread figure)), knee (the fewest threads reaching 90% of the peak), from the medians of the family tables below; value = the peak".into());
+    notes.push("peak @threads, parallel efficiency at all threads (the figure at the most threads / (threads x the 1-thread figure); the efficiency at the peak beside it where the peak is at fewer threads; \"does not scale\" where no thread count beats 1 thread), knee (the fewest threads reaching 90% of the peak), from the medians of the family tables below; value = the peak".into());
     if rows.iter().any(|r| r.unit.as_deref() == Some("hz")) {
         notes.push("a clock (cpu.clock: each worker's own, averaged) is no sum over threads: its row gives the clock at each thread count and the most threads' over the fewest's (turbo falls as cores wake); value = the clock at the most threads".into());
     }

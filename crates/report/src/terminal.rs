@@ -1,9 +1,10 @@
 //! The terminal renderer of a [`Comparison`]: box tables (tabled's `Style::sharp`) whose cells
 //! are wrapped by the one wrapping layer ([`crate::wrap`]), notes under them.
 //!
-//! On a terminal ([`Screen::width`] given) the answer comes first: the machines and the
-//! headline (the tables on top; why a column is not comparable printed whole between the
-//! headline's title and its table, before the figures), their notes that fit one line under them, then
+//! On a terminal ([`Screen::width`] given) the answer comes first: the machines, a few lines
+//! each without a box, and the headline (why a column is not comparable printed whole between
+//! the headline's title and its table, before the figures; the key to `+ - ~ !` whole under
+//! it, then the machines' notes and its own), the notes that fit one line under them, then
 //! [`Screen::hint`] (how to see the detail tables) when they are left out, then the notes that
 //! do not fit one line, in full ("Notes in full"). The detail tables are printed only with
 //! [`Screen::details`]. A table wider than the terminal has its widest cells wrapped first, at
@@ -120,6 +121,23 @@ fn note_text(n: &str, s: &Screen, w: Option<usize>) -> String {
     }
 }
 
+/// The machines table on a terminal `width` columns wide: per row its label and its one
+/// cell (`rows` as [`body`] made them), wrapped with a hanging indent, under a line that says
+/// what the parts of a machine's line are (the table's column header).
+fn machine_lines(t: &Table, rows: &[Vec<String>], width: usize) -> String {
+    let mut out = String::new();
+    if let Some(what) = t.columns.first() {
+        out += &crate::render::wrap_note(&format!("({what})"), width, 1);
+        out.push('\n');
+    }
+    for r in rows {
+        let line = r.join(" = ");
+        out += &crate::render::wrap_note(&line, width, 4);
+        out.push('\n');
+    }
+    out
+}
+
 /// The number of tables [`screen`] leaves out on a terminal without [`Screen::details`]:
 /// every table but the machines and the headline.
 pub fn detail_tables(c: &Comparison) -> usize {
@@ -144,6 +162,8 @@ pub fn screen_parts(c: &Comparison, s: &Screen) -> (String, String) {
         .iter()
         .filter(|t| !terminal || s.details || on_top(t))
         .collect();
+    // a terminal: the machines' notes wait for the headline's key (below)
+    let mut deferred: Vec<String> = Vec::new();
     for (i, t) in shown.iter().enumerate() {
         let rows = body(t, &mut marks);
         let w = if on_top(t) {
@@ -152,6 +172,18 @@ pub fn screen_parts(c: &Comparison, s: &Screen) -> (String, String) {
             s.width
         };
         out += &format!("{}\n", t.title);
+        if terminal && t.id == crate::headline::MACHINES_ID {
+            // one machine a few lines, no box: a box table of three machines took 16 lines of
+            // an 80x24 screen, and its notes more, before any figure (issue 49)
+            out += &machine_lines(t, &rows, w.unwrap_or(HEADLINE_COLUMNS));
+            deferred = marks
+                .notes_of(t)
+                .into_iter()
+                .map(|n| format!("note: {n}"))
+                .collect();
+            out.push('\n');
+            continue;
+        }
         // why a column is not comparable (emulated, quick, busy at start) comes before the
         // figures it qualifies, whole: under the headline it fell below an 80x24 screen, which
         // then showed an emulator's figures with only a "!" beside them
@@ -167,8 +199,22 @@ pub fn screen_parts(c: &Comparison, s: &Screen) -> (String, String) {
             }
         }
         out += &boxed(header(t), rows, w);
-        for n in marks.notes_of(t) {
-            let n = format!("note: {n}");
+        let mut notes: Vec<String> = marks
+            .notes_of(t)
+            .into_iter()
+            .map(|n| format!("note: {n}"))
+            .collect();
+        if terminal && t.id == crate::headline::HEADLINE_ID {
+            // the key to + - ~ ! right under the table whose marks it explains, whole (it
+            // went to the very end, after dozens of notes), then the machines' notes
+            if let Some(k) = notes.iter().position(|n| crate::headline::is_key_note(n)) {
+                let key = notes.remove(k);
+                out += &note_text(&key, s, w);
+                out.push('\n');
+            }
+            notes = deferred.drain(..).chain(notes).collect();
+        }
+        for n in notes {
             // a terminal: a note on one line under its table, or in full at the end
             if s.width.is_some() && w.is_some_and(|w| wrap::columns(&n) > w) {
                 at_end.push(n);
@@ -186,6 +232,11 @@ pub fn screen_parts(c: &Comparison, s: &Screen) -> (String, String) {
                 out += "\n\n";
             }
         }
+    }
+    // machines without a headline after them (never from compare): their notes still
+    for n in deferred {
+        out += &note_text(&n, s, s.width);
+        out.push('\n');
     }
     let mut end = String::new();
     if let (Some(width), false) = (s.width, at_end.is_empty()) {

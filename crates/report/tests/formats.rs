@@ -259,7 +259,7 @@ fn labels_and(
         .collect()
 }
 
-/// Issue 18: compare's JSON and CSV carry each measured cell's median, min, max, CV and the
+/// Compare's JSON and CSV carry each measured cell's median, min, max, CV and the
 /// 95 % interval as numbers, the same as the result file's summary of that test.
 #[test]
 fn measured_cells_carry_the_summary_as_numbers_in_json_and_csv() {

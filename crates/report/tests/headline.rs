@@ -130,6 +130,82 @@ fn triad_peak_is_the_files_best_triad_median() {
     }
 }
 
+/// The efficiency a reader compares is the one at all threads. The arm64
+/// guest's floating-point kernel peaks at 1 thread of 8 (324M ops/s; 8 threads together do
+/// 2.6x that, not 8x): its headline cell is 10% at all threads and says it does not scale,
+/// never "100%" (at the peak), which beat the baseline's 95%. Every efficiency cell's value is
+/// the all-thread efficiency computed here from the file's medians, and no cell of a curve
+/// that peaks at 1 thread shows 100%.
+#[test]
+fn a_curve_peaking_at_one_thread_never_shows_100_percent() {
+    let c = compare(&inputs(), None, true).unwrap();
+    let h = table(&c, HEADLINE_ID);
+    for (kernel, label) in [
+        ("integer", "int efficiency @all, knee"),
+        ("floating_point", "fp efficiency @all, knee"),
+    ] {
+        let row = h.rows.iter().find(|r| r.label == label).unwrap();
+        for (k, name) in FILES.iter().enumerate() {
+            let f = raw(name);
+            let mut curve: Vec<(u64, f64)> = f["tests"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|t| {
+                    t["point"]["family"] == "cpu.scaling"
+                        && t["point"]["params"]["kernel"] == kernel
+                        && t["outcome"] == "measured"
+                })
+                .map(|t| {
+                    (
+                        t["point"]["threads"].as_u64().unwrap(),
+                        t["metrics"][0]["summary"]["median"].as_f64().unwrap(),
+                    )
+                })
+                .collect();
+            curve.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+            let single = curve.iter().find(|p| p.0 == 1).unwrap().1;
+            let all = curve.last().unwrap();
+            let best_at_all = curve
+                .iter()
+                .filter(|p| p.0 == all.0)
+                .map(|p| p.1)
+                .fold(f64::NAN, f64::max);
+            let expected = best_at_all / (all.0 as f64 * single);
+            let cell = &row.cells[k];
+            let value = cell.value.unwrap();
+            assert!(
+                (value - expected).abs() < 1e-12,
+                "{name} {kernel}: {value} != {expected}"
+            );
+            let peak = curve.iter().map(|p| p.1).fold(f64::NAN, f64::max);
+            if peak == single && all.0 > 1 {
+                assert!(
+                    !cell.text.contains("100%") && cell.text.contains("does not scale"),
+                    "{name} {kernel}: {}",
+                    cell.text
+                );
+            }
+        }
+    }
+    // the arm64 guest's floating-point curve is the case of the issue
+    let fp = h
+        .rows
+        .iter()
+        .find(|r| r.label == "fp efficiency @all, knee")
+        .unwrap();
+    assert_eq!(fp.cells[2].text, "10% @8, does not scale (peak @1)");
+    assert_eq!(fp.cells[0].text, "95% @2, knee 2");
+    // and its ratio to the baseline is the all-thread figures' (about 0.10 / 0.95), not the
+    // 1.05x of 100% against 95%
+    let ratio = fp.cells[2].value.unwrap() / fp.cells[0].value.unwrap();
+    assert!(ratio < 0.2, "{ratio}");
+    assert_eq!(
+        fp.cells[2].note.as_deref(),
+        Some(format!("{ratio:.2}x !").as_str())
+    );
+}
+
 /// Quick, emulated and busy runs are marked on the column and their ratios carry `!`, never
 /// a `+` or `-`.
 #[test]
@@ -339,7 +415,7 @@ fn every_headline_row_has_its_unit() {
     assert_eq!(of("STREAM Triad peak @N"), Some(Some("bytes_per_s")));
     assert_eq!(of("critical rate THP/base"), Some(Some("ratio")));
     assert_eq!(of("critical rate, ops/s"), Some(Some("ops_per_s")));
-    assert_eq!(of("int efficiency, knee"), Some(Some("fraction")));
+    assert_eq!(of("int efficiency @all, knee"), Some(Some("fraction")));
 }
 
 /// A memory cap (here `ulimit -v`) that held the working set below the profile's rule makes a
@@ -385,7 +461,7 @@ fn csv_keeps_the_notes_the_marks_point_at() {
     assert!(text.contains("not comparable"));
 }
 
-/// Issue 33: "GHz ?" and "channels ?" in the machine line read as errors. Every machine line
+/// "GHz ?" and "channels ?" in the machine line read as errors. Every machine line
 /// (the examples and the schema-1 files of reports/examples/v1) says what is unknown in words
 /// (`clock unknown [n]`, `channels unknown [n]`), never a bare `?`, and writes the
 /// topology as lscpu users read it: sockets x cores per socket x threads per core.
@@ -516,8 +592,8 @@ fn the_default_baseline_is_the_first_column_not_emulated() {
 }
 
 /// A result beside a copy of itself (the same run: start time, hostname and host id) is said
-/// to be one run, in the flags and the headline's notes; two runs are not (issue 49: "Comparing
-/// a result with an identical copy (same run id) says so").
+/// to be one run, in the flags and the headline's notes; two runs are not ("Comparing a
+/// result with an identical copy (same run id) says so").
 #[test]
 fn a_result_beside_its_copy_is_said_to_be_one_run() {
     let file = hwsurvey_result::load(&examples_dir().join(FILES[0])).unwrap();
@@ -551,7 +627,9 @@ fn a_result_beside_its_copy_is_said_to_be_one_run() {
         table(&c, HEADLINE_ID).notes
     );
     assert!(
-        !c.flags.iter().any(|f| f.contains("guest")),
+        !c.flags
+            .iter()
+            .any(|f| f.contains("guest") && f.contains("one run")),
         "{:?}",
         c.flags
     );
@@ -573,5 +651,87 @@ fn a_result_beside_its_copy_is_said_to_be_one_run() {
         !c.flags.iter().any(|f| f.contains("one run")),
         "{:?}",
         c.flags
+    );
+}
+
+/// After Ctrl-C the closing report gave a hugetlb reason for chases the file
+/// recorded "not run: interrupted", and "estimated 0 s" for a family stopped in its first
+/// point. The shipped VM run, interrupted in mem.latency as the engine records it (status
+/// interrupted, every point of the family not run in `skipped`, its family time with no point
+/// run): the headline's idle-latency reasons are the interruption, not the hugetlb pool the
+/// plan skipped its hugetlb chases for; the closing line says how many points ran of the plan,
+/// and the full summary says the family finished no point.
+#[test]
+fn an_interrupted_run_says_interrupted_not_a_hugetlb_reason_nor_estimated_0_s() {
+    let path = examples_dir().join(FILES[0]);
+    let mut file = hwsurvey_result::load(&path).unwrap();
+    // as the engine writes it, `skipped` begins with the plan's skips: the VM's empty hugetlb
+    // pools skipped its hugetlb chases
+    let hugetlb_skips = file
+        .skipped
+        .iter()
+        .filter(|s| s.family == "mem.latency" && s.reason.contains("hugetlb"))
+        .count();
+    assert!(hugetlb_skips > 0, "the VM's hugetlb chases are skipped");
+    let cause = "not run: interrupted (Ctrl-C (SIGINT))";
+    let (kept, stopped): (Vec<_>, Vec<_>) = file.tests.drain(..).partition(|t| {
+        t.point.family != "mem.latency"
+            || t.reason.as_deref().is_some_and(|r| r.contains("hugetlb"))
+    });
+    file.tests = kept;
+    for t in stopped {
+        file.skipped.push(hwsurvey_result::SkippedPoint {
+            family: t.point.family.clone(),
+            id: t.point.id.clone(),
+            params: t.point.params.clone(),
+            reason: cause.into(),
+        });
+    }
+    file.status = hwsurvey_result::RunStatus::Interrupted;
+    let at = file
+        .family_times
+        .iter()
+        .position(|f| f.family == "mem.latency")
+        .unwrap();
+    file.family_times.truncate(at + 1);
+    let ft = &mut file.family_times[at];
+    ft.points_run = 0;
+    ft.estimated_s = 0.0;
+    ft.actual_s = 0.0;
+    let inputs = inputs_with_default_labels(vec![file.clone()]);
+    let c = compare(&inputs, None, true).unwrap();
+    let h = table(&c, HEADLINE_ID);
+    for mode in ["base", "thp"] {
+        let row = h
+            .rows
+            .iter()
+            .find(|r| r.label == format!("idle latency, {mode} @WS"))
+            .unwrap();
+        let mark = row.cells[0].text.clone();
+        let n = mark.trim_start_matches("— [").trim_end_matches(']');
+        let note = h
+            .notes
+            .iter()
+            .find(|t| t.starts_with(&format!("[{n}] ")))
+            .unwrap_or_else(|| panic!("{mark}: {:?}", h.notes));
+        assert!(
+            note.contains("interrupted") && !note.contains("hugetlb"),
+            "{mode}: {note}"
+        );
+    }
+    let closing = hwsurvey_report::run::render_closing(&file, None);
+    assert!(!closing.contains("estimated 0 s"), "{closing}");
+    let planned = file.plan.point_count();
+    let ran: usize = file.family_times.iter().map(|f| f.points_run).sum();
+    assert!(
+        closing.contains("time: interrupted after ")
+            && closing.contains(&format!(": {ran} of {planned} points ran, estimated ")),
+        "{closing}"
+    );
+    let summary = hwsurvey_report::run::render_summary(&file, None);
+    assert!(!summary.contains("0 s -> 0 s"), "{summary}");
+    assert!(
+        summary.contains("mem.latency            no point finished (0 of "),
+        "{summary}"
     );
 }

@@ -23,7 +23,7 @@ fn hostile_files() -> Vec<ResultFile> {
     let mut files = three();
     files[0].environment.hostname = Probed::Known(hostile_hostname());
     files[1].environment.kernel_release = Probed::Known("6.1\u{1b}]0;pwned\u{7}".into());
-    // a CPU model with bidi and format characters and a CR (issue 46: compare -o x.json
+    // a CPU model with bidi and format characters and a CR (compare -o x.json once
     // wrote them raw)
     files[2].machine["cpu"]["identity"]["model_name"] =
         serde_json::json!("EPYC\u{202e}gpj.exe\u{2066}\r\u{200f}\u{feff}\u{85}x");

@@ -148,7 +148,7 @@ fn emulated_binary_is_named_in_the_machine_table() {
     );
 }
 
-/// The platform row (issue 12/18): the probe's verdict on the POWER7 capture, an emulated
+/// The platform row: the probe's verdict on the POWER7 capture, an emulated
 /// guest (CPUID says TCG), and a file written before the probe read it.
 #[test]
 fn platform_row_names_partitions_emulation_and_absence() {

@@ -1,4 +1,4 @@
-//! Issue 34 item 1 in the report: the machine line and the per-GHz views take the clock
+//! The measured clock in the report: the machine line and the per-GHz views take the clock
 //! cpu.clock measured where cpufreq is absent (marked "measured"), never the portable chain's
 //! adds per second.
 
@@ -141,7 +141,7 @@ fn with_nominal(ghz: f64) -> Option<ResultFile> {
     Some(f)
 }
 
-/// Issue 34 item 1: where the measured clock is more than 5 % from the nominal clock the
+/// Where the measured clock is more than 5 % from the nominal clock the
 /// probe knows, the machine line says so against it (turbo above, a cap or the host below);
 /// within 5 % it says nothing more.
 #[test]
@@ -174,7 +174,7 @@ fn the_measured_clock_is_said_against_the_nominal_clock() {
     assert!(near.contains(", 2.65 GHz measured, "), "{near}");
 }
 
-/// Issue 34 item 1, "a thread ladder shows the clock per thread count": the scaling summary
+/// "A thread ladder shows the clock per thread count": the scaling summary
 /// gives cpu.clock's clock at each thread count and the most threads' over 1 thread's, never a
 /// parallel efficiency (a clock is each worker's own, averaged: 2 workers at 3.71 GHz read
 /// "52 %" as a throughput). The medians this 2-vCPU VM measured (2026-12-06, `hwsurvey run

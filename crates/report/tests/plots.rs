@@ -245,7 +245,7 @@ fn figures_are_small_multiples_with_one_legend() {
         (
             "mem.bandwidth vs threads",
             &["stream.triad", "stream.add", "stream.copy", "stream.scale"][..],
-            // the quick qemu-user runs lie far below the standard one: a log axis (issue 33)
+            // the quick qemu-user runs lie far below the standard one: a log axis
             &["100M", "500M", "2G"][..],
         ),
         (
@@ -290,7 +290,7 @@ fn figures_are_small_multiples_with_one_legend() {
     }
 }
 
-/// Issue 33: the three current examples (a VM and two qemu TCG guests, 30x apart) on a shared
+/// The three current examples (a VM and two qemu TCG guests, 30x apart) on a shared
 /// linear axis left two lines flat on zero and the loaded-latency curves a spike at x = 0.
 /// Where the lines of a figure lie more than 10x apart, its axis is logarithmic and says so:
 /// bandwidth and RAID-6 y, loaded latency's delivered-bandwidth x; and no point is dropped

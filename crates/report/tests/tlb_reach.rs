@@ -1,4 +1,4 @@
-//! Issue 34 item 2 in the report: the "TLB reach beside the latency knee" table puts each page
+//! The TLB reach in the report: the "TLB reach beside the latency knee" table puts each page
 //! mode's knee of the x86_64 VM example beside the reach of the TLBs the machine document
 //! lists, and says why where it has none.
 

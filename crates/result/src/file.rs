@@ -93,12 +93,35 @@ pub struct ProfileRef {
     pub source: String,
     /// Engine rules used (sample time, repetitions, placement, memory fraction).
     pub run: crate::profile::RunSettings,
-    /// FNV-1a 64 of the profile's settings (16 hex digits; the TOML without comments, layout
-    /// and description): one id and version with another fingerprint is an edited copy, whose
-    /// figures `compare` does not line up with the original's. `None` in files written before
-    /// 2026-12-04.
+    /// FNV-1a 64 of the profile's whole settings text (16 hex digits; the TOML without
+    /// comments, layout and description). `None` in files written before 2026-12-04. Kept for
+    /// those files: `compare` decides with [`ProfileRef::point_settings`] where both files
+    /// have it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<String>,
+    /// Fingerprints of the settings that define the profile's points, part by part
+    /// ([`PointSettings`]): one id and version with another fingerprint of a part both runs
+    /// have is an edited copy, which `compare` refuses to line up. `None` in files written
+    /// before 2026-12-08.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub point_settings: Option<PointSettings>,
+}
+
+/// FNV-1a 64 fingerprints (16 hex digits) of what defines a profile's points, without how
+/// each point is measured: the `[run]` sampling rules (`sample_min_s`,
+/// `sample_min_clock_ticks`, `warmup_s`, `samples_min`, `samples_max`, `target_cv`, which
+/// `run --max-time` shortens) and the obsolete `budget_s` keys are left out, as are the
+/// description, comments and layout. Two runs of one profile id and version whose parts
+/// agree measured the same points, however many samples each took.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PointSettings {
+    /// The top-level keys and `[run]` without its sampling rules (placement, memory rules,
+    /// oversubscription factor).
+    pub run: String,
+    /// Per enabled family section (`[families."mem.bandwidth"]`, its `params` included), by
+    /// family id. A family only one of two runs has (a later build's profile added it) is a
+    /// set of points only that run measured, not a different profile.
+    pub families: std::collections::BTreeMap<String, String>,
 }
 
 /// Statistics of one metric.
@@ -378,8 +401,10 @@ pub struct ResultFile {
     /// was kept.
     #[serde(default)]
     pub family_times: Vec<FamilyTime>,
-    /// Set when `hwsurvey run --max-time` had to shorten the run: what it changed. Such a run
-    /// is not comparable to full runs, and every report says so. Absent otherwise.
+    /// Set when `hwsurvey run --max-time` had to shorten the run: what it changed. Every
+    /// report says so; `compare` lines its points up with any run's of the profile (sample
+    /// counts and lengths are how a point was measured, not what it is) and names the points
+    /// it dropped. Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_limit: Option<TimeLimit>,
     /// Changes of the kernel's clocksource seen during the run (read after every point, see

@@ -1,5 +1,5 @@
 //! Absurd counts and a file that contradicts itself are refused by the loader with the
-//! field's JSON path (issue 32): points of 0 threads or no CPUs (compare showed "STREAM Triad
+//! field's JSON path: points of 0 threads or no CPUs (compare showed "STREAM Triad
 //! peak @0"), a hugetlb pool of 2^63 pages (fleet printed `9223372036854775808 x 2 MiB` for a
 //! host it also said had no pools), free pages beyond the pool, MemAvailable above MemTotal,
 //! a last-level cache of 0 instances, pools reserved in one part of the file and none in the

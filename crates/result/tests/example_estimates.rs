@@ -1,5 +1,5 @@
 //! The shipped example of the 16-vCPU x86-2s4n-smt guest (reports/examples, a standard run
-//! under qemu TCG on 2 host cores) keeps what issue 13 asks of the plan's estimate: every
+//! under qemu TCG on 2 host cores) keeps what is asked of the plan's estimate: every
 //! family within ±25 % of its actual time, with the machine's fixed-work speed measured.
 //! Before the estimate followed the machine, service.point_select was estimated at 35 s and
 //! took 1661 s there.

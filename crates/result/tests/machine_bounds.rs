@@ -1,5 +1,5 @@
 //! Figures no machine could give are refused by the loader with the field's JSON path, each
-//! point held against the file's own machine (issue 46): a point of 1048576 threads in a
+//! point held against the file's own machine: a point of 1048576 threads in a
 //! 2-CPU run ("fp peak 2.33G @1048576" above a table of 2 threads), workers on CPUs 4095 and
 //! 100000 of a 2-CPU machine, samples 10^4 times faster than measured ("int 1 thread 94.6T
 //! ops/s"), a latency below one cycle, a memory bandwidth beyond twice the DIMMs' peak. The

@@ -3,6 +3,12 @@
 //!
 //! Input points are `(threads, throughput)` with throughput in any "higher is better" unit
 //! (ops/s, bytes/s); the analysis keeps that unit.
+//!
+//! The figure a reader compares between machines is the efficiency at all threads
+//! ([`Scaling::efficiency_at_all_threads`]): it means the same on every machine. The efficiency
+//! at the peak is 100 % for any curve whose peak is its 1-thread point, however far it falls
+//! after it (1 thread 10 ops/s, 8 threads 8 ops/s: 100 % at the peak, 10 % at all threads);
+//! such a curve does not scale ([`Scaling::does_not_scale`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -25,7 +31,8 @@ pub struct Scaling {
     /// Thread count of the peak.
     pub peak_threads: usize,
     /// `peak / (peak_threads * single_thread)`; absent without a 1-thread point or when the
-    /// single-thread figure is 0.
+    /// single-thread figure is 0. Not the figure to compare between machines: it is 100 % for
+    /// any curve that peaks at 1 thread ([`Scaling::efficiency_at_all_threads`] is).
     pub efficiency_at_peak: Option<f64>,
     /// The knee: the fewest threads reaching `knee_fraction` (0.9) of the peak.
     pub knee_threads: usize,
@@ -45,6 +52,15 @@ pub struct Scaling {
 
 /// Fraction of the peak that defines the knee.
 pub const KNEE_FRACTION: f64 = 0.9;
+
+impl Scaling {
+    /// The curve has more than one thread count and its peak is its 1-thread point: adding
+    /// threads never raised the throughput. Its efficiency at the peak (100 %) says nothing;
+    /// [`Scaling::efficiency_at_all_threads`] says how far it falls.
+    pub fn does_not_scale(&self) -> bool {
+        self.peak_threads == 1 && self.all_threads > 1
+    }
+}
 
 /// Analyses a curve; `None` when it has no point with a finite, positive throughput.
 /// Points may come in any order; non-finite throughputs are ignored.
@@ -170,7 +186,39 @@ mod tests {
         assert!(analyse(&[]).is_none());
     }
 
+    /// Issue 49 item 2: a curve that peaks at 1 thread of 8 is 100 % efficient at its peak,
+    /// and that is not the figure to compare: at all 8 threads it is 10 %, and it does not
+    /// scale.
+    #[test]
+    fn a_curve_peaking_at_one_thread_of_eight_does_not_scale() {
+        let s = analyse(&pts(&[(1, 10.0), (2, 9.0), (4, 8.5), (8, 8.0)])).unwrap();
+        assert_eq!((s.peak_threads, s.knee_threads, s.all_threads), (1, 1, 8));
+        assert_eq!(s.efficiency_at_peak, Some(1.0));
+        assert_eq!(s.efficiency_at_all_threads, Some(0.1));
+        assert!(s.does_not_scale());
+        // a curve that scales, and a single point, are not "does not scale"
+        let s = analyse(&pts(&[(1, 10.0), (8, 60.0)])).unwrap();
+        assert!(!s.does_not_scale());
+        assert_eq!(s.efficiency_at_all_threads, Some(0.75));
+        assert!(!analyse(&pts(&[(1, 10.0)])).unwrap().does_not_scale());
+    }
+
     proptest! {
+        /// The efficiency at all threads never exceeds the efficiency at the peak: the peak
+        /// is the highest throughput, and all threads are at least the peak's threads.
+        #[test]
+        fn all_thread_efficiency_not_above_the_peak_efficiency(
+            v in prop::collection::vec((1usize..64, 0.1f64..1e9), 1..20),
+            single in 0.1f64..1e9,
+        ) {
+            let mut v = v;
+            v.push((1, single));
+            let s = analyse(&pts(&v)).unwrap();
+            let (all, peak) = (s.efficiency_at_all_threads.unwrap(), s.efficiency_at_peak.unwrap());
+            prop_assert!(all <= peak * (1.0 + 1e-12), "{all} > {peak}");
+            prop_assert_eq!(s.does_not_scale(), s.peak_threads == 1 && s.all_threads > 1);
+        }
+
         #[test]
         fn knee_not_after_peak(v in prop::collection::vec((1usize..64, 0.1f64..1e9), 1..20)) {
             let s = analyse(&pts(&v)).unwrap();

@@ -18,21 +18,94 @@ pub mod printed;
 pub mod report_sample;
 pub mod watch;
 
-/// `../shared` beside the workspace (the folder holding `fixtures/` and `bugs/`), or `None`
-/// after printing `SKIPPED: ../shared not found` (a clone elsewhere; in CI it is always there).
-pub fn shared() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        println!("SKIPPED: ../shared not found");
-        None
+/// Environment variable: the folder that holds `fixtures/` and `bugs/`, when it is not
+/// `../shared` beside the workspace (see [`shared_dir`]).
+pub const SHARED_DIR_VAR: &str = "HWSURVEY_SHARED_DIR";
+
+/// Environment variable: `1` in a checkout that truly lacks the captures. The tests that read
+/// them then print `SKIPPED: ../shared not found (PATH)` and pass; without it they fail,
+/// naming the path ([`shared`]).
+pub const WITHOUT_SHARED_VAR: &str = "HWSURVEY_WITHOUT_SHARED";
+
+/// Where the captures are looked for: [`SHARED_DIR_VAR`] when set and not empty, else
+/// `../shared` beside the workspace.
+pub fn shared_dir() -> PathBuf {
+    match std::env::var_os(SHARED_DIR_VAR) {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
     }
 }
 
-/// `../shared/fixtures`, or `None` as [`shared`].
+/// The folder holding `fixtures/` and `bugs/` ([`shared_dir`]), read in place.
+///
+/// `None`, after printing `SKIPPED: ../shared not found (PATH)`, only when the folder is
+/// missing and [`WITHOUT_SHARED_VAR`] is `1`: the caller returns and the test passes.
+///
+/// Panics when the folder is missing and the switch is not set, naming the path and the
+/// switch: a test that reads a capture must not pass silently where there is none.
+pub fn shared() -> Option<PathBuf> {
+    let without = std::env::var_os(WITHOUT_SHARED_VAR).is_some_and(|v| v == "1");
+    match shared_or_why(&shared_dir(), without) {
+        Ok(found) => {
+            if found.is_none() {
+                println!("SKIPPED: ../shared not found ({})", shared_dir().display());
+            }
+            found
+        }
+        Err(why) => panic!("{why}"),
+    }
+}
+
+/// The decision of [`shared`] for the folder `dir`: `Ok(Some(dir))` when it is a folder;
+/// when it is not, `Ok(None)` if `without_shared` (the switch is set), else `Err` with the
+/// sentence the test fails with.
+pub fn shared_or_why(dir: &Path, without_shared: bool) -> Result<Option<PathBuf>, String> {
+    if dir.is_dir() {
+        Ok(Some(dir.to_path_buf()))
+    } else if without_shared {
+        Ok(None)
+    } else {
+        Err(format!(
+            "{}: not found: the tests read the real machine captures there (../shared beside \
+             the workspace, or {SHARED_DIR_VAR}=DIR); in a checkout that truly lacks them, \
+             {WITHOUT_SHARED_VAR}=1 makes these tests print SKIPPED and pass",
+            dir.display()
+        ))
+    }
+}
+
+/// `fixtures/` of [`shared`], or `None` as [`shared`].
 pub fn fixtures() -> Option<PathBuf> {
     shared().map(|s| s.join("fixtures"))
+}
+
+/// Every family of DESIGN.md, for tests that load a profile without depending on which
+/// families this build registers.
+pub const ALL_FAMILIES: [&str; 10] = [
+    "mem.bandwidth",
+    "mem.latency",
+    "mem.loaded_latency",
+    "cpu.clock",
+    "cpu.scaling",
+    "c2c.latency",
+    "sync.contention",
+    "service.point_select",
+    "storage.iops",
+    "raid.parity",
+];
+
+/// The workspace's root folder (where `targets/`, `profiles/` and `README.md` are).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The `hwsurvey` binary of this build as a command, run through [`target_runner`]
+/// (qemu-user under scripts/cross-test) in [`workspace_root`], so that target and profile
+/// names resolve as in the README. Add `use assert_cmd::prelude::*` for `.assert()`.
+pub fn hwsurvey() -> std::process::Command {
+    let mut cmd = target_command(&assert_cmd::cargo::cargo_bin("hwsurvey"));
+    cmd.current_dir(workspace_root());
+    cmd
 }
 
 /// Unpacks a `.tar.gz`/`.tgz`, `.tar.bz2` or plain `.tar` archive into `into` (created if
@@ -388,37 +461,9 @@ pub fn target_command(bin: &Path) -> std::process::Command {
 
 /// An excerpt of a real `/proc/self/smaps` (x86_64, Linux 6.1): the heap (4 KiB pages), a
 /// THP-backed anonymous region (6 MiB of 8 MiB in huge pages) and a hugetlb region (2 MiB
-/// pages, 4 MiB private hugetlb), for the smaps parser's tests and its users'.
-pub const SMAPS_EXCERPT: &str = "\
-55d0c8a00000-55d0c8a21000 rw-p 00000000 00:00 0                          [heap]
-Size:                132 kB
-KernelPageSize:        4 kB
-MMUPageSize:           4 kB
-Rss:                   8 kB
-AnonHugePages:         0 kB
-Private_Hugetlb:       0 kB
-THPeligible:    0
-VmFlags: rd wr mr mw me ac sd
-7f2a40000000-7f2a40800000 rw-p 00000000 00:00 0
-Size:               8192 kB
-KernelPageSize:        4 kB
-MMUPageSize:           4 kB
-Rss:                8192 kB
-AnonHugePages:      6144 kB
-Shared_Hugetlb:        0 kB
-Private_Hugetlb:       0 kB
-THPeligible:    1
-VmFlags: rd wr mr mw me ac sd hg
-7f2a80000000-7f2a80400000 rw-p 00000000 00:0f 1234                       /anon_hugepage (deleted)
-Size:               4096 kB
-KernelPageSize:     2048 kB
-MMUPageSize:        2048 kB
-Rss:                   0 kB
-AnonHugePages:         0 kB
-Shared_Hugetlb:        0 kB
-Private_Hugetlb:    4096 kB
-VmFlags: rd wr mr mw me de ht sd
-";
+/// pages, 4 MiB private hugetlb), for the smaps parser's tests and its users'. Kept in
+/// `crates/testkit/data/smaps-excerpt.txt`, which `hwsurvey_machine`'s own tests include too.
+pub const SMAPS_EXCERPT: &str = include_str!("../data/smaps-excerpt.txt");
 
 #[cfg(test)]
 mod tests {
@@ -442,6 +487,25 @@ mod tests {
         assert!(!shm_is_roomy(&format!("{debian}{docker}")));
         assert!(!shm_is_roomy("/dev/vda /dev/shm ext4 rw 0 0\n"));
         assert!(!shm_is_roomy(""));
+    }
+
+    /// A missing ../shared fails the test, naming the folder and the switch; with the switch
+    /// it is skipped; a folder that is there is used.
+    #[test]
+    fn missing_shared_fails_unless_switched_off() {
+        let there = tempfile::tempdir().unwrap();
+        let absent = there.path().join("shared");
+        let why = shared_or_why(&absent, false).unwrap_err();
+        assert!(
+            why.starts_with(&format!("{}: not found", absent.display())),
+            "{why}"
+        );
+        assert!(why.contains("HWSURVEY_WITHOUT_SHARED=1"), "{why}");
+        assert_eq!(shared_or_why(&absent, true), Ok(None));
+        assert_eq!(
+            shared_or_why(there.path(), false),
+            Ok(Some(there.path().to_path_buf()))
+        );
     }
 
     #[test]

@@ -257,6 +257,7 @@ pub fn result(s: &Spec) -> ResultFile {
                 budget_s: None,
             },
             fingerprint: None,
+            point_settings: None,
         },
         started_at: "2026-11-29T20:00:00Z".into(),
         finished_at: Some("2026-11-29T20:10:00Z".into()),

@@ -12,21 +12,9 @@ use hwsurvey_engine::result::Tool;
 use hwsurvey_engine::run::{run_with_cancel, RunRequest, Silent};
 use hwsurvey_engine::{build_plan, Profile, RunOptions};
 use hwsurvey_probe::{probe_machine, SysRoot};
+use hwsurvey_testkit::ALL_FAMILIES;
 use hwsurvey_workloads::clock::{self, add_chain, expected, portable, ADDS_PER_BLOCK};
 use hwsurvey_workloads::families::{cpu_clock::CpuClock, DynFamily};
-
-const ALL_FAMILIES: [&str; 10] = [
-    "mem.bandwidth",
-    "mem.latency",
-    "mem.loaded_latency",
-    "cpu.clock",
-    "cpu.scaling",
-    "c2c.latency",
-    "sync.contention",
-    "service.point_select",
-    "storage.iops",
-    "raid.parity",
-];
 
 fn load(name: &str) -> Profile {
     let profile = Profile::load(name, &ALL_FAMILIES).unwrap();

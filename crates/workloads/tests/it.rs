@@ -1,6 +1,7 @@
-//! Every integration test of this package in one test binary (one compile and one link
-//! instead of one per file: issue 37). Each tests/*.rs file is a module here; a new test
-//! file must be added below (xtask/tests/one_test_binary.rs fails naming a file that is not).
+//! The integration tests of hwsurvey-workloads: one module per `tests/*.rs` file below, built
+//! as one test binary (one compile and one link instead of one per file, most of what the
+//! cross stages cost: docs/testing.md). A new test file must be added below
+//! (xtask/tests/one_test_binary.rs fails naming a file that is not).
 
 mod clock_family;
 mod kernels_c2c;

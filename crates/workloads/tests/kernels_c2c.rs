@@ -213,7 +213,7 @@ fn ping_pong_counts_every_round_trip() {
 }
 
 /// A sample far longer than its time cap (a billion round trips take minutes) ends at the cap,
-/// at a multiple of 1024 round trips, and both threads agree on the count (issue 13: a c2c
+/// at a multiple of 1024 round trips, and both threads agree on the count (a c2c
 /// sample calibrated for 0.3 s ran 2.6 s on a descheduled VM).
 #[test]
 fn ping_pong_stops_at_its_time_cap() {

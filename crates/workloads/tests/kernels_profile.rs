@@ -10,6 +10,7 @@ use hwsurvey_engine::result::Tool;
 use hwsurvey_engine::run::{run_with_cancel, RunRequest, Silent};
 use hwsurvey_engine::{build_plan, Profile, RunOptions};
 use hwsurvey_probe::{probe_machine, SysRoot};
+use hwsurvey_testkit::ALL_FAMILIES;
 use hwsurvey_workloads::families::{
     c2c_latency::C2cLatency, cpu_scaling::CpuScaling, mem_latency::MemLatency,
     sync_contention::SyncContention, DynFamily,
@@ -25,21 +26,6 @@ const MINE: [&str; 4] = [
 fn families() -> Vec<&'static dyn DynFamily> {
     vec![&MemLatency, &CpuScaling, &C2cLatency, &SyncContention]
 }
-
-/// Every family of DESIGN.md, so this test does not depend on which other families are
-/// registered in this build.
-const ALL_FAMILIES: [&str; 10] = [
-    "mem.bandwidth",
-    "mem.latency",
-    "mem.loaded_latency",
-    "cpu.clock",
-    "cpu.scaling",
-    "c2c.latency",
-    "sync.contention",
-    "service.point_select",
-    "storage.iops",
-    "raid.parity",
-];
 
 /// Loads a built-in profile and checks the kernel families' sections with their families.
 fn load(name: &str) -> Profile {

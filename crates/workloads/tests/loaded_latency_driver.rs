@@ -97,7 +97,7 @@ fn a_loaded_point_reports_streamed_bandwidth_and_the_chase_latency() {
 }
 
 /// The first run of a point touches (zeroes) each streaming buffer; the later runs of the
-/// same point leave a read load's buffers as they are (issue 13: rewriting every buffer in
+/// same point leave a read load's buffers as they are (rewriting every buffer in
 /// every sample made loaded-latency points in a 16-vCPU guest take 25-35 s).
 #[test]
 fn only_the_first_run_touches_the_streaming_buffers() {

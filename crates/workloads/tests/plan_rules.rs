@@ -119,7 +119,7 @@ fn an_obsolete_budget_drops_no_point_and_only_filters() {
     )
     .unwrap();
     let f = &plan.families[0];
-    // issue 13: a 2 s budget (obsolete) used to keep 2 of these points; all 8 are planned
+    // a 2 s budget (obsolete) used to keep 2 of these points; all 8 are planned
     assert_eq!(f.points.len(), 8);
     assert!(f.skipped.iter().all(|s| s.reason.contains("memory cap")));
     let sum: f64 = f.points.iter().map(|p| p.estimated_s).sum();
@@ -236,8 +236,8 @@ fn max_time_shortens_samples_first_and_drops_points_last() {
 /// warm-up window, `samples_min` windows and half a window, and the start of its threads.
 /// The standard profile's points took 0.705-0.717 s each on the 2-vCPU Zen 2 VM (`cargo bench
 /// -p hwsurvey --bench estimate`, 2026-12-06: every point 3 samples, spawn 85 us a thread)
-/// against 0.99 s planned (0.72 of the estimate, outside issue 38's ±25 %); now 0.85 s and
-/// the threads' start, within ±25 % of each recorded point.
+/// against 0.99 s planned (0.72 of the estimate, outside the ±25 % it is held to); now 0.85 s
+/// and the threads' start, within ±25 % of each recorded point.
 #[test]
 fn sync_contention_is_estimated_as_its_windows() {
     let plan = zen2_standard_plan("sync.contention");

@@ -269,7 +269,7 @@ fn values_at_the_ends_of_their_ranges_load() {
     assert_eq!(MAX_THREADS_PER_POINT, 4096);
 }
 
-/// What one profile may cost is bounded (issue 46: 524288 storage points were accepted and
+/// What one profile may cost is bounded (524288 storage points were accepted and
 /// `run --plan-only` took 1.4 GB for a 19 h plan): a list of more than 64 entries, and more
 /// than 256 storage points a target (patterns x threads_per_target x queue_depths), are
 /// refused naming the key.

@@ -1,5 +1,5 @@
 //! The start gate the closed loop and the loaded-latency threads wait at
-//! (`hwsurvey_engine::gate::StartGate`): waiting costs no CPU (issue 13).
+//! (`hwsurvey_engine::gate::StartGate`): waiting costs no CPU.
 
 use hwsurvey_engine::gate::StartGate;
 

@@ -12,20 +12,8 @@ use hwsurvey_engine::run::{run_with_cancel, RunRequest, Silent};
 use hwsurvey_engine::DynFamily;
 use hwsurvey_engine::{build_plan, Profile, RunOptions};
 use hwsurvey_probe::{probe_machine, SysRoot};
+use hwsurvey_testkit::ALL_FAMILIES;
 use hwsurvey_workloads::families::storage_iops::{StorageIops, NO_TARGET_REASON};
-
-const ALL_FAMILIES: [&str; 10] = [
-    "mem.bandwidth",
-    "mem.latency",
-    "mem.loaded_latency",
-    "cpu.clock",
-    "cpu.scaling",
-    "c2c.latency",
-    "sync.contention",
-    "service.point_select",
-    "storage.iops",
-    "raid.parity",
-];
 
 fn fams() -> Vec<&'static dyn DynFamily> {
     vec![&StorageIops]

@@ -12,6 +12,10 @@ pub struct Expect {
     pub dies: Option<u32>,
     /// Clusters among the online CPUs, when the definition says.
     pub clusters: Option<u32>,
+    /// The probe finds no cluster level (each cluster is one core, as on x86 guests whose
+    /// cores have an L2 each; lscpu and lstopo show none): its count is unknown, with why.
+    #[serde(default)]
+    pub no_cluster_level: bool,
     /// Cores among the online CPUs.
     pub cores: u32,
     /// Threads of every online core.

@@ -35,7 +35,13 @@ Examples:
   hwsurvey compare a.json b.json        # machines and headline on the terminal
   hwsurvey compare a.json b.json --details | less -S   # every table
   hwsurvey compare a.json b.json -o report.html --plots plots/
-  hwsurvey compare a.json b.json --label xeon --label altra --baseline altra")]
+  hwsurvey compare a.json b.json -o - --format markdown | pandoc -o report.docx
+  hwsurvey compare a.json b.json --label xeon --label altra --baseline altra
+
+A PDF: write the HTML report, then print it with a browser (A4, the report's print
+stylesheet; scripts/html-to-pdf-png does the same):
+  hwsurvey compare a.json b.json -o report.html
+  chromium --headless --no-pdf-header-footer --print-to-pdf=report.pdf report.html")]
 pub struct Args {
     /// Result files, one column each, in this order.
     #[arg(required = true, value_name = "FILE")]
@@ -49,12 +55,14 @@ pub struct Args {
     /// hostname and arch, then hostname, arch and kernel, then the file name stem appended).
     #[arg(long = "label", value_name = "LABEL")]
     labels: Vec<String>,
-    /// Output format [default: from the -o file's extension (.md, .csv, .json, .html/.htm),
-    /// else terminal].
+    /// Output format [default: from the -o file's extension (.md, .csv, .json, .html/.htm,
+    /// .txt for the terminal's text), else terminal].
     #[arg(long, value_enum)]
     format: Option<FormatArg>,
-    /// Write to FILE instead of standard output. An existing file is refused unless --force;
-    /// an input result file is always refused.
+    /// Write to FILE instead of standard output (`-o -`: standard output). Without --format
+    /// the extension picks the format; any other extension is refused (.pdf too: print the
+    /// HTML report to PDF, as the after-help says). An existing file is refused unless
+    /// --force; an input result file is always refused.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Also write each plot as an SVG file into DIR, named by family and view
@@ -98,6 +106,66 @@ fn baseline_label<'a>(b: &'a str, labels: &'a [String], files: &[PathBuf]) -> &'
     }
 }
 
+/// The format of the output: `--format` (or `--json`), else from the extension of `-o`
+/// (`.md`/`.markdown`, `.csv`, `.json`, `.html`/`.htm`, `.txt` for the terminal's text), else
+/// the terminal's. An `-o` whose extension names no format is refused, never written as
+/// terminal text: `.pdf` with the way to print the HTML report to PDF.
+fn output_format(args: &Args) -> anyhow::Result<Format> {
+    let chosen = args.format.or(args.json.then_some(FormatArg::Json));
+    let from_extension = |p: &Path| -> anyhow::Result<FormatArg> {
+        let ext = p
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        Ok(match ext.as_deref() {
+            Some("md" | "markdown") => FormatArg::Markdown,
+            Some("csv") => FormatArg::Csv,
+            Some("json") => FormatArg::Json,
+            Some("html" | "htm") => FormatArg::Html,
+            Some("txt" | "text") => FormatArg::Terminal,
+            Some("pdf") => {
+                // the commands whole, each on its own line, before the one-line error
+                errln!(
+                    "note: a PDF is the HTML report printed by a browser (A4, its print \
+                     stylesheet; scripts/html-to-pdf-png does this):\n  hwsurvey compare \
+                     FILE... -o report.html\n  chromium --headless --no-pdf-header-footer \
+                     --print-to-pdf={} report.html",
+                    p.display()
+                );
+                anyhow::bail!(
+                    "-o {}: hwsurvey writes no PDF: write the HTML report and print it (the \
+                     note above)",
+                    p.display()
+                )
+            }
+            other => anyhow::bail!(
+                "-o {}: {}: name the file .md, .csv, .json, .html or .txt (the terminal's \
+                 text), or give --format",
+                p.display(),
+                match other {
+                    Some(e) => format!("no output format has the extension .{e}"),
+                    None => "no extension to pick the output format by".into(),
+                }
+            ),
+        })
+    };
+    let arg = match (chosen, &args.output) {
+        // a PDF is never written, whatever --format says
+        (Some(_), Some(p)) if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("pdf")) => {
+            from_extension(p)?
+        }
+        (Some(f), _) => f,
+        (None, Some(p)) => from_extension(p)?,
+        (None, None) => FormatArg::Terminal,
+    };
+    Ok(match arg {
+        FormatArg::Terminal => Format::Terminal,
+        FormatArg::Markdown => Format::Markdown,
+        FormatArg::Csv => Format::Csv,
+        FormatArg::Json => Format::Json,
+        FormatArg::Html => Format::Html,
+    })
+}
+
 /// Runs `hwsurvey compare`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(
@@ -106,6 +174,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.labels.len(),
         args.files.len()
     );
+    let mut args = args;
+    // `-o -` is standard output, as for most Unix tools (it made a file named "-")
+    if args.output.as_deref() == Some(Path::new("-")) {
+        args.output = None;
+    }
+    // the format before any work: from --format, else the extension of -o, else refused
+    let format = output_format(&args)?;
     // the one output rule, before any work: never an input, never an existing file without
     // --force
     let given = args.files.clone();
@@ -145,7 +220,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "no result files among the {} files given",
         args.files.len()
     );
-    let mut args = args;
     if kept.len() < args.files.len() {
         args.files = kept.iter().map(|&i| args.files[i].clone()).collect();
         if !args.labels.is_empty() {
@@ -198,10 +272,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             plot::REPORT_PLOTS_PER_FAMILY,
             left_out.len(),
         );
-        // the list on stderr, except for the screen of a terminal, whose first lines it
-        // filled (issue 33); the report says it in one line
-        if args.output.is_some() || args.plots.is_some() || crate::terminal_width().is_none() {
-            errln!("note: {note}: {}", left_out.join("; "));
+        // the list on stderr for a log (stderr not a terminal) when the report goes to a
+        // file or a pipe; never on a terminal's screen, whose first lines it filled (issues
+        // 33 and 49: `compare ... | less` showed a 1,000-character list first); the report
+        // says it in one line
+        let to_screen = crate::terminal_width().is_some();
+        if !to_screen {
+            if crate::fit::stderr_width().is_none() {
+                errln!("note: {note}: {}", left_out.join("; "));
+            } else if args.output.is_some() || args.plots.is_some() {
+                errln!("note: {note}");
+            }
         }
         c.add_note(note);
     }
@@ -221,33 +302,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             write_atomic(&dir.join(name), svg.as_bytes(), args.force)?;
         }
     }
-    let by_extension = || {
-        let ext = args
-            .output
-            .as_ref()?
-            .extension()?
-            .to_str()?
-            .to_ascii_lowercase();
-        Some(match ext.as_str() {
-            "md" | "markdown" => FormatArg::Markdown,
-            "csv" => FormatArg::Csv,
-            "json" => FormatArg::Json,
-            "html" | "htm" => FormatArg::Html,
-            _ => return None,
-        })
-    };
-    let format = match args
-        .format
-        .or(args.json.then_some(FormatArg::Json))
-        .or_else(by_extension)
-        .unwrap_or(FormatArg::Terminal)
-    {
-        FormatArg::Terminal => Format::Terminal,
-        FormatArg::Markdown => Format::Markdown,
-        FormatArg::Csv => Format::Csv,
-        FormatArg::Json => Format::Json,
-        FormatArg::Html => Format::Html,
-    };
     let text = match (format, &args.output) {
         // to the terminal: tables shrunk to its width
         // to the terminal: the machines and the headline first, tables shrunk to its width,

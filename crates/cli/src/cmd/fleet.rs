@@ -59,11 +59,11 @@ Exit codes, by the gravest host verdict:
   5  a host ran under emulation (and none failed or warned)
 
 Examples:
-  hwsurvey fleet reports/fleet/2026-12-01/           # every host folder of one run
+  hwsurvey fleet reports/fleet/examples/             # every host folder of one run
   hwsurvey fleet a.json b.json c.json --k 4 --min-diff-pct 3
-  hwsurvey fleet /shared/run-id --format markdown -o fleet.md
-  hwsurvey fleet /shared/run-id --json > fleet.json
-  hwsurvey fleet /shared/run-id --format html -o fleet.html   # one self-contained page";
+  hwsurvey fleet RUN_DIR/ --format markdown -o fleet.md
+  hwsurvey fleet RUN_DIR/ --json > fleet.json
+  hwsurvey fleet RUN_DIR/ --format html -o fleet.html   # one self-contained page";
 
 /// Output formats.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]

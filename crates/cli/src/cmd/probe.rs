@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use hwsurvey_probe::{io, memory, os, probe_machine, summary, Machine};
+use hwsurvey_probe::{io, memory, os, probe_machine, probe_text, Machine};
 
 /// Options of `hwsurvey probe`.
 #[derive(clap::Args, Debug)]
@@ -151,7 +151,7 @@ pub fn read_dmidecode(file: &Path) -> anyhow::Result<Dmidecode> {
 
 /// The whole human summary: CPU, NUMA, pages, memory, I/O, OS, then what could not be read.
 pub fn render_summary(machine: &Machine) -> String {
-    let mut out = summary::topology_summary(machine);
+    let mut out = probe_text::topology_summary(machine);
     for section in [
         memory::summary(&machine.memory),
         io::summary(&machine.io),
@@ -165,6 +165,6 @@ pub fn render_summary(machine: &Machine) -> String {
         }
     }
     out.push('\n');
-    out.push_str(&summary::unknowns_summary(machine));
+    out.push_str(&probe_text::unknowns_summary(machine));
     out
 }

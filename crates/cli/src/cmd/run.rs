@@ -68,7 +68,9 @@ pub struct Args {
     /// Bound the run's estimated time (`90s`, `10m`, `1h30m`; plain numbers are seconds). When
     /// the profile's plan is estimated over it, samples and repetitions are shortened first;
     /// points are dropped only as a last resort, each named. Such a run is marked
-    /// time-limited in the result file and in every report: not comparable to full runs.
+    /// time-limited in the result file and in every report; `compare` lines up its points
+    /// with any run's of the profile (fewer, shorter samples: wider noise) and names the
+    /// points it dropped.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_s)]
     pub max_time: Option<f64>,
     /// Burn-in: repeat the soak subset of the profile (mem.bandwidth's STREAM points,
@@ -170,7 +172,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
     if let Some(t) = &time_limit {
         eprintln!(
-            "hwsurvey: warning: time-limited run, not comparable to full runs: {}",
+            "hwsurvey: warning: time-limited run (fewer, shorter samples: wider noise; compare \
+             names any point dropped): {}",
             t.summary()
         );
     }
@@ -456,7 +459,8 @@ fn plan_captured(
     out!("{}", render_plan(&plan, &profile.description, true));
     if let Some(t) = &time_limit {
         eprintln!(
-            "hwsurvey: warning: time-limited plan, not comparable to full runs: {}",
+            "hwsurvey: warning: time-limited plan (fewer, shorter samples: wider noise; compare \
+             names any point dropped): {}",
             t.summary()
         );
     }

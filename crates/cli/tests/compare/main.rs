@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use assert_cmd::prelude::*;
+use hwsurvey_testkit::hwsurvey;
 use hwsurvey_testkit::tool;
 use predicates::prelude::*;
 
@@ -16,10 +17,6 @@ fn write_three(dir: &Path) -> Vec<PathBuf> {
             p
         })
         .collect()
-}
-
-fn hwsurvey() -> Command {
-    Command::cargo_bin("hwsurvey").unwrap()
 }
 
 #[test]
@@ -108,36 +105,77 @@ fn bad_files_get_one_line_errors() {
     one_line_error(&huge, "huge.json: 1073741824 bytes, larger than the");
 }
 
-/// An edited copy of a profile keeps its id and version, but not its settings' fingerprint:
-/// compare refuses to line it up with the original without --mixed-profiles, and says why
-/// (breaker finding: an edited standard.toml compared as "standard v2" with the real one).
+/// An edited copy of a profile keeps its id and version, but not the settings that define
+/// its points: compare refuses to line it up with the original without --mixed-profiles, and
+/// says which part differs (breaker finding: an edited standard.toml compared as "standard v2"
+/// with the real one). Sample counts and lengths are no such part: a copy
+/// that only samples differently compares; a file written before the parts were fingerprinted,
+/// whose whole-text fingerprint differs, compares with a note that what differs cannot be
+/// told.
 #[test]
 fn an_edited_copy_of_a_profile_needs_force() {
     let dir = tempfile::tempdir().unwrap();
     let files = write_three(dir.path());
-    for (k, fp) in [
-        (0, "00000000000000aa"),
-        (1, "00000000000000aa"),
-        (2, "00000000000000bb"),
-    ] {
+    let parts = |bandwidth: &str| hwsurvey_result::PointSettings {
+        run: "00000000000000aa".into(),
+        families: [
+            ("cpu.scaling".to_string(), "0000000000000011".to_string()),
+            ("mem.bandwidth".to_string(), bandwidth.to_string()),
+        ]
+        .into_iter()
+        .collect(),
+    };
+    let set = |k: usize, whole: Option<&str>, p: Option<hwsurvey_result::PointSettings>| {
         let mut f = hwsurvey_result::load(&files[k]).unwrap();
-        f.profile.fingerprint = Some(fp.into());
+        f.profile.fingerprint = whole.map(str::to_string);
+        f.profile.point_settings = p;
         f.write_atomic(&files[k]).unwrap();
-    }
+    };
+    set(0, Some("00000000000000aa"), Some(parts("0000000000000022")));
+    set(1, Some("00000000000000aa"), Some(parts("0000000000000022")));
+    set(2, Some("00000000000000bb"), Some(parts("0000000000000033")));
     hwsurvey()
         .arg("compare")
         .args(&files)
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("(settings 00000000000000bb)"))
         .stderr(predicate::str::contains(
-            "one id and version with other settings is an edited copy of a profile",
+            "differ in [families.\"mem.bandwidth\"]",
+        ))
+        .stderr(predicate::str::contains(
+            "one id and version with other such settings is an edited copy of a profile",
+        ));
+    hwsurvey()
+        .arg("compare")
+        .args(&files)
+        .args(["--mixed-profiles", "--format", "markdown"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "DIFFERENT PROFILE SETTINGS (--mixed-profiles)",
+        ));
+    // other sample counts and lengths only: the whole text differs, the points' settings not
+    set(2, Some("00000000000000bb"), Some(parts("0000000000000022")));
+    let out = hwsurvey().arg("compare").args(&files).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("settings texts that differ"), "{text}");
+    // a file written before the parts were fingerprinted: compared, and said
+    set(2, Some("00000000000000bb"), None);
+    hwsurvey()
+        .arg("compare")
+        .args(&files)
+        .args(["--format", "markdown"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "cannot be told: compared point by point",
         ));
     // files written before fingerprints were kept are taken at their word
-    let mut f = hwsurvey_result::load(&files[2]).unwrap();
-    f.profile.fingerprint = None;
-    f.write_atomic(&files[2]).unwrap();
-    hwsurvey().arg("compare").args(&files).assert().success();
+    set(2, None, None);
+    let out = hwsurvey().arg("compare").args(&files).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("cannot be told"));
 }
 
 #[test]
@@ -162,7 +200,7 @@ fn different_profile_versions_need_force() {
         .stdout(predicate::str::contains(
             "DIFFERENT PROFILE VERSIONS (--mixed-profiles)",
         ));
-    // --force means only "replace the -o file", as in run and snapshot (issue 18)
+    // --force means only "replace the -o file", as in run and snapshot
     hwsurvey()
         .arg("compare")
         .args(&files)
@@ -235,7 +273,7 @@ fn implausible_values_get_one_line_errors() {
     assert!(out.stdout.is_empty());
 }
 
-/// The tester's reproductions (issue 16, item 6), each an edit of a result file that loads:
+/// The tester's reproductions of values no run measures, each an edit of a result file that loads:
 /// `compare` refuses the file with one line naming the file, the field and the value, exit 2,
 /// and prints no table (a CV of 1.18e21 used to print `CV 118059162071741130342400.0%` and
 /// make a -95% change "within noise"; a working set of 1.18e21 bytes printed `16777216 TiB`; a
@@ -471,7 +509,7 @@ fn baseline_by_file_name_stem_or_path_as_the_readme_shows() {
         ));
 }
 
-/// Issue 18: one spelling for JSON on every command: `--json` (as `probe --json`) is
+/// One spelling for JSON on every command: `--json` (as `probe --json`) is
 /// `--format json` on compare and qualify, and the two together are a usage error.
 #[test]
 fn json_flag_is_format_json_on_compare_and_qualify() {
@@ -509,7 +547,7 @@ fn json_flag_is_format_json_on_compare_and_qualify() {
     );
 }
 
-/// Issue 33 item 9: `compare reports/examples/*.json` failed on compare.json beside the
+/// `compare reports/examples/*.json` once failed on compare.json beside the
 /// results. hwsurvey's own reports (a comparison, a qualification, a machine document) are
 /// skipped with a one-line note, recognised by their content whatever their name; any other
 /// file that is not a result is still an error naming it.
@@ -604,7 +642,7 @@ fn hwsurvey_reports_beside_the_results_are_skipped_with_a_note() {
 
 mod printed_reports;
 
-/// Issue 46: `compare -o x.json` kept raw bidi characters of a CPU model and a hostname
+/// `compare -o x.json` kept raw bidi characters of a CPU model and a hostname
 /// (U+202E, U+2066), while the terminal showed them escaped. Every format written with `-o`
 /// (JSON, Markdown, CSV, HTML, terminal) follows its escaping rule, as on a terminal; the
 /// JSON still reads back the CPU model as it was.

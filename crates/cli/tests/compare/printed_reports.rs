@@ -89,7 +89,7 @@ fn html_report_printed_whole_one_png_per_page() {
 
 /// The shipped example, three machines of the standard profile (this VM, the x86-2s4n-smt and
 /// arm64-2n-clusters guests: 2, 16 and 8 CPUs), prints to at most 12 A4 pages in Chromium
-/// (issue 18; 19 pages before the small multiples and the one-line detail rows, 10 after, 11
+/// (19 pages before the small multiples and the one-line detail rows, 10 after, 11
 /// with the notes printed in full and the clock.source row), and page 1 holds the headline: its title, every row label and the footnotes of what a
 /// machine does not have.
 #[test]
@@ -176,7 +176,7 @@ fn example_report_prints_to_12_pages_with_the_headline_on_page_1_and_every_word_
         let start: String = n.chars().take(30).collect();
         assert!(text.contains(&start), "page 1 lacks {start:?}:\n{text}");
     }
-    // issue 33: page 1 says when each run and the report were made, by which hwsurvey and
+    // page 1 says when each run and the report were made, by which hwsurvey and
     // profile, numbers its pages, and gives one verdict sentence per machine
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(flat.contains("Report written 20"), "{flat}");

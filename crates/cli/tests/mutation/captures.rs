@@ -371,7 +371,7 @@ fn page_sizes_of(arch: Arch) -> Option<&'static [u64]> {
     })
 }
 
-/// The "silent wrong" classes of issue 16 on a probed machine: a value the probe states as a
+/// The "silent wrong" classes on a probed machine: a value the probe states as a
 /// fact that no kernel can have reported.
 fn machine_facts_problems(m: &Machine, out: &mut Vec<String>) {
     let c = &m.cpu;
@@ -603,7 +603,7 @@ fn check_capture(cap: &Capture, rules: &RuleSet) -> Result<(), String> {
     if !raw.is_empty() {
         out.push(format!("probe summary: raw control characters {raw:?}"));
     }
-    for u in hwsurvey_probe::summary::unknowns(&m) {
+    for u in hwsurvey_probe::probe_text::unknowns(&m) {
         check_error_line("probe problem", &u, &mut out);
     }
     machine_facts_problems(&m, &mut out);

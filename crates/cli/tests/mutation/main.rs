@@ -1,4 +1,4 @@
-//! The mutation campaign of issue 16, as a test: from a fixed seed, thousands of mutated
+//! The mutation campaign, as a test: from a fixed seed, thousands of mutated
 //! inputs of three kinds, each run in-process through the library entry points the commands
 //! use, with the failing input saved so that a failure is reproducible.
 //!
@@ -21,7 +21,7 @@
 //! Each input must give: no panic (caught), no hang (each input runs in its own thread with a
 //! deadline), bounded output (against the clean input's), no raw control character in text
 //! meant for a terminal, a document or a spreadsheet, one-line bounded errors, and none of the
-//! "silent wrong" classes of issue 16 (a CPU set beyond `possible` or beyond the kernel's
+//! "silent wrong" classes (a CPU set beyond `possible` or beyond the kernel's
 //! maximum, a page size the architecture cannot have, more free huge pages than pages, a pool
 //! beyond the machine's memory, a CV that its samples contradict, an impossible huge-page size
 //! or working set in a loaded result file, a binary passed for a machine its kernel cannot run).
@@ -246,7 +246,7 @@ fn cut(s: &str) -> String {
 
 fn summary_text(m: &Machine) -> String {
     // what `hwsurvey probe` prints (crates/cli/src/cmd/probe.rs, render_summary)
-    let mut out = hwsurvey_probe::summary::topology_summary(m);
+    let mut out = hwsurvey_probe::probe_text::topology_summary(m);
     for section in [
         hwsurvey_probe::memory::summary(&m.memory),
         hwsurvey_probe::io::summary(&m.io),
@@ -256,7 +256,7 @@ fn summary_text(m: &Machine) -> String {
         out.push_str(&section);
         out.push('\n');
     }
-    out.push_str(&hwsurvey_probe::summary::unknowns_summary(m));
+    out.push_str(&hwsurvey_probe::probe_text::unknowns_summary(m));
     out
 }
 

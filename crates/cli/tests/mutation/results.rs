@@ -288,7 +288,8 @@ fn mutate_value(rng: &mut Rng, src: &Source, v: &mut serde_json::Value) -> Strin
     format!("{ptr}: {before} -> {what}")
 }
 
-/// The "silent wrong" classes of issue 16 in a loaded result file.
+/// The "silent wrong" classes in a loaded result file: a value that loads but that no run
+/// can have measured.
 fn result_facts_problems(f: &hwsurvey_result::ResultFile, out: &mut Vec<String>) {
     let mem_total = f
         .machine

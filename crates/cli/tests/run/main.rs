@@ -5,19 +5,13 @@
 //! Under qemu-user (cross test suites) the binary runs through the
 //! `CARGO_TARGET_<TRIPLE>_RUNNER` that scripts/cross-test exports.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use hwsurvey_qualify::stored::{BuiltinRules, RulesRef, StoredFindings};
 use hwsurvey_result::{load, ResultFile, RunStatus};
-
-/// The hwsurvey binary, through the target's runner when one is set (qemu-user).
-fn hwsurvey() -> Command {
-    let mut cmd = hwsurvey_testkit::target_command(&assert_cmd::cargo::cargo_bin("hwsurvey"));
-    cmd.current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."));
-    cmd
-}
+use hwsurvey_testkit::hwsurvey;
 
 fn assert_valid(file: &ResultFile) {
     assert_eq!(file.schema, "hwsurvey-result");

@@ -157,3 +157,61 @@ fn the_fingerprint_follows_the_settings_only() {
     let p = Profile::parse("t.toml", &text, KNOWN).unwrap();
     assert_eq!(p.fingerprint, settings_fingerprint(&text));
 }
+
+/// Issue 49 item 3: the settings that define the points leave out how each point is
+/// measured. A copy of the standard profile with other sample counts and lengths (what
+/// `run --max-time` shortens) has the same point settings; one with another working-set rule
+/// or another family parameter does not, in that part only; a family added is a part of its
+/// own, the others unchanged.
+#[test]
+fn point_settings_leave_out_sample_counts_and_lengths() {
+    let text = STANDARD_TOML;
+    let base = point_settings(text).expect("the standard profile is TOML");
+    assert!(base.families.contains_key("mem.bandwidth"), "{base:?}");
+    assert_eq!(base.run.len(), 16);
+    let sampled = text
+        .replacen("samples_max = 7", "samples_max = 2", 1)
+        .replacen("samples_min = 3", "samples_min = 2", 1)
+        .replacen("sample_min_s = 0.2", "sample_min_s = 0.05", 1)
+        .replacen("warmup_s = 0.1\n", "warmup_s = 0.025\n", 1)
+        .replacen("target_cv = 0.03", "target_cv = 0.5", 1);
+    assert_ne!(sampled, text);
+    assert_ne!(settings_fingerprint(&sampled), settings_fingerprint(text));
+    assert_eq!(point_settings(&sampled).unwrap(), base);
+    // a rule that defines the points changes the run part, and nothing else
+    let ws = text.replacen("memory_llc_multiple = 4.0", "memory_llc_multiple = 2.0", 1);
+    assert_ne!(ws, text);
+    let p = point_settings(&ws).unwrap();
+    assert_ne!(p.run, base.run);
+    assert_eq!(p.families, base.families);
+    // a family parameter changes that family's part only
+    let kernels = text.replacen(
+        "kernels = [\"integer\", \"floating_point\"]",
+        "kernels = [\"integer\"]",
+        1,
+    );
+    assert_ne!(kernels, text);
+    let p = point_settings(&kernels).unwrap();
+    assert_eq!(p.run, base.run);
+    let changed: Vec<&String> = p
+        .families
+        .iter()
+        .filter(|(id, fp)| base.families.get(*id) != Some(*fp))
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(changed, ["cpu.scaling"]);
+    // a family taken out (as in a build before cpu.clock) leaves the others' parts as they were
+    let start = text.find("[families.\"cpu.clock\"]").unwrap();
+    let end = start + text[start..].find("[families.\"cpu.scaling\"]").unwrap();
+    let without = format!("{}{}", &text[..start], &text[end..]);
+    let p = point_settings(&without).unwrap();
+    assert!(!p.families.contains_key("cpu.clock"));
+    let mut expected = base.families.clone();
+    expected.remove("cpu.clock");
+    assert_eq!((p.run, p.families), (base.run.clone(), expected));
+    // a parsed profile carries its text's point settings
+    let text = minimal("", "");
+    let p = Profile::parse("t.toml", &text, KNOWN).unwrap();
+    assert_eq!(p.point_settings, point_settings(&text));
+    assert!(p.point_settings.is_some());
+}

@@ -144,6 +144,10 @@ pub struct Cpuinfo {
     pub stepping: Option<u32>,
     /// x86 `flags` / aarch64 `Features` / sparc64 `cpucaps` of the first CPU.
     pub flags: Vec<String>,
+    /// x86 `address sizes` of the first CPU, as written (`46 bits physical, 48 bits
+    /// virtual`; [`super::modes::parse_address_sizes`]).
+    #[serde(default)]
+    pub address_sizes: Option<String>,
     /// sparc64 `type` (`sun4v`, `sun4u`, `e90s`).
     pub sparc_type: Option<String>,
     /// sparc64 `ncpus probed`.
@@ -183,8 +187,10 @@ fn parse_num(text: &str) -> Option<u32> {
     }
 }
 
-/// Parses a size like `64K`, `32768K`, `2M`, `8192` (bytes) into bytes; K/M/G are binary.
-pub fn parse_size_bytes(text: &str) -> Option<u64> {
+/// Parses a cache size as `/proc/cpuinfo` (e2k, s390) and sysfs `cache/indexN/size` write it:
+/// `64K`, `32768K`, `2M`, `8192` (bytes), into bytes; K/M/G are binary. (dmidecode's `8 GB` is
+/// [`crate::memory::dmidecode::parse_dmidecode_size_bytes`].)
+pub fn parse_cache_size_bytes(text: &str) -> Option<u64> {
     let t = text.trim();
     let (num, mult) = match t.char_indices().last()? {
         (i, 'K' | 'k') => (&t[..i], 1u64 << 10),
@@ -207,7 +213,7 @@ pub fn parse_e2k_cache_line(value: &str) -> Option<E2kCacheLine> {
         level,
         cache_type: fields.get("type")?.to_string(),
         scope: fields.get("scope").map(|s| s.to_string()),
-        size_bytes: fields.get("size").and_then(|s| parse_size_bytes(s)),
+        size_bytes: fields.get("size").and_then(|s| parse_cache_size_bytes(s)),
         line_size_bytes: fields.get("line_size").and_then(|s| s.parse().ok()),
         ways: fields.get("associativity").and_then(|s| s.parse().ok()),
     })
@@ -414,6 +420,9 @@ pub fn parse_cpuinfo(text: &str) -> Cpuinfo {
             "type" => {
                 out.sparc_type.get_or_insert_with(|| value.to_string());
             }
+            "address sizes" => {
+                out.address_sizes.get_or_insert_with(|| value.to_string());
+            }
             "ncpus probed" => out.ncpus_probed = parse_num(value),
             "ncpus active" => out.ncpus_active = parse_num(value),
             "bogomips" => {
@@ -509,11 +518,11 @@ mod tests {
 
     #[test]
     fn sizes() {
-        assert_eq!(parse_size_bytes("8192K"), Some(8 << 20));
-        assert_eq!(parse_size_bytes("3145728"), Some(3 << 20));
-        assert_eq!(parse_size_bytes("K"), None);
-        assert_eq!(parse_size_bytes(""), None);
-        assert_eq!(parse_size_bytes("99999999999999999999G"), None);
+        assert_eq!(parse_cache_size_bytes("8192K"), Some(8 << 20));
+        assert_eq!(parse_cache_size_bytes("3145728"), Some(3 << 20));
+        assert_eq!(parse_cache_size_bytes("K"), None);
+        assert_eq!(parse_cache_size_bytes(""), None);
+        assert_eq!(parse_cache_size_bytes("99999999999999999999G"), None);
     }
 
     #[test]

@@ -297,30 +297,6 @@ pub fn amd_12bit(level: u8, page: u64, reg: u32, source: &str) -> Vec<Tlb> {
     out
 }
 
-/// The machine's TLBs: cpuid's on x86 (unknown with cpuid's reason when cpuid is, or when it
-/// describes none: a hypervisor may hide leaf 2 and 0x8000_0005/6), unknown with
-/// [`unknown_reason`] on every other architecture.
-pub fn from_cpuid(
-    arch: super::cpuinfo::Arch,
-    cpuid: &Probed<super::x86::CpuidInfo>,
-) -> Probed<Vec<Tlb>> {
-    use super::cpuinfo::Arch;
-    if !matches!(arch, Arch::X86_64 | Arch::X86) {
-        return Probed::Unknown(Unknown::NotOnThisPlatform {
-            detail: unknown_reason(arch.as_str()),
-        });
-    }
-    match cpuid {
-        Probed::Known(c) if !c.tlb.is_empty() => Probed::Known(c.tlb.clone()),
-        Probed::Known(_) => Probed::Unknown(Unknown::Other {
-            detail: "cpuid describes no TLB (no leaf 2 TLB descriptor, no leaf 0x18, no \
-                     0x80000005/6 TLB fields: a hypervisor may hide them)"
-                .into(),
-        }),
-        Probed::Unknown(u) => Probed::Unknown(u.clone()),
-    }
-}
-
 /// What a machine document written before the TLB geometry existed reads as.
 pub fn not_recorded() -> Probed<Vec<Tlb>> {
     Probed::Unknown(Unknown::Other {

@@ -53,6 +53,20 @@ pub struct Cpu {
     /// elsewhere. Documents written before it existed read as unknown.
     #[serde(default = "super::nominal::not_recorded")]
     pub nominal_clock: Probed<super::nominal::NominalClock>,
+    /// lscpu's "CPU op-mode(s)" ([`super::modes::op_modes`]). Documents written before it
+    /// existed read as unknown.
+    #[serde(default = "super::modes::not_recorded")]
+    pub op_modes: Probed<super::modes::OpModes>,
+    /// lscpu's "Address sizes": x86 `/proc/cpuinfo` `address sizes`, unknown with the reason
+    /// elsewhere ([`super::modes::address_sizes`]). Documents written before it existed read
+    /// as unknown.
+    #[serde(default = "super::modes::not_recorded")]
+    pub address_sizes: Probed<super::modes::AddressSizes>,
+    /// lscpu's "Byte Order": `/sys/kernel/cpu_byteorder`, else the architecture's only order
+    /// or the kernel's machine name ([`super::modes::byte_order`]). Documents written before
+    /// it existed read as unknown.
+    #[serde(default = "super::modes::not_recorded")]
+    pub byte_order: Probed<super::modes::ByteOrder>,
     /// Files that were there but could not be read or parsed, or that a present folder
     /// should have held.
     pub problems: Vec<Unknown>,
@@ -63,11 +77,17 @@ pub struct Cpu {
 pub struct Allowed {
     /// `Cpus_allowed_list` of `/proc/self/status` (affinity and cpuset together).
     pub status_cpus: Probed<CpuSet>,
-    /// The cgroup cpuset's effective CPUs.
+    /// The cgroup cpusets' effective CPUs: each hierarchy's nearest on the way up from the
+    /// process's cgroup (`hwsurvey_probe::cgroup`), intersected where there are several.
     pub cgroup_cpus: Probed<CpuSet>,
-    /// Which cgroup file [`Allowed::cgroup_cpus`] came from.
+    /// Which cgroup file [`Allowed::cgroup_cpus`] came from (several joined by " ∩ ").
     pub cgroup_file: Option<String>,
 }
+
+/// How [`Topology::clusters`]' reason starts where the machine has no cluster level (a known
+/// absence, printed as "none"): every `cluster_id` 65535, or every cluster one core or a whole
+/// package.
+pub const NO_CLUSTER_LEVEL: &str = "no cluster level";
 
 /// Counts over the online CPUs that have a topology folder.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -78,7 +98,9 @@ pub struct Topology {
     pub package_ids: Vec<i64>,
     /// Distinct dies (`die_id`, kernel >= 5.2; -1 means the firmware does not say).
     pub dies: Probed<u32>,
-    /// Distinct clusters (`cluster_cpus_list`, kernel >= 5.16).
+    /// Distinct clusters (`cluster_cpus_list`, kernel >= 5.16), where the level lies between a
+    /// core and a package; unknown with the reason where it does not (every `cluster_id`
+    /// 65535, every cluster one core or a whole package: lscpu and lstopo show no cluster).
     pub clusters: Probed<u32>,
     /// Distinct cores (groups of hardware threads; see the module docs).
     pub cores: Probed<u32>,
@@ -123,8 +145,16 @@ pub struct LogicalCpu {
     pub package_id: Option<i64>,
     /// `topology/die_id`.
     pub die_id: Option<i64>,
-    /// `topology/cluster_id`.
+    /// `topology/cluster_id`, where the machine has a cluster level ([`Topology::clusters`]
+    /// known); `None` where it has none (the kernel's 65535 "no cluster", or clusters of one
+    /// core each, as lscpu and lstopo show them), and in a big.LITTLE SoC whose clusters are
+    /// the kernel's package ids.
     pub cluster_id: Option<i64>,
+    /// Index of this CPU's cluster in a machine-wide numbering of clusters
+    /// (0..[`Topology::clusters`]), `probe --cpus`'s CLUSTER column; `None` without a cluster
+    /// level (and in files written before 2026-12-08).
+    #[serde(default)]
+    pub cluster_index: Option<u32>,
     /// `topology/core_id` (unique only within a package).
     pub core_id: Option<i64>,
     /// Index of this CPU's core in a machine-wide numbering of cores (0..cores).

@@ -9,7 +9,9 @@
 //! "CPUID—Hybrid Information Enumeration Leaf"), 0x15 (TSC / crystal ratio) and 0x16 (base and
 //! maximum MHz) for the nominal clock ([`super::nominal`]).
 
-use hwsurvey_model::CpuId;
+use hwsurvey_model::{CpuId, Probed, Unknown};
+
+use super::tlb::Tlb;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -35,7 +37,7 @@ pub struct CpuidInfo {
     /// TLB geometry ([`super::tlb`]): Intel leaf 2 descriptors and leaf 0x18, AMD
     /// 0x8000_0005/6/19. Absent in documents written before it existed (read as empty).
     #[serde(default)]
-    pub tlb: Vec<super::tlb::Tlb>,
+    pub tlb: Vec<Tlb>,
     /// Leaf 0x1A core type per OS CPU on a hybrid part (empty otherwise).
     pub core_types: BTreeMap<CpuId, String>,
     /// Leaf 0x16 EAX: the processor base frequency, MHz (Intel Skylake and later); `None`
@@ -69,4 +71,25 @@ pub struct CpuidCache {
     pub sets: u32,
     /// Maximum logical processors sharing this cache (EAX[25:14] + 1).
     pub max_threads_sharing: u32,
+}
+
+/// The machine's TLBs: cpuid's on x86 (unknown with cpuid's reason when cpuid is, or when it
+/// describes none: a hypervisor may hide leaf 2 and 0x8000_0005/6), unknown with
+/// [`super::tlb::unknown_reason`] on every other architecture.
+pub fn tlbs(arch: super::cpuinfo::Arch, cpuid: &Probed<CpuidInfo>) -> Probed<Vec<Tlb>> {
+    use super::cpuinfo::Arch;
+    if !matches!(arch, Arch::X86_64 | Arch::X86) {
+        return Probed::Unknown(Unknown::NotOnThisPlatform {
+            detail: super::tlb::unknown_reason(arch.as_str()),
+        });
+    }
+    match cpuid {
+        Probed::Known(c) if !c.tlb.is_empty() => Probed::Known(c.tlb.clone()),
+        Probed::Known(_) => Probed::Unknown(Unknown::Other {
+            detail: "cpuid describes no TLB (no leaf 2 TLB descriptor, no leaf 0x18, no \
+                     0x80000005/6 TLB fields: a hypervisor may hide them)"
+                .into(),
+        }),
+        Probed::Unknown(u) => Probed::Unknown(u.clone()),
+    }
 }

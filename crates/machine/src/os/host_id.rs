@@ -73,24 +73,16 @@ impl HostId {
     }
 }
 
-/// A value no firmware or OS gives one machine alone: empty, a placeholder string, or one
-/// character repeated (`00000000-0000-...`, `FFFFFFFF-...`) once dashes are dropped.
+/// A value no firmware or OS gives one machine alone: a placeholder of every SMBIOS string
+/// ([`crate::dmi::clean`]), one character repeated (`00000000-0000-...`, `FFFFFFFF-...`) once
+/// dashes are dropped, or a value vendors ship on many boards (`0123456789`, the UUID
+/// `03000200-0400-0500-0006-000700080009`).
 fn is_placeholder(v: &str) -> bool {
     let lower = v.to_ascii_lowercase();
     let compact: Vec<char> = lower.chars().filter(|c| *c != '-' && *c != ' ').collect();
-    compact.is_empty()
+    crate::dmi::clean(v).is_none()
         || compact.iter().all(|c| *c == compact[0])
-        || [
-            "not specified",
-            "to be filled by o.e.m.",
-            "default string",
-            "system serial number",
-            "not applicable",
-            "none",
-            "0123456789",
-            "03000200-0400-0500-0006-000700080009",
-        ]
-        .contains(&lower.as_str())
+        || ["0123456789", "03000200-0400-0500-0006-000700080009"].contains(&lower.as_str())
 }
 
 /// The hash kept of `value` of `kind`: `SHA-256("hwsurvey host id v1\0" kind "\0" value)`,
@@ -112,4 +104,53 @@ pub fn hashed(kind: &str, value: &str) -> Option<String> {
             .map(|b| format!("{b:02x}"))
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_not_identities_and_values_are_hashed() {
+        for v in [
+            "",
+            "Not Specified",
+            "To Be Filled By O.E.M.",
+            "00000000-0000-0000-0000-000000000000",
+            "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF",
+            "03000200-0400-0500-0006-000700080009",
+        ] {
+            assert_eq!(hashed("dmi_uuid", v), None, "{v}");
+        }
+        let a = hashed("machine_id", "0123456789abcdef0123456789abcdef\n").unwrap();
+        assert_eq!(a.len(), 32);
+        assert!(!a.contains("0123456789abcdef"));
+        assert_eq!(
+            Some(a.clone()),
+            hashed("machine_id", "0123456789abcdef0123456789abcdef")
+        );
+        assert_ne!(
+            Some(a),
+            hashed("dmi_serial", "0123456789abcdef0123456789abcdef")
+        );
+    }
+    #[test]
+    fn the_first_kind_both_know_decides() {
+        let id = |u: Option<&str>, m: Option<&str>| HostId {
+            dmi_uuid: u.map(String::from),
+            dmi_serial: None,
+            machine_id: m.map(String::from),
+        };
+        // same DMI UUID, machine-id changed (a reinstall): the same machine
+        assert_eq!(
+            id(Some("u"), Some("m1")).same_machine(&id(Some("u"), Some("m2"))),
+            Some((IdKind::DmiUuid, true))
+        );
+        // one run without root (no UUID): the machine-id decides
+        assert_eq!(
+            id(None, Some("m1")).same_machine(&id(Some("u"), Some("m2"))),
+            Some((IdKind::MachineId, false))
+        );
+        assert_eq!(id(None, None).same_machine(&id(Some("u"), None)), None);
+    }
 }

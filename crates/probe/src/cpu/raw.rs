@@ -62,7 +62,7 @@ pub(crate) fn read_cache_sharing(
             Ok(text) => match parse_cpumask_at(&map_path, &text) {
                 Ok(set) if set.is_empty() => return Sharing::Unknown,
                 Ok(set) => Ok(set),
-                Err(e) => Err(e),
+                Err(e) => Err(e.into()),
             },
             Err(e) if e.is_missing() => return Sharing::Unknown,
             Err(e) => Err(e),
@@ -430,7 +430,7 @@ pub(crate) fn read_cache_dirs(
         };
         let size_path = format!("{d}/size");
         let size = match root.read_value(&size_path) {
-            Ok(t) => match cpuinfo::parse_size_bytes(&t).filter(|s| *s > 0) {
+            Ok(t) => match cpuinfo::parse_cache_size_bytes(&t).filter(|s| *s > 0) {
                 Some(b) if b > max_cache_bytes(level) => Err(Unknown::from(ProbeError::invalid(
                     &size_path,
                     format!(

@@ -28,7 +28,8 @@ pub(crate) fn l1d_shared(r: &RawCpu) -> Option<&CpuSet> {
         })
 }
 
-/// Returns the topology and the core index of each CPU: the named steps below, in order
+/// Returns the topology, the core index and the cluster index of each CPU (the latter empty
+/// where there is no cluster level, see [`clusters`]): the named steps below, in order
 /// (cores, packages, the sparc64 one-chip rule, dies, clusters, the arm big.LITTLE rule).
 pub(crate) fn build_topology(
     arch: Arch,
@@ -37,7 +38,7 @@ pub(crate) fn build_topology(
     heterogeneous: bool,
     notes: &mut Vec<String>,
     problems: &mut Vec<Unknown>,
-) -> (Topology, BTreeMap<CpuId, u32>) {
+) -> (Topology, BTreeMap<CpuId, u32>, BTreeMap<CpuId, u32>) {
     let with_topo: Vec<&RawCpu> = raws.iter().filter(|r| r.online && r.has_topology).collect();
     let threads = with_topo.len() as u32;
     note_offline_without_topology(raws, notes);
@@ -63,7 +64,7 @@ pub(crate) fn build_topology(
         );
     }
     let dies = count_dies(&with_topo);
-    let mut clusters = count_clusters(&with_topo);
+    let (mut clusters, mut cluster_of) = clusters(&with_topo, &cores.core_of);
     // arm64 device-tree kernels before the cluster level (5.16) put the cpu-map cluster in
     // physical_package_id; a big.LITTLE SoC is one package whose "packages" are its clusters.
     if matches!(arch, Arch::Aarch64 | Arch::Arm)
@@ -76,6 +77,13 @@ pub(crate) fn build_topology(
             package_ids.len()
         ));
         clusters = Probed::Known(package_ids.len() as u32);
+        cluster_of = with_topo
+            .iter()
+            .filter_map(|r| {
+                let id = r.package_id?;
+                Some((r.cpu, package_ids.iter().position(|p| *p == id)? as u32))
+            })
+            .collect();
         packages = one_package(&package_ids, &cores, threads);
     }
     let books: BTreeSet<i64> = with_topo.iter().filter_map(|r| r.book_id).collect();
@@ -102,6 +110,7 @@ pub(crate) fn build_topology(
             notes: Vec::new(),
         },
         cores.core_of,
+        cluster_of,
     )
 }
 
@@ -404,21 +413,101 @@ fn count_dies(with_topo: &[&RawCpu]) -> Probed<u32> {
     }
 }
 
-/// Clusters: distinct cluster sibling masks.
-fn count_clusters(with_topo: &[&RawCpu]) -> Probed<u32> {
-    if with_topo.iter().any(|r| r.cluster_cpus.is_some()) {
-        Probed::Known(
-            with_topo
-                .iter()
-                .filter_map(|r| r.cluster_cpus.as_ref())
-                .collect::<BTreeSet<_>>()
-                .len() as u32,
+/// The `cluster_id` values kernels write for "no cluster": -1 as a u16 (65535, x86 before
+/// the L2 cluster of Linux 6.2 and every CPU of a firmware without one) or as a u32; -1 itself
+/// is read as absent.
+pub(crate) fn no_cluster_id(id: i64) -> bool {
+    id == 0xFFFF || id == 0xFFFF_FFFF
+}
+
+/// The cluster level, one answer for the summary's count, `probe --cpus`'s CLUSTER column and
+/// the JSON's per-CPU `cluster_id` (they said 2, 0 and 65535 of one machine).
+///
+/// Clusters are the groups of `topology/cluster_cpus_list` (kernel >= 5.16; else the hex mask
+/// `cluster_cpus`): the firmware's cluster on arm64 (ACPI PPTT, the device tree's cpu-map), the
+/// CPUs sharing an L2 on x86 (Linux 6.2 and later). The level exists, as lscpu and lstopo show
+/// it, only where it lies between a core and a package: some cluster holds more than one core
+/// and some package (die) more than one cluster. It does not where every CPU's `cluster_id` is
+/// the kernel's "no cluster" ([`no_cluster_id`]: 65535 on a 2-vCPU Firecracker guest whose
+/// `cluster_cpus_list` is each CPU alone), where every cluster is one core (x86 with an L2 per
+/// core: this build VM), or where every cluster is its whole package; that answer is unknown,
+/// with that reason, never a count of cores.
+///
+/// Returns the count (or why there is none) and each CPU's index in a machine-wide numbering
+/// of the clusters (empty without a level).
+fn clusters(
+    with_topo: &[&RawCpu],
+    core_of: &BTreeMap<CpuId, u32>,
+) -> (Probed<u32>, BTreeMap<CpuId, u32>) {
+    // "no cluster level: ..." (hwsurvey_machine::cpu::NO_CLUSTER_LEVEL), which the summary
+    // prints as "none (...)"
+    let none = |detail: &str| {
+        (
+            Probed::Unknown(Unknown::Other {
+                detail: detail.into(),
+            }),
+            BTreeMap::new(),
         )
-    } else {
-        Probed::Unknown(Unknown::Other {
-            detail: "no cluster_cpus_list (kernel < 5.16 or no cluster level)".into(),
-        })
+    };
+    if !with_topo.iter().any(|r| r.cluster_cpus.is_some()) {
+        return none("no cluster_cpus_list (kernel < 5.16 or no cluster level)");
     }
+    if with_topo
+        .iter()
+        .all(|r| r.cluster_id.is_some_and(no_cluster_id))
+    {
+        return none(
+            "no cluster level: cluster_id is 65535 (none) on every CPU; lscpu and lstopo show \
+             no cluster",
+        );
+    }
+    let groups: BTreeSet<&CpuSet> = with_topo
+        .iter()
+        .filter_map(|r| r.cluster_cpus.as_ref())
+        .collect();
+    let cores_in = |set: &CpuSet| {
+        set.iter()
+            .filter_map(|c| core_of.get(&c))
+            .collect::<BTreeSet<_>>()
+            .len()
+    };
+    if groups.iter().all(|g| cores_in(g) <= 1) {
+        return none(
+            "no cluster level: each cluster_cpus_list is one core; lscpu and lstopo show no \
+             cluster",
+        );
+    }
+    // CPUs of each package (and die), among those with a topology
+    let mut package_cpus: BTreeMap<(Option<i64>, Option<i64>), CpuSet> = BTreeMap::new();
+    for r in with_topo {
+        package_cpus
+            .entry((r.package_id, r.die_id))
+            .or_default()
+            .insert(r.cpu);
+    }
+    let whole_package = |g: &CpuSet| {
+        package_cpus
+            .values()
+            .any(|p| g.iter().all(|c| p.contains(c)) && p.iter().all(|c| g.contains(c)))
+    };
+    if groups.iter().all(|g| whole_package(g)) {
+        return none(
+            "no cluster level: each cluster_cpus_list is its whole package; lscpu and lstopo \
+             show no cluster",
+        );
+    }
+    // numbered in order of first appearance by CPU number, as lscpu -e numbers them
+    let mut by_cpu: Vec<&&RawCpu> = with_topo.iter().collect();
+    by_cpu.sort_by_key(|r| r.cpu);
+    let mut index: BTreeMap<&CpuSet, u32> = BTreeMap::new();
+    let mut cluster_of = BTreeMap::new();
+    for r in by_cpu {
+        if let Some(g) = r.cluster_cpus.as_ref() {
+            let next = index.len() as u32;
+            cluster_of.insert(r.cpu, *index.entry(g).or_insert(next));
+        }
+    }
+    (Probed::Known(groups.len() as u32), cluster_of)
 }
 
 /// Per-CPU cache geometry of levels 1-2 (size and type), used to tell x86 hybrid core kinds

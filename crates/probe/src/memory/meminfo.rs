@@ -1,80 +1,47 @@
-//! `/proc/meminfo` totals. The kernel writes "kB" and means KiB (1024 bytes; see
-//! `fs/proc/meminfo.c`, `show_val_kb`): converted here, once, to bytes.
+//! The one reader of `/proc/meminfo` ([`MEMINFO`]) under a [`SysRoot`], and the facts every
+//! caller takes from it: the totals ([`read`]), `MemAvailable` ([`mem_available`]). The parser
+//! and the types are `hwsurvey_machine::memory::meminfo`, re-exported here.
 
-use hwsurvey_model::{Probed, Unknown};
+use hwsurvey_model::Probed;
 
 use crate::{ProbeError, SysRoot};
 
 // The types and pure functions of this part of the machine document, under their paths here.
 pub use hwsurvey_machine::memory::meminfo::*;
 
-/// Path of the file parsed here.
-pub const MEMINFO: &str = "/proc/meminfo";
-
-/// Parses `/proc/meminfo` text. `MemTotal` is required; values are `N kB` (KiB).
-/// Errors name [`MEMINFO`] and the offending line.
-pub fn parse_meminfo(text: &str) -> Result<MemInfo, ProbeError> {
-    let mut total = None;
-    let mut available = None;
-    let mut full = None;
-    for line in text.lines() {
-        let Some((key, rest)) = line.split_once(':') else {
-            continue;
-        };
-        let slot = match key.trim() {
-            "MemTotal" => &mut total,
-            "MemAvailable" => &mut available,
-            "MemFullSize" => &mut full,
-            _ => continue,
-        };
-        let mut words = rest.split_whitespace();
-        let value: u64 = words
-            .next()
-            .and_then(|v| v.parse().ok())
-            .ok_or_else(|| ProbeError::invalid(MEMINFO, "\"<key>: <number> kB\"", line))?;
-        let bytes = match words.next() {
-            Some("kB") => value.checked_mul(1024),
-            None => Some(value),
-            Some(_) => None,
-        }
-        .ok_or_else(|| ProbeError::invalid(MEMINFO, "\"<key>: <number> kB\"", line))?;
-        *slot = Some(bytes);
-    }
-    let mem_total_bytes =
-        total.ok_or_else(|| ProbeError::invalid(MEMINFO, "a MemTotal line", text))?;
-    Ok(MemInfo {
-        mem_total_bytes,
-        mem_available_bytes: available,
-        mem_full_size_bytes: full,
-    })
+/// Reads [`MEMINFO`] under `root` into its lines ([`parse_meminfo`]).
+///
+/// # Errors
+/// The file cannot be read ([`ProbeError`] naming it).
+pub fn read_fields(root: &SysRoot) -> Result<MeminfoFields, ProbeError> {
+    root.read(MEMINFO).map(|t| parse_meminfo(&t))
 }
 
-/// Reads and parses [`MEMINFO`] under `root`.
+/// The totals of [`MEMINFO`] under `root`, or why unknown (unreadable, no `MemTotal`, a bad
+/// value: the file and the line named).
 pub fn read(root: &SysRoot) -> Probed<MemInfo> {
-    match root.read(MEMINFO).and_then(|t| parse_meminfo(&t)) {
-        Ok(m) => Probed::Known(m),
-        Err(e) => Probed::Unknown(Unknown::from(e)),
+    match read_fields(root) {
+        Ok(f) => match MemInfo::of(&f) {
+            Ok(m) => Probed::Known(m),
+            Err(e) => Probed::Unknown(e.into()),
+        },
+        Err(e) => Probed::Unknown(e.into()),
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kb_is_kib() {
-        let m = parse_meminfo("MemTotal:       16384 kB\nMemFree: 1 kB\nMemAvailable:    8 kB\n")
-            .unwrap();
-        assert_eq!(m.mem_total_bytes, 16384 * 1024);
-        assert_eq!(m.mem_available_bytes, Some(8192));
-        assert_eq!(m.mem_full_size_bytes, None);
+/// `MemAvailable` of [`MEMINFO`] under `root`, bytes (kB = KiB): the memory free for a run,
+/// read when asked (it moves while the machine runs); unknown with the reason.
+pub fn mem_available(root: &SysRoot) -> Probed<u64> {
+    match read_fields(root).map_err(hwsurvey_model::Unknown::from) {
+        Ok(f) => match f.mem_available_bytes() {
+            Ok(b) => Probed::Known(b),
+            Err(e) => Probed::Unknown(e.into()),
+        },
+        Err(u) => Probed::Unknown(u),
     }
+}
 
-    #[test]
-    fn bad_lines_name_the_file() {
-        let e = parse_meminfo("MemTotal: lots kB\n").unwrap_err();
-        assert_eq!(e.path(), MEMINFO);
-        assert!(e.to_string().contains("lots"), "{e}");
-        assert!(parse_meminfo("").is_err());
-    }
+/// `MemTotal` of [`MEMINFO`] under `root`, bytes, if it can be read.
+pub fn mem_total_bytes(root: &SysRoot) -> Option<u64> {
+    read(root).known().map(|m| m.mem_total_bytes)
 }

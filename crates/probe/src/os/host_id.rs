@@ -48,52 +48,6 @@ pub fn probe(root: &SysRoot) -> HostId {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn placeholders_are_not_identities_and_values_are_hashed() {
-        for v in [
-            "",
-            "Not Specified",
-            "To Be Filled By O.E.M.",
-            "00000000-0000-0000-0000-000000000000",
-            "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF",
-            "03000200-0400-0500-0006-000700080009",
-        ] {
-            assert_eq!(hashed("dmi_uuid", v), None, "{v}");
-        }
-        let a = hashed("machine_id", "0123456789abcdef0123456789abcdef\n").unwrap();
-        assert_eq!(a.len(), 32);
-        assert!(!a.contains("0123456789abcdef"));
-        assert_eq!(
-            Some(a.clone()),
-            hashed("machine_id", "0123456789abcdef0123456789abcdef")
-        );
-        assert_ne!(
-            Some(a),
-            hashed("dmi_serial", "0123456789abcdef0123456789abcdef")
-        );
-    }
-
-    #[test]
-    fn the_first_kind_both_know_decides() {
-        let id = |u: Option<&str>, m: Option<&str>| HostId {
-            dmi_uuid: u.map(String::from),
-            dmi_serial: None,
-            machine_id: m.map(String::from),
-        };
-        // same DMI UUID, machine-id changed (a reinstall): the same machine
-        assert_eq!(
-            id(Some("u"), Some("m1")).same_machine(&id(Some("u"), Some("m2"))),
-            Some((IdKind::DmiUuid, true))
-        );
-        // one run without root (no UUID): the machine-id decides
-        assert_eq!(
-            id(None, Some("m1")).same_machine(&id(Some("u"), Some("m2"))),
-            Some((IdKind::MachineId, false))
-        );
-        assert_eq!(id(None, None).same_machine(&id(Some("u"), None)), None);
-    }
-
     #[test]
     fn read_from_a_folder_standing_for_root() {
         let dir = tempfile::tempdir().unwrap();

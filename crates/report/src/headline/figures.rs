@@ -44,16 +44,23 @@ pub(super) fn metric<'a>(t: &'a TestResult, name: &str) -> Option<(&'a MetricRes
     Some((m, m.summary.as_ref()?))
 }
 
-/// Why a family's figure is absent from `f`: a point of the family that was not measured
-/// (its outcome and reason), a skip recorded by the plan, or the family not planned at all.
-pub(super) fn absent(f: &ResultFile, family: &str, what: &str) -> String {
-    let of_family = |t: &&TestResult| t.point.family == family;
-    if let Some(t) = f
-        .tests
-        .iter()
-        .filter(of_family)
-        .find(|t| t.outcome != Outcome::Measured)
-    {
+/// Why a family's figure is absent from `f`, from the points the figure is made of (`pick`
+/// on a point's id and params): a point of them that was not measured (its outcome and
+/// reason), a skip recorded for them at run time (interrupted, dropped by `--max-time`) or by
+/// the plan, or the family not planned at all. Only the figure's own points give the reason:
+/// after Ctrl-C, THP chases recorded "not run: interrupted" are not explained by a hugetlb
+/// chase skipped for its empty pool.
+pub(super) fn absent(
+    f: &ResultFile,
+    family: &str,
+    what: &str,
+    pick: impl Fn(&str, &Value) -> bool,
+) -> String {
+    if let Some(t) = f.tests.iter().find(|t| {
+        t.point.family == family
+            && t.outcome != Outcome::Measured
+            && pick(&t.point.id, &t.point.params)
+    }) {
         return format!(
             "{what}: {family} {}: {}",
             t.outcome,
@@ -64,14 +71,36 @@ pub(super) fn absent(f: &ResultFile, family: &str, what: &str) -> String {
         .skipped
         .iter()
         .chain(f.plan.families.iter().flat_map(|p| p.skipped.iter()))
-        .find(|s| s.family == family)
+        // a skip without params is the whole family's (`*`, or `all`: no --storage-dir)
+        .find(|s| {
+            s.family == family && (s.id == "*" || s.params.is_null() || pick(&s.id, &s.params))
+        })
     {
-        return format!("{what}: {family} skipped: {}", s.reason);
+        let reason = s.reason.strip_prefix("not run: ").unwrap_or(&s.reason);
+        return match s.reason.starts_with("not run: ") {
+            true => format!("{what}: {family} not run: {reason}"),
+            false => format!("{what}: {family} skipped: {reason}"),
+        };
     }
     if !f.plan.families.iter().any(|p| p.family == family) {
         return format!("{what}: {family} not in this run's plan");
     }
+    let planned = f
+        .plan
+        .families
+        .iter()
+        .filter(|p| p.family == family)
+        .flat_map(|p| p.points.iter())
+        .any(|p| pick(&p.id, &p.params));
+    if planned {
+        return format!("{what}: {family}: planned, not run ({})", f.status);
+    }
     format!("{what}: no such point measured in this run")
+}
+
+/// [`absent`]'s `pick` for every point of the family.
+pub(super) fn any_point(_: &str, _: &Value) -> bool {
+    true
 }
 
 /// One machine's figure in one headline row.
@@ -126,14 +155,22 @@ pub(super) fn points<'a>(
 }
 
 /// `cpu.scaling` kernel `kernel`: (1-thread figure, peak figure "@threads", "efficiency, knee"
-/// with the efficiency at the peak, and at all threads when the curve falls after it).
+/// with the efficiency at all threads as its value, the peak's beside it when the curve falls
+/// after it, "does not scale" when its peak is at 1 thread; [`crate::summary::efficiency_words`]).
 pub(super) fn cpu_figs(f: &ResultFile, kernel: &str) -> [Fig; 3] {
     let pts: Vec<(&TestResult, &MetricResult, &Summary)> = points(f, CpuScaling::FAMILY, |t| {
         CpuScaling::of(t).is_some_and(|p| p.kernel == kernel)
     })
     .filter_map(|t| metric(t, "ops_per_s").map(|(m, s)| (t, m, s)))
     .collect();
-    let why = || Fig::Absent(absent(f, "cpu.scaling", &format!("{kernel} kernel")));
+    let why = || {
+        Fig::Absent(absent(
+            f,
+            "cpu.scaling",
+            &format!("{kernel} kernel"),
+            |_, params| CpuScaling::read(params).is_some_and(|p| p.kernel == kernel),
+        ))
+    };
     let single = pts
         .iter()
         .find(|(t, _, _)| t.point.threads == 1)
@@ -160,7 +197,18 @@ pub(super) fn cpu_figs(f: &ResultFile, kernel: &str) -> [Fig; 3] {
             v
         })
         .unwrap_or_else(why);
-    let eff = match (a.efficiency_at_peak, crate::summary::efficiency_words(&a)) {
+    // the figure compared is the efficiency at all threads: at the peak, a curve that peaks
+    // at 1 thread of 8 would be "100%", better than any machine that scales
+    let eff = match (
+        a.efficiency_at_all_threads.or(a.efficiency_at_peak),
+        crate::summary::efficiency_words(&a),
+    ) {
+        (Some(e), Some(words)) if a.does_not_scale() => Fig::Val {
+            text: words,
+            value: e,
+            summary: None,
+            better: Better::Higher,
+        },
         (Some(e), Some(words)) => Fig::Val {
             text: format!("{words}, knee {}", a.knee_threads),
             value: e,
@@ -182,7 +230,10 @@ pub(super) fn triad_figs(f: &ResultFile) -> [Fig; 2] {
     .filter_map(|t| metric(t, "bandwidth_bytes_per_s").map(|(m, s)| (t, m, s)))
     .max_by(|a, b| a.2.median.total_cmp(&b.2.median));
     let Some((t, m, s)) = best else {
-        let why = absent(f, "mem.bandwidth", "STREAM Triad");
+        let why = absent(f, "mem.bandwidth", "STREAM Triad", |_, params| {
+            MemBandwidth::read(params)
+                .is_some_and(|p| p.test == "stream" && p.kernel.as_deref() == Some("triad"))
+        });
         return [Fig::Absent(why.clone()), Fig::Absent(why)];
     };
     let mut peak = val(m, s, "bytes_per_s");
@@ -223,7 +274,15 @@ pub(super) fn latency_fig(f: &ResultFile, mode: &str) -> Fig {
             }
             v
         }
-        None => Fig::Absent(absent(f, "mem.latency", &format!("{mode} pages"))),
+        None => Fig::Absent(absent(
+            f,
+            "mem.latency",
+            &format!("{mode} pages"),
+            |_, params| {
+                MemLatency::read(params)
+                    .is_some_and(|p| p.full_random() && p.page_mode.label() == mode)
+            },
+        )),
     }
 }
 
@@ -243,7 +302,7 @@ pub(super) fn loaded_fig(f: &ResultFile) -> Fig {
             }
             v
         }
-        None => Fig::Absent(absent(f, "mem.loaded_latency", "loaded latency")),
+        None => Fig::Absent(absent(f, "mem.loaded_latency", "loaded latency", any_point)),
     }
 }
 
@@ -260,7 +319,7 @@ pub(super) fn c2c_fig(f: &ResultFile, class: &str) -> Fig {
             if points(f, "c2c.latency", |_| true).next().is_some() {
                 Fig::Absent(format!("c2c: no CPU pair of class {class} on this machine"))
             } else {
-                Fig::Absent(absent(f, "c2c.latency", "c2c"))
+                Fig::Absent(absent(f, "c2c.latency", "c2c", any_point))
             }
         })
 }
@@ -280,7 +339,14 @@ pub(super) fn point_select_max(f: &ResultFile) -> Fig {
         }
         v
     })
-    .unwrap_or_else(|| Fig::Absent(absent(f, "service.point_select", "point-select")))
+    .unwrap_or_else(|| {
+        Fig::Absent(absent(
+            f,
+            "service.point_select",
+            "point-select",
+            |_, params| PointSelect::read(params).is_some_and(|p| p.test == "closed"),
+        ))
+    })
 }
 
 pub(super) fn critical_figs(f: &ResultFile) -> [Fig; 2] {
@@ -320,7 +386,9 @@ pub(super) fn iops_figs(f: &ResultFile) -> [Fig; 3] {
             .filter_map(|t| metric(t, "iops").map(|(m, s)| (t, m, s)))
             .max_by(|a, b| a.2.median.total_cmp(&b.2.median))
     };
-    let why = absent(f, "storage.iops", "4 KiB random read");
+    let why = absent(f, "storage.iops", "4 KiB random read", |_, params| {
+        StorageIops::read(params).is_some_and(|p| p.pattern == "randread_4k")
+    });
     let one = best(&|n| n == 1);
     let most = points(f, "storage.iops", randread)
         .map(ntargets)
@@ -361,7 +429,12 @@ pub(super) fn raid_fig(f: &ResultFile) -> Fig {
             }
             v
         })
-        .unwrap_or_else(|| Fig::Absent(absent(f, "raid.parity", "RAID-6 gen")))
+        .unwrap_or_else(|| {
+            Fig::Absent(absent(f, "raid.parity", "RAID-6 gen", |id, params| {
+                hwsurvey_result::plan::split_rung(id).is_some_and(|r| r.threads == 1)
+                    && RaidParity::read(params).is_some_and(|p| p.op == "gen" && p.path == "best")
+            }))
+        })
 }
 
 /// The findings of the built-in qualification rules for one result (stored at run time, or

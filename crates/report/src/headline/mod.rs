@@ -62,6 +62,20 @@ pub(crate) fn is_not_comparable_note(note: &str) -> bool {
         })
 }
 
+/// The start of the key to the headline's marks ([`headline_table`]'s first note).
+const KEY_START: &str = "each figure with its ratio to ";
+
+/// Whether `note` (as printed, `[4] each figure ...`, or as made) is the key to the headline's
+/// marks `+ - ~ !`: the terminal prints it whole right under the headline.
+pub(crate) fn is_key_note(note: &str) -> bool {
+    let text = note.strip_prefix("note: ").unwrap_or(note);
+    let text = match text.strip_prefix('[').and_then(|r| r.split_once("] ")) {
+        Some((n, text)) if n.chars().all(|c| c.is_ascii_digit()) => text,
+        _ => text,
+    };
+    text.starts_with(KEY_START)
+}
+
 /// Numbered footnotes, each text once: [`Footnotes::mark`] gives the number of a text,
 /// adding it when new.
 #[derive(Debug, Default)]
@@ -105,7 +119,7 @@ pub fn emulation(f: &ResultFile) -> Vec<String> {
 }
 
 /// Why the figures of a run are not comparable with a full run on bare metal: quick profile,
-/// time limit, emulated CPU (full-system emulator, a virtual machine whose probe could not
+/// emulated CPU (full-system emulator, a virtual machine whose probe could not
 /// exclude emulation, or a binary under qemu-user), a memory
 /// working set held below the profile's rule by a memory limit, a cgroup CPU quota below the
 /// usable CPUs, a clocksource changed by the kernel during the run, a machine already loaded
@@ -116,9 +130,8 @@ pub fn not_comparable(f: &ResultFile) -> Vec<String> {
     if f.profile.id == "quick" {
         why.push("quick profile (small working sets, few samples)".to_string());
     }
-    if f.time_limit.is_some() {
-        why.push("time-limited run".into());
-    }
+    // a time-limited run (`run --max-time`) is not here: its samples were fewer or shorter,
+    // which is how its points were measured, not what they are (crate::comparability)
     if f.status != hwsurvey_result::RunStatus::Complete {
         why.push(format!("run status {}", f.status));
     }
@@ -347,7 +360,7 @@ fn machines_table(inputs: &[Input], base: usize, notes: &mut Footnotes) -> Table
 /// The headline table: one column per machine (letters of [`machines_table`]), one row per
 /// headline figure. A cell is the figure, then in its note the ratio to the baseline and a
 /// mark: `+` better, `-` worse, `~` within noise, `!` not comparable (one of the two runs is
-/// quick, time-limited, emulated or started busy: never a win or a loss). A figure a result
+/// quick, emulated or started busy: never a win or a loss). A figure a result
 /// does not have is a footnote mark; reasons, caveats and the flags of the comparison are
 /// the table's notes, each once, numbered.
 fn headline_table(
@@ -360,7 +373,7 @@ fn headline_table(
     // One machine has no baseline to be compared with: no ratio, no mark to explain.
     if inputs.len() > 1 {
         notes.mark(&format!(
-        "each figure with its ratio to {} (the baseline): + better, - worse, ~ within noise (overlapping 95% bootstrap intervals of the medians, or a difference below the larger CV), ! not comparable (never a win or a loss); value = median of the samples",
+        "{KEY_START}{} (the baseline): + better, - worse, ~ within noise (overlapping 95% bootstrap intervals of the medians, or a difference below the larger CV), ! not comparable (never a win or a loss); value = median of the samples",
         letter(base)
     ));
     }
@@ -389,7 +402,7 @@ fn headline_table(
     let mut rows: Vec<(String, Vec<Fig>)> = Vec::new();
     for (kernel, name) in [("integer", "int"), ("floating_point", "fp")] {
         let figs: Vec<[Fig; 3]> = files.iter().map(|f| cpu_figs(f, kernel)).collect();
-        for (j, label) in ["1 thread, ops/s", "peak, ops/s @N", "efficiency, knee"]
+        for (j, label) in ["1 thread, ops/s", "peak, ops/s @N", "efficiency @all, knee"]
             .iter()
             .enumerate()
         {

@@ -412,7 +412,8 @@ pub fn pair_cpus(input: &PlanInput<'_>) -> Vec<PairCpu> {
             cpu: c.cpu,
             package: c.package_id,
             die: c.die_id,
-            cluster: c.cluster_id,
+            // the probe's one cluster answer (none where the level is not there)
+            cluster: c.cluster_index.map(i64::from),
             core: c.core_id,
             node: node_of(c.cpu),
         })

@@ -144,6 +144,9 @@ fn wrong_facts(guest: &Guest, m: &Machine) -> Vec<(String, String)> {
     if let Some(c) = e.clusters {
         check("clusters", c.to_string(), show(t.clusters.known()));
     }
+    if e.no_cluster_level {
+        check("clusters", "unknown".into(), show(t.clusters.known()));
+    }
     check("cores", e.cores.to_string(), show(t.cores.known()));
     check(
         "cores by threads per core",

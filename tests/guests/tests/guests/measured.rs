@@ -205,7 +205,7 @@ pub(super) fn check_clocksource_switch(r: &GuestRun, at: usize, to: &str) -> Vec
 pub(super) const MEASURED_RUN: &str =
     "hwsurvey run --profile quick --only cpu.scaling --only service.point_select -o run.json";
 
-/// The measured clock of every guest (issue 34): cpu.clock alone, quick profile.
+/// The measured clock of every guest: cpu.clock alone, quick profile.
 pub(super) const CLOCK_RUN: &str =
     "hwsurvey run --profile quick --only cpu.clock -o cpu-clock.json";
 
@@ -437,7 +437,7 @@ pub(super) fn check_measured_run(guest: &Guest, r: &GuestRun, index: usize) -> M
             ),
             // 16 emulated CPUs on the host's few: a worker is off its CPU for tens of ms, so
             // a 1 ms p99 may be out of reach. Then the reason must name the failing criterion
-            // with its numbers (issue 17: "failed: p99 ... > bound ...", "achieved ... <
+            // with its numbers ("failed: p99 ... > bound ...", "achieved ... <
             // required ..."), never a bare "budget spent". A guest that is not
             // oversubscribed must find the rate, unless the host took its vCPUs away
             // (`search.stop = "stalled"`, see `Expect::critical_rate_found`).

@@ -1,6 +1,6 @@
 //! The snapshot taken inside a guest, read outside it: probed here it gives the guest's own
 //! document, and the peers' tools (`lscpu --sysroot`, `lstopo --input`) read it and agree with
-//! the guest's probe on CPUs, sockets, cores, threads, NUMA nodes and caches (issue 35).
+//! the guest's probe on CPUs, sockets, cores, threads, NUMA nodes and caches.
 
 use std::path::{Path, PathBuf};
 

@@ -54,26 +54,11 @@ impl TextIdentity {
     /// ([`super::parse_dmidecode_text`]). Pure; never panics.
     pub fn of_text(text: &str, memory: &SmbiosMemory) -> TextIdentity {
         let mut id = TextIdentity::default();
-        let placeholder = |v: &str| {
-            let t = v.trim();
-            [
-                "",
-                "Not Specified",
-                "Unknown",
-                "None",
-                "Not Provided",
-                "To Be Filled By O.E.M.",
-                "Default string",
-            ]
-            .iter()
-            .any(|p| t.eq_ignore_ascii_case(p))
-        };
         let value = |fields: &[(&str, &str)], key: &str| {
             fields
                 .iter()
                 .find(|(k, _)| k.eq_ignore_ascii_case(key))
-                .map(|(_, v)| v.trim().to_string())
-                .filter(|v| !placeholder(v))
+                .and_then(|(_, v)| hwsurvey_machine::dmi::clean(v))
         };
         let mut sockets = None;
         for (dmi_type, fields) in records_of_types(text, &[1, 4]) {

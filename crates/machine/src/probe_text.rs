@@ -1,6 +1,7 @@
-//! The human summary of a [`Machine`]: CPUs in the spirit of `lscpu`, NUMA in the spirit of
-//! `numactl -H`, pages, then the memory / I/O / OS sections, and last a list of what could not
-//! be read and why. A pure function: machine in, text out.
+//! The text `hwsurvey probe` prints for a [`Machine`]: CPUs in the spirit of `lscpu`, NUMA in
+//! the spirit of `numactl -H`, pages, then the memory / I/O / OS sections, and last a list of
+//! what could not be read and why. Pure functions: machine in, text out. (Not the report's
+//! `summary` tables of scaling and A/B views, `hwsurvey_report::summary`.)
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -8,7 +9,7 @@ use std::fmt::Write as _;
 use hwsurvey_model::units::format_bytes_binary;
 use hwsurvey_model::{CpuSet, Probed, Unknown};
 
-use crate::cpu::Cpu;
+use crate::cpu::{Cpu, NO_CLUSTER_LEVEL};
 use crate::numa::Numa;
 use crate::pages::{Choice, Pages};
 use crate::Machine;
@@ -58,6 +59,34 @@ pub fn cpu_summary(c: &Cpu) -> String {
     if let Some(v) = &c.identity.vendor {
         let _ = writeln!(w, "  Vendor:              {v}");
     }
+    // lscpu's three lines, under its names
+    let _ = writeln!(
+        w,
+        "  CPU op-mode(s):      {}",
+        match &c.op_modes {
+            Probed::Known(m) => m.words(),
+            Probed::Unknown(u) => format!("unknown ({u})"),
+        }
+    );
+    let _ = writeln!(
+        w,
+        "  Address sizes:       {}",
+        match &c.address_sizes {
+            Probed::Known(a) => format!(
+                "{} bits physical, {} bits virtual",
+                a.physical_bits, a.virtual_bits
+            ),
+            Probed::Unknown(u) => format!("unknown ({u})"),
+        }
+    );
+    let _ = writeln!(
+        w,
+        "  Byte Order:          {}",
+        match &c.byte_order {
+            Probed::Known(b) => b.words().to_string(),
+            Probed::Unknown(u) => format!("unknown ({u})"),
+        }
+    );
     if let Some(m) = &c.identity.model_name {
         let _ = writeln!(w, "  Model name:          {m}");
     }
@@ -116,7 +145,17 @@ pub fn cpu_summary(c: &Cpu) -> String {
     };
     let _ = writeln!(w, "  Packages:            {}{ids}", count(&t.packages));
     let _ = writeln!(w, "  Dies:                {}", count(&t.dies));
-    let _ = writeln!(w, "  Clusters:            {}", count(&t.clusters));
+    let clusters = match &t.clusters {
+        // a known absence: no level between core and package (the probe's one answer)
+        Probed::Unknown(Unknown::Other { detail }) if detail.starts_with(NO_CLUSTER_LEVEL) => {
+            format!(
+                "none ({})",
+                detail[NO_CLUSTER_LEVEL.len()..].trim_start_matches(": ")
+            )
+        }
+        other => count(other),
+    };
+    let _ = writeln!(w, "  Clusters:            {clusters}");
     let _ = writeln!(w, "  Cores:               {}", count(&t.cores));
     let incomplete = match &t.threads {
         Probed::Known(n) if t.threads_with_topology.is_some_and(|k| k != *n) => {
@@ -237,7 +276,10 @@ pub fn cpu_summary(c: &Cpu) -> String {
             cache.grouped_by
         );
     }
+    // cpuid is an x86 instruction: on other machines the line says nothing (issue 49)
+    let x86 = matches!(c.arch, crate::cpu::Arch::X86_64 | crate::cpu::Arch::X86);
     match &c.cpuid {
+        _ if !x86 => {}
         Probed::Known(id) => {
             let _ = writeln!(
                 w,
