@@ -20,7 +20,7 @@
 //!    psys) and over this machine's own tree (where it has none, a point reads nothing: the
 //!    time of finding that out once per run is given), each against the shortest point of
 //!    section 1's run.
-//! 4. What the hardware watch costs a point (issue 47: "reading the counters adds no
+//! 4. What the hardware watch costs a point ("reading the counters adds no
 //!    measurable time to a point"): the engine's reads just before and just after a point
 //!    (`hwsurvey_engine::watch::Watcher::{before, after}`: EDAC, AER, links, throttle
 //!    counters, cpufreq of the point's CPUs, the kernel log, the difference and the run's
@@ -200,7 +200,7 @@ fn main() {
     clock_cost(bin, &repo, &dir, runs, file.as_ref().filter(|_| !smoke));
     let shortest = file.as_ref().and_then(shortest_point);
     energy_cost(pairs, shortest.as_ref());
-    println!("\n== 4. what the hardware watch's reads cost a point (issue 47)");
+    println!("\n== 4. what the hardware watch's reads cost a point: none may be measurable");
     watch_cost(pairs, shortest.as_ref());
 }
 

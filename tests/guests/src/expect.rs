@@ -82,7 +82,7 @@ pub struct Expect {
     #[serde(default)]
     pub stacked_refusals: bool,
     /// Hardware errors the host injects through qemu's monitor in the middle of a measured
-    /// run (issue 47): a machine check on one CPU bank and a correctable and an uncorrectable
+    /// run: a machine check on one CPU bank and a correctable and an uncorrectable
     /// AER error on one PCIe port; the run's file must hold each against the point it came
     /// in, qualify must fail the run naming the bank and the device, compare must mark the
     /// point.

@@ -1,4 +1,4 @@
-//! The hardware watch end to end (issue 47): the engine's run loop over a synthetic root whose
+//! The hardware watch end to end: the engine's run loop over a synthetic root whose
 //! EDAC, AER and thermal throttle counters and kernel log move during chosen points writes each
 //! point's watch into its record; the stored qualification fails or warns naming the DIMM
 //! slot, the PCIe device, the CPU bank and the point; compare marks the affected points and

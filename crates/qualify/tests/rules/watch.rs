@@ -1,4 +1,4 @@
-//! The watch rules (issue 47) on their own: what each says without a result file, for a
+//! The watch rules on their own: what each says without a result file, for a
 //! file written before the watch, with sources the run could not watch, and for each kind of
 //! event; a corrected error below the rate is information, above it a warning; a retrained
 //! link and a clock that fell warn; under emulation the clock is never judged.

@@ -1,4 +1,4 @@
-//! The hardware watch in a guest (issue 47): the host injects, through qemu's monitor, a
+//! The hardware watch in a guest: the host injects, through qemu's monitor, a
 //! machine check and a correctable and an uncorrectable AER error in the middle of a measured
 //! run ([`hwsurvey_guests::ExpectHardwareErrors`]); the run's file must hold each against the
 //! point it came in, qualify must fail the run naming the CPU bank and the PCIe device, and
@@ -26,7 +26,7 @@ const PROFILE: [&str; 21] = [
     "format_version = 1",
     "id = \"inject\"",
     "version = 1",
-    "description = \"cpu.scaling with points of seconds (issue 47: errors injected into one)\"",
+    "description = \"cpu.scaling with points of seconds (hardware errors injected into one)\"",
     "[run]",
     "placement = \"compact\"",
     "sample_min_s = 0.5",
