@@ -20,6 +20,13 @@
 //!    psys) and over this machine's own tree (where it has none, a point reads nothing: the
 //!    time of finding that out once per run is given), each against the shortest point of
 //!    section 1's run.
+//! 4. What the hardware watch costs a point ("reading the counters adds no
+//!    measurable time to a point"): the engine's reads just before and just after a point
+//!    (`hwsurvey_engine::watch::Watcher::{before, after}`: EDAC, AER, links, throttle
+//!    counters, cpufreq of the point's CPUs, the kernel log, the difference and the run's
+//!    totals), timed over a synthetic server tree (4 EDAC DIMMs, 11 PCIe functions with AER
+//!    statistics and links, 64 CPUs of 2 packages with thermal throttle counters, a kernel
+//!    log) and over this machine's own, against the shortest point of section 1's run.
 //!
 //! `cargo bench -p hwsurvey --bench estimate`; `HWSURVEY_BENCH_SMOKE=1` is the short form
 //! (CI's scripts/bench-smoke): the quick profile in section 1, no section 2, and section 3
@@ -28,7 +35,8 @@
 //! Output (scripts/bench-smoke's contract): the figure line of sections 1 and 2 is
 //! "actual/estimated: median R (min A, max B) over N families"; section 3's are "... median
 //! X s (min A, max B) over N runs" for cpu.clock and "... median X us ... over N runs" for
-//! each tree's energy reads.
+//! each tree's energy reads; section 4's "... median X us ... over N runs" for each tree's
+//! watch reads.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -192,6 +200,103 @@ fn main() {
     clock_cost(bin, &repo, &dir, runs, file.as_ref().filter(|_| !smoke));
     let shortest = file.as_ref().and_then(shortest_point);
     energy_cost(pairs, shortest.as_ref());
+    println!("\n== 4. what the hardware watch's reads cost a point: none may be measurable");
+    watch_cost(pairs, shortest.as_ref());
+}
+
+/// `pairs` times what the engine does around a point for the hardware watch: the reading
+/// before, the reading after with cpufreq of the point's CPUs and the kernel log's new lines,
+/// the point's difference and the run's totals (microseconds each time).
+fn time_watch(
+    w: &mut hwsurvey_engine::watch::Watcher<'_>,
+    point: &hwsurvey_engine::Point,
+    pairs: usize,
+) -> Vec<f64> {
+    (0..pairs)
+        .map(|_| {
+            let t0 = std::time::Instant::now();
+            let before = w.before();
+            std::hint::black_box(w.after(before, point));
+            t0.elapsed().as_secs_f64() * 1e6
+        })
+        .collect()
+}
+
+/// The watch's reads of one point over a synthetic server tree and over this machine's own.
+fn watch_cost(pairs: usize, shortest: Option<&(String, f64)>) {
+    use hwsurvey_probe::run_env::{CpuPlace, ReadRunEnv as _};
+    use hwsurvey_testkit::watch as tree;
+    let dir = tempfile::tempdir().expect("a folder for the synthetic tree");
+    let root_path = dir.path();
+    tree::edac_tree(root_path, &tree::R181_GHES);
+    hwsurvey_testkit::pcie_switch_tree(root_path);
+    for a in hwsurvey_probe::SysRoot::new(root_path)
+        .list_dir("/sys/bus/pci/devices")
+        .unwrap_or_default()
+    {
+        tree::aer_files(root_path, &a, &[], &[], &[]);
+    }
+    let cpus: Vec<CpuPlace> = (0..64u32)
+        .map(|cpu| CpuPlace {
+            cpu,
+            package: Some(i64::from(cpu / 32)),
+            core: Some(i64::from(cpu % 16)),
+            node: Some(cpu / 32),
+        })
+        .collect();
+    tree::thermal_throttle_tree(root_path, &(0..64).collect::<Vec<u32>>(), 0);
+    tree::kmsg_file(root_path);
+    let root = SysRoot::new(root_path);
+    let machine = hwsurvey_probe::probe_machine(&root);
+    let point: hwsurvey_engine::Point = serde_json::from_value(serde_json::json!({
+        "family": "mem.bandwidth", "id": "stream.triad/threads=64", "threads": 64,
+        "placement": "compact", "cpus": (0..64).collect::<Vec<u32>>(), "params": {},
+        "memory_bytes": 0, "estimated_s": 1.0
+    }))
+    .expect("a point");
+    let mut w = hwsurvey_engine::watch::Watcher::start(&root, &machine, &cpus);
+    let watched: Vec<String> = w
+        .run()
+        .sources
+        .iter()
+        .map(|s| format!("{} {}", s.watched, s.source.words()))
+        .collect();
+    print_reads(
+        &format!(
+            "watch reads of one point, synthetic server tree ({})",
+            watched.join(", ")
+        ),
+        &time_watch(&mut w, &point, pairs),
+        shortest,
+    );
+    let live = SysRoot::live();
+    let machine = hwsurvey_probe::probe_machine(&live);
+    let env = hwsurvey_probe::run_env::RunEnv::read(&live);
+    let first: Vec<u32> = env.usable_cpus.iter().take(1).collect();
+    let point: hwsurvey_engine::Point = serde_json::from_value(serde_json::json!({
+        "family": "mem.bandwidth", "id": "stream.triad/threads=1", "threads": 1,
+        "placement": "compact", "cpus": first, "params": {},
+        "memory_bytes": 0, "estimated_s": 1.0
+    }))
+    .expect("a point");
+    let mut w = hwsurvey_engine::watch::Watcher::start(&live, &machine, &env.cpus);
+    let watched: Vec<String> = w
+        .run()
+        .sources
+        .iter()
+        .map(|s| match &s.unavailable {
+            None => format!("{} {}", s.watched, s.source.words()),
+            Some(_) => format!("no {}", s.source.words()),
+        })
+        .collect();
+    print_reads(
+        &format!(
+            "watch reads of one point, this machine's tree ({})",
+            watched.join(", ")
+        ),
+        &time_watch(&mut w, &point, pairs),
+        shortest,
+    );
 }
 
 /// Median, least and largest of `v` (not empty).

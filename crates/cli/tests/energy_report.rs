@@ -129,6 +129,7 @@ fn energy_per_point_through_the_engine_renders_per_watt_in_compare() {
         tool: Tool::this_build(),
         time_limit: None,
         qualifier: None,
+        clock: None,
     };
     run_with_cancel(&req, &mut Silent, &AtomicBool::new(false)).unwrap();
 

@@ -24,6 +24,7 @@ pub mod run;
 pub mod runner;
 pub mod signals;
 pub mod speed;
+pub mod watch;
 
 /// The live run environment, read by the probe crate.
 pub use hwsurvey_probe::run_env as env;

@@ -4,7 +4,12 @@
 //! SIGINT/SIGTERM/SIGHUP handled (the flag and the handler: [`crate::signals`]). The energy
 //! counters (`hwsurvey_probe::energy`, under the request's root) are found once and read
 //! just before and just after every point: the point's joules and mean watts per domain go
-//! into its record, and a run without counters says why once, in the file's `energy`.
+//! into its record, and a run without counters says why once, in the file's `energy`. The
+//! hardware watch ([`crate::watch`]: EDAC, AER, links, throttle counters, the kernel log) is
+//! read the same way, and the clock measured at the run's start and end ([`ClockCheck`]).
+//!
+//! [`soak`] runs the plan again and again for a given time (`hwsurvey run --soak`): round 1
+//! is the file's tests, every round's figures and watch go into its `soak`.
 
 use hwsurvey_probe::run_env::ReadLoad as _;
 use std::path::Path;
@@ -20,10 +25,12 @@ use crate::plan::{Plan, Point, RunOptions, SkippedPoint};
 use crate::profile::Profile;
 use crate::result::{
     rfc3339, ClocksourceChange, FamilyTime, ProfileRef, Qualifier, ResultError, ResultFile,
-    RunEnergy, RunStatus, TestResult, TimeLimit, Tool, RESULT_SCHEMA, RESULT_SCHEMA_VERSION,
+    RunEnergy, RunStatus, Soak, SoakPoint, SoakRound, TestResult, TimeLimit, Tool, RESULT_SCHEMA,
+    RESULT_SCHEMA_VERSION,
 };
 use crate::runner::RunContext;
 use crate::signals::{interrupt_cause, INTERRUPTED};
+use crate::watch::{clock_seconds, ClockCheck, Watcher};
 
 /// Progress callbacks, for display only (the CLI draws a progress bar from these): they see
 /// the run, never the file being written, which the [`RunRequest`] alone decides.
@@ -32,6 +39,9 @@ pub trait Observer {
     fn point_started(&mut self, point: &Point, index: usize, total: usize);
     /// A point finished and the file was written.
     fn point_finished(&mut self, result: &TestResult);
+    /// A round of a soak ([`soak`]) finished and the file was written: the round, and the
+    /// file as it stands (its earlier rounds and the watch's totals).
+    fn round_finished(&mut self, _round: &SoakRound, _file: &ResultFile) {}
 }
 
 /// An observer that does nothing.
@@ -43,8 +53,8 @@ impl Observer for Silent {
 }
 
 /// Everything a run needs, and everything its result file holds besides what the run
-/// measures and reads live (load, clocksource, energy, times): two callers with one request
-/// get one file.
+/// measures and reads live (load, clocksource, energy, the hardware watch, times): two
+/// callers with one request get one file.
 pub struct RunRequest<'a> {
     /// The loaded profile.
     pub profile: &'a Profile,
@@ -60,7 +70,8 @@ pub struct RunRequest<'a> {
     pub options: &'a RunOptions,
     /// Where the result file goes.
     pub output: &'a Path,
-    /// Root for the load snapshots (the live `/`).
+    /// Root for the load snapshots, the energy counters and the hardware watch (the live
+    /// `/`).
     pub root: &'a SysRoot,
     /// Tool version and git revision.
     pub tool: Tool,
@@ -71,6 +82,9 @@ pub struct RunRequest<'a> {
     /// on the file as it stands, labelled with `output` as given (`hwsurvey run` passes
     /// `hwsurvey_qualify::stored::RunQualifier`); `None`: the file holds none.
     pub qualifier: Option<&'a dyn Qualifier>,
+    /// The clock measured at the run's start and end by the watch
+    /// (`hwsurvey_workloads::watch_clock::AddChain`); `None`: the file says it was not.
+    pub clock: Option<&'a dyn ClockCheck>,
 }
 
 /// Runs the plan, writing the whole result file to `output` (atomically: a new file renamed
@@ -87,169 +101,324 @@ pub fn run_with_cancel(
     observer: &mut dyn Observer,
     cancel: &AtomicBool,
 ) -> Result<ResultFile, ResultError> {
-    let counters = hwsurvey_probe::energy::discover(req.root);
-    let mut file = ResultFile {
-        schema: RESULT_SCHEMA.into(),
-        schema_version: RESULT_SCHEMA_VERSION,
-        status: RunStatus::Running,
-        tool: req.tool.clone(),
-        profile: ProfileRef {
-            id: req.profile.id.clone(),
-            version: req.profile.version,
-            source: req.profile.source.clone(),
-            run: req.profile.run.clone(),
-            fingerprint: Some(req.profile.fingerprint.clone()).filter(|f| !f.is_empty()),
-            point_settings: req.profile.point_settings.clone(),
-        },
-        started_at: rfc3339(SystemTime::now()),
-        finished_at: None,
-        machine: serde_json::to_value(req.machine).unwrap_or(serde_json::Value::Null),
-        environment: req.env.clone(),
-        load_before: LoadSnapshot::read(req.root),
-        load_after: None,
-        plan: req.plan.clone(),
-        tests: Vec::new(),
-        skipped: req
+    let mut r = Running::start(req)?;
+    r.round(observer, cancel, None)?;
+    r.finish(cancel)
+}
+
+/// Runs the plan again and again until `duration` has passed since the start (a round that
+/// has begun is finished; at least one round runs), watching the hardware around every point
+/// as [`run`] does: round 1's records are the file's tests, every round's headline figures
+/// and watch are in its `soak` ([`Soak`]), written after every point. Ctrl-C stops as in
+/// [`run`], keeping the rounds that finished.
+pub fn soak(
+    req: &RunRequest<'_>,
+    duration: Duration,
+    observer: &mut dyn Observer,
+    cancel: &AtomicBool,
+) -> Result<ResultFile, ResultError> {
+    let started = Instant::now();
+    let mut r = Running::start(req)?;
+    r.file.soak = Some(Soak {
+        duration_s: duration.as_secs_f64(),
+        families: req
             .plan
             .families
             .iter()
-            .flat_map(|f| f.skipped.iter().cloned())
+            .filter(|f| !f.points.is_empty())
+            .map(|f| f.family.clone())
             .collect(),
-        qualification: None,
-        family_times: Vec::new(),
-        time_limit: req.time_limit.clone(),
-        clocksource_changes: Vec::new(),
-        energy: Some(match &counters {
-            Ok(c) => RunEnergy {
-                counters: c.clone(),
-                unavailable: None,
-            },
-            Err(why) => RunEnergy {
-                counters: Vec::new(),
-                unavailable: Some(why.clone()),
-            },
-        }),
-    };
-    let counters = counters.unwrap_or_default();
-    let label = req.output.display().to_string();
-    let write = |file: &mut ResultFile| {
-        if let Some(q) = req.qualifier {
-            file.qualification = q.qualification(&label, file, rfc3339(SystemTime::now()));
+        rounds: Vec::new(),
+    });
+    let mut round = 1u32;
+    loop {
+        r.round(observer, cancel, Some(round))?;
+        if let Some(last) = r.file.soak.as_ref().and_then(|s| s.rounds.last()) {
+            observer.round_finished(last, &r.file);
         }
-        file.write_atomic(req.output)
-    };
-    write(&mut file)?;
-    let total = req.plan.point_count();
-    let mut index = 0;
-    let mut clocksource = file.load_before.clocksource.known().cloned();
-    'families: for fplan in &req.plan.families {
-        let Some(family) = req.families.iter().find(|f| f.id() == fplan.family) else {
-            for p in &fplan.points {
-                file.skipped.push(skip(p, "family not in this build"));
-            }
-            continue;
+        if cancel.load(Ordering::SeqCst) || started.elapsed() >= duration {
+            break;
+        }
+        round += 1;
+    }
+    r.finish(cancel)
+}
+
+/// One run in progress: its file and what it reads around every point.
+struct Running<'r, 'a> {
+    req: &'r RunRequest<'a>,
+    file: ResultFile,
+    counters: Vec<hwsurvey_probe::energy::EnergyCounter>,
+    watcher: Watcher<'a>,
+    clocksource: Option<String>,
+    label: String,
+}
+
+impl<'r, 'a> Running<'r, 'a> {
+    /// The file at the start (written once), the counters found and the clock measured.
+    fn start(req: &'r RunRequest<'a>) -> Result<Self, ResultError> {
+        // the load and the clocksource first: what the run starts on, before it reads
+        // anything of its own
+        let load_before = LoadSnapshot::read(req.root);
+        let counters = hwsurvey_probe::energy::discover(req.root);
+        let watcher = Watcher::start(req.root, req.machine, &req.env.cpus);
+        let file = ResultFile {
+            schema: RESULT_SCHEMA.into(),
+            schema_version: RESULT_SCHEMA_VERSION,
+            status: RunStatus::Running,
+            tool: req.tool.clone(),
+            profile: ProfileRef {
+                id: req.profile.id.clone(),
+                version: req.profile.version,
+                source: req.profile.source.clone(),
+                run: req.profile.run.clone(),
+                fingerprint: Some(req.profile.fingerprint.clone()).filter(|f| !f.is_empty()),
+                point_settings: req.profile.point_settings.clone(),
+            },
+            started_at: rfc3339(SystemTime::now()),
+            finished_at: None,
+            machine: serde_json::to_value(req.machine).unwrap_or(serde_json::Value::Null),
+            environment: req.env.clone(),
+            load_before,
+            load_after: None,
+            plan: req.plan.clone(),
+            tests: Vec::new(),
+            skipped: req
+                .plan
+                .families
+                .iter()
+                .flat_map(|f| f.skipped.iter().cloned())
+                .collect(),
+            qualification: None,
+            family_times: Vec::new(),
+            time_limit: req.time_limit.clone(),
+            clocksource_changes: Vec::new(),
+            energy: Some(match &counters {
+                Ok(c) => RunEnergy {
+                    counters: c.clone(),
+                    unavailable: None,
+                },
+                Err(why) => RunEnergy {
+                    counters: Vec::new(),
+                    unavailable: Some(why.clone()),
+                },
+            }),
+            watch: Some(watcher.run().clone()),
+            soak: None,
         };
-        if fplan.points.is_empty() {
-            continue;
+        let mut r = Running {
+            req,
+            clocksource: file.load_before.clocksource.known().cloned(),
+            file,
+            counters: counters.unwrap_or_default(),
+            watcher,
+            label: req.output.display().to_string(),
+        };
+        r.write()?;
+        r.clock(false);
+        Ok(r)
+    }
+
+    /// Measures the watch's clock on the first usable CPU.
+    fn clock(&mut self, end: bool) {
+        let cpu = self.req.env.usable_cpus.iter().next().unwrap_or(0);
+        let seconds = clock_seconds(&self.req.profile.run);
+        self.watcher.clock(self.req.clock, cpu, seconds, end);
+        self.file.watch = Some(self.watcher.run().clone());
+    }
+
+    /// Writes the file as it stands, with the qualification of it.
+    fn write(&mut self) -> Result<(), ResultError> {
+        if let Some(q) = self.req.qualifier {
+            self.file.qualification =
+                q.qualification(&self.label, &self.file, rfc3339(SystemTime::now()));
         }
-        let family_start = Instant::now();
-        file.family_times.push(FamilyTime {
-            family: fplan.family.clone(),
-            points_planned: fplan.points.len(),
-            points_run: 0,
-            estimated_s: 0.0,
-            actual_s: 0.0,
-        });
-        for point in fplan.points.iter() {
-            if cancel.load(Ordering::SeqCst) {
-                break 'families;
-            }
-            // The profile's minimum samples are always taken; extra samples stop when the
-            // point's allowance (its estimate x POINT_ALLOWANCE_FACTOR) is spent.
-            let deadline = Instant::now() + Duration::from_secs_f64(point.allowance_s());
-            let ctx = RunContext::new(&req.profile.run, req.env, req.options, cancel, deadline);
-            observer.point_started(point, index, total);
-            let started = SystemTime::now();
-            let t0 = Instant::now();
-            let energy_before =
-                (!counters.is_empty()).then(|| hwsurvey_probe::energy::read(req.root, &counters));
-            let outcome = family.run_point(point, &ctx);
-            let energy = energy_before.map(|before| {
-                let after = hwsurvey_probe::energy::read(req.root, &counters);
-                hwsurvey_probe::energy::between(&counters, &before, &after)
+        self.file.write_atomic(self.req.output)
+    }
+
+    /// Runs every point of the plan once. `soak_round`: the soak round this is (round 1
+    /// records tests as a plain run does; later rounds only go into the file's `soak`).
+    /// Returns early, with what finished written, when `cancel` is set.
+    fn round(
+        &mut self,
+        observer: &mut dyn Observer,
+        cancel: &AtomicBool,
+        soak_round: Option<u32>,
+    ) -> Result<(), ResultError> {
+        let req = self.req;
+        let tests = soak_round.is_none_or(|r| r == 1);
+        let round_start = Instant::now();
+        if let (Some(n), Some(s)) = (soak_round, self.file.soak.as_mut()) {
+            s.rounds.push(SoakRound {
+                round: n,
+                started_at: rfc3339(SystemTime::now()),
+                duration_s: 0.0,
+                points: Vec::new(),
             });
-            let outcome = if cancel.load(Ordering::SeqCst) {
-                match outcome {
-                    PointOutcome::Measured(m) if m.metrics.iter().all(|x| x.samples.len() >= 2) => {
-                        PointOutcome::Measured(m)
-                    }
-                    _ => {
-                        file.skipped
-                            .push(skip(point, &format!("interrupted ({})", interrupt_cause())));
-                        break 'families;
+        }
+        let total = req.plan.point_count();
+        let mut index = 0;
+        'families: for fplan in &req.plan.families {
+            let Some(family) = req.families.iter().find(|f| f.id() == fplan.family) else {
+                if tests {
+                    for p in &fplan.points {
+                        self.file.skipped.push(skip(p, "family not in this build"));
                     }
                 }
-            } else {
-                outcome
+                continue;
             };
-            let mut result = TestResult::new(
-                point.clone(),
-                outcome,
-                rfc3339(started),
-                t0.elapsed().as_secs_f64(),
-            );
-            result.energy = energy;
-            file.tests.push(result);
-            watch_clocksource(
-                req.root,
-                point,
-                &mut clocksource,
-                &mut file.clocksource_changes,
-            );
-            if let Some(ft) = file.family_times.last_mut() {
-                ft.points_run += 1;
-                ft.estimated_s += point.estimated_s;
-                ft.actual_s = family_start.elapsed().as_secs_f64();
+            if fplan.points.is_empty() {
+                continue;
             }
-            write(&mut file)?;
-            if let Some(r) = file.tests.last() {
-                observer.point_finished(r);
+            let family_start = Instant::now();
+            if tests {
+                self.file.family_times.push(FamilyTime {
+                    family: fplan.family.clone(),
+                    points_planned: fplan.points.len(),
+                    points_run: 0,
+                    estimated_s: 0.0,
+                    actual_s: 0.0,
+                });
             }
-            index += 1;
+            for point in fplan.points.iter() {
+                if cancel.load(Ordering::SeqCst) {
+                    break 'families;
+                }
+                observer.point_started(point, index, total);
+                let Some(result) = self.point(*family, point, cancel, tests) else {
+                    break 'families;
+                };
+                if let Some(r) = self.file.soak.as_mut().and_then(|s| s.rounds.last_mut()) {
+                    // round 1's watch is its test's
+                    r.points.push(SoakPoint::of(&result, !tests));
+                    r.duration_s = round_start.elapsed().as_secs_f64();
+                }
+                let later_round = if tests {
+                    self.file.tests.push(result);
+                    if let Some(ft) = self.file.family_times.last_mut() {
+                        ft.points_run += 1;
+                        ft.estimated_s += point.estimated_s;
+                        ft.actual_s = family_start.elapsed().as_secs_f64();
+                    }
+                    None
+                } else {
+                    Some(result)
+                };
+                self.write()?;
+                if let Some(r) = later_round.as_ref().or(self.file.tests.last()) {
+                    observer.point_finished(r);
+                }
+                index += 1;
+            }
         }
+        Ok(())
     }
-    let interrupted = cancel.load(Ordering::SeqCst);
-    if interrupted {
-        let done: std::collections::BTreeSet<(String, String)> = file
-            .tests
-            .iter()
-            .map(|t| (t.point.family.clone(), t.point.id.clone()))
-            .chain(
-                file.skipped
-                    .iter()
-                    .map(|s| (s.family.clone(), s.id.clone())),
-            )
-            .collect();
-        for f in &req.plan.families {
-            for p in &f.points {
-                if !done.contains(&(p.family.clone(), p.id.clone())) {
-                    file.skipped.push(skip(
-                        p,
-                        &format!("not run: interrupted ({})", interrupt_cause()),
-                    ));
+
+    /// Runs one point with the energy and the watch read around it. `None` when Ctrl-C came
+    /// before it had two samples (the point is then listed as skipped, when `record_skip`: a
+    /// soak's later round lists none, its point has a test already).
+    fn point(
+        &mut self,
+        family: &dyn DynFamily,
+        point: &Point,
+        cancel: &AtomicBool,
+        record_skip: bool,
+    ) -> Option<TestResult> {
+        let req = self.req;
+        // The profile's minimum samples are always taken; extra samples stop when the
+        // point's allowance (its estimate x POINT_ALLOWANCE_FACTOR) is spent.
+        let deadline = Instant::now() + Duration::from_secs_f64(point.allowance_s());
+        let ctx = RunContext::new(&req.profile.run, req.env, req.options, cancel, deadline);
+        let started = SystemTime::now();
+        let t0 = Instant::now();
+        let watch_before = self.watcher.before();
+        let energy_before = (!self.counters.is_empty())
+            .then(|| hwsurvey_probe::energy::read(req.root, &self.counters));
+        let outcome = family.run_point(point, &ctx);
+        let energy = energy_before.map(|before| {
+            let after = hwsurvey_probe::energy::read(req.root, &self.counters);
+            hwsurvey_probe::energy::between(&self.counters, &before, &after)
+        });
+        let watch = self.watcher.after(watch_before, point);
+        self.file.watch = Some(self.watcher.run().clone());
+        let outcome = if cancel.load(Ordering::SeqCst) {
+            match outcome {
+                PointOutcome::Measured(m) if m.metrics.iter().all(|x| x.samples.len() >= 2) => {
+                    PointOutcome::Measured(m)
+                }
+                _ => {
+                    if record_skip {
+                        self.file
+                            .skipped
+                            .push(skip(point, &format!("interrupted ({})", interrupt_cause())));
+                    }
+                    return None;
                 }
             }
-        }
+        } else {
+            outcome
+        };
+        let mut result = TestResult::new(
+            point.clone(),
+            outcome,
+            rfc3339(started),
+            t0.elapsed().as_secs_f64(),
+        );
+        result.energy = energy;
+        result.watch = Some(watch);
+        watch_clocksource(
+            req.root,
+            point,
+            &mut self.clocksource,
+            &mut self.file.clocksource_changes,
+        );
+        Some(result)
     }
-    file.status = if interrupted {
-        RunStatus::Interrupted
-    } else {
-        RunStatus::Complete
-    };
-    file.finished_at = Some(rfc3339(SystemTime::now()));
-    file.load_after = Some(LoadSnapshot::read(req.root));
-    write(&mut file)?;
-    Ok(file)
+
+    /// Lists what an interruption left unrun, measures the clock at the end (unless
+    /// interrupted), and writes the final file.
+    fn finish(mut self, cancel: &AtomicBool) -> Result<ResultFile, ResultError> {
+        let req = self.req;
+        let interrupted = cancel.load(Ordering::SeqCst);
+        if interrupted {
+            let done: std::collections::BTreeSet<(String, String)> = self
+                .file
+                .tests
+                .iter()
+                .map(|t| (t.point.family.clone(), t.point.id.clone()))
+                .chain(
+                    self.file
+                        .skipped
+                        .iter()
+                        .map(|s| (s.family.clone(), s.id.clone())),
+                )
+                .collect();
+            for f in &req.plan.families {
+                for p in &f.points {
+                    if !done.contains(&(p.family.clone(), p.id.clone())) {
+                        self.file.skipped.push(skip(
+                            p,
+                            &format!("not run: interrupted ({})", interrupt_cause()),
+                        ));
+                    }
+                }
+            }
+            self.watcher
+                .clock_skipped(&format!("the run was interrupted ({})", interrupt_cause()));
+            self.file.watch = Some(self.watcher.run().clone());
+        } else {
+            self.clock(true);
+        }
+        self.file.status = if interrupted {
+            RunStatus::Interrupted
+        } else {
+            RunStatus::Complete
+        };
+        self.file.finished_at = Some(rfc3339(SystemTime::now()));
+        self.file.load_after = Some(LoadSnapshot::read(req.root));
+        self.write()?;
+        Ok(self.file)
+    }
 }
 
 /// Reads the clocksource after `point` and records a change of counter against `last` (the
@@ -380,6 +549,7 @@ mod tests {
             tool: Tool::this_build(),
             time_limit: None,
             qualifier: None,
+            clock: None,
         };
         let file = run_with_cancel(&req, &mut Silent, &AtomicBool::new(false)).unwrap();
         assert_eq!(file.status, RunStatus::Complete);

@@ -159,6 +159,7 @@ fn causes_text(h: &Host) -> String {
         .iter()
         .map(|c| format!("{} {} (group: {})", c.fact, c.host, c.group))
         .collect();
+    parts.extend(h.hardware.iter().map(|l| format!("hardware watch: {l}")));
     if h.flagged() && parts.is_empty() {
         parts.push("no probe difference from the group found".into());
     }
@@ -313,7 +314,10 @@ fn details(h: &Host) -> Vec<String> {
             c.fact, c.host, c.group
         ));
     }
-    if h.flagged() && h.causes.is_empty() {
+    for l in &h.hardware {
+        out.push(format!("  cause: hardware watch: {l}"));
+    }
+    if h.flagged() && h.causes.is_empty() && h.hardware.is_empty() {
         out.push("  cause: no probe difference from the group found".into());
     }
     if loud(h) {

@@ -62,6 +62,10 @@ pub struct Run {
     pub started_at: String,
     /// Profile id and revision (`standard v3`).
     pub profile: String,
+    /// What the hardware watch saw during the run, one line each
+    /// ([`hwsurvey_result::ResultFile::watch_lines`]); empty when it saw nothing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hardware: Vec<String>,
 }
 
 /// One headline figure of a host, pooled over its runs.
@@ -163,6 +167,11 @@ pub struct Host {
     pub causes: Vec<Cause>,
     /// Failed or warned qualification findings stored in the latest run.
     pub findings: Vec<HostFinding>,
+    /// What the hardware watch saw during the latest run, one line each
+    /// ([`hwsurvey_result::ResultFile::watch_lines`]: `2,314 corrected errors on DIMM B2
+    /// (mc0/dimm3) during mem.bandwidth`): a cause of its figures whatever its group holds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hardware: Vec<String>,
     /// Facts of the latest run ([`crate::facts::host_facts`]), for the causes.
     #[serde(skip)]
     pub facts: Vec<(&'static str, String)>,

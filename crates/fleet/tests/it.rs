@@ -8,3 +8,4 @@ mod fleet;
 mod names_and_escaping;
 mod terminal_fit;
 mod verdict;
+mod watch;

@@ -64,6 +64,7 @@ pub mod process;
 pub mod run_env;
 pub mod smaps;
 pub mod virt;
+pub mod watch;
 
 mod parse_error;
 pub use parse_error::ParseError;

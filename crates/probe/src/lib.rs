@@ -20,6 +20,7 @@ pub mod energy;
 pub mod firmware;
 pub mod freq;
 pub mod io;
+pub mod kmsg;
 pub mod limits;
 pub mod live;
 pub mod memory;
@@ -35,6 +36,7 @@ pub mod smaps;
 pub mod sysroot;
 pub mod thp;
 pub mod virt;
+pub mod watch;
 
 pub use sysroot::{ProbeError, SysRoot};
 

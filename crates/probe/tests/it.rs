@@ -28,3 +28,4 @@ mod topology_summary;
 mod topology_support;
 mod unknowns_pseudo_disks;
 mod virt_fixtures;
+mod watch_trees;

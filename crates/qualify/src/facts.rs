@@ -420,6 +420,20 @@ pub struct ResultFacts {
     /// the result file's `clocksource_changes`).
     #[serde(default)]
     pub clocksource_changes: Vec<(String, String, String)>,
+    /// What the hardware watch saw during the run (the file's `watch` and every point's);
+    /// `None` for a file written before the watch.
+    #[serde(default)]
+    pub watch: Option<WatchFacts>,
+}
+
+/// What the hardware watch saw during a run: the run's `watch` (sources, DIMMs, clock,
+/// totals) and each watched point's delta, named `family id` (with the soak round).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WatchFacts {
+    /// The file's `watch`.
+    pub run: hwsurvey_machine::watch::RunWatch,
+    /// `(point, what the watch saw during it)`, in run order.
+    pub points: Vec<(String, hwsurvey_machine::watch::WatchDelta)>,
 }
 
 /// Parses the kernel's `kB` (KiB) hugepage folder name `hugepages-2048kB` into bytes.

@@ -338,7 +338,22 @@ pub fn result_facts(path: &str, r: &hwsurvey_result::ResultFile) -> ResultFacts 
             .iter()
             .map(|c| (c.from.clone(), c.to.clone(), c.seen_after.clone()))
             .collect(),
+        watch: watch_facts(r),
     }
+}
+
+/// The hardware watch of a result file ([`hwsurvey_result::ResultFile::watched_points`]),
+/// `None` when the file has none.
+pub fn watch_facts(r: &hwsurvey_result::ResultFile) -> Option<crate::facts::WatchFacts> {
+    let run = r.watch.clone()?;
+    Some(crate::facts::WatchFacts {
+        run,
+        points: r
+            .watched_points()
+            .into_iter()
+            .map(|p| (p.words(), p.watch.clone()))
+            .collect(),
+    })
 }
 
 /// Page modes (`base`, `thp`, `hugetlb`, sorted, once each) a run needed: those of its

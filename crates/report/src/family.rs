@@ -123,12 +123,19 @@ pub(crate) fn family_table(inputs: &[Input], base: usize, family: &str, flags: &
         let unit = metrics
             .iter()
             .find_map(|m| m.as_ref().ok().map(|m| unit_of(&m.name)));
+        // points measured while the hardware watch saw throttling or errors: marked, never
+        // a win or a loss
+        let marks: Vec<Vec<&'static str>> = inputs
+            .iter()
+            .map(|i| i.file.watch_marks(family, id))
+            .collect();
         let mut cells: Vec<Cell> = metrics
             .iter()
-            .map(|m| match m {
+            .zip(&marks)
+            .map(|(m, mk)| match m {
                 Err(why) => Cell::missing(why.clone()),
                 Ok(m) => match &m.summary {
-                    Some(s) => Cell::measured(s, human(s.median, &unit_of(&m.name))),
+                    Some(s) => marked(Cell::measured(s, human(s.median, &unit_of(&m.name))), mk),
                     None => Cell::missing(format!(
                         "no statistics: {}",
                         m.summary_error.as_deref().unwrap_or("too few samples")
@@ -140,11 +147,12 @@ pub(crate) fn family_table(inputs: &[Input], base: usize, family: &str, flags: &
             cells.push(crate::energy::cell(&inputs[k].file, family, id));
         }
         for &k in &others {
-            cells.push(relative(
+            let cell = relative(
                 &metrics[k],
                 &metrics[base],
                 comparable[k] && comparable[base],
-            ));
+            );
+            cells.push(affected(cell, &marks[k], &marks[base], &inputs[base].label));
         }
         rows.push(Row {
             label: id.clone(),
@@ -158,6 +166,16 @@ pub(crate) fn family_table(inputs: &[Input], base: usize, family: &str, flags: &
     }
     let mut notes = flags.to_vec();
     notes.extend(crate::energy::notes(inputs, family, &per_watt));
+    if marks_any(inputs, family) {
+        notes.push(format!(
+            "a point measured while the hardware watch saw throttling, errors or a link retrain \
+             is marked \"{}\", \"{}\" or \"{}\" (the run's watch in its file, tests[].watch): \
+             its relative figure is never a win or a loss",
+            hwsurvey_machine::watch::THROTTLED_MARK,
+            hwsurvey_machine::watch::ERRORS_MARK,
+            hwsurvey_machine::watch::LINK_MARK
+        ));
+    }
     notes.push("value = median of the samples (CV = coefficient of variation); a relative figure inside both runs' noise (overlapping 95% bootstrap intervals of the medians, or a difference below the larger CV) is shown as \"within noise\", never as a win or a loss; a relative figure of a run the headline calls not comparable (or against such a baseline) is shown as \"not comparable\"".into());
     Table {
         id: format!("family:{family}"),
@@ -168,6 +186,47 @@ pub(crate) fn family_table(inputs: &[Input], base: usize, family: &str, flags: &
         notes,
         plot: None,
     }
+}
+
+/// Whether a point of `family` of some input carries a watch mark.
+fn marks_any(inputs: &[Input], family: &str) -> bool {
+    inputs.iter().any(|i| {
+        i.file
+            .tests
+            .iter()
+            .filter(|t| t.point.family == family)
+            .any(|t| t.watch.as_ref().is_some_and(|w| !w.marks().is_empty()))
+    })
+}
+
+/// A measured cell with its point's watch marks after its CV.
+fn marked(mut cell: Cell, marks: &[&str]) -> Cell {
+    if !marks.is_empty() {
+        let words = marks.join("; ");
+        cell.note = Some(match cell.note {
+            Some(n) => format!("{n}; {words}"),
+            None => words,
+        });
+    }
+    cell
+}
+
+/// A relative cell whose point (`marks`), or the baseline's (`base_marks`), was measured
+/// while the watch saw something: the ratio stays, the verdict becomes the marks (never a win
+/// or a loss).
+fn affected(mut cell: Cell, marks: &[&str], base_marks: &[&str], base_label: &str) -> Cell {
+    if cell.missing.is_some() || (marks.is_empty() && base_marks.is_empty()) {
+        return cell;
+    }
+    let mut words: Vec<String> = marks.iter().map(|m| m.to_string()).collect();
+    words.extend(
+        base_marks
+            .iter()
+            .filter(|m| !marks.contains(m))
+            .map(|m| format!("{base_label}: {m}")),
+    );
+    cell.note = Some(words.join("; "));
+    cell
 }
 
 /// The note of a relative cell inside both runs' noise.

@@ -23,6 +23,7 @@ pub mod point_params;
 pub mod render;
 pub mod run;
 pub mod scaling;
+pub mod soak;
 pub mod summary;
 pub mod terminal;
 pub mod tlb;

@@ -366,6 +366,8 @@ fn cell_class(t: &Table, cell: &crate::Cell) -> &'static str {
         (None, Some(n)) if n.ends_with("worse") => "num worse",
         (None, Some(crate::family::WITHIN_NOISE)) => "num noise",
         (None, Some(crate::family::NOT_COMPARABLE)) => "num nc",
+        // a point the hardware watch marked (throttled, errors, a link retrained)
+        (None, Some(n)) if n.ends_with("during this point") => "num nc",
         _ if cell.value.is_some() => "num",
         _ => "",
     }

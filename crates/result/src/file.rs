@@ -227,6 +227,12 @@ pub struct TestResult {
     /// and in files written before energy was read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub energy: Option<hwsurvey_machine::energy::PointEnergy>,
+    /// What the hardware watch saw from just before to just after the point (EDAC and AER
+    /// counts, links that retrained, throttle events, hardware-error lines of the kernel log;
+    /// only what moved, [`hwsurvey_machine::watch::WatchDelta`]). Absent in files written
+    /// before the watch, and where the run watched nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch: Option<hwsurvey_machine::watch::WatchDelta>,
 }
 
 /// The energy counters of a run, said once for the whole file.
@@ -283,6 +289,7 @@ impl TestResult {
             started_at,
             duration_s,
             energy: None,
+            watch: None,
         }
     }
 }
@@ -411,6 +418,15 @@ pub struct ResultFile {
     /// written before energy was read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub energy: Option<RunEnergy>,
+    /// The hardware watch of the run, said once: what it reads before and after every point
+    /// (or why a source is not read), the DIMMs and their slots, the measured clock at the
+    /// start and the end, and the totals over the run ([`hwsurvey_machine::watch::RunWatch`]).
+    /// Absent in files written before the watch; such files still load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch: Option<hwsurvey_machine::watch::RunWatch>,
+    /// The rounds of `hwsurvey run --soak` ([`crate::watch::Soak`]); absent for a plain run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soak: Option<crate::watch::Soak>,
     /// Qualification findings evaluated by `hwsurvey run` and updated before every write
     /// (rules file reference, time, findings with evidence and fix: [`crate::qualification`]).
     /// Optional: absent in files written before runs stored findings (readers then recompute

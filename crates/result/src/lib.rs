@@ -10,7 +10,8 @@
 //! with `null` for unknown, and the reader back), [`profile`]
 //! (the engine rules recorded with the profile reference), [`provenance`] (emulated, virtual or
 //! native; which run), [`qualification`] (the findings a run
-//! stores, typed), [`qualifier`] (what fills them as the file is written), [`verdict`] (a finished run's exit status).
+//! stores, typed), [`qualifier`] (what fills them as the file is written), [`verdict`] (a finished run's exit status),
+//! [`watch`] (the hardware watch around each point, and a soak's rounds).
 
 pub mod bounds;
 pub mod consistency;
@@ -28,6 +29,7 @@ pub mod qualification;
 pub mod qualifier;
 pub mod validate;
 pub mod verdict;
+pub mod watch;
 
 pub use file::*;
 pub use load::{load, parse};
@@ -38,6 +40,7 @@ pub use plan::{FamilyPlan, Landmark, Plan, Point, SkippedPoint};
 pub use profile::RunSettings;
 pub use qualifier::Qualifier;
 pub use validate::{plausible_max, STATS_TOLERANCE};
+pub use watch::{Soak, SoakPoint, SoakRound, WatchedPoint};
 
 /// Git revision of the source at build time (`<12 hex>[-dirty]`), or "unknown" outside a
 /// git checkout; set by build.rs (an `HWSURVEY_GIT_REVISION` in the build environment wins).

@@ -1,7 +1,7 @@
 //! Test support shared by the workspace's test suites (a dev-dependency only, never in a
 //! shipped binary): locating `../shared` (the real machine captures and known probe faults,
-//! read in place), unpacking capture archives, writing small `/proc` and `/sys` trees, and
-//! result files for the readers' tests ([`report_sample`]: synthetic platforms;
+//! read in place), unpacking capture archives, writing small `/proc` and `/sys` trees (the
+//! hardware watch's moving counters: [`watch`]), and result files for the readers' tests ([`report_sample`]: synthetic platforms;
 //! [`fleet_sample`]: fleets made from `reports/examples/`), and an HTML report printed and
 //! read back ([`printed`]).
 //!
@@ -16,6 +16,7 @@ pub mod plans;
 pub mod powercap;
 pub mod printed;
 pub mod report_sample;
+pub mod watch;
 
 /// Environment variable: the folder that holds `fixtures/` and `bugs/`, when it is not
 /// `../shared` beside the workspace (see [`shared_dir`]).

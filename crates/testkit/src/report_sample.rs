@@ -314,6 +314,8 @@ pub fn result(s: &Spec) -> ResultFile {
         time_limit: None,
         clocksource_changes: vec![],
         energy: None,
+        watch: None,
+        soak: None,
     }
 }
 

@@ -183,6 +183,7 @@ fn run_hwsurvey(
         tool: Tool::this_build(),
         time_limit: None,
         qualifier: None,
+        clock: None,
     };
     run_with_cancel(&req, &mut Silent, &AtomicBool::new(false)).expect("engine run")
 }

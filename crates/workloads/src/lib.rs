@@ -10,4 +10,6 @@ pub mod clock;
 pub mod families;
 pub mod raid6;
 pub mod service;
+pub mod soak;
 pub mod storage;
+pub mod watch_clock;

@@ -152,6 +152,7 @@ fn a_run_stores_the_clock_and_its_sources() {
         tool: Tool::this_build(),
         time_limit: None,
         qualifier: None,
+        clock: None,
     };
     run_with_cancel(&req, &mut Silent, &AtomicBool::new(false)).unwrap();
     // the file as compare and qualify read it: every metric's unit is one the loader knows

@@ -121,6 +121,7 @@ fn quick_profile_runs_the_kernel_families() {
         tool: Tool::this_build(),
         time_limit: None,
         qualifier: None,
+        clock: None,
     };
     let file = run_with_cancel(&req, &mut Silent, &AtomicBool::new(false)).unwrap();
     assert!(out.exists());

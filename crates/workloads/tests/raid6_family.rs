@@ -89,6 +89,7 @@ fn quick_profile_measures_checked_figures() {
         tool: Tool::this_build(),
         time_limit: None,
         qualifier: None,
+        clock: None,
     };
     let file = run_with_cancel(&req, &mut Silent, &AtomicBool::new(false)).unwrap();
     let measured: Vec<_> = file

@@ -70,6 +70,7 @@ fn run(profile: &Profile, options: &RunOptions, cancel: bool) -> ResultFile {
         tool: Tool::this_build(),
         time_limit: None,
         qualifier: None,
+        clock: None,
     };
     run_with_cancel(&req, &mut Silent, &AtomicBool::new(cancel)).unwrap()
 }

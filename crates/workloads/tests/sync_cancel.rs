@@ -146,6 +146,7 @@ fn engine_run_of_sync_contention_stops_on_cancel() {
         tool: Tool::this_build(),
         time_limit: None,
         qualifier: None,
+        clock: None,
     };
     let cancel = AtomicBool::new(false);
     let t0 = Instant::now();

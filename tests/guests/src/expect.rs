@@ -81,6 +81,30 @@ pub struct Expect {
     /// there, the device left byte for byte unchanged.
     #[serde(default)]
     pub stacked_refusals: bool,
+    /// Hardware errors the host injects through qemu's monitor in the middle of a measured
+    /// run: a machine check on one CPU bank and a correctable and an uncorrectable
+    /// AER error on one PCIe port; the run's file must hold each against the point it came
+    /// in, qualify must fail the run naming the bank and the device, compare must mark the
+    /// point.
+    pub hardware_errors: Option<ExpectHardwareErrors>,
+}
+
+/// What [`Expect::hardware_errors`] injects, and where.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectHardwareErrors {
+    /// The CPU (qemu's index, the guest's OS CPU number) of the machine check.
+    pub cpu: u32,
+    /// Its MCA bank.
+    pub bank: u32,
+    /// MCi_STATUS of the machine check (hex, `0x...`), as `mce` takes it.
+    pub status: String,
+    /// MCG_STATUS of it.
+    pub mcg_status: String,
+    /// The qemu id of the PCIe port the AER errors are injected on (`up1`).
+    pub port: String,
+    /// Its PCI address in the guest (`0000:01:00.0`).
+    pub device: String,
 }
 
 /// A shared PCIe link the probe must find (`io.pcie_paths[].shared`) and qualify's

@@ -14,6 +14,11 @@
 //! Files come back over the serial console: the guest's init prints a gzip'd tar of its output
 //! directory as base64 between two marker lines (the Debian kernels have 9p and virtio as
 //! modules, which an initramfs would have to load first; the console needs nothing).
+//!
+//! A run may act on the guest from the host ([`Injection`]): when a command prints a marker
+//! line on the console (`echo MARKER > /dev/console`), the host sends commands to qemu's human
+//! monitor (a machine check with `mce`, a PCIe error with `pcie_aer_inject_error`), as the
+//! hardware would raise them.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -31,16 +36,19 @@ use serde::Deserialize;
 mod expect;
 mod host_load;
 mod initramfs;
+mod monitor;
 mod packages;
 pub mod serve;
 
-pub use expect::{Expect, ExpectNode, ExpectSharedLink};
+pub use expect::{Expect, ExpectHardwareErrors, ExpectNode, ExpectSharedLink};
 pub use host_load::{children_cpu_s, proc_stat_busy_s};
 use host_load::{host_cpu_busy_s, reaped_children_cpu_s};
 pub use initramfs::{build_initramfs, init_script};
 pub(crate) use initramfs::{
     copy_tree, init_cgroup, init_head, set_executable, shell_quote, write_cpio,
 };
+use monitor::monitor_commands;
+pub use monitor::Injection;
 pub use packages::{busybox, dist_binary, kernel_image, kernel_module};
 pub(crate) use packages::{cache_dir, fetch_package, run_cmd};
 
@@ -412,6 +420,9 @@ pub struct GuestRun {
     /// CPUs. `None` when `/proc` could not be read. A TCG guest's vCPUs are host threads: on a
     /// busy host they are taken off their CPUs, and the guest sees its own threads stall.
     pub host_busy_elsewhere: Option<f64>,
+    /// The monitor commands [`RunOptions::injections`] sent, with qemu's answers (empty when
+    /// none was sent: the marker never came); an answer that is an error is qemu's text.
+    pub monitor: Vec<(String, String)>,
 }
 
 /// Options of [`run`].
@@ -425,6 +436,9 @@ pub struct RunOptions {
     /// Seconds within which the kernel must reach the init before the boot counts as hung
     /// and is tried again; `None`: [`BOOT_DEADLINE_S`].
     pub boot_deadline_s: Option<u64>,
+    /// What the host sends to qemu's monitor when the console shows a marker; none: qemu gets
+    /// no monitor socket.
+    pub injections: Vec<Injection>,
 }
 
 /// Whether `qemu` can be started here; `Err` says why not (for skip messages).
@@ -524,6 +538,14 @@ fn run_once(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Resul
             d.id
         ));
     }
+    let monitor_socket = out_dir.join("monitor.sock");
+    if !opts.injections.is_empty() {
+        let _ = fs::remove_file(&monitor_socket);
+        cmd.arg("-monitor").arg(format!(
+            "unix:{},server=on,wait=off",
+            monitor_socket.display()
+        ));
+    }
     cmd.args(guest.qemu_args())
         .arg("-kernel")
         .arg(&kernel)
@@ -572,6 +594,8 @@ fn run_once(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Resul
     let mut ready_at = None;
     let mut timed_out = false;
     let mut hung = false;
+    let mut injected: Vec<(String, String)> = Vec::new();
+    let mut pending: Vec<&Injection> = opts.injections.iter().collect();
     loop {
         let now = Instant::now();
         if ready_at.is_none() && now >= boot_deadline {
@@ -597,6 +621,20 @@ fn run_once(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Resul
                 }
                 if ready_at.is_none() && line.trim_end().ends_with(READY_MARKER) {
                     ready_at = Some(at);
+                }
+                if let Some(k) = pending
+                    .iter()
+                    .position(|i| line.trim_end().ends_with(i.marker.as_str()))
+                {
+                    let inj = pending.remove(k);
+                    let answers =
+                        monitor_commands(&monitor_socket, &inj.commands).unwrap_or_else(|e| {
+                            vec![(inj.commands.join("; "), format!("error: {e:#}"))]
+                        });
+                    for (c, a) in &answers {
+                        writeln!(log, "--- qemu monitor: {c}\n{a}")?;
+                    }
+                    injected.extend(answers);
                 }
                 lines.push(line);
             }
@@ -702,5 +740,6 @@ fn run_once(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Resul
         files_dir: unpacked.join("out"),
         console_log,
         host_busy_elsewhere,
+        monitor: injected,
     }))
 }

@@ -1,9 +1,13 @@
-//! `guest NAME [--out DIR] [--console] [--timeout S] -- COMMAND... [-- COMMAND...]`: boots the guest
+//! `guest NAME [--out DIR] [--console] [--timeout S] [--inject MARKER=HMP;HMP...] -- COMMAND...
+//! [-- COMMAND...]`: boots the guest
 //! `tests/guests/machines/NAME.toml` under qemu-system, runs each COMMAND in it (in `/out`,
 //! inside the definition's cgroup; `hwsurvey` is the static dist binary), prints each
 //! command's stdout to stdout and stderr to stderr, and brings back the files they wrote to
 //! `DIR/guest/out` (default DIR: `target/guests/runs/NAME`). `--timeout S` replaces the
 //! definition's `timeout_s` (a standard-profile run takes longer than the tests' commands).
+//! `--inject MARKER=CMD;CMD` sends each CMD to qemu's monitor when a console line ends with
+//! MARKER (a command prints it with `echo MARKER > /dev/console`): `mce ...`,
+//! `pcie_aer_inject_error ...`; the answers are printed.
 //! Prints the boot and command
 //! times to stderr. Exit status: the first failing command's, 0 when all succeed, 2 on a bad
 //! invocation, 1 when the guest could not be run (the console log's path is in the message).
@@ -17,7 +21,7 @@ use std::process::ExitCode;
 use hwsurvey_guests::{run, Guest, RunOptions};
 
 const USAGE: &str =
-    "usage: scripts/guest NAME [--out DIR] [--console] [--timeout SECONDS] -- COMMAND... [-- COMMAND...]\n\
+    "usage: scripts/guest NAME [--out DIR] [--console] [--timeout SECONDS] [--inject MARKER=HMP;HMP...] -- COMMAND... [-- COMMAND...]\n\
                      NAME: one of tests/guests/machines/*.toml";
 
 /// `guest --serve NAME`: boots NAME as an SSH host (tests/guests/src/serve.rs) with a key pair
@@ -86,6 +90,18 @@ fn main() -> ExitCode {
                 }
             },
             "--console" => opts.echo_console = true,
+            "--inject" => match it.next().and_then(|v| v.split_once('=')) {
+                Some((marker, cmds)) if !marker.is_empty() && !cmds.is_empty() => {
+                    opts.injections.push(hwsurvey_guests::Injection {
+                        marker: marker.to_owned(),
+                        commands: cmds.split(';').map(|c| c.trim().to_owned()).collect(),
+                    });
+                }
+                _ => {
+                    eprintln!("guest: --inject needs MARKER=COMMAND[;COMMAND...]\n{USAGE}");
+                    return ExitCode::from(2);
+                }
+            },
             "--timeout" => match it.next().map(|s| s.parse::<u64>()) {
                 Some(Ok(s)) if s > 0 => timeout_s = Some(s),
                 other => {
@@ -132,6 +148,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    for (c, a) in &result.monitor {
+        eprintln!("guest: qemu monitor: {c}: {a}");
+    }
     let mut first_failure = 0;
     for out in &result.outputs {
         print!("{}", out.stdout);

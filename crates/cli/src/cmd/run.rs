@@ -28,13 +28,16 @@ use hwsurvey_workloads::families;
          --storage-device, an existing -o file) or its result could not be written
   3      nothing was measured (every point asked for was skipped; the reasons are printed)
   128+N  stopped by signal N (130 Ctrl-C, 143 SIGTERM); the file keeps what finished
+  With --soak, 1 also when the hardware watch fails the run (an uncorrected error or a
+  machine check during it: qualify's watch.errors).
 
 Examples:
   hwsurvey run                                  # standard profile
   hwsurvey run --plan-only                      # the points this machine would run
   hwsurvey run --profile quick -o quick.json    # tiny sizes, seconds
   hwsurvey run --only mem.bandwidth --only mem.latency
-  hwsurvey run --storage-dir /mnt/nvme0/tmp --storage-dir /mnt/nvme1/tmp")]
+  hwsurvey run --storage-dir /mnt/nvme0/tmp --storage-dir /mnt/nvme1/tmp
+  hwsurvey run --soak 10m                       # burn-in: rounds of memory and CPU tests")]
 pub struct Args {
     /// Profile: a built-in name (`standard`, `quick`) or a path to a TOML file.
     #[arg(long, default_value = "standard")]
@@ -70,6 +73,14 @@ pub struct Args {
     /// points it dropped.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_s)]
     pub max_time: Option<f64>,
+    /// Burn-in: repeat the soak subset of the profile (mem.bandwidth's STREAM points,
+    /// cpu.scaling, cpu.clock) in rounds for DURATION (`10m`, `2h`, `3d`; at most 7 days; a
+    /// round that has begun is finished) while the hardware watch reads EDAC, PCIe AER and
+    /// links, throttle counters and the kernel log around every point. Prints each round's
+    /// figures against round 1's and ends with the watch's verdicts.
+    #[arg(long, value_name = "DURATION", value_parser = parse_soak_s,
+          conflicts_with_all = ["only", "max_time", "storage_dir", "storage_device", "root"])]
+    pub soak: Option<f64>,
     /// With --plan-only: plan for a captured machine instead of this one: an extracted
     /// snapshot folder or a snapshot archive (.tar.gz, .tgz, .tar.bz2, .tar). Its online CPUs
     /// are the usable CPUs and its MemTotal is the memory.
@@ -128,6 +139,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     #[cfg(feature = "sys")]
     hwsurvey_workloads::storage::target::check_storage_dirs(&options.storage_dirs)?;
     let (profile, plan, time_limit) = fitted_plan(&args, &profile, &machine, &env, &options)?;
+    let plan = match args.soak {
+        Some(_) => hwsurvey_workloads::soak::subset(plan),
+        None => plan,
+    };
     #[cfg(feature = "sys")]
     let devices = hwsurvey_workloads::storage::device::check_storage_devices(
         &options.storage_devices,
@@ -139,6 +154,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     )?;
     if let Some(note) = profile.obsolete_note() {
         eprintln!("hwsurvey: note: {note}");
+    }
+    if let Some(d) = args.soak {
+        outln!(
+            "soak: rounds of {} for {} (each round as planned below)",
+            hwsurvey_workloads::soak::FAMILIES.join(", "),
+            hwsurvey_report::format::duration_text(d)
+        );
     }
     out!(
         "{}",
@@ -224,9 +246,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         tool: Tool::this_build(),
         time_limit,
         qualifier: Some(&qualifier),
+        clock: Some(&hwsurvey_workloads::watch_clock::AddChain),
     };
     let mut progress = Progress::new(&plan, std::io::IsTerminal::is_terminal(&std::io::stderr()));
-    let file = match engine::run(&req, &mut progress) {
+    let ran = match args.soak {
+        Some(d) => engine::soak(
+            &req,
+            std::time::Duration::from_secs_f64(d),
+            &mut progress,
+            &signals::INTERRUPTED,
+        ),
+        None => engine::run(&req, &mut progress),
+    };
+    let file = match ran {
         Ok(file) => file,
         Err(e) => {
             progress.bar.finish_and_clear();
@@ -234,11 +266,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     };
     progress.bar.finish_and_clear();
-    if args.full_summary {
-        outln!("{}", render_summary(&file, crate::terminal_width()));
+    let watch_failed = if args.soak.is_some() {
+        soak_closing(&file)
     } else {
-        out!("{}", render_closing(&file, crate::terminal_width()));
-    }
+        if args.full_summary {
+            outln!("{}", render_summary(&file, crate::terminal_width()));
+        } else {
+            out!("{}", render_closing(&file, crate::terminal_width()));
+        }
+        false
+    };
     outln!("result file: {}", output.display());
     Ok(match file.status {
         RunStatus::Interrupted => {
@@ -254,9 +291,55 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 errln!("hwsurvey: {line}");
                 ExitCode::from(code)
             }
+            None if watch_failed => ExitCode::from(1),
             None => ExitCode::SUCCESS,
         },
     })
+}
+
+/// The end of a soak: the rounds' drift and what the watch saw
+/// ([`hwsurvey_report::soak::closing_text`]), then the watch's verdicts as the run stored them
+/// (`watch.*` of the qualification) and a count of the others. True when the watch failed the
+/// run.
+fn soak_closing(file: &hwsurvey_result::ResultFile) -> bool {
+    let width = crate::terminal_width();
+    let fit = |text: &str| match width {
+        Some(w) => crate::fit::fit(text, w),
+        None => format!("{text}\n"),
+    };
+    for line in hwsurvey_report::soak::closing_text(file).lines() {
+        out!("{}", fit(line));
+    }
+    let findings = file
+        .qualification
+        .as_ref()
+        .map(|q| q.findings.as_slice())
+        .unwrap_or_default();
+    outln!("verdicts:");
+    let mut failed = false;
+    for f in findings.iter().filter(|f| f.rule.starts_with("watch.")) {
+        failed |= f.verdict == hwsurvey_result::qualification::Verdict::Fail;
+        out!(
+            "{}",
+            fit(&format!("  {} {}: {}", f.verdict.word(), f.rule, f.summary))
+        );
+    }
+    let others = |v| {
+        findings
+            .iter()
+            .filter(|f| !f.rule.starts_with("watch.") && f.verdict == v)
+            .count() as u64
+    };
+    use hwsurvey_result::qualification::Verdict;
+    out!(
+        "{}",
+        fit(&format!(
+            "  other rules: {}, {} (`hwsurvey qualify FILE` shows them)",
+            plural(others(Verdict::Fail), "failure"),
+            plural(others(Verdict::Warn), "warning")
+        ))
+    );
+    failed
 }
 
 /// The plan of `profile` for this machine, fitted into `--max-time` when given
@@ -290,15 +373,26 @@ fn fitted_plan(
 /// `h`, `m`/`min`, `s` in that order (`90s`, `10m`, `1h30m`, `2h`); more than 0 and at most one
 /// day.
 pub fn parse_duration_s(text: &str) -> Result<f64, String> {
+    parse_duration_within(text, 86_400.0, "24h")
+}
+
+/// Parses a duration for `--soak`: as [`parse_duration_s`], with days (`3d`, `1d12h`) and at
+/// most 7 days (a burn-in runs for days).
+pub fn parse_soak_s(text: &str) -> Result<f64, String> {
+    parse_duration_within(text, 7.0 * 86_400.0, "7d")
+}
+
+/// A duration of at most `max_s` seconds (`max_words` in the error).
+fn parse_duration_within(text: &str, max_s: f64, max_words: &str) -> Result<f64, String> {
     let bad = || {
         format!(
-            "expected a duration such as 90, 90s, 10m, 1h30m (more than 0, at most 24h), got {}",
+            "expected a duration such as 90, 90s, 10m, 1h30m (more than 0, at most {max_words}), got {}",
             hwsurvey_model::text::quote(text)
         )
     };
     let t = text.trim();
     if let Ok(v) = t.parse::<f64>() {
-        return (v.is_finite() && v > 0.0 && v <= 86_400.0)
+        return (v.is_finite() && v > 0.0 && v <= max_s)
             .then_some(v)
             .ok_or_else(bad);
     }
@@ -313,6 +407,8 @@ pub fn parse_duration_s(text: &str) -> Result<f64, String> {
         rest = &rest[digits..];
         let (unit, len) = if rest.starts_with("min") {
             (60.0, 3)
+        } else if rest.starts_with('d') && max_s > 86_400.0 {
+            (86_400.0, 1)
         } else if rest.starts_with('h') {
             (3600.0, 1)
         } else if rest.starts_with('m') {
@@ -329,7 +425,7 @@ pub fn parse_duration_s(text: &str) -> Result<f64, String> {
         total += v * unit;
         rest = &rest[len..];
     }
-    (total > 0.0 && total <= 86_400.0)
+    (total > 0.0 && total <= max_s)
         .then_some(total)
         .ok_or_else(bad)
 }
@@ -432,12 +528,16 @@ mod tests {
         assert_eq!(parse_duration_s("10m"), Ok(600.0));
         assert_eq!(parse_duration_s("10min"), Ok(600.0));
         assert_eq!(parse_duration_s("1h30m"), Ok(5400.0));
-        for bad in ["", "0", "-5", "10x", "30m1h", "25h", "m"] {
+        for bad in ["", "0", "-5", "10x", "30m1h", "25h", "m", "1d"] {
             let e = parse_duration_s(bad).unwrap_err();
             assert!(
                 e.starts_with("expected a duration such as 90"),
                 "{bad}: {e}"
             );
         }
+        // --soak: days too, at most 7
+        assert_eq!(parse_soak_s("10m"), Ok(600.0));
+        assert_eq!(parse_soak_s("1d12h"), Ok(129_600.0));
+        assert!(parse_soak_s("8d").unwrap_err().contains("at most 7d"));
     }
 }

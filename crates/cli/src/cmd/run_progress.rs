@@ -19,6 +19,8 @@ pub struct Progress {
     total: usize,
     eta: Eta,
     started: std::time::Instant,
+    /// The plan, to start a soak's next round afresh.
+    plan: Plan,
 }
 
 impl Progress {
@@ -44,6 +46,7 @@ impl Progress {
             total,
             eta: Eta::new(plan),
             started: std::time::Instant::now(),
+            plan: plan.clone(),
         }
     }
 }
@@ -70,6 +73,28 @@ impl Observer for Progress {
             self.bar
                 .println(not_measured_line(result, crate::fit::stderr_width()));
         }
+    }
+    /// A soak round: its figures against round 1's and what the watch saw, on stdout
+    /// ([`hwsurvey_report::soak::round_text`]); the bar starts the next round afresh.
+    fn round_finished(
+        &mut self,
+        round: &hwsurvey_result::SoakRound,
+        file: &hwsurvey_result::ResultFile,
+    ) {
+        let text = hwsurvey_report::soak::round_text(round, file);
+        let width = crate::terminal_width();
+        self.bar.suspend(|| {
+            for line in text.lines() {
+                match width {
+                    Some(w) => out!("{}", crate::fit::fit(line, w)),
+                    None => outln!("{line}"),
+                }
+            }
+        });
+        self.done = 0;
+        self.bar.set_position(0);
+        self.eta = Eta::new(&self.plan);
+        self.started = std::time::Instant::now();
     }
 }
 

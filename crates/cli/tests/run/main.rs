@@ -589,3 +589,4 @@ fn storage_dir_on_disk() -> Option<tempfile::TempDir> {
 }
 
 mod signals;
+mod watch;

@@ -1,4 +1,5 @@
-//! The built-in rules, split by domain (CPU, memory, NUMA, pages, I/O, binary and OS). Each is
+//! The built-in rules, split by domain (CPU, memory, NUMA, pages, I/O, binary and OS, and
+//! what the hardware watch saw during a run). Each is
 //! a pure function of [`crate::Facts`] and its [`crate::Params`]; an empty result means "pass"
 //! (the engine then writes the rule's explanation as the pass line).
 
@@ -22,6 +23,7 @@ mod memory;
 mod numa;
 mod os;
 mod pages;
+mod watch;
 
 pub use cpu::{cpu_allowed, cpu_governor, cpu_isolation, cpu_online, cpu_quota, cpu_smt};
 pub use interleave::memory_interleave;
@@ -33,6 +35,7 @@ pub use memory::{
 pub use numa::numa_nodes;
 pub use os::{binary_arch, clock_source, elf_machine_name, os_kernel_min};
 pub use pages::{pages_hugetlb, pages_sizes, pages_thp};
+pub use watch::{thousands, watch_corrected, watch_errors, watch_link, watch_throttle};
 
 /// All built-in rules.
 pub static ALL: &[RuleDef] = &[
@@ -232,5 +235,49 @@ pub static ALL: &[RuleDef] = &[
         explanation: "the kernel times with a CPU counter (TSC, arch timer), not a device register",
         params: &[],
         check: clock_source,
+    },
+    RuleDef {
+        id: "watch.errors",
+        kind: RuleKind::Machine,
+        explanation: "no uncorrected memory or PCIe error and no machine check during the run",
+        params: &[],
+        check: watch_errors,
+    },
+    RuleDef {
+        id: "watch.corrected",
+        kind: RuleKind::Machine,
+        explanation: "no DIMM or PCIe function corrected errors above the set rate during the run",
+        params: &[ParamDef {
+            name: "max_per_day",
+            kind: ParamKind::Float {
+                min: 0.0,
+                max: 1e9,
+            },
+            default: "10.0",
+            doc: "corrected errors per DIMM or PCIe function per 24 h of run time tolerated (mcelog's ce-error-threshold, 10 / 24h)",
+        }],
+        check: watch_corrected,
+    },
+    RuleDef {
+        id: "watch.link",
+        kind: RuleKind::Machine,
+        explanation: "no PCIe link changed its speed or width during the run",
+        params: &[],
+        check: watch_link,
+    },
+    RuleDef {
+        id: "watch.throttle",
+        kind: RuleKind::Machine,
+        explanation: "no thermal throttling during the run, and the clock at its end within the set drop of the clock at its start",
+        params: &[ParamDef {
+            name: "max_clock_drop_pct",
+            kind: ParamKind::Float {
+                min: 0.0,
+                max: 100.0,
+            },
+            default: "5.0",
+            doc: "largest drop of the measured clock from the run's start to its end, percent",
+        }],
+        check: watch_throttle,
     },
 ];

@@ -249,6 +249,7 @@ fn triad_share() {
         triad_peak_bytes_per_s: Some(45e9),
         page_modes: vec![],
         clocksource_changes: vec![],
+        watch: None,
     });
     let out = rules::memory_triad_share(&f, &params("memory.triad_share"));
     assert_eq!(out[0].verdict, Verdict::Warn);
@@ -333,6 +334,7 @@ fn pages_firecracker_empty_pools_and_thp() {
         triad_peak_bytes_per_s: None,
         page_modes: vec!["base".into()],
         clocksource_changes: vec![],
+        watch: None,
     });
     assert_eq!(
         rules::pages_thp(&f, &params("pages.thp"))[0].verdict,
@@ -438,6 +440,7 @@ fn result_skipped_hugetlb_points_count_as_needed() {
         triad_peak_bytes_per_s: None,
         page_modes: modes,
         clocksource_changes: vec![],
+        watch: None,
     });
     let out = rules::pages_hugetlb(&f, &params("pages.hugetlb"));
     assert_eq!(verdicts(&out), vec![Verdict::Warn]);
@@ -694,6 +697,7 @@ fn clock_source_by_kind_and_a_change_during_the_run() {
             "hpet".into(),
             "service.point_select critical/pages=base".into(),
         )],
+        watch: None,
     });
     let out = rules::clock_source(&f, &params("clock.source"));
     assert_eq!(verdicts(&out), [Verdict::Warn]);
@@ -706,3 +710,4 @@ fn clock_source_by_kind_and_a_change_during_the_run() {
 }
 
 mod binary_and_kernel;
+mod watch;

@@ -493,7 +493,26 @@ fn headline_table(
     }
     let rows = rows
         .into_iter()
-        .map(|(label, figs)| headline_row(label, &figs, base, &comparable, notes))
+        .map(|(label, figs)| {
+            // a figure of a family with a point the hardware watch marked (throttled, errors)
+            // is no win or loss either
+            let ok: Vec<Comparable> = files
+                .iter()
+                .zip(&comparable)
+                .map(|(f, c)| match c {
+                    Comparable::Yes
+                        if row_family(&label).is_some_and(|fam| watch_marked(f, fam)) =>
+                    {
+                        Comparable::Marked
+                    }
+                    c => *c,
+                })
+                .collect();
+            if ok != comparable {
+                notes.mark(WATCH_MARKED_NOTE);
+            }
+            headline_row(label, &figs, base, &ok, notes)
+        })
         .collect();
     Table {
         id: HEADLINE_ID.into(),
@@ -513,6 +532,21 @@ enum Comparable {
     Yes,
     No,
     Emulated,
+    /// A point of the row's family was measured while the hardware watch saw throttling,
+    /// errors or a link retrain ([`watch_marked`]).
+    Marked,
+}
+
+/// The footnote of a headline figure marked `!` for the hardware watch.
+pub const WATCH_MARKED_NOTE: &str = "! also marks a figure of a family one of whose points was measured while the hardware watch saw throttling, hardware errors or a link retrain (its detail table marks the point)";
+
+/// Whether a point of `family` in `f` carries a watch mark
+/// (`hwsurvey_machine::watch::WatchDelta::marks`).
+fn watch_marked(f: &ResultFile, family: &str) -> bool {
+    f.tests
+        .iter()
+        .filter(|t| t.point.family == family)
+        .any(|t| t.watch.as_ref().is_some_and(|w| !w.marks().is_empty()))
 }
 
 /// Label of the headline row of the profile's preconditions a run did not have.
@@ -609,6 +643,7 @@ fn headline_row(
                         Comparable::Yes => None,
                         Comparable::Emulated => Some("emulated !".into()),
                         Comparable::No => Some("not comparable !".into()),
+                        Comparable::Marked => Some("hardware watch !".into()),
                     });
                 }
                 cell

@@ -109,59 +109,32 @@ pub fn parse_kernel_log(text: &str) -> Option<KernelRaid6Log> {
     seen.then_some(out)
 }
 
-/// Reads the kernel log: `/dev/kmsg` (non-blocking, all records still in the ring buffer) when
-/// the `sys` feature is on and it is readable, else the `dmesg` command's output.
+/// Reads the kernel log: `/dev/kmsg` (all records still in the ring buffer, through
+/// [`hwsurvey_probe::kmsg::read_all`], the reader the hardware watch shares) when it is
+/// readable, else the `dmesg` command's output.
 ///
 /// Errors: a sentence saying why neither source could be read (permission, kernel.dmesg_restrict,
 /// no such command).
 pub fn read_kernel_log() -> Result<String, String> {
-    #[cfg(feature = "sys")]
-    {
-        if let Ok(text) = read_dev_kmsg() {
-            if !text.is_empty() {
-                return Ok(text);
-            }
+    let kmsg = hwsurvey_probe::kmsg::read_all(&hwsurvey_probe::SysRoot::live());
+    if let Ok(text) = &kmsg {
+        if !text.is_empty() {
+            return Ok(text.clone());
         }
     }
+    let why = match kmsg {
+        Ok(_) => "/dev/kmsg empty".to_string(),
+        Err(e) => e.to_string(),
+    };
     match std::process::Command::new("dmesg").output() {
         Ok(o) if o.status.success() => Ok(String::from_utf8_lossy(&o.stdout).into_owned()),
         Ok(o) => Err(format!(
-            "/dev/kmsg unreadable and `dmesg` failed ({}): {}",
+            "{why}, and `dmesg` failed ({}): {}",
             o.status,
             String::from_utf8_lossy(&o.stderr).trim()
         )),
-        Err(e) => Err(format!(
-            "/dev/kmsg unreadable and `dmesg` could not run: {e}"
-        )),
+        Err(e) => Err(format!("{why}, and `dmesg` could not run: {e}")),
     }
-}
-
-#[cfg(feature = "sys")]
-fn read_dev_kmsg() -> std::io::Result<String> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
-        .open("/dev/kmsg")?;
-    let mut text = String::new();
-    let mut buf = vec![0u8; 8192];
-    loop {
-        match f.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => {
-                text.push_str(&String::from_utf8_lossy(buf.get(..n).unwrap_or(&[])));
-                if !text.ends_with('\n') {
-                    text.push('\n');
-                }
-            }
-            // EPIPE: records were overwritten while reading; keep going from the next one.
-            Err(e) if e.raw_os_error() == Some(32) => continue,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(text)
 }
 
 /// Reads and parses the kernel log: `Ok(None)` when readable but without `raid6:` lines

@@ -19,6 +19,7 @@ use hwsurvey_result::{Outcome, PinStatus};
 mod measured;
 mod snapshot;
 mod stacked;
+mod watch;
 use measured::*;
 use stacked::*;
 
@@ -50,8 +51,17 @@ fn boot(guest: &Guest, extra: &[&str]) -> GuestRun {
         words("hwsurvey run --profile quick --plan-only"),
     ];
     commands.extend(extra.iter().map(|c| words(c)));
-    let r = run(guest, &commands, &RunOptions::default())
-        .unwrap_or_else(|e| panic!("guest {}: {e:#}", guest.name));
+    // the hardware errors the host injects into a measured run (watch.rs)
+    let opts = RunOptions {
+        injections: guest
+            .expect
+            .hardware_errors
+            .as_ref()
+            .map(watch::injections)
+            .unwrap_or_default(),
+        ..RunOptions::default()
+    };
+    let r = run(guest, &commands, &opts).unwrap_or_else(|e| panic!("guest {}: {e:#}", guest.name));
     println!(
         "guest {}: boot {:.1} s, commands {:.1} s, host busy elsewhere {} (console: {})",
         guest.name,
@@ -319,6 +329,10 @@ fn check_guest(name: &str, measure: bool) {
     let stacked_at = 4 + extra.len();
     let stacked = guest.expect.stacked_refusals.then(stacked_commands);
     extra.extend(stacked.iter().flatten().map(String::as_str));
+    // the hardware errors injected into a measured run, after the stacked devices' commands
+    let inject_at = 4 + extra.len();
+    let inject = guest.expect.hardware_errors.as_ref().map(watch::commands);
+    extra.extend(inject.iter().flatten().map(String::as_str));
     extra.push(CLOCK_RUN);
     let mut r = boot(&guest, &extra);
     let mut failures = Vec::new();
@@ -378,6 +392,9 @@ fn check_guest(name: &str, measure: bool) {
     }
     if stacked.is_some() {
         failures.extend(check_stacked(&r, stacked_at));
+    }
+    if let Some(e) = &guest.expect.hardware_errors {
+        failures.extend(watch::check(&guest, e, &r, inject_at));
     }
     // the clock run is the last command
     failures.extend(check_clock_run(&guest, &r, r.outputs.len() - 1));
