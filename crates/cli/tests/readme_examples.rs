@@ -145,30 +145,43 @@ fn checkout() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// An argument with a `*` in its file name (`reports/examples/*.json`) expanded against the
-/// checkout as a shell in its root does, into absolute paths in name order; any other
-/// argument as it is.
+/// An argument with a `*` in its path (`reports/examples/*.json`,
+/// `reports/hardware/*/standard.json`: one `*` a component, in any component) expanded
+/// against the checkout as a shell in its root does, into absolute paths in name order; any
+/// other argument as it is.
 fn glob(arg: &str) -> Vec<String> {
-    let path = Path::new(arg);
-    let Some((before, after)) = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .and_then(|n| n.split_once('*'))
-    else {
+    if !arg.contains('*') {
         return vec![arg.to_string()];
-    };
-    let dir = checkout().join(path.parent().unwrap_or(Path::new("")));
-    let mut out: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(before) && n.ends_with(after))
-        })
-        .map(|p| p.display().to_string())
-        .collect();
-    out.sort();
+    }
+    let mut found = vec![checkout()];
+    for part in Path::new(arg).components() {
+        let part = part.as_os_str().to_str().unwrap_or_default();
+        found = match part.split_once('*') {
+            None => found
+                .into_iter()
+                .map(|d| d.join(part))
+                .filter(|p| p.exists())
+                .collect(),
+            Some((before, after)) => found
+                .into_iter()
+                .flat_map(|dir| {
+                    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
+                        .into_iter()
+                        .flatten()
+                        .map(|e| e.unwrap().path())
+                        .filter(|p| {
+                            p.file_name()
+                                .and_then(|n| n.to_str())
+                                .is_some_and(|n| n.starts_with(before) && n.ends_with(after))
+                        })
+                        .collect();
+                    names.sort();
+                    names
+                })
+                .collect(),
+        };
+    }
+    let out: Vec<String> = found.iter().map(|p| p.display().to_string()).collect();
     assert!(!out.is_empty(), "{arg}: matches no file of the checkout");
     out
 }

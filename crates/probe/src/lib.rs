@@ -60,3 +60,26 @@ pub fn probe_machine(root: &SysRoot) -> Machine {
         os: os::probe(root),
     }
 }
+
+/// The text `hwsurvey probe` prints of `machine`: the CPU topology, then memory, I/O,
+/// firmware and OS, each a section ending in a newline, then what could not be read and why
+/// ([`probe_text::unknowns_summary`]). The CLI and the tests that hold its text call this one
+/// function.
+pub fn render_summary(machine: &Machine) -> String {
+    let mut out = probe_text::topology_summary(machine);
+    for section in [
+        memory::summary(&machine.memory),
+        io::summary(&machine.io),
+        firmware::summary(machine),
+        os::summary(&machine.os),
+    ] {
+        out.push('\n');
+        out.push_str(&section);
+        if !section.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out.push('\n');
+    out.push_str(&probe_text::unknowns_summary(machine));
+    out
+}

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use hwsurvey_probe::{io, memory, os, probe_machine, probe_text, Machine};
+use hwsurvey_probe::{memory, probe_machine, Machine};
 
 /// Options of `hwsurvey probe`.
 #[derive(clap::Args, Debug)]
@@ -65,11 +65,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let dimms = args.dmidecode.as_deref().map(read_dmidecode).transpose()?;
     let mut machine = probe_machine(root);
     machine.root = capture.shown.clone();
-    let mut other = None;
-    if let Some(file) = dimms {
-        other = file.check(&machine, args.dmidecode_other_machine)?;
-        file.apply(&mut machine);
-    }
+    let other = match dimms {
+        Some(file) => merge_dmidecode(file, &mut machine, args.dmidecode_other_machine)?,
+        None => None,
+    };
     if let Some(note) = other.as_ref().filter(|_| args.json || args.cpus) {
         errln!("hwsurvey: note: {note}");
     }
@@ -85,86 +84,39 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if let Some(note) = &other {
             outln!("note: {note}\n");
         }
-        out!("{}", render_summary(&machine));
+        out!("{}", hwsurvey_probe::render_summary(&machine));
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// What `--dmidecode FILE` (saved `dmidecode` text) gives: the SMBIOS memory records and, when
-/// the text has them, the BIOS, system and board (Types 0, 1, 2), and what it says of its
-/// machine.
-pub struct Dmidecode {
-    path: PathBuf,
-    text: memory::dmidecode::DmidecodeText,
-}
-
-impl Dmidecode {
-    /// Holds the text against `machine` as probed, before [`Dmidecode::apply`]
-    /// ([`memory::dmidecode::fit`]): an error naming each fact that disagrees, unless
-    /// `other_machine` (`--dmidecode-other-machine`), which gives the note that says so
-    /// instead. `Ok(None)`: nothing disagrees (a note on stderr when nothing could be
-    /// compared at all).
-    pub fn check(&self, machine: &Machine, other_machine: bool) -> anyhow::Result<Option<String>> {
-        let fit = memory::dmidecode::fit::fit(&self.text.identity, machine);
-        if fit.checked.is_empty() && fit.misfits.is_empty() {
-            errln!(
-                "hwsurvey: note: --dmidecode {}: not checked against this machine ({})",
-                self.path.display(),
-                fit.unchecked.join("; ")
-            );
-        }
-        match fit.check(&self.path) {
-            Ok(_) => Ok(None),
-            Err(e) if other_machine => Ok(Some(format!(
-                "the DIMMs and firmware below are another machine's (--dmidecode-other-machine): {e}"
-            ))),
-            Err(e) => Err(anyhow::anyhow!(
-                "--dmidecode {e}; add --dmidecode-other-machine to read it anyway, as that machine's"
-            )),
-        }
-    }
-
-    /// Puts the file's records in place of the machine's: the memory records always
-    /// ([`memory::Memory::set_smbios`]), the firmware strings where the text has them. Their
-    /// sources name the file, and so do the summary's sections.
-    pub fn apply(self, machine: &mut Machine) {
-        machine.memory.set_smbios(self.text.memory);
-        if let Some(f) = self.text.firmware {
-            machine.firmware = hwsurvey_model::Probed::Known(f);
-        }
-    }
-}
-
-/// Reads `--dmidecode FILE` ([`Dmidecode`]).
+/// Reads `--dmidecode FILE` ([`memory::dmidecode::DmidecodeFile::read`]), before anything
+/// is probed: a bad file is an error before anything else is done.
 ///
 /// # Errors
-/// One line naming `file` and what is wrong with it: unreadable, not a regular file, binary,
-/// empty, or without `DMI type 17` Memory Device records.
-pub fn read_dmidecode(file: &Path) -> anyhow::Result<Dmidecode> {
-    memory::dmidecode::read_dmidecode_text_file(file)
-        .map(|text| Dmidecode {
-            path: file.to_owned(),
-            text,
-        })
-        .map_err(|e| anyhow::anyhow!("--dmidecode {e}"))
+/// One line naming the file: unreadable, not a regular file, binary, empty, or without
+/// `DMI type 17` Memory Device records.
+pub fn read_dmidecode(file: &Path) -> anyhow::Result<memory::dmidecode::DmidecodeFile> {
+    memory::dmidecode::DmidecodeFile::read(file).map_err(anyhow::Error::msg)
 }
 
-/// The whole human summary: CPU, NUMA, pages, memory, I/O, OS, then what could not be read.
-pub fn render_summary(machine: &Machine) -> String {
-    let mut out = probe_text::topology_summary(machine);
-    for section in [
-        memory::summary(&machine.memory),
-        io::summary(&machine.io),
-        hwsurvey_probe::firmware::summary(machine),
-        os::summary(&machine.os),
-    ] {
-        out.push('\n');
-        out.push_str(&section);
-        if !section.ends_with('\n') {
-            out.push('\n');
-        }
+/// Holds the text read by [`read_dmidecode`] against `machine` and puts its records in place
+/// ([`memory::dmidecode::DmidecodeFile`]); gives the note that stands before what is shown
+/// when the text is another machine's (`other_machine`), and says on stderr when nothing
+/// could be compared. Probe and qualify call this one function.
+///
+/// # Errors
+/// The text does not fit the machine (system identity, sockets, installed memory).
+pub fn merge_dmidecode(
+    file: memory::dmidecode::DmidecodeFile,
+    machine: &mut Machine,
+    other_machine: bool,
+) -> anyhow::Result<Option<String>> {
+    let check = file
+        .check(machine, other_machine)
+        .map_err(anyhow::Error::msg)?;
+    if let Some(note) = &check.unchecked {
+        errln!("hwsurvey: note: {note}");
     }
-    out.push('\n');
-    out.push_str(&probe_text::unknowns_summary(machine));
-    out
+    file.apply(machine);
+    Ok(check.other_machine)
 }

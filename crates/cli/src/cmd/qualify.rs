@@ -187,11 +187,12 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
         .map(crate::cmd::probe::read_dmidecode)
         .transpose()?;
     let mut machine = hwsurvey_probe::probe_machine(root);
-    let mut other = None;
-    if let Some(file) = dimms {
-        other = file.check(&machine, args.dmidecode_other_machine)?;
-        file.apply(&mut machine);
-    }
+    let other = match dimms {
+        Some(file) => {
+            crate::cmd::probe::merge_dmidecode(file, &mut machine, args.dmidecode_other_machine)?
+        }
+        None => None,
+    };
     let mut facts = from_machine(&machine);
     facts.pages.hugetlb_needed = hugetlb_plan_needs(root, &machine);
     facts.binary = match (&args.binary, root.is_live()) {

@@ -120,19 +120,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let root = SysRoot::live();
     let machine = probe_machine(&root);
     let env = RunEnv::from_machine(&machine, &root);
-    let options = RunOptions {
-        storage_dirs: args.storage_dir.clone(),
-        storage_devices: args.storage_device.clone(),
-        destructive: args.destructive,
-        confirm_devices: args.confirm_device.clone(),
-        capture: false,
-        // the machine's speed at a point's fixed work, for the time estimate (about 0.1 s),
-        // unless the memory limits leave too little room to measure it
-        speed: Some(hwsurvey_engine::speed::measure_within(
+    // the machine's speed at a point's fixed work, for the time estimate (about 0.1 s), unless
+    // the memory limits leave too little room to measure it
+    let options = run_options(
+        &args,
+        false,
+        Some(hwsurvey_engine::speed::measure_within(
             env.cpu_count(),
             env.memory_cap_bytes(1.0),
         )),
-    };
+    );
     // Every storage directory and device the user named is checked before anything runs (and
     // for --plan-only): a refused one is a one-line error, exit 2, never a skipped point. A
     // device after planning: every byte of the span the plan writes on it is read.
@@ -152,9 +149,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             span_bytes: families::storage_iops::device_span_bytes(&plan),
         },
     )?;
-    if let Some(note) = profile.obsolete_note() {
-        eprintln!("hwsurvey: note: {note}");
-    }
     if let Some(d) = args.soak {
         outln!(
             "soak: rounds of {} for {} (each round as planned below)",
@@ -170,16 +164,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.plan_only || args.plan_points
         )
     );
-    if let Some(t) = &time_limit {
-        eprintln!(
-            "hwsurvey: warning: time-limited run (fewer, shorter samples: wider noise; compare \
-             names any point dropped): {}",
-            t.summary()
-        );
-    }
-    if let Some(w) = long_run_warning(&plan) {
-        eprintln!("hwsurvey: {w}");
-    }
+    warn_plan(&profile, &plan, time_limit.as_ref(), "run");
     #[cfg(feature = "sys")]
     warn_storage(&devices, &options.storage_dirs, args.plan_only);
     if args.plan_only {
@@ -443,31 +428,53 @@ fn plan_captured(
     let machine = probe_machine(root);
     let env = hwsurvey_engine::ladder::captured_env(&machine, RunEnv::from_machine(&machine, root))
         .map_err(|e| anyhow::anyhow!("--root {}: {e}", capture.display()))?;
-    let options = RunOptions {
+    let options = run_options(args, true, None);
+    let (profile, plan, time_limit) = fitted_plan(args, profile, &machine, &env, &options)?;
+    outln!("plan for the captured machine {}", capture.display());
+    out!("{}", render_plan(&plan, &profile.description, true));
+    warn_plan(&profile, &plan, time_limit.as_ref(), "plan");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The run's options from its arguments: `capture` for a plan of a captured machine (nothing
+/// runs), `speed` the machine's measured speed for the time estimate (`None`: the nominal one).
+fn run_options(
+    args: &Args,
+    capture: bool,
+    speed: Option<hwsurvey_engine::speed::FixedWorkSpeed>,
+) -> RunOptions {
+    RunOptions {
         storage_dirs: args.storage_dir.clone(),
         storage_devices: args.storage_device.clone(),
         destructive: args.destructive,
         confirm_devices: args.confirm_device.clone(),
-        capture: true,
-        speed: None,
-    };
-    let (profile, plan, time_limit) = fitted_plan(args, profile, &machine, &env, &options)?;
-    if let Some(note) = profile.obsolete_note() {
-        eprintln!("hwsurvey: note: {note}");
+        capture,
+        speed,
     }
-    outln!("plan for the captured machine {}", capture.display());
-    out!("{}", render_plan(&plan, &profile.description, true));
-    if let Some(t) = &time_limit {
-        eprintln!(
-            "hwsurvey: warning: time-limited plan (fewer, shorter samples: wider noise; compare \
-             names any point dropped): {}",
+}
+
+/// The notes and warnings about a plan, on stderr through [`errln!`] (control characters
+/// escaped, lines fitted): an obsolete profile, a time limit that shortened the plan (`what`:
+/// "run" or "plan"), a long run.
+fn warn_plan(
+    profile: &hwsurvey_engine::Profile,
+    plan: &Plan,
+    time_limit: Option<&hwsurvey_result::TimeLimit>,
+    what: &str,
+) {
+    if let Some(note) = profile.obsolete_note() {
+        errln!("hwsurvey: note: {note}");
+    }
+    if let Some(t) = time_limit {
+        errln!(
+            "hwsurvey: warning: time-limited {what} (fewer, shorter samples: wider noise; \
+             compare names any point dropped): {}",
             t.summary()
         );
     }
-    if let Some(w) = long_run_warning(&plan) {
-        eprintln!("hwsurvey: {w}");
+    if let Some(w) = long_run_warning(plan) {
+        errln!("hwsurvey: {w}");
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// Warnings on stderr before the run (and for --plan-only): each device that will be

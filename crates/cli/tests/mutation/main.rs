@@ -245,19 +245,8 @@ fn cut(s: &str) -> String {
 }
 
 fn summary_text(m: &Machine) -> String {
-    // what `hwsurvey probe` prints (crates/cli/src/cmd/probe.rs, render_summary)
-    let mut out = hwsurvey_probe::probe_text::topology_summary(m);
-    for section in [
-        hwsurvey_probe::memory::summary(&m.memory),
-        hwsurvey_probe::io::summary(&m.io),
-        hwsurvey_probe::os::summary(&m.os),
-    ] {
-        out.push('\n');
-        out.push_str(&section);
-        out.push('\n');
-    }
-    out.push_str(&hwsurvey_probe::probe_text::unknowns_summary(m));
-    out
+    // exactly what `hwsurvey probe` prints
+    hwsurvey_probe::render_summary(m)
 }
 
 fn qualify_texts(report: &hwsurvey_qualify::Report) -> Vec<(&'static str, String)> {

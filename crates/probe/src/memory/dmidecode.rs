@@ -171,3 +171,86 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// A `dmidecode` text file the user named (`--dmidecode FILE` of probe and qualify), read
+/// ([`DmidecodeFile::read`]), held against the machine probed ([`DmidecodeFile::check`]) and
+/// put in place of its records ([`DmidecodeFile::apply`]): the one merge both commands use.
+pub struct DmidecodeFile {
+    path: PathBuf,
+    text: DmidecodeText,
+}
+
+/// What [`DmidecodeFile::check`] has to say when the text may be used.
+#[derive(Debug, Default)]
+pub struct DmidecodeCheck {
+    /// Nothing could be compared (the text names no system, sockets or memory size): one
+    /// line for stderr, naming the file and what was missing.
+    pub unchecked: Option<String>,
+    /// The text is another machine's and `--dmidecode-other-machine` said so: the line that
+    /// must stand before the DIMMs and firmware shown.
+    pub other_machine: Option<String>,
+}
+
+impl DmidecodeFile {
+    /// Reads `file` ([`read_dmidecode_text_file`]).
+    ///
+    /// # Errors
+    /// One line, `--dmidecode ` then the file and what is wrong with it: unreadable, not a
+    /// regular file, binary, empty, or without `DMI type 17` Memory Device records.
+    pub fn read(file: &Path) -> Result<DmidecodeFile, String> {
+        read_dmidecode_text_file(file)
+            .map(|text| DmidecodeFile {
+                path: file.to_owned(),
+                text,
+            })
+            .map_err(|e| format!("--dmidecode {e}"))
+    }
+
+    /// Holds the text against `machine` as probed, before [`DmidecodeFile::apply`]
+    /// ([`fit::fit`]): with `other_machine` (`--dmidecode-other-machine`) a misfit becomes
+    /// the note that says so.
+    ///
+    /// # Errors
+    /// Each fact that disagrees (system identity, sockets, installed memory), naming the file,
+    /// and the option that reads it anyway.
+    pub fn check(
+        &self,
+        machine: &crate::Machine,
+        other_machine: bool,
+    ) -> Result<DmidecodeCheck, String> {
+        let fit = fit::fit(&self.text.identity, machine);
+        let unchecked = (fit.checked.is_empty() && fit.misfits.is_empty()).then(|| {
+            format!(
+                "--dmidecode {}: not checked against this machine ({})",
+                self.path.display(),
+                fit.unchecked.join("; ")
+            )
+        });
+        match fit.check(&self.path) {
+            Ok(_) => Ok(DmidecodeCheck {
+                unchecked,
+                other_machine: None,
+            }),
+            Err(e) if other_machine => Ok(DmidecodeCheck {
+                unchecked,
+                other_machine: Some(format!(
+                    "the DIMMs and firmware below are another machine's \
+                     (--dmidecode-other-machine): {e}"
+                )),
+            }),
+            Err(e) => Err(format!(
+                "--dmidecode {e}; add --dmidecode-other-machine to read it anyway, as that machine's"
+            )),
+        }
+    }
+
+    /// Puts the file's records in place of the machine's: the memory records always
+    /// ([`super::Memory::set_smbios`]), the firmware strings where the text has them. Their
+    /// sources name the file, and so do the summary's sections.
+    pub fn apply(self, machine: &mut crate::Machine) {
+        machine.memory.set_smbios(self.text.memory);
+        if let Some(f) = self.text.firmware {
+            machine.firmware = hwsurvey_model::Probed::Known(f);
+        }
+    }
+}
