@@ -60,6 +60,37 @@ pub fn read_elf_header(path: &std::path::Path) -> Result<BinaryFacts, BinaryErro
         })
 }
 
+/// The binary qualify checks against the kernel: `given` (`qualify --binary FILE`), else on
+/// the live machine the running binary (`/proc/self/exe` through `std::env::current_exe`);
+/// in a snapshot without `given`, unknown with the way to check one.
+///
+/// # Errors
+/// [`BinaryError`] when `given` cannot be read or is not an ELF file (an input error: the
+/// user named it). The running binary that cannot be read is an unknown fact, not an error.
+pub fn binary_fact(
+    given: Option<&std::path::Path>,
+    live: bool,
+) -> Result<hwsurvey_model::Probed<BinaryFacts>, BinaryError> {
+    use hwsurvey_model::{Probed, Unknown};
+    Ok(match (given, live) {
+        (Some(path), _) => Probed::Known(read_elf_header(path)?),
+        (None, true) => match std::env::current_exe() {
+            Ok(exe) => match read_elf_header(&exe) {
+                Ok(b) => Probed::Known(b),
+                Err(e) => Probed::Unknown(Unknown::Other {
+                    detail: e.to_string(),
+                }),
+            },
+            Err(e) => Probed::Unknown(Unknown::Other {
+                detail: format!("cannot locate the running binary: {e}"),
+            }),
+        },
+        (None, false) => Probed::Unknown(Unknown::Other {
+            detail: "a snapshot: pass --binary FILE to check a binary against its kernel".into(),
+        }),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,12 +6,11 @@
 //! not evaluated, nothing warned or failed), 5 (an emulated machine: no hardware verdict);
 //! the codes are `hwsurvey_qualify::verdict`'s.
 
-use hwsurvey_probe::run_env::ReadRunEnv as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use hwsurvey_model::{Probed, Unknown};
+use hwsurvey_model::Probed;
 use hwsurvey_qualify::machine::target_facts;
 use hwsurvey_qualify::render::{render, Format};
 use hwsurvey_qualify::stored::{self, BuiltinRules, Origin, RulesRef};
@@ -194,24 +193,21 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let mut facts = from_machine(&machine);
-    facts.pages.hugetlb_needed = hugetlb_plan_needs(root, &machine);
-    facts.binary = match (&args.binary, root.is_live()) {
-        (Some(path), _) => Probed::Known(binary::read_elf_header(path)?),
-        (None, true) => match std::env::current_exe() {
-            Ok(exe) => match binary::read_elf_header(&exe) {
-                Ok(b) => Probed::Known(b),
-                Err(e) => Probed::Unknown(Unknown::Other {
-                    detail: e.to_string(),
-                }),
+    facts.pages.hugetlb_needed =
+        hwsurvey_workloads::families::mem_latency::standard_plan_hugetlb_needs(root, &machine).map(
+            |needs| {
+                needs
+                    .into_iter()
+                    .map(
+                        |(page_size_bytes, pages)| hwsurvey_qualify::facts::HugetlbNeed {
+                            page_size_bytes,
+                            pages,
+                        },
+                    )
+                    .collect()
             },
-            Err(e) => Probed::Unknown(Unknown::Other {
-                detail: format!("cannot locate the running binary: {e}"),
-            }),
-        },
-        (None, false) => Probed::Unknown(Unknown::Other {
-            detail: "a snapshot: pass --binary FILE to check a binary against its kernel".into(),
-        }),
-    };
+        );
+    facts.binary = binary::binary_fact(args.binary.as_deref(), root.is_live())?;
     // os.kernel_min reads the minimum from the target descriptor of the binary just chosen
     facts.target = target_facts(&facts.binary, &facts.os.kernel_machine);
     // the archive as given, not the temporary folder it was unpacked into
@@ -235,50 +231,4 @@ fn format_of(f: FormatArg) -> Format {
         FormatArg::Markdown => Format::Markdown,
         FormatArg::Json => Format::Json,
     }
-}
-
-/// The pages each hugetlb pool must hold for every hugetlb point of the standard profile's
-/// plan on this machine (or capture) to run: the plan `run --plan-only` (`--root`) prints,
-/// built by the same function (`build_plan`), its hugetlb points' largest working set per
-/// page size (`mem_latency::hugetlb_needs`). `None` when the plan cannot be built.
-fn hugetlb_plan_needs(
-    root: &hwsurvey_probe::SysRoot,
-    machine: &hwsurvey_probe::Machine,
-) -> Option<Vec<hwsurvey_qualify::facts::HugetlbNeed>> {
-    use hwsurvey_probe::run_env::RunEnv;
-    use hwsurvey_workloads::families;
-    let profile = families::load_profile("standard").ok()?;
-    let env = if root.is_live() {
-        RunEnv::from_machine(machine, root)
-    } else {
-        hwsurvey_engine::ladder::captured_env(machine, RunEnv::from_machine(machine, root)).ok()?
-    };
-    let options = hwsurvey_engine::plan::RunOptions {
-        storage_dirs: Vec::new(),
-        storage_devices: Vec::new(),
-        confirm_devices: Vec::new(),
-        destructive: false,
-        capture: !root.is_live(),
-        speed: None,
-    };
-    let plan = hwsurvey_engine::plan::build_plan(
-        &profile,
-        &families::registry(),
-        machine,
-        &env,
-        &options,
-        &[],
-    )
-    .ok()?;
-    Some(
-        families::mem_latency::hugetlb_needs(&plan)
-            .into_iter()
-            .map(
-                |(page_size_bytes, pages)| hwsurvey_qualify::facts::HugetlbNeed {
-                    page_size_bytes,
-                    pages,
-                },
-            )
-            .collect(),
-    )
 }

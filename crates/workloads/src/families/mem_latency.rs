@@ -386,6 +386,43 @@ pub fn hugetlb_need(params: &PointParams) -> Option<(u64, u64)> {
     }
 }
 
+/// The pages each hugetlb pool must hold for every hugetlb point of the standard profile's
+/// plan on the machine under `root` (live, or a capture) to run, per page size (ascending):
+/// the plan `run --plan-only` (`--root`) prints, built by the same function
+/// ([`hwsurvey_engine::plan::build_plan`]), read by [`hugetlb_needs`]. What `hwsurvey
+/// qualify` holds the pools against. `None` when the plan cannot be built (a capture whose
+/// CPUs or memory cannot be read).
+pub fn standard_plan_hugetlb_needs(
+    root: &hwsurvey_probe::SysRoot,
+    machine: &hwsurvey_probe::Machine,
+) -> Option<Vec<(u64, u64)>> {
+    use hwsurvey_probe::run_env::{ReadRunEnv as _, RunEnv};
+    let profile = super::load_profile("standard").ok()?;
+    let env = if root.is_live() {
+        RunEnv::from_machine(machine, root)
+    } else {
+        hwsurvey_engine::ladder::captured_env(machine, RunEnv::from_machine(machine, root)).ok()?
+    };
+    let options = hwsurvey_engine::plan::RunOptions {
+        storage_dirs: Vec::new(),
+        storage_devices: Vec::new(),
+        confirm_devices: Vec::new(),
+        destructive: false,
+        capture: !root.is_live(),
+        speed: None,
+    };
+    let plan = hwsurvey_engine::plan::build_plan(
+        &profile,
+        &super::registry(),
+        machine,
+        &env,
+        &options,
+        &[],
+    )
+    .ok()?;
+    Some(hugetlb_needs(&plan))
+}
+
 /// The pages each hugetlb pool must hold for every hugetlb point of `plan` to run: per page
 /// size (ascending), the largest [`hugetlb_need`] of the family's planned and skipped points.
 pub fn hugetlb_needs(plan: &hwsurvey_engine::plan::Plan) -> Vec<(u64, u64)> {
