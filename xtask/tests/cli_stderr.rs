@@ -23,7 +23,12 @@ fn the_cli_writes_stderr_only_through_its_escaping_writer() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/cli/src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
-    assert!(files.len() > 10, "{} files under {}", files.len(), src.display());
+    assert!(
+        files.len() > 10,
+        "{} files under {}",
+        files.len(),
+        src.display()
+    );
     let mut found = Vec::new();
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();

@@ -43,7 +43,9 @@ pub(crate) fn write_stdout(args: std::fmt::Arguments<'_>) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(141);
         }
-        write_stderr(format_args!("hwsurvey: error: writing to standard output: {e}\n"));
+        write_stderr(format_args!(
+            "hwsurvey: error: writing to standard output: {e}\n"
+        ));
         std::process::exit(2);
     }
 }

@@ -7,8 +7,8 @@ use hwsurvey_machine::binary::BinaryElf;
 use hwsurvey_model::Probed;
 use serde::{Deserialize, Serialize};
 
-use crate::cpu::x86;
 use crate::SysRoot;
+use hwsurvey_machine::cpu::x86;
 
 /// The evidence source of the CPUID hypervisor signature ([`crate::virt`]).
 pub use hwsurvey_machine::virt::CPUID_SOURCE;
@@ -56,7 +56,7 @@ pub struct LiveFacts {
 
 impl LiveFacts {
     /// The live-only facts of machine `m`, probed from `source`. The kept kernel machine is
-    /// the one [`crate::cpu::detect_arch`] read first (`uname` live, the kept value in a capture), not
+    /// the one the CPU probe's `detect_arch` read first (`uname` live, the kept value in a capture), not
     /// `m.os.kernel.machine`, which prefers `/proc/sys/kernel/arch`: under qemu-user the two
     /// differ (uname "aarch64" on an x86_64 kernel), and keeping the latter made the snapshot
     /// probe as x86_64 a machine probed live as aarch64.
@@ -84,7 +84,9 @@ impl LiveFacts {
                 read_live_facts(source).and_then(|f| f.timer_frequency_hz)
             },
             aarch32_el0: match m.cpu.arch {
-                crate::cpu::Arch::Aarch64 => m.cpu.op_modes.known().and_then(|o| o.bit32),
+                hwsurvey_machine::cpu::Arch::Aarch64 => {
+                    m.cpu.op_modes.known().and_then(|o| o.bit32)
+                }
                 _ => None,
             },
         }
