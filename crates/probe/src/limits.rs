@@ -31,7 +31,7 @@
 //! `/proc/self/status` and `/proc/self/limits` through [`crate::process`]. Every read is under
 //! a [`SysRoot`], so a capture gives the same answer as the live machine.
 
-use hwsurvey_model::{CpuSet, Probed, Unknown};
+use hwsurvey_model::{Probed, Unknown};
 use serde::{Deserialize, Serialize};
 
 use crate::process::{ProcStatus, LIMITS, STATUS};
@@ -110,7 +110,7 @@ fn affinity(
     #[cfg(feature = "sys")]
     if root.is_live() {
         if let Ok(set) = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0)) {
-            let cpus: CpuSet = (0..nix::sched::CpuSet::count() as u32)
+            let cpus: hwsurvey_model::CpuSet = (0..nix::sched::CpuSet::count() as u32)
                 .filter(|&c| set.is_set(c as usize).unwrap_or(false))
                 .collect();
             if !cpus.is_empty() {

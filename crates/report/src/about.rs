@@ -5,9 +5,10 @@
 use hwsurvey_model::units::plural;
 use serde_json::Value;
 
-use crate::headline::{letter, not_comparable, platform_key, HEADLINE_ID};
+use crate::headline::{letter, not_comparable, HEADLINE_ID};
 use crate::input::Input;
 use crate::layout::Table;
+use hwsurvey_result::provenance::platform_key;
 
 /// One line per run: `A vm: run 2026-12-02 14:43 to 15:00 UTC by hwsurvey 0.1.0
 /// (7ff915a702cd) on aarch64, profile standard v3`. From the result file's `started_at`,

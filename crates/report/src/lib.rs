@@ -7,6 +7,7 @@
 
 pub mod about;
 pub mod build;
+pub mod cells;
 pub mod comparability;
 pub mod critical;
 pub mod energy;

@@ -287,7 +287,7 @@ const MACHINE_ROWS: &[MachineRow] = &[
 /// emulated machine measure the emulator: the cell says so in capitals, as the binary row does.
 fn platform(f: &ResultFile) -> Result<String, String> {
     let v = known(f.machine.pointer("/os/virtualization"))?;
-    let words = match crate::headline::platform_key(v) {
+    let words = match hwsurvey_result::provenance::platform_key(v) {
         Some("no_hypervisor_seen") => "native (no hypervisor seen)",
         Some("virtual_machine") => "virtual machine",
         Some("emulated") => "EMULATED: full-system emulator, figures measure it",

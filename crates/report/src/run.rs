@@ -181,8 +181,8 @@ pub fn render_closing(file: &ResultFile, width: Option<usize>) -> String {
         verdicts: Vec::new(),
         written_at: None,
     };
-    let w = width.unwrap_or(crate::render::HEADLINE_COLUMNS);
-    let mut out = crate::render::wrap_note(&format!("machine: {machine}"), w, 4);
+    let w = width.unwrap_or(crate::cells::HEADLINE_COLUMNS);
+    let mut out = crate::cells::wrap_note(&format!("machine: {machine}"), w, 4);
     out += "\n\n";
     // to a pipe or file (`width` None) the table is still fitted to 100 columns, each note
     // in full on one line; on a terminal a note that does not fit one line is printed in
@@ -219,7 +219,7 @@ pub fn render_closing(file: &ResultFile, width: Option<usize>) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        out += &crate::render::wrap_note(&line, w, 4);
+        out += &crate::cells::wrap_note(&line, w, 4);
         out.push('\n');
     }
     if !notes_at_end.is_empty() {

@@ -14,8 +14,8 @@
 //! To a pipe or a file (`width` `None`) every table is printed at its natural width (the
 //! tables on top fitted to [`HEADLINE_COLUMNS`]), each note in full under its table.
 
+use crate::cells::{body, header, on_top, Marks, HEADLINE_COLUMNS};
 use crate::layout::{Comparison, Table};
-use crate::render::{body, header, on_top, Marks, HEADLINE_COLUMNS};
 use crate::wrap;
 
 /// How [`screen`] lays a comparison out.
@@ -116,7 +116,7 @@ fn draw(rows: &[Vec<String>]) -> String {
 /// [`Screen::one_line_notes`] (or beside a table of natural width). No newline at the end.
 fn note_text(n: &str, s: &Screen, w: Option<usize>) -> String {
     match w {
-        Some(w) if s.width.is_some() || !s.one_line_notes => crate::render::wrap_note(n, w, 6),
+        Some(w) if s.width.is_some() || !s.one_line_notes => crate::cells::wrap_note(n, w, 6),
         _ => n.to_string(),
     }
 }
@@ -127,12 +127,12 @@ fn note_text(n: &str, s: &Screen, w: Option<usize>) -> String {
 fn machine_lines(t: &Table, rows: &[Vec<String>], width: usize) -> String {
     let mut out = String::new();
     if let Some(what) = t.columns.first() {
-        out += &crate::render::wrap_note(&format!("({what})"), width, 1);
+        out += &crate::cells::wrap_note(&format!("({what})"), width, 1);
         out.push('\n');
     }
     for r in rows {
         let line = r.join(" = ");
-        out += &crate::render::wrap_note(&line, width, 4);
+        out += &crate::cells::wrap_note(&line, width, 4);
         out.push('\n');
     }
     out
@@ -228,7 +228,7 @@ pub fn screen_parts(c: &Comparison, s: &Screen) -> (String, String) {
         let last_top = shown.get(i + 1).is_none_or(|next| !on_top(next));
         if terminal && on_top(t) && last_top && !s.details && detail_tables(c) > 0 {
             if let Some(h) = &s.hint {
-                out += &crate::render::wrap_note(h, s.width.unwrap_or(HEADLINE_COLUMNS), 4);
+                out += &crate::cells::wrap_note(h, s.width.unwrap_or(HEADLINE_COLUMNS), 4);
                 out += "\n\n";
             }
         }

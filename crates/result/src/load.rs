@@ -154,7 +154,10 @@ fn from_value(name: &str, value: serde_json::Value) -> Result<ResultFile, Result
                 "result schema version {} but at {}: {}",
                 number.unwrap_or_default(),
                 hwsurvey_model::text::one_line(
-                    &field_on_disk(&e.path().to_string(), number.unwrap_or_default()),
+                    &crate::validate::field_on_disk(
+                        &e.path().to_string(),
+                        number.unwrap_or_default()
+                    ),
                     120
                 ),
                 hwsurvey_model::text::one_line(&e.inner().to_string(), 200)
@@ -193,53 +196,4 @@ fn count_json(bytes: &[u8]) -> (usize, usize) {
         }
     }
     (objects, values)
-}
-
-/// A field path of the in-memory (tagged) form as the file on disk spells it: a version 2 file
-/// holds a plain value where memory holds `{"known": v}`, so `machine.memory.meminfo.known.
-/// mem_total_bytes` is `machine.memory.meminfo.mem_total_bytes` there (and `a.known[2]` is
-/// `a[2]`). Version 1 paths are returned as they are.
-pub(crate) fn field_on_disk(field: &str, version: u64) -> String {
-    if version < 2 {
-        return field.to_string();
-    }
-    let mut out = field.to_string();
-    loop {
-        let next = out.replace(".known.", ".").replace(".known[", "[");
-        let next = next.strip_suffix(".known").unwrap_or(&next).to_string();
-        if next == out {
-            return out;
-        }
-        out = next;
-    }
-}
-
-#[cfg(test)]
-mod field_tests {
-    use super::field_on_disk;
-
-    #[test]
-    fn known_segments_are_not_in_a_version_2_path() {
-        assert_eq!(
-            field_on_disk("machine.memory.meminfo.known.mem_total_bytes", 2),
-            "machine.memory.meminfo.mem_total_bytes"
-        );
-        assert_eq!(
-            field_on_disk("environment.hostname.known", 2),
-            "environment.hostname"
-        );
-        assert_eq!(
-            field_on_disk("load_before.load_average.known[1]", 2),
-            "load_before.load_average[1]"
-        );
-        assert_eq!(field_on_disk("a.known.b.known.c", 2), "a.b.c");
-        assert_eq!(
-            field_on_disk("environment.hostname.known", 1),
-            "environment.hostname.known"
-        );
-        assert_eq!(
-            field_on_disk("tests[3].point.known_x", 2),
-            "tests[3].point.known_x"
-        );
-    }
 }

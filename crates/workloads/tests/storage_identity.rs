@@ -50,7 +50,8 @@ fn identities_differ_by_number_size_serial_or_diskseq() {
 #[test]
 fn a_link_swapped_between_check_and_open_is_refused() {
     use hwsurvey_testkit::blockdev::{blank_image, checksum, loop_unavailable, LoopDevice};
-    use hwsurvey_workloads::storage::device::{check_storage_devices, WriteOptions};
+    use hwsurvey_workloads::storage::device::WriteOptions;
+    use hwsurvey_workloads::storage::run_devices::check_storage_devices;
     if let Some(why) = loop_unavailable() {
         println!("SKIPPED: loop devices: {why}");
         return;

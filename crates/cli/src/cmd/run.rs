@@ -141,7 +141,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => plan,
     };
     #[cfg(feature = "sys")]
-    let devices = hwsurvey_workloads::storage::device::check_storage_devices(
+    let devices = hwsurvey_workloads::storage::run_devices::check_storage_devices(
         &options.storage_devices,
         &hwsurvey_workloads::storage::device::WriteOptions {
             destructive: options.destructive,

@@ -2,6 +2,7 @@
 //! `hwsurvey_machine` (`os::cgroup`, `process`, `memory::meminfo`), the cgroup walk in
 //! `tests/limits_trees.rs`.
 use super::*;
+use hwsurvey_model::CpuSet;
 
 #[test]
 fn usable_cpus_intersect_and_name_their_sources() {

@@ -106,12 +106,6 @@ impl Footnotes {
     }
 }
 
-/// The probe's platform (`os.virtualization.platform`), read through the one function every
-/// reader uses: [`hwsurvey_result::provenance::platform_key`].
-pub fn platform_key(virt: &Value) -> Option<&str> {
-    hwsurvey_result::provenance::platform_key(virt)
-}
-
 /// Why the figures of a run may measure an emulator rather than a machine, one line each:
 /// [`hwsurvey_result::provenance::emulation`] (qualify's and fleet's verdicts read the same).
 pub fn emulation(f: &ResultFile) -> Vec<String> {
@@ -231,7 +225,9 @@ fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
     let under_qemu_user = bin.and_then(|b| b.get("native")).and_then(Value::as_bool) == Some(false);
     // under emulation a measured clock is the emulator's pace, not a CPU's clock: never
     // written as a clock the machine runs at
-    let emulated = known_ok(virt).and_then(platform_key) == Some("emulated") || under_qemu_user;
+    let emulated = known_ok(virt).and_then(hwsurvey_result::provenance::platform_key)
+        == Some("emulated")
+        || under_qemu_user;
     let ghz = match crate::normalised::clock_ghz(f) {
         Ok((g, false)) => format!("{g:.2} GHz"),
         Ok((g, true)) if emulated => format!("{g:.2} GHz emulator pace (not a CPU clock)"),
@@ -262,7 +258,7 @@ fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
         .known()
         .map(|k| part(k))
         .unwrap_or_else(|| "kernel unknown".into());
-    let mut platform = match known_ok(virt).and_then(platform_key) {
+    let mut platform = match known_ok(virt).and_then(hwsurvey_result::provenance::platform_key) {
         Some("no_hypervisor_seen") => "native".to_string(),
         Some("virtual_machine") => "virtual machine".into(),
         Some("emulated") => "emulated".into(),

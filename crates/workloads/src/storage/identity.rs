@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use hwsurvey_probe::{block, SysRoot};
 use serde::{Deserialize, Serialize};
 
-use super::device::decode_dev;
+use hwsurvey_probe::block::decode_dev;
 
 /// What a raw device is: the facts compared at every open.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -18,6 +18,7 @@ pub mod device;
 #[cfg(feature = "sys")]
 pub mod engine;
 pub mod identity;
+pub mod run_devices;
 pub mod sample;
 pub mod stack;
 pub mod target;

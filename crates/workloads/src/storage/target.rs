@@ -266,7 +266,7 @@ pub fn check_dir(dir: &Path) -> Result<DirFacts, StorageError> {
     if !md.is_dir() {
         return Err(StorageError::NotADirectory { dir: dir_s });
     }
-    let dev = super::device::decode_dev(md.dev());
+    let dev = hwsurvey_probe::block::decode_dev(md.dev());
     let fs_type = hwsurvey_probe::mounts::fs_type_of_device(&SysRoot::live(), dev);
     if let Some(fs) = &fs_type {
         if PAGE_CACHE_FS.contains(&fs.as_str()) {
