@@ -39,7 +39,7 @@ fn the_defective_host_is_named_with_its_cause() {
         .env("COLUMNS", "100")
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = hwsurvey_testkit::fleet_sample::unwrapped(&String::from_utf8_lossy(&out.stdout));
     // node4's STREAM Triad 30 % below its group's: it fails (--fail-pct 20), exit 2
     assert_eq!(out.status.code(), Some(2), "{text}");
     assert!(
@@ -80,7 +80,7 @@ fn the_defective_host_is_named_with_its_cause() {
         .arg(dir.path())
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = hwsurvey_testkit::fleet_sample::unwrapped(&String::from_utf8_lossy(&out.stdout));
     assert!(text.contains("(k = 4) and more than 35 %"), "{text}");
     assert!(!text.contains("  outlier: "), "{text}");
     // node4's figure no longer stands out, its configuration still does (THP never where
@@ -151,7 +151,7 @@ fn a_corrupt_file_fails_its_host_only_and_exits_2() {
     let text = std::fs::read_to_string(&cut).unwrap();
     std::fs::write(&cut, &text.as_bytes()[..text.len() / 3]).unwrap();
     let out = hwsurvey().arg("fleet").arg(dir.path()).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = hwsurvey_testkit::fleet_sample::unwrapped(&String::from_utf8_lossy(&out.stdout));
     assert_eq!(out.status.code(), Some(2), "{stdout}");
     assert!(
         stdout.contains(&format!(
@@ -355,7 +355,7 @@ fn fleet_of(dir: &Path) -> (Option<i32>, String) {
         .unwrap();
     (
         out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
+        hwsurvey_testkit::fleet_sample::unwrapped(&String::from_utf8_lossy(&out.stdout)),
     )
 }
 
@@ -580,7 +580,7 @@ fn a_fifo_in_the_folder_is_skipped_and_named() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = hwsurvey_testkit::fleet_sample::unwrapped(&String::from_utf8_lossy(&out.stdout));
     assert!(text.contains("5 hosts from 5 result files"), "{text}");
     for f in &fifos {
         assert!(

@@ -404,37 +404,57 @@ fn boxed(mut rows: Vec<Vec<String>>, width: Option<usize>) -> String {
     hwsurvey_report::terminal::boxed(header, rows, width)
 }
 
-/// Terminal: header, groups, the fleet table and details; tables fitted to `width`, or to
-/// [`FLEET_COLUMNS`] when the output is no terminal (`None`).
+/// One line of prose wrapped at spaces to at most `width` columns, its leading spaces kept
+/// and later lines indented 4 more ([`hwsurvey_report::cells::wrap_note`]); ends with a
+/// newline.
+fn prose(line: &str, width: usize) -> String {
+    let text = line.trim_start();
+    let lead = " ".repeat(line.len() - text.len());
+    let wrapped = hwsurvey_report::cells::wrap_note(text, width.saturating_sub(lead.len()), 4);
+    wrapped.lines().map(|l| format!("{lead}{l}\n")).collect()
+}
+
+/// Terminal: the summary, the fleet table and its rules, the groups and the details, every line fitted to `width`
+/// columns, or to [`FLEET_COLUMNS`] when the output is no terminal (`None`): the same text on
+/// a terminal, in a pipe and in a file. Tables by the compare report's fitter, prose wrapped
+/// at spaces (a word longer than the width stays whole).
 pub fn terminal(fleet: &Fleet, width: Option<usize>) -> String {
-    let width = Some(width.unwrap_or(FLEET_COLUMNS));
+    let columns = width.unwrap_or(FLEET_COLUMNS);
+    let width = Some(columns);
     let mut out = String::new();
-    for l in header_lines(fleet) {
-        out += &l;
-        out.push('\n');
+    // the answer first: the summary, the notes and the fleet table, the rules (a paragraph)
+    // under it as compare's key is under its headline, then each group's figures and the
+    // details; the fleet table is on an 80x24 first screen
+    out += &prose(&summary_line(fleet), columns);
+    for n in &fleet.notes {
+        out += &prose(&format!("note: {n}"), columns);
     }
+    out += "\nFleet\n";
+    out += &boxed(table_rows(fleet), width);
+    out += &prose(&rule_line(fleet), columns);
     for g in &fleet.groups {
-        out += &format!(
-            "\nGroup G{} ({}): {}\n",
-            g.id,
-            hwsurvey_model::units::plural(g.hosts.len() as u64, "host"),
-            g.identity_text
+        out.push('\n');
+        out += &prose(
+            &format!(
+                "Group G{} ({}): {}",
+                g.id,
+                hwsurvey_model::units::plural(g.hosts.len() as u64, "host"),
+                g.identity_text
+            ),
+            columns,
         );
         if let Some(n) = &g.note {
-            out += &format!("note: {n}\n");
+            out += &prose(&format!("note: {n}"), columns);
         }
         if !g.figures.is_empty() {
             out += &boxed(group_rows(g), width);
         }
     }
-    out += "\nFleet\n";
-    out += &boxed(table_rows(fleet), width);
     let details = all_details(fleet);
     if !details.is_empty() {
         out += "\nDetails\n";
         for l in details {
-            out += &l;
-            out.push('\n');
+            out += &prose(&l, columns);
         }
     }
     // the terminal rule, to a file as on a terminal

@@ -106,7 +106,8 @@ fn a_host_whose_bios_differs_stands_out_by_its_configuration() {
             )]
         )]
     );
-    let text = hwsurvey_fleet::render::terminal(&f, None);
+    let text =
+        hwsurvey_testkit::fleet_sample::unwrapped(&hwsurvey_fleet::render::terminal(&f, None));
     assert!(
         text.contains("r640-c:\n  stands out: its configuration differs from the group's majority (BIOS)\n  cause: BIOS is Dell Inc. 2.6.3 (02/26/2020) (the group's majority: Dell Inc. 2.8.2 (08/27/2020))"),
         "{text}"

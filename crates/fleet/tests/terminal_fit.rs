@@ -96,3 +96,41 @@ fn identity_writes_the_cpus_as_compare_does() {
         assert!(line.contains(cpus), "{name}: compare says {line}");
     }
 }
+
+/// Every line of the terminal report fits its width, prose too: to a pipe or file (`None`) at
+/// 80 columns, as on an 80-column terminal; and the fleet table comes before the rules'
+/// paragraph, so that it is on an 80x24 first screen. The shipped fleet run folder printed 10
+/// lines wider than 80 to a pipe (the summary, the rules in one 1,057-character line, each
+/// group's identity and note, the details), and its rules filled the first screen.
+#[test]
+fn every_line_fits_and_the_table_is_on_the_first_screen() {
+    let dir =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../reports/fleet/examples");
+    let fleet = analyse(
+        load_all(collect(&[dir], &[]).unwrap().sources),
+        &Options::default(),
+    );
+    for (width, text) in [
+        (80, hwsurvey_fleet::render::terminal(&fleet, None)),
+        (80, hwsurvey_fleet::render::terminal(&fleet, Some(80))),
+        (60, hwsurvey_fleet::render::terminal(&fleet, Some(60))),
+    ] {
+        let over: Vec<&str> = text.lines().filter(|l| l.chars().count() > width).collect();
+        assert!(over.is_empty(), "{width} columns: {over:#?}");
+    }
+    let text = hwsurvey_fleet::render::terminal(&fleet, None);
+    let lines: Vec<&str> = text.lines().collect();
+    let table_end = lines.iter().position(|l| l.starts_with('└')).unwrap();
+    assert!(
+        table_end < 24,
+        "the fleet table ends on line {}:\n{text}",
+        table_end + 1
+    );
+    let rules = lines
+        .iter()
+        .position(|l| l.starts_with("outlier rule:"))
+        .unwrap();
+    assert!(rules > table_end, "{text}");
+    // the rules are still said whole, wrapped
+    assert!(text.contains("(--fail-pct)"), "{text}");
+}

@@ -100,7 +100,8 @@ fn a_host_30_percent_slow_fails_and_the_exit_status_follows() {
         .as_str()
         .unwrap()
         .contains("worse than its group median by 20 % or more (--fail-pct)"));
-    let text = hwsurvey_fleet::render::terminal(&fleet, None);
+    let text =
+        hwsurvey_testkit::fleet_sample::unwrapped(&hwsurvey_fleet::render::terminal(&fleet, None));
     assert!(
         text.contains("4 hosts from 4 result files in 1 group: 1 stood out or drifted, 1 failed; verdicts: 1 fail, 3 pass (exit 2)"),
         "{text}"
@@ -216,7 +217,8 @@ fn the_fleet_table_fits_80_columns_into_a_pipe() {
     let base = every_rule_evaluated(example("x86_64-standard.json"));
     rack(dir.path(), &base, &[1.0, 1.0, 1.0, 0.7]);
     let fleet = fleet_of(dir.path(), &opts());
-    let text = hwsurvey_fleet::render::terminal(&fleet, None);
+    let text =
+        hwsurvey_testkit::fleet_sample::unwrapped(&hwsurvey_fleet::render::terminal(&fleet, None));
     let table: Vec<&str> = text
         .lines()
         .filter(|l| l.starts_with(['┌', '│', '├', '└']))

@@ -77,7 +77,10 @@ fn a_host_is_named_by_what_the_hardware_watch_saw() {
             "throttled during cpu.scaling (1 of its points; package 0: 3 events)",
         ]
     );
-    let text = hwsurvey_fleet::render::terminal(&fleet, Some(80));
+    let text = hwsurvey_testkit::fleet_sample::unwrapped(&hwsurvey_fleet::render::terminal(
+        &fleet,
+        Some(80),
+    ));
     assert!(
         text.contains("node2:\n  cause: hardware watch: 2,314 corrected errors on DIMM B2"),
         "{text}"

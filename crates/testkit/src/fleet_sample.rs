@@ -133,3 +133,23 @@ pub fn every_rule_evaluated(mut file: ResultFile) -> ResultFile {
     }
     file
 }
+
+/// `text` (a fleet terminal report) with its wrapped prose joined again: every line break
+/// followed by 4 or more spaces (the hanging indent of a wrapped line) becomes one space, so
+/// a test can hold a whole sentence whatever the width it was wrapped at. Table lines and the
+/// details' 2-space items are kept as they are.
+pub fn unwrapped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 && line.starts_with("    ") {
+            out.push(' ');
+            out.push_str(line.trim_start());
+            continue;
+        }
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(line);
+    }
+    out
+}

@@ -317,7 +317,8 @@ fn a_fleet_of_guests_over_ssh_names_the_lemon_and_its_cause_and_the_host_that_di
         .env("COLUMNS", "160")
         .output()
         .unwrap();
-    let table = String::from_utf8_lossy(&terminal.stdout);
+    let table =
+        hwsurvey_testkit::fleet_sample::unwrapped(&String::from_utf8_lossy(&terminal.stdout));
     println!("{table}");
     // 2: a host failed (the one that died)
     assert_eq!(out.status.code(), Some(2), "{text}");
