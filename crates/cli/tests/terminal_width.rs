@@ -9,6 +9,26 @@ use std::process::Stdio;
 
 use nix::pty::{openpty, Winsize};
 
+/// Reads everything written to the terminal whose master side is `master`, on a thread, until
+/// every slave descriptor is closed (Linux then answers EIO).
+fn read_terminal(master: std::os::fd::OwnedFd) -> std::thread::JoinHandle<Vec<u8>> {
+    let mut master = std::fs::File::from(master);
+    std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let mut chunk = [0u8; 65536];
+        loop {
+            match master.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => all.extend_from_slice(&chunk[..n]),
+                // Linux: EIO once every slave descriptor is closed
+                Err(e) if e.raw_os_error() == Some(nix::errno::Errno::EIO as i32) => break,
+                Err(e) => panic!("reading the terminal: {e}"),
+            }
+        }
+        all
+    })
+}
+
 fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("hwsurvey")
 }
@@ -36,21 +56,7 @@ fn on_terminal(args: &[&str], cols: u16) -> String {
     let child = cmd.spawn().expect("spawn hwsurvey");
     // the child holds the only other copy of the terminal's slave side
     drop(cmd);
-    let mut master = std::fs::File::from(pty.master);
-    let reader = std::thread::spawn(move || {
-        let mut all = Vec::new();
-        let mut chunk = [0u8; 65536];
-        loop {
-            match master.read(&mut chunk) {
-                Ok(0) => break,
-                Ok(n) => all.extend_from_slice(&chunk[..n]),
-                // Linux: EIO once every slave descriptor is closed
-                Err(e) if e.raw_os_error() == Some(nix::errno::Errno::EIO as i32) => break,
-                Err(e) => panic!("reading the terminal: {e}"),
-            }
-        }
-        all
-    });
+    let reader = read_terminal(pty.master);
     let out = child.wait_with_output().expect("wait for hwsurvey");
     let text = reader.join().expect("terminal reader");
     let text = String::from_utf8_lossy(&text).replace("\r\n", "\n");
@@ -543,20 +549,7 @@ fn on_screen(args: &[&str]) -> String {
         .stderr(Stdio::from(err));
     let mut child = cmd.spawn().expect("spawn hwsurvey");
     drop(cmd);
-    let mut master = std::fs::File::from(pty.master);
-    let reader = std::thread::spawn(move || {
-        let mut all = Vec::new();
-        let mut chunk = [0u8; 65536];
-        loop {
-            match master.read(&mut chunk) {
-                Ok(0) => break,
-                Ok(n) => all.extend_from_slice(&chunk[..n]),
-                Err(e) if e.raw_os_error() == Some(nix::errno::Errno::EIO as i32) => break,
-                Err(e) => panic!("reading the terminal: {e}"),
-            }
-        }
-        all
-    });
+    let reader = read_terminal(pty.master);
     let status = child.wait().expect("wait for hwsurvey");
     assert!(status.success(), "hwsurvey {args:?}: {status:?}");
     let text = reader.join().expect("terminal reader");
@@ -649,20 +642,7 @@ fn a_pipe_beside_a_terminal_gets_no_plot_list_on_the_screen() {
         .stderr(Stdio::from(pty.slave));
     let child = cmd.spawn().expect("spawn hwsurvey");
     drop(cmd);
-    let mut master = std::fs::File::from(pty.master);
-    let reader = std::thread::spawn(move || {
-        let mut all = Vec::new();
-        let mut chunk = [0u8; 65536];
-        loop {
-            match master.read(&mut chunk) {
-                Ok(0) => break,
-                Ok(n) => all.extend_from_slice(&chunk[..n]),
-                Err(e) if e.raw_os_error() == Some(nix::errno::Errno::EIO as i32) => break,
-                Err(e) => panic!("reading the terminal: {e}"),
-            }
-        }
-        all
-    });
+    let reader = read_terminal(pty.master);
     let out = child.wait_with_output().expect("wait for hwsurvey");
     assert!(out.status.success());
     let screen = String::from_utf8_lossy(&reader.join().unwrap()).into_owned();
