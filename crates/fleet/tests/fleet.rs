@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use hwsurvey_fleet::{analyse, collect, load_all, Fleet, Options, Verdict};
 use hwsurvey_result::ResultFile;
 use hwsurvey_testkit::fleet_sample::{
-    every_rule_evaluated, example, scale, set_thp, started_at, with_host,
+    every_rule_evaluated, example, scale, set_thp, started_at, unwrapped, with_host,
 };
 
 fn write(dir: &Path, host: &str, name: &str, file: &ResultFile) -> PathBuf {
@@ -98,10 +98,7 @@ fn the_defective_host_is_the_only_one_flagged_with_its_cause() {
         ]
     );
     assert_eq!(fleet.exit_code(), 2);
-    let text = hwsurvey_testkit::fleet_sample::unwrapped(&hwsurvey_fleet::render::terminal(
-        &fleet,
-        Some(200),
-    ));
+    let text = unwrapped(&hwsurvey_fleet::render::terminal(&fleet, Some(200)));
     assert!(text.contains("THP never (group: madvise)"), "{text}");
     assert!(
         text.contains("k = 3") && text.contains("more than 5 %"),
@@ -203,10 +200,7 @@ fn a_host_with_cpus_offline_stands_out_by_its_configuration_when_no_figure_does(
     );
     assert_eq!(fleet.exit_code(), 1);
     // every format says why: the table, the details and the rule
-    let text = hwsurvey_testkit::fleet_sample::unwrapped(&hwsurvey_fleet::render::terminal(
-        &fleet,
-        Some(200),
-    ));
+    let text = unwrapped(&hwsurvey_fleet::render::terminal(&fleet, Some(200)));
     assert!(text.contains("configuration: CPUs online"), "{text}");
     assert!(
         text.contains(
