@@ -98,17 +98,40 @@ pub(crate) fn init_cgroup(guest: &Guest) -> String {
     s
 }
 
+/// Seconds a guest's command may run before the guest prints, on its console, what it is
+/// doing ([`STUCK_MARKER`]): half the definition's `timeout_s`, so that a command that hangs
+/// shows its processes, where each waits in the kernel and the kernel log before the host
+/// gives up on the guest.
+pub fn stuck_after_s(guest: &Guest) -> u64 {
+    (guest.timeout_s / 2).max(1)
+}
+
 /// The guest's `/init`: mounts, the cgroup, the commands, the output on the console, power off.
+///
+/// Before command `i` the init prints [`COMMAND_MARKER`]` i` on the console; a command still
+/// running after [`stuck_after_s`] makes a watcher print [`STUCK_MARKER`]` i`, then every
+/// process (and every kernel thread in state D) with its state and kernel wait channel
+/// (`/proc/PID/{stat,wchan,cmdline}`) and the kernel log's last 40 lines (the console shows only emergencies: `printk` level 1).
 pub fn init_script(guest: &Guest, commands: &[Vec<String>]) -> String {
     let mut s = init_head(guest);
     let _ = writeln!(s, "echo {READY_MARKER}");
     s.push_str(&init_cgroup(guest));
     s.push_str("cd /out\n");
+    let stuck = stuck_after_s(guest);
     for (i, argv) in commands.iter().enumerate() {
         let words: Vec<String> = argv.iter().map(|w| shell_quote(w)).collect();
         let _ = write!(
             s,
-            "{} > /res/{i}.stdout 2> /res/{i}.stderr\necho $? > /res/{i}.status\n",
+            "echo {COMMAND_MARKER} {i}\n\
+             ( sleep {stuck}; echo {STUCK_MARKER} {i}: running after {stuck} s; \
+             for p in /proc/[0-9]*; do s=$(cut -d' ' -f1-3 $p/stat 2>/dev/null); \
+             c=$(tr '\\0' ' ' < $p/cmdline 2>/dev/null); \
+             [ -n \"$c\" ] || case \"$s\" in *' D') ;; *) continue ;; esac; \
+             echo \"$s wchan=$(cat $p/wchan 2>/dev/null) $c\"; done; \
+             dmesg | tail -n 40 ) &\n\
+             w=$!\n\
+             {} > /res/{i}.stdout 2> /res/{i}.stderr\necho $? > /res/{i}.status\n\
+             kill $w 2> /dev/null\n",
             words.join(" ")
         );
     }

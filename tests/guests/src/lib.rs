@@ -43,7 +43,7 @@ pub mod serve;
 pub use expect::{Expect, ExpectHardwareErrors, ExpectNode, ExpectSharedLink};
 pub use host_load::{children_cpu_s, proc_stat_busy_s};
 use host_load::{host_cpu_busy_s, reaped_children_cpu_s};
-pub use initramfs::{build_initramfs, init_script};
+pub use initramfs::{build_initramfs, init_script, stuck_after_s};
 pub(crate) use initramfs::{
     copy_tree, init_cgroup, init_head, set_executable, shell_quote, write_cpio,
 };
@@ -59,6 +59,11 @@ pub const READY_MARKER: &str = "HWSURVEY-GUEST-READY";
 pub const BEGIN_MARKER: &str = "HWSURVEY-GUEST-OUT-BEGIN";
 /// Line after it.
 pub const END_MARKER: &str = "HWSURVEY-GUEST-OUT-END";
+/// The console line before the init's command `i` (`HWSURVEY-GUEST-COMMAND 3`).
+pub const COMMAND_MARKER: &str = "HWSURVEY-GUEST-COMMAND";
+/// The console line of a command still running after [`initramfs::stuck_after_s`], before
+/// what the guest was doing ([`initramfs::init_script`]).
+pub const STUCK_MARKER: &str = "HWSURVEY-GUEST-STUCK";
 
 /// Whether guest tests run here (`HWSURVEY_GUESTS=1` on an x86_64 Linux host); prints
 /// `SKIPPED: guest NAME: ...` with the reason when not.
@@ -485,6 +490,29 @@ pub fn run(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Result
                 }
                 eprintln!("guest {what}: booting again");
             }
+            Booted::TimedOut {
+                console_log,
+                what,
+                kernel_stall,
+            } => {
+                // a guest kernel that stalled is the emulator's fault, booted again as a hung
+                // boot is; a command that hung while the guest still ran fails
+                if !kernel_stall || boot == BOOTS {
+                    bail!("{what}");
+                }
+                let kept = console_log
+                    .parent()
+                    .and_then(Path::parent)
+                    .unwrap_or(Path::new("."))
+                    .join(format!("{}.stalled-{boot}.log", guest.name));
+                let _ = fs::rename(&console_log, &kept);
+                eprintln!(
+                    "guest {what}\nguest {}: the guest kernel stalled (console log kept: {}): \
+                     booting again ({boot} of {BOOTS})",
+                    guest.name,
+                    kept.display()
+                );
+            }
         }
     }
     unreachable!("the last boot returns or fails")
@@ -506,6 +534,98 @@ enum Booted {
     Ran(GuestRun),
     /// The kernel did not reach the init within [`BOOT_DEADLINE_S`]; its console log.
     Hung { console_log: PathBuf },
+    /// The guest did not power off within its `timeout_s`: its console log, what it was doing
+    /// ([`Stuck`]), and whether the guest kernel itself stalled.
+    TimedOut {
+        console_log: PathBuf,
+        what: String,
+        kernel_stall: bool,
+    },
+}
+
+/// Seconds a guest has to power off once it printed its output ([`END_MARKER`]): it syncs and
+/// powers off in under a second; past this, qemu is stopped and the output used, the console
+/// log saying so.
+pub const POWER_OFF_S: u64 = 30;
+
+/// The command index of a console line ending with [`COMMAND_MARKER`]` i`.
+fn command_marker(line: &str) -> Option<usize> {
+    let (head, i) = line.trim_end().rsplit_once(' ')?;
+    head.ends_with(COMMAND_MARKER).then(|| i.parse().ok())?
+}
+
+/// Lines of the kernel log that say the guest kernel itself stalled (soft and hard lockups,
+/// RCU stalls): under TCG a kernel can lock up on an idle host (see [`BOOT_DEADLINE_S`]).
+const KERNEL_STALL_WORDS: [&str; 4] = [
+    "soft lockup",
+    "hard LOCKUP",
+    "rcu_sched self-detected stall",
+    "rcu: INFO: rcu_",
+];
+
+/// What a guest that ran out of time was doing, read from its console.
+struct Stuck {
+    /// One paragraph for the failure: the command, and the console after its marker (the
+    /// processes and kernel log of [`STUCK_MARKER`] when it came).
+    words: String,
+    /// The guest kernel stalled: its log names a lockup or an RCU stall, or the command's
+    /// watcher never printed although the command ran past [`initramfs::stuck_after_s`] by
+    /// 30 s (nothing in the guest ran any more).
+    kernel_stall: bool,
+}
+
+impl Stuck {
+    /// `command`: the last command marker seen, and how long before the deadline it came.
+    fn read(
+        guest: &Guest,
+        commands: &[Vec<String>],
+        lines: &[String],
+        command: Option<(usize, Duration)>,
+    ) -> Stuck {
+        let from = lines
+            .iter()
+            .rposition(|l| command_marker(l).is_some())
+            .map_or(0, |k| k + 1);
+        let after: Vec<&str> = lines[from..]
+            .iter()
+            .map(String::as_str)
+            .filter(|l| !l.contains("TCG doesn't support"))
+            .collect();
+        // the watcher's dump from its first line; else the console's last lines
+        let dump = after.iter().position(|l| l.contains(STUCK_MARKER));
+        let dumped = dump.is_some();
+        let tail = match dump {
+            Some(k) => &after[k..after.len().min(k + 150)],
+            None => &after[after.len().saturating_sub(60)..],
+        };
+        let stall_words = tail
+            .iter()
+            .any(|l| KERNEL_STALL_WORDS.iter().any(|w| l.contains(w)));
+        let frozen = command.is_some_and(|(_, ran)| {
+            !dumped && ran > Duration::from_secs(initramfs::stuck_after_s(guest) + 30)
+        });
+        let which = match command {
+            Some((i, ran)) => format!(
+                "command {i} ({}) ran for the last {:.0} s",
+                commands.get(i).map(|a| a.join(" ")).unwrap_or_default(),
+                ran.as_secs_f64()
+            ),
+            None => "no command had started".to_owned(),
+        };
+        let words = format!(
+            "{which}{}; the console after it:\n{}",
+            if frozen {
+                " and its watcher never printed (the guest ran nothing more)"
+            } else {
+                ""
+            },
+            tail.join("\n")
+        );
+        Stuck {
+            words,
+            kernel_stall: stall_words || frozen,
+        }
+    }
 }
 
 /// One boot of [`run`].
@@ -594,6 +714,11 @@ fn run_once(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Resul
     let mut ready_at = None;
     let mut timed_out = false;
     let mut hung = false;
+    // the output's end seen: the guest then has POWER_OFF_S to power off
+    let mut output_at: Option<Instant> = None;
+    let mut no_power_off = false;
+    // the latest command marker: its command and when it came
+    let mut command_at: Option<(usize, Instant)> = None;
     let mut injected: Vec<(String, String)> = Vec::new();
     let mut pending: Vec<&Injection> = opts.injections.iter().collect();
     loop {
@@ -603,15 +728,28 @@ fn run_once(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Resul
             let _ = child.kill();
             break;
         }
+        if let Some(at) = output_at.filter(|at| now >= *at + Duration::from_secs(POWER_OFF_S)) {
+            // the output is whole; a guest kernel that cannot power off is not the test's
+            // subject, but it is said
+            no_power_off = true;
+            let _ = child.kill();
+            writeln!(
+                log,
+                "--- the guest printed its output but did not power off within {POWER_OFF_S} s \
+                 ({:.0} s after qemu's start): qemu stopped",
+                (at - start).as_secs_f64()
+            )?;
+            break;
+        }
         if now >= deadline {
             timed_out = true;
             let _ = child.kill();
             break;
         }
-        let until = if ready_at.is_none() {
-            boot_deadline
-        } else {
-            deadline
+        let until = match (ready_at, output_at) {
+            (None, _) => boot_deadline,
+            (Some(_), Some(at)) => deadline.min(at + Duration::from_secs(POWER_OFF_S)),
+            (Some(_), None) => deadline,
         };
         match rx.recv_timeout(until.saturating_duration_since(now)) {
             Ok((at, line)) => {
@@ -621,6 +759,12 @@ fn run_once(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Resul
                 }
                 if ready_at.is_none() && line.trim_end().ends_with(READY_MARKER) {
                     ready_at = Some(at);
+                }
+                if output_at.is_none() && line.trim_end().ends_with(END_MARKER) {
+                    output_at = Some(at);
+                }
+                if let Some(i) = command_marker(&line) {
+                    command_at = Some((i, at));
                 }
                 if let Some(k) = pending
                     .iter()
@@ -665,12 +809,28 @@ fn run_once(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Resul
         return Ok(Booted::Hung { console_log });
     }
     let where_log = format!("console log: {}", console_log.display());
-    if timed_out {
-        bail!(
-            "{}: no power-off within {} s; {where_log}",
-            guest.name,
-            guest.timeout_s
+    if no_power_off {
+        eprintln!(
+            "guest {}: printed its output but did not power off within {POWER_OFF_S} s: qemu \
+             stopped; {where_log}",
+            guest.name
         );
+    }
+    if timed_out {
+        let stuck = Stuck::read(
+            guest,
+            commands,
+            &lines,
+            command_at.map(|(i, at)| (i, deadline.saturating_duration_since(at))),
+        );
+        return Ok(Booted::TimedOut {
+            console_log,
+            what: format!(
+                "{}: no power-off within {} s; {}; {where_log}",
+                guest.name, guest.timeout_s, stuck.words
+            ),
+            kernel_stall: stuck.kernel_stall,
+        });
     }
     let Some(ready_at) = ready_at else {
         bail!(
@@ -742,4 +902,97 @@ fn run_once(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Resul
         host_busy_elsewhere,
         monitor: injected,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn console(lines: &[&str]) -> Vec<String> {
+        lines.iter().map(|l| (*l).to_owned()).collect()
+    }
+
+    #[test]
+    fn command_markers_are_read_after_the_firmware_escapes() {
+        assert_eq!(command_marker("HWSURVEY-GUEST-COMMAND 7"), Some(7));
+        assert_eq!(
+            command_marker("\u{1b}[2JHWSURVEY-GUEST-COMMAND 12\r"),
+            Some(12)
+        );
+        assert_eq!(command_marker("HWSURVEY-GUEST-COMMAND x"), None);
+        assert_eq!(
+            command_marker("HWSURVEY-GUEST-STUCK 3: running after 300 s"),
+            None
+        );
+        assert_eq!(command_marker("[   51.78] reboot: Power down"), None);
+    }
+
+    /// A command that hung while the guest ran (its watcher printed, no stall in the kernel
+    /// log) fails, naming the command and the dump; a lockup in the dump, or a watcher that
+    /// never printed long after it was due, is the guest kernel's stall.
+    #[test]
+    fn a_stuck_guest_names_its_command_and_tells_a_kernel_stall() {
+        let g = Guest::load("x86-offline-cgroup1").unwrap();
+        assert_eq!(stuck_after_s(&g), 300);
+        let commands = vec![words(&["hwsurvey", "probe"]), words(&["sync"])];
+        let hung = console(&[
+            "HWSURVEY-GUEST-COMMAND 0",
+            "HWSURVEY-GUEST-COMMAND 1",
+            "qemu-system-x86_64: warning: TCG doesn't support requested feature: x",
+            "HWSURVEY-GUEST-STUCK 1: running after 300 s",
+            "231 (sync) D wchan=wb_wait_for_completion sync",
+        ]);
+        let s = Stuck::read(&g, &commands, &hung, Some((1, Duration::from_secs(590))));
+        assert!(!s.kernel_stall, "{}", s.words);
+        assert!(
+            s.words
+                .starts_with("command 1 (sync) ran for the last 590 s; the console after it:\n"),
+            "{}",
+            s.words
+        );
+        assert!(
+            s.words.contains("wchan=wb_wait_for_completion"),
+            "{}",
+            s.words
+        );
+        assert!(!s.words.contains("TCG"), "{}", s.words);
+
+        let mut lockup = hung.clone();
+        lockup
+            .push("[  402.1] watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [sync:231]".into());
+        let s = Stuck::read(&g, &commands, &lockup, Some((1, Duration::from_secs(590))));
+        assert!(s.kernel_stall, "{}", s.words);
+
+        // no watcher line although the command ran 590 s (due after 300): nothing ran
+        let frozen = console(&["HWSURVEY-GUEST-COMMAND 0", "HWSURVEY-GUEST-COMMAND 1"]);
+        let s = Stuck::read(&g, &commands, &frozen, Some((1, Duration::from_secs(590))));
+        assert!(s.kernel_stall, "{}", s.words);
+        assert!(s.words.contains("its watcher never printed"), "{}", s.words);
+        // ... but a command that began 200 s before the end was not yet due to be watched
+        let s = Stuck::read(&g, &commands, &frozen, Some((1, Duration::from_secs(200))));
+        assert!(!s.kernel_stall, "{}", s.words);
+    }
+
+    fn words(w: &[&str]) -> Vec<String> {
+        w.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    /// Every command of the init is announced on the console and watched, and the watcher is
+    /// stopped after it.
+    #[test]
+    fn the_init_announces_and_watches_every_command() {
+        let g = Guest::load("x86-2s-2cpu").unwrap();
+        let script = init_script(&g, &[words(&["true"]), words(&["hwsurvey", "probe"])]);
+        for i in 0..2 {
+            assert!(
+                script.contains(&format!("echo {COMMAND_MARKER} {i}\n")),
+                "{script}"
+            );
+            assert!(
+                script.contains(&format!("echo {STUCK_MARKER} {i}: running after")),
+                "{script}"
+            );
+        }
+        assert_eq!(script.matches("kill $w").count(), 2, "{script}");
+    }
 }

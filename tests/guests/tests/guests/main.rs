@@ -657,6 +657,42 @@ fn a_kernel_that_never_reaches_the_init_is_booted_again_then_named() {
     );
 }
 
+/// A command that hangs while the guest still runs: the guest's watcher prints, at half the
+/// timeout, every process with its state and kernel wait channel and the kernel log; the run
+/// fails at the timeout naming the command and holding that dump, and the guest is not booted
+/// again (its kernel did not stall). (CI of 2026-12-07: x86-offline-cgroup1 did not power off
+/// within 600 s and said nothing more.)
+#[test]
+fn a_command_that_hangs_is_named_with_what_the_guest_was_doing() {
+    if !enabled("a_command_that_hangs_is_named_with_what_the_guest_was_doing") {
+        return;
+    }
+    let mut g = Guest::load("x86-2s-2cpu").unwrap();
+    g.name = "hang".into();
+    g.timeout_s = 40;
+    let start = std::time::Instant::now();
+    let e = format!(
+        "{:#}",
+        run(
+            &g,
+            &[words("true"), words("sleep 1000")],
+            &RunOptions::default()
+        )
+        .unwrap_err()
+    );
+    let took = start.elapsed().as_secs_f64();
+    println!("hang: failed after {took:.1} s: {e}");
+    for says in [
+        "hang: no power-off within 40 s; command 1 (sleep 1000) ran for the last",
+        "HWSURVEY-GUEST-STUCK 1: running after 20 s",
+        "(sleep) S wchan=",
+        "sleep 1000",
+    ] {
+        assert!(e.contains(says), "{says:?} in {e}");
+    }
+    assert!(took < 2.0 * 40.0, "{took} s: booted again");
+}
+
 #[test]
 fn qemu_arguments_follow_the_definition() {
     let g = Guest::load("x86-2s4n-smt").unwrap();
