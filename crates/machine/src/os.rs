@@ -22,7 +22,7 @@ pub mod host_id;
 pub use cgroup::{Cgroup, CgroupVersion, CpuMax};
 
 /// Everything probed about the OS.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Os {
     /// Kernel release, version and machine.
     pub kernel: Kernel,
