@@ -571,10 +571,7 @@ fn a_host_with_cpus_offline_is_compared_with_its_siblings_and_the_offline_cpus_a
 /// memory size, nor one with fewer cores than its online ones.
 #[test]
 fn a_host_with_cpus_offline_joins_only_a_matching_group() {
-    let m = |f: ResultFile| {
-        let machine = hwsurvey_fleet::facts::machine_of(&f).unwrap();
-        hwsurvey_fleet::facts::identity(&f, &machine)
-    };
+    let m = |f: ResultFile| hwsurvey_fleet::facts::identity(&f);
     let base = example("x86_64-standard.json");
     let sibling = m(base.clone());
     let lemon = m(hwsurvey_testkit::fleet_sample::offline_cpus(
@@ -727,8 +724,10 @@ fn a_host_of_unknown_memory_stays_apart() {
     for host in ["a", "b", "c", "d"] {
         let mut file = with_host(base.clone(), host);
         if host == "d" {
-            file.machine["memory"]["meminfo"] =
-                serde_json::json!({ "unknown": { "path": "/proc/meminfo", "reason": "missing" } });
+            file.machine.memory.meminfo =
+                hwsurvey_model::Probed::Unknown(hwsurvey_model::Unknown::Missing {
+                    path: "/proc/meminfo".into(),
+                });
         }
         write(dir.path(), host, "result.json", &file);
     }
@@ -779,11 +778,19 @@ fn a_machine_document_of_the_wrong_shape_names_the_field() {
     let dir = tempfile::tempdir().unwrap();
     let base = example("x86_64-standard.json");
     for host in ["a", "b", "c"] {
-        let mut file = with_host(base.clone(), host);
+        let p = write(
+            dir.path(),
+            host,
+            "result.json",
+            &with_host(base.clone(), host),
+        );
         if host == "c" {
-            file.machine["memory"]["meminfo"]["known"]["mem_total_bytes"] = serde_json::Value::Null;
+            // as on disk (result schema 2, the plain machine document), without a reason
+            let mut doc: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+            doc["machine"]["memory"]["meminfo"]["mem_total_bytes"] = serde_json::Value::Null;
+            std::fs::write(&p, serde_json::to_vec(&doc).unwrap()).unwrap();
         }
-        write(dir.path(), host, "result.json", &file);
     }
     let f = fleet_of(dir.path(), &Options::default());
     let c = f.hosts.iter().find(|h| h.name == "c").unwrap();

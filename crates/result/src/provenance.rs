@@ -94,9 +94,7 @@ pub fn platform_emulation(virt: &Virtualization) -> Option<&'static str> {
 /// (pHyp)`; `None` for no hypervisor seen and for emulation ([`platform_emulation`]).
 pub fn platform_virtual_machine(virt: &Virtualization) -> Option<String> {
     let words = match platform(virt) {
-        p @ (Platform::VirtualMachine | Platform::Partition) => {
-            platform_words(p, Wording::Verdict)
-        }
+        p @ (Platform::VirtualMachine | Platform::Partition) => platform_words(p, Wording::Verdict),
         Platform::NoHypervisorSeen | Platform::Emulated | Platform::EmulationNotExcluded => {
             return None
         }
