@@ -770,33 +770,3 @@ fn a_clocksource_changed_during_a_run_or_an_hpet_host_is_named() {
     );
     assert_eq!(causes_of(&f, "e"), [("clocksource", "hpet", "tsc", true)]);
 }
-
-/// A machine document with a value of the wrong type fails its host with the field's path (a
-/// new user's `mem_total_bytes: null` got serde's message alone).
-#[test]
-fn a_machine_document_of_the_wrong_shape_names_the_field() {
-    let dir = tempfile::tempdir().unwrap();
-    let base = example("x86_64-standard.json");
-    for host in ["a", "b", "c"] {
-        let p = write(
-            dir.path(),
-            host,
-            "result.json",
-            &with_host(base.clone(), host),
-        );
-        if host == "c" {
-            // as on disk (result schema 2, the plain machine document), without a reason
-            let mut doc: serde_json::Value =
-                serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
-            doc["machine"]["memory"]["meminfo"]["mem_total_bytes"] = serde_json::Value::Null;
-            std::fs::write(&p, serde_json::to_vec(&doc).unwrap()).unwrap();
-        }
-    }
-    let f = fleet_of(dir.path(), &Options::default());
-    let c = f.hosts.iter().find(|h| h.name == "c").unwrap();
-    let why = c.failures.join("; ");
-    assert!(
-        why.contains("machine document at memory.meminfo") && why.contains("null"),
-        "{why}"
-    );
-}
