@@ -315,7 +315,7 @@ fn html_writes_control_and_bidi_characters_of_a_cpu_model_visibly() {
     let dir = tempfile::tempdir().unwrap();
     let mut file = with_host(example("x86_64-standard.json"), "node1");
     let model = "AMD\u{1b}[31m EPYC\u{7}\u{0}\r\u{202e}x\u{2066}y\u{85}";
-    file.machine["cpu"]["identity"]["model_name"] = serde_json::json!(model);
+    file.machine.cpu.identity.model_name = Some(model.into());
     file.write_atomic(&dir.path().join("node1/result.json"))
         .unwrap();
     let html = dir.path().join("fleet.html");
@@ -366,7 +366,7 @@ fn machines_sharing_a_host_name_are_not_pooled_and_the_report_says_why() {
     let dir = tempfile::tempdir().unwrap();
     let a = with_host(example("x86_64-standard.json"), "localhost");
     let mut b = a.clone();
-    b.machine["cpu"]["identity"]["model_name"] = serde_json::json!("Intel Xeon Gold 6130");
+    b.machine.cpu.identity.model_name = Some("Intel Xeon Gold 6130".into());
     a.write_atomic(&dir.path().join("a.json")).unwrap();
     b.write_atomic(&dir.path().join("b.json")).unwrap();
     let (_, text) = fleet_of(dir.path());
@@ -394,7 +394,10 @@ fn the_machine_id_tells_alike_machines_under_one_name_apart() {
     );
     for (file, id) in [("a.json", "1111"), ("b.json", "2222"), ("c.json", "1111")] {
         let mut f = base.clone();
-        f.machine["os"]["host_id"] = serde_json::json!({ "machine_id": id });
+        f.machine.os.host_id = hwsurvey_probe::os::host_id::HostId {
+            machine_id: Some(id.into()),
+            ..Default::default()
+        };
         f.write_atomic(&dir.path().join(file)).unwrap();
     }
     let (_, text) = fleet_of(dir.path());
@@ -647,8 +650,7 @@ fn every_format_written_with_o_escapes_control_and_bidi_characters() {
     ];
     for (i, name) in hostile.iter().enumerate() {
         let mut f = with_host(example("x86_64-standard.json"), "h");
-        f.machine["cpu"]["identity"]["model_name"] =
-            serde_json::json!(format!("AMD EPYC {name} {i}"));
+        f.machine.cpu.identity.model_name = Some(format!("AMD EPYC {name} {i}"));
         f.write_atomic(&run.join(name).join("result.json")).unwrap();
     }
     for (file, format) in [

@@ -180,7 +180,7 @@ fn a_second_caller_of_the_engine_gets_the_file_the_cli_wrote() {
     // plan, machine and environment, the time limit, and the built-in qualifier
     let mut profile = families::load_profile("quick").unwrap();
     profile.run = cli.profile.run.clone();
-    let machine: Machine = serde_json::from_value(cli.machine.clone()).unwrap();
+    let machine: Machine = cli.machine.clone();
     let env: RunEnv = cli.environment.clone();
     let qualifier =
         RunQualifier::builtin(&machine, &families::mem_latency::hugetlb_needs(&cli.plan));

@@ -177,7 +177,7 @@ impl<'r, 'a> Running<'r, 'a> {
             },
             started_at: rfc3339(SystemTime::now()),
             finished_at: None,
-            machine: serde_json::to_value(req.machine).unwrap_or(serde_json::Value::Null),
+            machine: req.machine.clone(),
             environment: req.env.clone(),
             load_before,
             load_after: None,

@@ -196,14 +196,6 @@ fn clocksource_fact(file: &ResultFile, m: &Machine) -> String {
     }
 }
 
-/// The typed probe document of a result file, or why it cannot be read.
-/// The error names the field (`machine document at memory.meminfo.known.mem_total_bytes:
-/// invalid type: null, expected u64`; [`Machine::from_document`]).
-pub fn machine_of(file: &ResultFile) -> Result<Machine, String> {
-    Machine::from_document(file.machine.clone())
-        .map_err(|e| format!("the \"machine\" document is not one this hwsurvey reads: {e}"))
-}
-
 /// `8 x 32 GiB` (one entry per distinct size, largest first) of the populated slots; `None`
 /// when SMBIOS is unknown or lists no populated slot.
 fn dimm_population(m: &Machine) -> Option<String> {
@@ -231,8 +223,10 @@ fn dimm_population(m: &Machine) -> Option<String> {
     Some(parts.join(" + "))
 }
 
-/// The identity of the host of `file` (machine document `m`).
-pub fn identity(file: &ResultFile, m: &Machine) -> Identity {
+/// The identity of the host of `file`, from its machine ([`ResultFile::machine`]) and
+/// `environment.arch`.
+pub fn identity(file: &ResultFile) -> Identity {
+    let m = &file.machine;
     let topo = &m.cpu.topology;
     let board = m.memory.smbios.known().and_then(|s| {
         let mut words: Vec<String> = s.system_vendor.iter().cloned().collect();
@@ -324,7 +318,8 @@ pub fn is_configuration(name: &str) -> bool {
 /// `BIOS` (SMBIOS Type 0 vendor, version and release date: [`hwsurvey_machine::firmware`]),
 /// `microcode` (the CPUs' revision from /proc/cpuinfo, x86 only; each revision with its CPUs
 /// when they differ).
-pub fn host_facts(file: &ResultFile, m: &Machine) -> Vec<(&'static str, String)> {
+pub fn host_facts(file: &ResultFile) -> Vec<(&'static str, String)> {
+    let m = &file.machine;
     let env = &file.environment;
     let mut out: Vec<(&'static str, String)> = Vec::new();
     let pop = m.memory.population.known();
@@ -492,8 +487,7 @@ mod tests {
     #[test]
     fn fact_names_are_host_facts_names() {
         let file = hwsurvey_testkit::fleet_sample::example("x86_64-standard.json");
-        let m = machine_of(&file).unwrap();
-        let names: Vec<&str> = host_facts(&file, &m).iter().map(|(n, _)| *n).collect();
+        let names: Vec<&str> = host_facts(&file).iter().map(|(n, _)| *n).collect();
         assert_eq!(names, FACT_NAMES);
         assert!(CONTEXT_ONLY_FACTS.iter().all(|f| FACT_NAMES.contains(f)));
         assert!(!is_configuration("kernel"));

@@ -156,8 +156,8 @@ struct RunData {
     run: Run,
     figures: Vec<(&'static str, f64)>,
     facts: Vec<(&'static str, String)>,
-    identity: Option<Identity>,
-    host_id: Option<hwsurvey_machine::os::host_id::HostId>,
+    identity: Identity,
+    host_id: hwsurvey_machine::os::host_id::HostId,
     findings: Vec<HostFinding>,
     failed_tests: usize,
     /// [`hwsurvey_result::provenance::emulation`].
@@ -203,17 +203,11 @@ fn digest(src: &Source, result: Result<ResultFile, String>, opts: &Options) -> D
     if file.status != RunStatus::Complete {
         failures.push(format!("{path}: the run is not complete ({})", file.status));
     }
-    let (facts, identity, host_id) = match facts::machine_of(&file) {
-        Ok(m) => (
-            facts::host_facts(&file, &m),
-            Some(facts::identity(&file, &m)),
-            Some(m.os.host_id.clone()),
-        ),
-        Err(e) => {
-            failures.push(format!("{path}: {e}"));
-            (vec![], None, None)
-        }
-    };
+    let (facts, identity, host_id) = (
+        facts::host_facts(&file),
+        facts::identity(&file),
+        file.machine.os.host_id.clone(),
+    );
     let (findings_stored, not_evaluated) = not_evaluated_of(&file, opts);
     let run = RunData {
         run: Run {
@@ -283,8 +277,8 @@ fn analyse_digests(digests: Vec<Digest>, opts: &Options) -> Fleet {
             &name,
             runs,
             |r| machines::MachineKey {
-                host_id: r.host_id.as_ref(),
-                identity: r.identity.as_ref(),
+                host_id: &r.host_id,
+                identity: &r.identity,
             },
             &mut taken,
         );
@@ -521,7 +515,7 @@ fn pool(name: String, mut runs: Vec<RunData>, failures: Vec<String>, opts: &Opti
         findings,
         hardware: latest.map(|r| r.run.hardware.clone()).unwrap_or_default(),
         facts: latest.map(|r| r.facts.clone()).unwrap_or_default(),
-        identity: latest.and_then(|r| r.identity.clone()),
+        identity: latest.map(|r| r.identity.clone()),
         runs: runs.into_iter().map(|r| r.run).collect(),
     }
 }

@@ -9,12 +9,12 @@ use hwsurvey_machine::os::host_id::HostId;
 
 use crate::facts::Identity;
 
-/// What tells the machine of a run: its hashed identity and its hardware identity, each
-/// `None` when the run's machine document could not be read.
+/// What tells the machine of a run: its hashed identity (`machine.os.host_id`) and its
+/// hardware identity ([`crate::facts::identity`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct MachineKey<'a> {
-    pub host_id: Option<&'a HostId>,
-    pub identity: Option<&'a Identity>,
+    pub host_id: &'a HostId,
+    pub identity: &'a Identity,
 }
 
 /// `x86_64 AMD EPYC 7451, 2 packages, 96 threads`: the hardware words compared when no
@@ -38,33 +38,26 @@ fn hardware(i: &Identity, packages: bool) -> String {
 }
 
 /// Whether runs `a` and `b` ran on one machine, and the words saying by what (`DMI product
-/// UUID differs`, `CPU model and topology differ: x86_64 AMD EPYC, ... vs ...`). Runs with
-/// nothing to compare (a machine document unreadable) count as one machine.
+/// UUID differs`, `CPU model and topology differ: x86_64 AMD EPYC, ... vs ...`).
 pub(crate) fn same_machine(a: MachineKey, b: MachineKey) -> (bool, String) {
-    if let (Some(x), Some(y)) = (a.host_id, b.host_id) {
-        if let Some((kind, same)) = x.same_machine(y) {
-            let words = if same {
-                format!("the same {}", kind.words())
-            } else {
-                format!("{} differs", kind.words())
-            };
-            return (same, words);
-        }
+    if let Some((kind, same)) = a.host_id.same_machine(b.host_id) {
+        let words = if same {
+            format!("the same {}", kind.words())
+        } else {
+            format!("{} differs", kind.words())
+        };
+        return (same, words);
     }
-    match (a.identity, b.identity) {
-        (Some(x), Some(y)) => {
-            let packages = x.cpus_offline == 0 && y.cpus_offline == 0;
-            let (hx, hy) = (hardware(x, packages), hardware(y, packages));
-            if hx == hy {
-                (true, "the same CPU model and topology".into())
-            } else {
-                (
-                    false,
-                    format!("CPU model and topology differ: {hx} vs {hy}"),
-                )
-            }
-        }
-        _ => (true, "nothing to tell them apart".into()),
+    let (x, y) = (a.identity, b.identity);
+    let packages = x.cpus_offline == 0 && y.cpus_offline == 0;
+    let (hx, hy) = (hardware(x, packages), hardware(y, packages));
+    if hx == hy {
+        (true, "the same CPU model and topology".into())
+    } else {
+        (
+            false,
+            format!("CPU model and topology differ: {hx} vs {hy}"),
+        )
     }
 }
 

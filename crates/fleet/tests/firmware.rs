@@ -4,7 +4,7 @@
 //! the Dell R640's saved dmidecode text; the microcode line of the EPYC 7451 capture's
 //! /proc/cpuinfo). Identical firmware, or firmware the result files do not know, flags no one.
 
-use hwsurvey_fleet::facts::{host_facts, machine_of};
+use hwsurvey_fleet::facts::host_facts;
 use hwsurvey_fleet::{analyse, collect, load_all, Fleet, Options};
 use hwsurvey_machine::firmware::{DmiIds, MicrocodeRevision};
 use hwsurvey_model::{CpuSet, Probed};
@@ -29,8 +29,8 @@ fn r640() -> DmiIds {
 }
 
 /// `file` whose machine has firmware `dmi` and every CPU at microcode `revision`.
-fn with_firmware(file: ResultFile, dmi: Option<DmiIds>, revision: Option<&str>) -> ResultFile {
-    let mut m = machine_of(&file).unwrap();
+fn with_firmware(mut file: ResultFile, dmi: Option<DmiIds>, revision: Option<&str>) -> ResultFile {
+    let m = &mut file.machine;
     if let Some(d) = dmi {
         m.firmware = Probed::Known(d);
     }
@@ -41,8 +41,6 @@ fn with_firmware(file: ResultFile, dmi: Option<DmiIds>, revision: Option<&str>) 
             cpus,
         }]);
     }
-    let mut file = file;
-    file.machine = m.document();
     file
 }
 
@@ -149,8 +147,7 @@ fn bios_and_microcode_facts_of_one_host() {
         Some(r640()),
         Some("0x8001227"),
     );
-    let m = machine_of(&file).unwrap();
-    let facts = host_facts(&file, &m);
+    let facts = host_facts(&file);
     let get = |name: &str| {
         facts
             .iter()
@@ -160,6 +157,6 @@ fn bios_and_microcode_facts_of_one_host() {
     assert_eq!(get("BIOS"), Some("Dell Inc. 2.8.2 (08/27/2020)"));
     assert_eq!(get("microcode"), Some("0x8001227"));
     let old = example("x86_64-standard.json");
-    let facts = host_facts(&old, &machine_of(&old).unwrap());
+    let facts = host_facts(&old);
     assert!(facts.iter().any(|(n, v)| *n == "BIOS" && v == "unknown"));
 }

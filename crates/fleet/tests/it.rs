@@ -5,6 +5,7 @@
 
 mod firmware;
 mod fleet;
+mod machine_document;
 mod names_and_escaping;
 mod terminal_fit;
 mod verdict;

@@ -23,7 +23,7 @@ fn fleet_of(dir: &Path) -> Fleet {
 /// The x86 example as run on a machine with CPU model `model`, at `dir/<folder>/<file>`.
 fn write_run(dir: &Path, folder: &str, file: &str, model: &str) {
     let mut f = with_host(example("x86_64-standard.json"), "h");
-    f.machine["cpu"]["identity"]["model_name"] = serde_json::json!(model);
+    f.machine.cpu.identity.model_name = Some(model.into());
     f.write_atomic(&dir.join(folder).join(file)).unwrap();
 }
 

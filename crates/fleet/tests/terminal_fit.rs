@@ -80,8 +80,7 @@ fn identity_writes_the_cpus_as_compare_does() {
         ("vm-x86_64-standard.json", "1 socket x 2 cores x 1 thread"),
     ] {
         let file = hwsurvey_result::load(&dir.join(name)).unwrap();
-        let machine = hwsurvey_fleet::facts::machine_of(&file).unwrap();
-        let text = hwsurvey_fleet::facts::identity(&file, &machine).to_string();
+        let text = hwsurvey_fleet::facts::identity(&file).to_string();
         assert!(text.contains(&format!(", {cpus}, ")), "{name}: {text}");
         let inputs = hwsurvey_report::inputs_with_default_labels(vec![file]);
         let c = hwsurvey_report::compare(&inputs, None, true).unwrap();

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
 /// PCI(e) and block devices.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Io {
     /// PCI functions in address order, or why none could be listed.
     pub pci: Probed<Vec<PciDevice>>,

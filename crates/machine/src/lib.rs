@@ -82,7 +82,7 @@ use serde::{Deserialize, Serialize};
 pub const MACHINE_SCHEMA_VERSION: u32 = 2;
 
 /// Everything hwsurvey knows about one machine.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Machine {
     /// [`MACHINE_SCHEMA_VERSION`] at the time of writing.
     pub schema_version: u32,

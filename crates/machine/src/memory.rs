@@ -35,7 +35,7 @@ pub use meminfo::MemInfo;
 pub use population::{Population, SlotPlace};
 
 /// Everything known about the memory of one machine.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Memory {
     /// Totals from `/proc/meminfo`.
     pub meminfo: Probed<MemInfo>,

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// All NUMA nodes.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Numa {
     /// Where the description came from, or why there is none.
     pub source: Probed<String>,
@@ -47,7 +47,7 @@ pub struct Distances {
 }
 
 /// One NUMA node.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Node {
     /// Node id.
     pub node: NodeId,

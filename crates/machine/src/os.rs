@@ -22,7 +22,7 @@ pub mod host_id;
 pub use cgroup::{Cgroup, CgroupVersion, CpuMax};
 
 /// Everything probed about the OS.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Os {
     /// Kernel release, version and machine.
     pub kernel: Kernel,
@@ -67,8 +67,10 @@ fn clocksource_not_probed() -> Probed<crate::clocksource::Clocksource> {
     })
 }
 
-/// [`Os::virtualization`] of a document written before hwsurvey probed it.
-fn virtualization_not_probed() -> Probed<crate::virt::Virtualization> {
+/// [`Os::virtualization`] of a document written before hwsurvey probed it (its serde
+/// default): unknown, "not probed by the hwsurvey that wrote this document". A reader that
+/// says "not in this file" for such a value compares with this.
+pub fn virtualization_not_probed() -> Probed<crate::virt::Virtualization> {
     Probed::Unknown(hwsurvey_model::Unknown::Other {
         detail: "not probed by the hwsurvey that wrote this document".into(),
     })

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Pages of the machine.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pages {
     /// Base page size in bytes.
     pub base_page_size_bytes: Probed<u64>,
@@ -142,7 +142,7 @@ pub fn parse_choice(text: &str) -> Option<Choice> {
 }
 
 /// Transparent huge pages.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Thp {
     /// `enabled`.
     pub enabled: Probed<Choice>,

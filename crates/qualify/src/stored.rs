@@ -70,47 +70,39 @@ impl Origin {
     }
 }
 
-/// Evaluates `rules` on a result file's machine document and figures; the report's platform is
-/// the run's ([`crate::Platform::of_result`]). `Err` (one line) when the machine document is
-/// not one this hwsurvey reads.
-pub fn recompute(label: &str, file: &ResultFile, rules: &RuleSet) -> Result<Report, String> {
-    let machine: hwsurvey_machine::Machine =
-        serde_json::from_value(file.machine.clone()).map_err(|e| {
-            format!(
-                "machine document not readable by this hwsurvey: {}",
-                hwsurvey_model::text::one_line(&e.to_string(), 200)
-            )
-        })?;
-    let mut facts = from_machine(&machine);
+/// Evaluates `rules` on a result file's machine ([`ResultFile::machine`], typed when the file
+/// was loaded) and figures; the report's platform is the run's ([`crate::Platform::of_result`]).
+pub fn recompute(label: &str, file: &ResultFile, rules: &RuleSet) -> Report {
+    let mut facts = from_machine(&file.machine);
     facts.result = Probed::Known(result_facts(label, file));
     facts.platform = crate::Platform::of_result(file);
-    Ok(qualify(label, &facts, rules))
+    qualify(label, &facts, rules)
 }
 
 /// The findings to show for a result file: the stored ones when it has them (the loader
-/// read them typed, a wrong value refused naming its field), else recomputed with `rules` (named by `rules_ref`); the report's `origin` says
-/// which. `Err` only when they must be recomputed and the machine document is unreadable.
+/// read them typed, a wrong value refused naming its field), else recomputed with `rules`
+/// (named by `rules_ref`) on its typed machine; the report's `origin` says which.
 pub fn findings_of_result(
     label: &str,
     file: &ResultFile,
     rules: &RuleSet,
     rules_ref: &RulesRef,
-) -> Result<Report, String> {
+) -> Report {
     if let Some(s) = &file.qualification {
         let origin = Origin::Stored {
             rules: s.rules.clone(),
             evaluated_at: s.evaluated_at.clone(),
         };
-        return Ok(Report {
+        return Report {
             subject: label.to_string(),
             findings: s.findings.clone(),
             origin: Some(origin.note()),
             platform: crate::Platform::of_result(file),
         }
-        .kinds_from_rules());
+        .kinds_from_rules();
     }
     let why = "the file stores no findings (written before hwsurvey run stored them)".to_string();
-    let mut report = recompute(label, file, rules)?;
+    let mut report = recompute(label, file, rules);
     report.origin = Some(
         Origin::Recomputed {
             rules: rules_ref.clone(),
@@ -118,7 +110,7 @@ pub fn findings_of_result(
         }
         .note(),
     );
-    Ok(report)
+    report
 }
 
 /// What `hwsurvey run` stores: `rules` evaluated on `machine_facts` (from the probe of the

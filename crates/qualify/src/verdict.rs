@@ -45,16 +45,12 @@ impl Platform {
     /// binary running the probe is not the machine: under qemu-user, `binary.arch` fails
     /// instead.
     pub fn of_machine(m: &hwsurvey_machine::Machine) -> Platform {
-        let Some(virt) =
-            m.os.virtualization
-                .known()
-                .and_then(|v| serde_json::to_value(v).ok())
-        else {
+        let Some(virt) = m.os.virtualization.known() else {
             return Platform::default();
         };
         Platform {
-            virtual_machine: hwsurvey_result::provenance::platform_virtual_machine(&virt),
-            emulation: hwsurvey_result::provenance::platform_emulation(&virt)
+            virtual_machine: hwsurvey_result::provenance::platform_virtual_machine(virt),
+            emulation: hwsurvey_result::provenance::platform_emulation(virt)
                 .map(str::to_string)
                 .into_iter()
                 .collect(),

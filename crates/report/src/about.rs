@@ -2,13 +2,13 @@
 //! and profile, and one verdict sentence per machine (what it is, what is wrong with it, how
 //! it compares with the baseline), built from the result files and the headline table.
 
+use hwsurvey_machine::Machine;
 use hwsurvey_model::units::plural;
-use serde_json::Value;
+use hwsurvey_result::provenance::{platform, platform_words, Wording};
 
 use crate::headline::{letter, not_comparable, HEADLINE_ID};
 use crate::input::Input;
 use crate::layout::Table;
-use hwsurvey_result::provenance::platform_key;
 
 /// One line per run: `A vm: run 2026-12-02 14:43 to 15:00 UTC by hwsurvey 0.1.0
 /// (7ff915a702cd) on aarch64, profile standard v3`. From the result file's `started_at`,
@@ -55,31 +55,23 @@ fn short_time(rfc3339: &str) -> String {
 }
 
 /// The topology as lscpu users read it: `2 sockets of 4 cores x 2 threads`; totals where the
-/// sockets or cores differ; `None` when the probe did not count them.
-fn topology(m: &Value) -> Option<String> {
-    let n = |k: &str| {
-        m.pointer(&format!("/cpu/topology/{k}"))
-            .and_then(|v| v.get("known").unwrap_or(v).as_u64())
-    };
-    let (p, c, t) = (n("packages")?, n("cores")?, n("threads")?);
+/// sockets or cores differ; `None` when the probe did not count them
+/// (`machine.cpu.topology`).
+fn topology(m: &Machine) -> Option<String> {
+    let t = &m.cpu.topology;
+    let n = |p: &hwsurvey_model::Probed<u32>| p.known().map(|&n| u64::from(n));
+    let (p, c, t) = (n(&t.packages)?, n(&t.cores)?, n(&t.threads)?);
     Some(hwsurvey_model::units::sockets_cores_threads(
         p, c, t, " of ",
     ))
 }
 
-/// What the platform makes of the figures, for the sentence.
-fn platform_words(m: &Value) -> &'static str {
-    let virt = m.pointer("/os/virtualization");
-    let virt = virt.map(|v| v.get("known").unwrap_or(v));
-    match virt.and_then(platform_key) {
-        Some("emulated") => "emulated: figures measure qemu, not the hardware",
-        Some("emulation_not_excluded") => {
-            "virtual machine, emulation not excluded: figures may measure qemu, not the hardware"
-        }
-        Some("virtual_machine") => "virtual machine: figures are its share of the host",
-        Some("partition") => "logical partition",
-        Some("no_hypervisor_seen") => "native",
-        _ => "platform unknown",
+/// What the platform (`machine.os.virtualization`) makes of the figures, for the sentence
+/// ([`platform_words`] of a sentence); `platform unknown` where the probe could not tell.
+fn platform_sentence(m: &Machine) -> &'static str {
+    match m.os.virtualization.known() {
+        Some(v) => platform_words(platform(v), Wording::Sentence),
+        None => "platform unknown",
     }
 }
 
@@ -96,8 +88,10 @@ pub fn verdicts(inputs: &[Input], base: usize, tables: &[Table]) -> Vec<String> 
         .map(|(k, i)| {
             let m = &i.file.machine;
             let model = m
-                .pointer("/cpu/identity/model_name")
-                .and_then(Value::as_str)
+                .cpu
+                .identity
+                .model_name
+                .as_deref()
                 .unwrap_or("CPU model unknown");
             let what = format!(
                 "{}, {}",
@@ -152,7 +146,7 @@ pub fn verdicts(inputs: &[Input], base: usize, tables: &[Table]) -> Vec<String> 
             format!(
                 "{}: {what}, {}{wrong}; {compares}.",
                 letter(k),
-                platform_words(m)
+                platform_sentence(m)
             )
         })
         .collect()

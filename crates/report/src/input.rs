@@ -51,10 +51,12 @@ pub fn label_candidates(f: &ResultFile) -> Vec<String> {
             out.push(format!("{host} {arch}"));
         }
         None => {
-            let id = f.machine.pointer("/cpu/identity");
-            let model = id
-                .and_then(|i| i.get("model_name").or_else(|| i.get("sparc_type")))
-                .and_then(Value::as_str)
+            let model = f
+                .machine
+                .cpu
+                .identity
+                .model_name
+                .as_deref()
                 .unwrap_or("unknown-host");
             out.push(format!("{} {arch}", part(model)));
         }

@@ -3,40 +3,37 @@
 //! kernel, PCIe links below their maximum), read from each result file's machine document; an unknown fact shows the
 //! probe's reason.
 
+use hwsurvey_machine::virt::Virtualization;
 use hwsurvey_model::units::{format_bytes_binary, format_rate_decimal};
+use hwsurvey_model::{Probed, Unknown};
+use hwsurvey_result::provenance::{platform_words, Wording};
 use hwsurvey_result::ResultFile;
-use serde_json::Value;
 
 use crate::input::Input;
 use crate::layout::{Cell, Row, Table};
 
-/// `{"known": v}` -> Ok(v); `{"unknown": {...}}` -> Err(reason).
-pub(crate) fn known(v: Option<&Value>) -> Result<&Value, String> {
-    match v {
-        None | Some(Value::Null) => Err("not in this result file".into()),
-        Some(v) => match (v.get("known"), v.get("unknown")) {
-            (Some(k), _) => Ok(k),
-            (None, Some(u)) => Err(unknown_text(u)),
-            (None, None) => Ok(v),
-        },
+/// A probed value of the machine, or why not in the words a cell shows: `unknown (REASON)`,
+/// the reason in the probe's words ([`hwsurvey_model::Unknown`]'s `Display`).
+pub(crate) fn known<T>(p: &Probed<T>) -> Result<&T, String> {
+    match p {
+        Probed::Known(v) => Ok(v),
+        Probed::Unknown(u) => Err(format!("unknown ({u})")),
     }
 }
 
-fn unknown_text(u: &Value) -> String {
-    // the probe's own words (path and detail) when the reason is one it writes
-    if let Ok(known) = serde_json::from_value::<hwsurvey_model::Unknown>(u.clone()) {
-        return format!("unknown ({known})");
+/// The probe's platform of the file's machine (`machine.os.virtualization`), or why not:
+/// `Err(None)` for a file written before the probe read it (the field absent from its machine
+/// document, which reads as [`hwsurvey_machine::os::virtualization_not_probed`]), else the
+/// probe's reason.
+pub(crate) fn virtualization(f: &ResultFile) -> Result<&Virtualization, Option<&Unknown>> {
+    let virt = &f.machine.os.virtualization;
+    match virt {
+        Probed::Known(v) => Ok(v),
+        Probed::Unknown(_) if *virt == hwsurvey_machine::os::virtualization_not_probed() => {
+            Err(None)
+        }
+        Probed::Unknown(u) => Err(Some(u)),
     }
-    let reason = u.get("reason").and_then(Value::as_str).unwrap_or("unknown");
-    let detail = u
-        .get("path")
-        .or_else(|| u.get("detail"))
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    format!(
-        "unknown ({reason}{}{detail})",
-        if detail.is_empty() { "" } else { ": " }
-    )
 }
 
 fn cell_of(r: Result<String, String>) -> Cell {
@@ -50,18 +47,19 @@ type MachineRow = (&'static str, fn(&ResultFile) -> Result<String, String>);
 
 const MACHINE_ROWS: &[MachineRow] = &[
     ("CPU model", |f| {
-        let id = f.machine.pointer("/cpu/identity");
-        id.and_then(|i| i.get("model_name").and_then(Value::as_str))
-            .or_else(|| id.and_then(|i| i.get("sparc_type").and_then(Value::as_str)))
-            .map(str::to_string)
+        let id = &f.machine.cpu.identity;
+        id.model_name
+            .as_ref()
+            .or(id.sparc_type.as_ref())
+            .cloned()
             .ok_or_else(|| "not in this result file".into())
     }),
     ("architecture", |f| Ok(f.environment.arch.clone())),
     ("packages / cores / threads", |f| {
-        let t = f.machine.pointer("/cpu/topology");
-        let counts: Vec<Result<String, String>> = ["packages", "cores", "threads"]
+        let t = &f.machine.cpu.topology;
+        let counts: Vec<Result<String, String>> = [&t.packages, &t.cores, &t.threads]
             .iter()
-            .map(|k| known(t.and_then(|t| t.get(*k))).map(|v| v.to_string()))
+            .map(|p| known(p).map(|v| v.to_string()))
             .collect();
         // all unknown: say why instead of "? / ? / ?"; some unknown: "?" and why
         if let Some(Err(why)) = counts.iter().find(|c| c.is_err()) {
@@ -78,168 +76,97 @@ const MACHINE_ROWS: &[MachineRow] = &[
             .join(" / "))
     }),
     ("core kinds", |f| {
-        let kinds = f
-            .machine
-            .pointer("/cpu/kinds")
-            .and_then(Value::as_array)
-            .ok_or("not in this result file")?;
+        let kinds = &f.machine.cpu.kinds;
         if kinds.is_empty() {
             return Err("unknown (no core kinds probed)".into());
         }
         Ok(kinds
             .iter()
-            .map(|k| {
-                format!(
-                    "{} x {}",
-                    k.get("cores")
-                        .map(|v| v.to_string())
-                        .unwrap_or_else(|| "?".into()),
-                    k.get("name").and_then(Value::as_str).unwrap_or("?")
-                )
-            })
+            .map(|k| format!("{} x {}", k.cores, k.name))
             .collect::<Vec<_>>()
             .join(", "))
     }),
     ("caches", |f| {
-        let caches = f
-            .machine
-            .pointer("/cpu/caches")
-            .and_then(Value::as_array)
-            .ok_or("not in this result file")?;
+        let caches = &f.machine.cpu.caches;
         if caches.is_empty() {
             return Err("unknown (no cache sizes probed)".into());
         }
         Ok(caches
             .iter()
             .map(|c| {
-                let level = c
-                    .get("level")
-                    .and_then(Value::as_u64)
-                    .map(|l| l.to_string())
+                let size = c
+                    .size_bytes
+                    .known()
+                    .map(|&b| format_bytes_binary(b))
                     .unwrap_or_else(|| "?".into());
-                let ty = match c.get("cache_type").and_then(Value::as_str) {
-                    Some("data") => "d",
-                    Some("instruction") => "i",
-                    _ => "",
-                };
-                let size = known(c.get("size_bytes"))
-                    .ok()
-                    .and_then(Value::as_u64)
-                    .map(format_bytes_binary)
-                    .unwrap_or_else(|| "?".into());
-                let n = c
-                    .get("instances")
-                    .and_then(Value::as_u64)
-                    .map(|n| n.to_string())
-                    .unwrap_or_else(|| "?".into());
-                format!("L{level}{ty} {size} x {n}")
+                format!(
+                    "L{}{} {size} x {}",
+                    c.level,
+                    c.cache_type.suffix(),
+                    c.instances
+                )
             })
             .collect::<Vec<_>>()
             .join(", "))
     }),
     ("NUMA nodes (distances)", |f| {
-        let nodes = f
-            .machine
-            .pointer("/numa/nodes")
-            .and_then(Value::as_array)
-            .ok_or("not in this result file")?;
-        if nodes.is_empty() {
+        let numa = &f.machine.numa;
+        if numa.nodes.is_empty() {
             // no node folders read: why, never "0 nodes"
-            return Err(match known(f.machine.pointer("/numa/source")) {
+            return Err(match known(&numa.source) {
                 Err(why) => format!("no NUMA nodes read: {why}"),
                 Ok(_) => "no NUMA nodes read".into(),
             });
         }
-        let ids: Vec<String> = nodes
-            .iter()
-            .filter_map(|n| n.get("node").map(|v| v.to_string()))
-            .collect();
-        let distances = known(f.machine.pointer("/numa/distances"));
-        let dist = distances
-            .as_ref()
-            .ok()
-            .and_then(|d| d.get("matrix"))
-            .and_then(Value::as_array)
-            .map(|rows| {
-                rows.iter()
+        let ids: Vec<String> = numa.nodes.iter().map(|n| n.node.to_string()).collect();
+        let dist = match known(&numa.distances) {
+            Ok(d) => {
+                let rows: Vec<String> = d
+                    .matrix
+                    .iter()
                     .map(|r| {
-                        r.as_array()
-                            .map(|c| {
-                                c.iter()
-                                    .map(|x| x.to_string())
-                                    .collect::<Vec<_>>()
-                                    .join(" ")
-                            })
-                            .unwrap_or_default()
+                        r.iter()
+                            .map(|x| x.to_string())
+                            .collect::<Vec<_>>()
+                            .join(" ")
                     })
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            });
-        let dist = match (dist, &distances) {
-            (Some(d), _) => format!(" [{d}]"),
-            (None, Err(why)) => format!(" [distances {why}]"),
-            (None, Ok(_)) => " [distances not in this result file]".into(),
+                    .collect();
+                format!(" [{}]", rows.join("; "))
+            }
+            Err(why) => format!(" [distances {why}]"),
         };
         Ok(format!("{} ({}){dist}", ids.len(), ids.join(", ")))
     }),
     ("page sizes (base, huge)", |f| {
-        let base = known(f.machine.pointer("/pages/base_page_size_bytes"))?
-            .as_u64()
-            .map(format_bytes_binary)
-            .ok_or("not a number")?;
-        let huge = match f
-            .machine
-            .pointer("/pages/hugetlb")
-            .and_then(Value::as_array)
-        {
-            None => "huge page sizes not in this result file".to_string(),
-            Some(a) if a.is_empty() => {
-                // no pool read: the probe records why in the totals
-                match known(f.machine.pointer("/pages/hugetlb_total_bytes")) {
-                    Err(why) => format!("huge page sizes {why}"),
-                    Ok(_) => "no hugetlb page sizes offered by the kernel".to_string(),
-                }
+        let pages = &f.machine.pages;
+        let base = format_bytes_binary(*known(&pages.base_page_size_bytes)?);
+        let huge = if pages.hugetlb.is_empty() {
+            // no pool read: the probe records why in the totals
+            match known(&pages.hugetlb_total_bytes) {
+                Err(why) => format!("huge page sizes {why}"),
+                Ok(_) => "no hugetlb page sizes offered by the kernel".to_string(),
             }
-            Some(a) => a
+        } else {
+            pages
+                .hugetlb
                 .iter()
-                .map(|p| {
-                    p.pointer("/system/page_size_bytes")
-                        .and_then(Value::as_u64)
-                        .map(format_bytes_binary)
-                        .unwrap_or_else(|| "?".into())
-                })
+                .map(|p| format_bytes_binary(p.system.page_size_bytes))
                 .collect::<Vec<_>>()
-                .join(", "),
+                .join(", ")
         };
         Ok(format!("{base}; {huge}"))
     }),
     ("THP", |f| {
-        known(f.machine.pointer("/pages/thp/enabled")).and_then(|v| {
-            v.get("selected")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .ok_or_else(|| "not in this result file".into())
-        })
+        known(&f.machine.pages.thp.enabled).map(|c| c.selected.clone())
     }),
     ("DIMMs populated / slots", |f| {
-        let p = known(f.machine.pointer("/memory/population"))?;
-        Ok(format!(
-            "{} / {}",
-            p.get("populated")
-                .map(|v| v.to_string())
-                .unwrap_or_else(|| "?".into()),
-            p.get("slots_listed")
-                .map(|v| v.to_string())
-                .unwrap_or_else(|| "?".into())
-        ))
+        let p = known(&f.machine.memory.population)?;
+        Ok(format!("{} / {}", p.populated, p.slots_listed))
     }),
     ("theoretical memory peak", |f| {
-        let p = known(f.machine.pointer("/memory/population"))?;
-        let b = known(p.get("peak_bandwidth"))?;
-        b.get("bandwidth_bytes_per_s")
-            .and_then(Value::as_f64)
-            .map(format_rate_decimal)
-            .ok_or_else(|| "not in this result file".into())
+        let p = known(&f.machine.memory.population)?;
+        let b = known(&p.peak_bandwidth)?;
+        Ok(format_rate_decimal(b.bandwidth_bytes_per_s as f64))
     }),
     ("PCIe links below maximum", pcie_below_max),
     ("kernel", |f| {
@@ -283,22 +210,16 @@ const MACHINE_ROWS: &[MachineRow] = &[
 
 /// Native, virtual machine, full-system emulation or firmware partition, with the hypervisor
 /// where the probe could name it. From the probe's `os.virtualization` (hypervisor CPU flag,
-/// CPUID 0x40000000, DMI strings, /sys/hypervisor, device tree, /proc/sysinfo). Figures of an
-/// emulated machine measure the emulator: the cell says so in capitals, as the binary row does.
+/// CPUID 0x40000000, DMI strings, /sys/hypervisor, device tree, /proc/sysinfo), in the words
+/// of [`hwsurvey_result::provenance::platform_words`] for a cell. Figures of an emulated
+/// machine measure the emulator: the cell says so in capitals, as the binary row does.
 fn platform(f: &ResultFile) -> Result<String, String> {
-    let v = known(f.machine.pointer("/os/virtualization"))?;
-    let words = match hwsurvey_result::provenance::platform_key(v) {
-        Some("no_hypervisor_seen") => "native (no hypervisor seen)",
-        Some("virtual_machine") => "virtual machine",
-        Some("emulated") => "EMULATED: full-system emulator, figures measure it",
-        Some("emulation_not_excluded") => {
-            "virtual machine, EMULATION NOT EXCLUDED: figures may measure the emulator"
-        }
-        Some("partition") => "logical partition",
-        Some(other) => return Err(format!("platform {other:?} not known to this hwsurvey")),
-        None => return Err("not in this result file".into()),
-    };
-    Ok(match v.get("hypervisor").and_then(Value::as_str) {
+    let v = virtualization(f).map_err(|why| match why {
+        None => "not in this result file".to_string(),
+        Some(u) => format!("unknown ({u})"),
+    })?;
+    let words = platform_words(hwsurvey_result::provenance::platform(v), Wording::Cell);
+    Ok(match &v.hypervisor {
         Some(h) => format!("{words} ({h})"),
         None => words.to_string(),
     })
@@ -308,22 +229,17 @@ fn platform(f: &ResultFile) -> Result<String, String> {
 /// (qemu-user or binfmt): emulated figures measure the emulator, not the hardware. From the
 /// probe's `os.binary_vs_kernel` (the binary's ELF header against /proc/sys/kernel/arch).
 fn binary_on_kernel(f: &ResultFile) -> Result<String, String> {
-    let b = known(f.machine.pointer("/os/binary_vs_kernel"))?;
-    let kernel = b
-        .get("kernel_machine")
-        .and_then(Value::as_str)
-        .unwrap_or("?");
-    match b.get("native").and_then(Value::as_bool) {
-        Some(true) => Ok(format!("native ({kernel} kernel)")),
-        Some(false) => Ok(format!(
-            "EMULATED: {}",
-            b.get("finding")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .unwrap_or_else(|| format!("on a {kernel} kernel"))
-        )),
-        None => Err("not in this result file".into()),
+    let b = known(&f.machine.os.binary_vs_kernel)?;
+    let kernel = &b.kernel_machine;
+    if b.native {
+        return Ok(format!("native ({kernel} kernel)"));
     }
+    Ok(format!(
+        "EMULATED: {}",
+        b.finding
+            .clone()
+            .unwrap_or_else(|| format!("on a {kernel} kernel"))
+    ))
 }
 
 /// The PCIe row: addresses of links running below their maximum speed or width. "none" only
@@ -331,18 +247,10 @@ fn binary_on_kernel(f: &ResultFile) -> Result<String, String> {
 /// `max_link_speed`: conventional PCI, a VM, an older kernel) or with unreadable speeds and
 /// widths it says so, with the probe's reason.
 fn pcie_below_max(f: &ResultFile) -> Result<String, String> {
-    let devs = known(f.machine.pointer("/io/pci"))?
-        .as_array()
-        .ok_or("PCI list not readable in this result file")?;
-    let links: Vec<(&str, &Value)> = devs
+    let devs = known(&f.machine.io.pci)?;
+    let links: Vec<(&str, &hwsurvey_machine::pci::PcieLink)> = devs
         .iter()
-        .filter_map(|d| {
-            let link = d.get("link").filter(|l| !l.is_null())?;
-            Some((
-                d.get("address").and_then(Value::as_str).unwrap_or("?"),
-                link,
-            ))
-        })
+        .filter_map(|d| Some((d.address.as_str(), d.link.as_ref()?)))
         .collect();
     if links.is_empty() {
         return Err(format!(
@@ -351,20 +259,16 @@ fn pcie_below_max(f: &ResultFile) -> Result<String, String> {
             if devs.len() == 1 { "" } else { "s" }
         ));
     }
-    let flag = |l: &Value, k: &str| l.get(k).and_then(Value::as_bool);
     let slow: Vec<&str> = links
         .iter()
-        .filter(|(_, l)| {
-            flag(l, "below_max_speed") == Some(true) || flag(l, "below_max_width") == Some(true)
-        })
+        .filter(|(_, l)| l.below_max_speed == Some(true) || l.below_max_width == Some(true))
         .map(|(a, _)| *a)
         .collect();
     // not slow, and speed or width not comparable: not judged
-    let unjudged: Vec<&Value> = links
+    let unjudged: Vec<&hwsurvey_machine::pci::PcieLink> = links
         .iter()
         .filter(|(a, l)| {
-            !slow.contains(a)
-                && (flag(l, "below_max_speed").is_none() || flag(l, "below_max_width").is_none())
+            !slow.contains(a) && (l.below_max_speed.is_none() || l.below_max_width.is_none())
         })
         .map(|(_, l)| *l)
         .collect();
@@ -372,15 +276,15 @@ fn pcie_below_max(f: &ResultFile) -> Result<String, String> {
         .iter()
         .flat_map(|l| {
             [
-                "current_speed",
-                "max_speed",
-                "current_width_lanes",
-                "max_width_lanes",
+                l.current_speed.why_unknown(),
+                l.max_speed.why_unknown(),
+                l.current_width_lanes.why_unknown(),
+                l.max_width_lanes.why_unknown(),
             ]
-            .into_iter()
-            .filter_map(|k| known(l.get(k)).err())
         })
+        .flatten()
         .next()
+        .map(|u| format!("unknown ({u})"))
         .unwrap_or_else(|| "speed or width not known".into());
     let n = links.len();
     if slow.is_empty() && unjudged.len() == n {

@@ -14,24 +14,23 @@ use crate::machine::known;
 /// What a normalised view divides by, read from a result file.
 type Divisor = fn(&ResultFile) -> Result<f64, String>;
 
+/// The machine's cores (`machine.cpu.topology.cores`), or why not.
 fn cores(f: &ResultFile) -> Result<f64, String> {
-    known(f.machine.pointer("/cpu/topology/cores"))?
-        .as_f64()
+    Some(f64::from(*known(&f.machine.cpu.topology.cores)?))
         .filter(|c| *c > 0.0)
         .ok_or_else(|| "core count not known".into())
 }
 
-/// The highest `cpuinfo_max_freq` of the machine's CPU kinds (`/cpu/kinds[].max_freq_khz`),
-/// GHz; why not when no kind has one above 0.
+/// The highest `cpuinfo_max_freq` of the machine's CPU kinds (`machine.cpu.kinds[].
+/// max_freq_khz`), GHz; why not when no kind has one above 0.
 pub(crate) fn ghz(f: &ResultFile) -> Result<f64, String> {
     f.machine
-        .pointer("/cpu/kinds")
-        .and_then(Value::as_array)
-        .and_then(|k| {
-            k.iter()
-                .filter_map(|k| k.get("max_freq_khz").and_then(Value::as_f64))
-                .reduce(f64::max)
-        })
+        .cpu
+        .kinds
+        .iter()
+        .filter_map(|k| k.max_freq_khz)
+        .map(|khz| khz as f64)
+        .reduce(f64::max)
         .map(|khz| khz / 1e6)
         .filter(|g| *g > 0.0)
         .ok_or_else(|| "clock not known (no cpufreq cpuinfo_max_freq)".into())
@@ -76,14 +75,12 @@ pub(crate) fn measured_ghz(f: &ResultFile) -> Result<f64, String> {
 pub(crate) const NOMINAL_TOLERANCE: f64 = 0.05;
 
 /// How a measured clock of `measured_ghz` sits against the nominal clock the machine document
-/// names (`/cpu/nominal_clock`, [`hwsurvey_machine::cpu::nominal`]), when it is more than
+/// names (`machine.cpu.nominal_clock`, [`hwsurvey_machine::cpu::nominal`]), when it is more than
 /// [`NOMINAL_TOLERANCE`] away: `measured 3.91 GHz, 1.50x the TSC's 2.60 GHz (/proc/cpuinfo
 /// bogomips 5199.99 / 2 ...): turbo or the host's clock`; `None` within it or without a
 /// nominal clock.
 pub(crate) fn against_nominal(f: &ResultFile, measured_ghz: f64) -> Option<String> {
-    let n: hwsurvey_machine::cpu::nominal::NominalClock =
-        serde_json::from_value(known(f.machine.pointer("/cpu/nominal_clock")).ok()?.clone())
-            .ok()?;
+    let n = f.machine.cpu.nominal_clock.known()?;
     let nominal_ghz = n.hz / 1e9;
     if !(nominal_ghz > 0.0 && measured_ghz > 0.0) {
         return None;
@@ -121,11 +118,11 @@ fn clock(f: &ResultFile) -> Result<f64, String> {
     clock_ghz(f).map(|(g, _)| g)
 }
 
+/// The populated memory channels (`machine.memory.population.peak_bandwidth.
+/// populated_channels`), or why not.
 fn channels(f: &ResultFile) -> Result<f64, String> {
-    let p = known(f.machine.pointer("/memory/population"))?;
-    known(p.get("peak_bandwidth"))?
-        .get("populated_channels")
-        .and_then(Value::as_f64)
+    let p = known(&f.machine.memory.population)?;
+    Some(f64::from(known(&p.peak_bandwidth)?.populated_channels))
         .filter(|c| *c > 0.0)
         .ok_or_else(|| "populated channels not known".into())
 }

@@ -175,11 +175,11 @@ struct LadderPoint {
 }
 
 /// The tightest link the targets of a point (`details.targets[].pci_address`) share, from the
-/// probed PCIe tree of the result's machine (`/io/pcie_paths[].shared`): the bandwidth of the
+/// probed PCIe tree of the result's machine (`machine.io.pcie_paths[].shared`): the bandwidth of the
 /// shared link counted once per group of targets behind it, plus the own ceilings of the
 /// targets behind no shared link. `None` when no target is behind a shared link.
 fn shared_ceiling(file: &ResultFile, details: &serde_json::Map<String, Value>) -> Option<f64> {
-    let paths = file.machine.pointer("/io/pcie_paths")?.as_array()?;
+    let paths = &file.machine.io.pcie_paths;
     let targets = details.get("targets")?.as_array()?;
     let mut links: Vec<(String, f64)> = Vec::new();
     let mut own = 0.0;
@@ -188,16 +188,9 @@ fn shared_ceiling(file: &ResultFile, details: &serde_json::Map<String, Value>) -
         let addr = t.get("pci_address").and_then(Value::as_str)?;
         let shared = paths
             .iter()
-            .find(|p| p.get("endpoint").and_then(Value::as_str) == Some(addr))
-            .and_then(|p| p.get("shared"))
-            .filter(|s| !s.is_null());
-        match shared.and_then(|s| {
-            let link = s.get("link")?;
-            Some((
-                link.get("device")?.as_str()?.to_string(),
-                link.get("bandwidth_bytes_per_s")?.as_f64()?,
-            ))
-        }) {
+            .find(|p| p.endpoint == addr)
+            .and_then(|p| p.shared.as_ref());
+        match shared.map(|s| (s.link.device.clone(), s.link.bandwidth_bytes_per_s as f64)) {
             Some((device, bw)) => {
                 any_shared = true;
                 if !links.iter().any(|(d, _)| *d == device) {

@@ -8,6 +8,7 @@
 
 use hwsurvey_machine::cpu::tlb::{load_reach_bytes, Tlb};
 use hwsurvey_model::units::format_bytes_binary;
+use hwsurvey_model::Probed;
 use hwsurvey_result::ResultFile;
 use serde_json::Value;
 
@@ -53,22 +54,14 @@ pub fn knee(rises: &[(u64, f64)]) -> Option<(u64, f64)> {
 }
 
 /// Page size of a `mem.latency` page mode label (`base`, `thp`, `hugetlb-2MiB`) on the
-/// machine of `f`: the base page size, THP's PMD size, or the hugetlb size in the point's
-/// params.
+/// machine of `f`: the base page size (`machine.pages.base_page_size_bytes`), THP's PMD size
+/// (`machine.pages.thp.pmd_size_bytes`), or the hugetlb size in the point's params.
 fn page_size(f: &ResultFile, mode: &Value) -> Result<u64, String> {
-    let ask = |ptr: &str| -> Result<u64, String> {
-        known(f.machine.pointer(ptr))?
-            .as_u64()
-            .ok_or_else(|| format!("{ptr} is not a size"))
-    };
+    let pages = &f.machine.pages;
     match mode.get("kind").and_then(Value::as_str) {
-        Some("base") => ask("/pages/base_page_size_bytes"),
-        Some("thp") => known(f.machine.pointer("/pages/thp"))
-            .and_then(|t| known(t.get("pmd_size_bytes")))
-            .and_then(|v| {
-                v.as_u64()
-                    .ok_or_else(|| "THP's PMD size is not a size".to_string())
-            })
+        Some("base") => known(&pages.base_page_size_bytes).copied(),
+        Some("thp") => known(&pages.thp.pmd_size_bytes)
+            .copied()
             .map_err(|e| format!("THP's PMD size {e}")),
         Some("huge_tlb") => mode
             .get("page_size_bytes")
@@ -78,15 +71,13 @@ fn page_size(f: &ResultFile, mode: &Value) -> Result<u64, String> {
     }
 }
 
-/// The TLBs of the machine of `f` (`/cpu/tlb`), or why not.
-fn tlbs(f: &ResultFile) -> Result<Vec<Tlb>, String> {
-    let v = known(f.machine.pointer("/cpu/tlb")).map_err(|e| {
-        // the probe's reason without the "unknown (...)" wrapping
-        e.strip_prefix("unknown (")
-            .and_then(|r| r.strip_suffix(')'))
-            .map_or(e.clone(), str::to_string)
-    })?;
-    serde_json::from_value(v.clone()).map_err(|e| format!("TLB geometry unreadable: {e}"))
+/// The TLBs of the machine of `f` (`machine.cpu.tlb`), or why not: the probe's reason
+/// ([`hwsurvey_model::Unknown`]'s `Display`).
+fn tlbs(f: &ResultFile) -> Result<&[Tlb], String> {
+    match &f.machine.cpu.tlb {
+        Probed::Known(t) => Ok(t),
+        Probed::Unknown(u) => Err(u.to_string()),
+    }
 }
 
 /// One cell: `knee 4 MiB x13.6 (rises 64 KiB x3.2, 1 MiB x2.6); TLB reach L1 256 KiB, L2 8 MiB
@@ -127,7 +118,7 @@ fn cell(f: &ResultFile, mode: &str) -> Cell {
     };
     match (page_size(f, &page_mode), tlbs(f)) {
         (Ok(page), Ok(t)) => {
-            let reach = |level| load_reach_bytes(&t, level, page).map_or("none".to_string(), b);
+            let reach = |level| load_reach_bytes(t, level, page).map_or("none".to_string(), b);
             text += &format!(
                 "; TLB reach L1 {}, L2 {} ({} pages)",
                 reach(1),

@@ -255,12 +255,12 @@ fn emulated_guests_are_never_wins_or_losses() {
         );
     }
     // the arm64 example's platform as its run of 2026-12-02 recorded it, before 344f44e
-    let older: Value = serde_json::from_str(
+    let older: hwsurvey_probe::virt::Virtualization = serde_json::from_str(
         r#"{"evidence": [{"source": "/proc/device-tree/compatible", "value": "linux,dummy-virt"}],
             "hypervisor": "QEMU virt board", "platform": "virtual_machine"}"#,
     )
     .unwrap();
-    inputs[2].file.machine["os"]["virtualization"] = older;
+    inputs[2].file.machine.os.virtualization = hwsurvey_model::Probed::Known(older);
     let why = hwsurvey_report::headline::not_comparable(&inputs[2].file);
     assert!(
         why.iter().any(|w| w.starts_with(
@@ -546,7 +546,7 @@ fn machine_lines_are_whole_and_only_file_strings_are_bounded() {
         .iter()
         .map(|n| hwsurvey_result::load(&examples_dir().join(n)).unwrap())
         .collect();
-    files[0].machine["cpu"]["identity"]["model_name"] = Value::String("M".repeat(1 << 20));
+    files[0].machine.cpu.identity.model_name = Some("M".repeat(1 << 20));
     let c = compare(&inputs_with_default_labels(files), None, true).unwrap();
     let line = &table(&c, MACHINES_ID).rows[0].cells[0].text;
     assert!(line.chars().count() < 400, "{} characters", line.len());

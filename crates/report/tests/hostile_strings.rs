@@ -25,8 +25,8 @@ fn hostile_files() -> Vec<ResultFile> {
     files[1].environment.kernel_release = Probed::Known("6.1\u{1b}]0;pwned\u{7}".into());
     // a CPU model with bidi and format characters and a CR (compare -o x.json once
     // wrote them raw)
-    files[2].machine["cpu"]["identity"]["model_name"] =
-        serde_json::json!("EPYC\u{202e}gpj.exe\u{2066}\r\u{200f}\u{feff}\u{85}x");
+    files[2].machine.cpu.identity.model_name =
+        Some("EPYC\u{202e}gpj.exe\u{2066}\r\u{200f}\u{feff}\u{85}x".into());
     files
 }
 

@@ -137,7 +137,7 @@ fn with_nominal(ghz: f64) -> Option<ResultFile> {
     let mut f = with_clock(true);
     let last = f.tests.len() - 1;
     f.tests[last] = clock_test(f.tests[last].point.clone(), ghz);
-    f.machine["cpu"]["nominal_clock"] = serde_json::to_value(&nominal).unwrap();
+    f.machine.cpu.nominal_clock = nominal;
     Some(f)
 }
 

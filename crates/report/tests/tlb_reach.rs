@@ -46,7 +46,7 @@ fn tlb_reach_stands_beside_the_knee() {
         {"level": 2, "kind": "unified", "page_sizes_bytes": [4096, 2097152], "entries": 1536,
          "associativity": "6-way", "source": "cpuid leaf 2 descriptor 0xc3"},
     ]});
-    g.machine["cpu"]["tlb"] = tlbs;
+    g.machine.cpu.tlb = serde_json::from_value(tlbs).unwrap();
     let c = compare(&inputs_with_default_labels(vec![g]), None, true).unwrap();
     let t = table(&c, TLB_ID);
     let cell = |label: &str| {

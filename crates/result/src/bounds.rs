@@ -67,16 +67,6 @@ pub const MEMORY_PEAK_FACTOR: f64 = 2.0;
 /// last-level cache (the profile's rule for "memory" points).
 pub const MEMORY_POINT_LLC_MULTIPLE: u64 = 4;
 
-/// `v` without its `{"known": x}` wrapper (the in-memory form of a known value).
-fn known(v: &Value) -> &Value {
-    v.get("known").unwrap_or(v)
-}
-
-/// A CPU list of the machine document at `pointer` (`/machine/cpu/online`), when known.
-fn cpu_set(doc: &Value, pointer: &str) -> Option<CpuSet> {
-    known(doc.pointer(pointer)?).as_str()?.parse().ok()
-}
-
 /// The facts of a file's machine the bounds rest on.
 struct Machine {
     /// The number of CPUs the run had and the field it comes from.
@@ -95,8 +85,9 @@ struct Machine {
 }
 
 impl Machine {
-    fn of(file: &ResultFile, doc: &Value) -> Machine {
-        let online = cpu_set(doc, "/machine/cpu/online");
+    fn of(file: &ResultFile) -> Machine {
+        let cpu = &file.machine.cpu;
+        let online = cpu.online.known().cloned();
         let usable = &file.environment.usable_cpus;
         // the CPUs the run had: the online ones when the probe ran, or the run's usable ones
         // when more (a file whose CPUs went offline after its run)
@@ -106,23 +97,22 @@ impl Machine {
             Some(o) => Some((o.len(), "machine.cpu.online")),
             None => None,
         };
-        let possible = cpu_set(doc, "/machine/cpu/possible")
+        let possible = cpu
+            .possible
+            .known()
+            .cloned()
             .map(|s| (s, "machine.cpu.possible"))
             .or_else(|| online.map(|s| (s, "machine.cpu.online")));
-        let nominal = doc
-            .pointer("/machine/cpu/nominal_clock")
-            .map(known)
-            .and_then(|c| c.get("hz"))
-            .and_then(Value::as_f64)
+        let nominal = cpu
+            .nominal_clock
+            .known()
+            .map(|c| c.hz)
             .filter(|hz| hz.is_finite() && *hz > 0.0);
-        let cpufreq = doc
-            .pointer("/machine/cpu/kinds")
-            .map(known)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|k| k.get("max_freq_khz").map(known).and_then(Value::as_f64))
-            .map(|khz| khz * 1e3)
+        let cpufreq = cpu
+            .kinds
+            .iter()
+            .filter_map(|k| k.max_freq_khz)
+            .map(|khz| khz as f64 * 1e3)
             .filter(|hz| hz.is_finite() && *hz > 0.0)
             .reduce(f64::max);
         let highest = match (nominal, cpufreq) {
@@ -146,13 +136,13 @@ impl Machine {
                 "10 GHz, above any CPU's clock (the file records none)".to_string(),
             ),
         };
-        let peak_bytes_per_s = doc
-            .pointer("/machine/memory/population")
-            .map(known)
-            .and_then(|p| p.get("peak_bandwidth"))
-            .map(known)
-            .and_then(|p| p.get("bandwidth_bytes_per_s"))
-            .and_then(Value::as_f64)
+        let peak_bytes_per_s = file
+            .machine
+            .memory
+            .population
+            .known()
+            .and_then(|p| p.peak_bandwidth.known())
+            .map(|p| p.bandwidth_bytes_per_s as f64)
             .filter(|b| *b > 0.0);
         Machine {
             online: online_count,
@@ -318,12 +308,12 @@ fn check_rates(file: &ResultFile, i: usize, m: &Machine) -> Result<(), FieldProb
     Ok(())
 }
 
-/// Checks every point of `file` (its JSON document in memory, `doc`) against its own machine:
+/// Checks every point of `file` against its own machine ([`ResultFile::machine`]):
 /// threads, CPUs and, for the tests, every sample's rate or latency (see the module docs).
 ///
 /// Err: the first problem, with the field's JSON path.
-pub fn check_points(file: &ResultFile, doc: &Value) -> Result<(), FieldProblem> {
-    let m = Machine::of(file, doc);
+pub fn check_points(file: &ResultFile) -> Result<(), FieldProblem> {
+    let m = Machine::of(file);
     if let Some((possible, from)) = &m.possible {
         if let Some(cpu) = file
             .environment

@@ -286,7 +286,9 @@ impl PageRule {
 /// the kernel's machine (`machine.os.kernel.machine`, `machine.os.binary_vs_kernel.
 /// kernel_machine`). Under qemu-user they differ (a sparc64 binary on an x86_64 kernel reports
 /// the kernel's huge page sizes and its own base page size), so a size of any of them is
-/// accepted.
+/// accepted. The machine document may be in either form: tagged (`.../known/...`, in memory
+/// and in version 1 files) or plain (version 2 files, which the loader checks before the
+/// typed machine is read from them).
 fn recorded_archs(doc: &Value) -> Vec<ArchPages> {
     let mut out = Vec::new();
     for ptr in [
@@ -295,7 +297,9 @@ fn recorded_archs(doc: &Value) -> Vec<ArchPages> {
         "/machine/cpu/arch",
         "/machine/cpu/arch/known",
         "/machine/os/kernel/machine/known",
+        "/machine/os/kernel/machine",
         "/machine/os/binary_vs_kernel/known/kernel_machine",
+        "/machine/os/binary_vs_kernel/kernel_machine",
     ] {
         if let Some(a) = doc.pointer(ptr).and_then(Value::as_str) {
             let a = ArchPages::of(a);
@@ -332,16 +336,25 @@ struct Walk {
 ///   [`MAX_KERNEL_STRING_BYTES`] (`kernel_release`, `kernel_machine`, `machine.os.kernel.*`),
 ///   [`MAX_LABEL_BYTES`] (family, id, name, keys) or [`MAX_STRING_BYTES`] (others) long.
 ///
+/// The machine document may be tagged (in memory and in version 1 files) or plain (a version
+/// 2 file as the loader reads it, before the typed machine is built from it: its `unknown`
+/// map of reasons is walked like any other member); a field's name is the same in both, as
+/// is its path once [`crate::validate`] writes it as the file on disk spells it.
+///
 /// Err: the first problem found, in document order.
 pub fn check_document(doc: &Value) -> Result<(), FieldProblem> {
     let walk = Walk {
         pages: PageRule {
             archs: recorded_archs(doc),
         },
-        mem_total_bytes: doc
-            .pointer("/machine/memory/meminfo/known/mem_total_bytes")
-            .and_then(Value::as_u64)
-            .filter(|&m| m > 0),
+        // the machine document tagged (in memory, version 1) or plain (version 2 on disk)
+        mem_total_bytes: [
+            "/machine/memory/meminfo/known/mem_total_bytes",
+            "/machine/memory/meminfo/mem_total_bytes",
+        ]
+        .iter()
+        .find_map(|p| doc.pointer(p).and_then(Value::as_u64))
+        .filter(|&m| m > 0),
     };
     let mut path = Vec::new();
     walk.value(doc, &mut path)

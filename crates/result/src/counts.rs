@@ -4,7 +4,7 @@
 //! the run's environment and none in the probe document) are refused by the loader with the
 //! field's JSON path, as [`crate::consistency::check_document`] refuses sizes.
 
-use serde_json::Value;
+use hwsurvey_machine::Machine;
 
 use crate::consistency::FieldProblem;
 use crate::file::ResultFile;
@@ -14,11 +14,13 @@ use crate::file::ResultFile;
 /// machine's own CPUs.
 pub const MAX_THREADS: usize = crate::bounds::MAX_THREADS_PER_POINT;
 
-/// `MemTotal` of the probe document, bytes, when known and not 0.
-fn mem_total(doc: &Value) -> Option<u64> {
-    doc.pointer("/machine/memory/meminfo/known/mem_total_bytes")
-        .and_then(Value::as_u64)
-        .filter(|&m| m > 0)
+/// `MemTotal` of the machine (`memory.meminfo.mem_total_bytes`), bytes, when known and not 0.
+fn mem_total(m: &Machine) -> Option<u64> {
+    m.memory
+        .meminfo
+        .known()
+        .map(|i| i.mem_total_bytes)
+        .filter(|&b| b > 0)
 }
 
 /// One point (`tests[i].point` or `plan.families[j].points[k]`): at least one thread, at most
@@ -79,53 +81,33 @@ fn check_pool_pages(
     Ok(())
 }
 
-/// The hugetlb pools of the probe document (`machine.pages.hugetlb[]`): system and per-node
+/// The hugetlb pools of the machine (`machine.pages.hugetlb[]`): system and per-node
 /// counts within `MemTotal`, free pages at most the pool; and `hugetlb_total_bytes` not 0
 /// when the pools hold pages, nor the other way round. Returns the total when known.
-fn check_machine_pools(doc: &Value, mem: Option<u64>) -> Result<Option<u64>, FieldProblem> {
-    let known = |v: &Value| v.get("known").and_then(Value::as_u64);
-    let Some(pools) = doc
-        .pointer("/machine/pages/hugetlb")
-        .and_then(Value::as_array)
-    else {
-        return Ok(None);
-    };
+fn check_machine_pools(m: &Machine, mem: Option<u64>) -> Result<Option<u64>, FieldProblem> {
     let mut sum: Option<u128> = Some(0);
-    for (i, pool) in pools.iter().enumerate() {
-        let mut counts: Vec<(String, &Value)> = Vec::new();
-        if let Some(s) = pool.get("system") {
-            counts.push((format!("machine.pages.hugetlb[{i}].system"), s));
-        }
-        for (j, node) in pool
-            .get("per_node")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            if let Some(c) = node.get(1) {
-                counts.push((format!("machine.pages.hugetlb[{i}].per_node[{j}][1]"), c));
-            }
+    for (i, pool) in m.pages.hugetlb.iter().enumerate() {
+        let mut counts = vec![(format!("machine.pages.hugetlb[{i}].system"), &pool.system)];
+        for (j, (_, node)) in pool.per_node.iter().enumerate() {
+            counts.push((format!("machine.pages.hugetlb[{i}].per_node[{j}][1]"), node));
         }
         for (field, c) in counts {
-            let Some(size) = c.get("page_size_bytes").and_then(Value::as_u64) else {
-                continue;
-            };
-            for name in [
-                "total_pages",
-                "free_pages",
-                "reserved_pages",
-                "surplus_pages",
+            let size = c.page_size_bytes;
+            for (name, n) in [
+                ("total_pages", c.total_pages.known()),
+                ("free_pages", c.free_pages.known()),
+                (
+                    "reserved_pages",
+                    c.reserved_pages.as_ref().and_then(|r| r.known()),
+                ),
+                ("surplus_pages", c.surplus_pages.known()),
             ] {
-                if let Some(n) = c.get(name).and_then(known) {
+                if let Some(&n) = n {
                     check_pool_pages(&format!("{field}.{name}.known"), n, size, mem)?;
                 }
             }
-            let (total, free) = (
-                c.get("total_pages").and_then(known),
-                c.get("free_pages").and_then(known),
-            );
-            if let (Some(t), Some(f)) = (total, free) {
+            let (total, free) = (c.total_pages.known(), c.free_pages.known());
+            if let (Some(&t), Some(&f)) = (total, free) {
                 if f > t {
                     return Err(FieldProblem::new(
                         format!("{field}.free_pages.known"),
@@ -135,15 +117,13 @@ fn check_machine_pools(doc: &Value, mem: Option<u64>) -> Result<Option<u64>, Fie
             }
             if field.ends_with(".system") {
                 sum = match (sum, total) {
-                    (Some(s), Some(t)) => Some(s + u128::from(t) * u128::from(size)),
+                    (Some(s), Some(&t)) => Some(s + u128::from(t) * u128::from(size)),
                     _ => None,
                 };
             }
         }
     }
-    let recorded = doc
-        .pointer("/machine/pages/hugetlb_total_bytes/known")
-        .and_then(Value::as_u64);
+    let recorded = m.pages.hugetlb_total_bytes.known().copied();
     if let (Some(r), Some(s)) = (recorded, sum) {
         // both read at the probe's start, from /proc/meminfo's Hugetlb line and the pools:
         // a pool resized in between may change the size, never "none" against "some"
@@ -160,7 +140,7 @@ fn check_machine_pools(doc: &Value, mem: Option<u64>) -> Result<Option<u64>, Fie
     Ok(recorded.or_else(|| sum.and_then(|s| u64::try_from(s).ok())))
 }
 
-/// Checks the counts of `file` (its JSON document `doc`) and the facts that must agree:
+/// Checks the counts of `file` (its typed machine among them) and the facts that must agree:
 ///
 /// - every point of the tests and of the plan has 1 to [`MAX_THREADS`] threads and 1 CPU to
 ///   one per thread (`threads=0, cpus=[]` was shown as a peak "@0");
@@ -174,7 +154,7 @@ fn check_machine_pools(doc: &Value, mem: Option<u64>) -> Result<Option<u64>, Fie
 ///   pools and the environment's pools are all empty or all not.
 ///
 /// Err: the first problem, with the field's JSON path.
-pub fn check_counts(file: &ResultFile, doc: &Value) -> Result<(), FieldProblem> {
+pub fn check_counts(file: &ResultFile) -> Result<(), FieldProblem> {
     for (i, t) in file.tests.iter().enumerate() {
         check_point(&t.point, &format!("tests[{i}].point"))?;
     }
@@ -195,7 +175,7 @@ pub fn check_counts(file: &ResultFile, doc: &Value) -> Result<(), FieldProblem> 
             "0 is not a number of threads",
         ));
     }
-    let mem = mem_total(doc);
+    let mem = mem_total(&file.machine);
     let env = &file.environment;
     let mut env_pool_bytes: u128 = 0;
     for (i, p) in env.huge_pools.iter().enumerate() {
@@ -241,7 +221,7 @@ pub fn check_counts(file: &ResultFile, doc: &Value) -> Result<(), FieldProblem> 
             ));
         }
     }
-    let machine_pool_bytes = check_machine_pools(doc, mem)?;
+    let machine_pool_bytes = check_machine_pools(&file.machine, mem)?;
     if let Some(m) = machine_pool_bytes {
         if (m > 0) != (env_pool_bytes > 0) {
             return Err(FieldProblem::new(

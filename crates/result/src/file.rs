@@ -381,8 +381,16 @@ pub struct ResultFile {
     pub started_at: String,
     /// UTC end, RFC 3339 (absent while running).
     pub finished_at: Option<String>,
-    /// The full probe document (`hwsurvey_machine::Machine`, its own `schema_version` inside).
-    pub machine: serde_json::Value,
+    /// The machine the run measured: the probe's whole document, typed. In memory and in
+    /// its serde form it is the tagged [`hwsurvey_machine::Machine`] (every probed value
+    /// `{"known": v}` or `{"unknown": reason}`); on disk a version 2 file holds the plain
+    /// document ([`hwsurvey_machine::Machine::document`], written by
+    /// [`ResultFile::write_atomic`]), a version 1 file the tagged one. Both are read by
+    /// [`hwsurvey_machine::Machine::from_document`]; a value an older document lacks reads as
+    /// unknown with the reason its field's `#[serde(default)]` gives ("not probed by the
+    /// hwsurvey that wrote this document").
+    #[serde(deserialize_with = "machine_document")]
+    pub machine: hwsurvey_machine::Machine,
     /// Live facts and settings that affect numbers (governor, THP, SMT, numa_balancing, ...).
     pub environment: RunEnv,
     /// Load average and MemAvailable before the first test.
@@ -433,6 +441,20 @@ pub struct ResultFile {
     /// them), and omitted when not set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub qualification: Option<crate::qualification::StoredFindings>,
+}
+
+/// [`ResultFile::machine`] from its document of machine schema version 1 (tagged, the form in
+/// memory and in result files of version 1) or 2 (plain values and an `"unknown"` map, in
+/// result files of version 2), through [`hwsurvey_machine::Machine::from_document`].
+///
+/// # Errors
+/// `from_document`'s one line (`machine document at cpu.online: invalid type: ...`), which the
+/// loader puts after the field path `machine`.
+fn machine_document<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<hwsurvey_machine::Machine, D::Error> {
+    let doc = serde_json::Value::deserialize(d)?;
+    hwsurvey_machine::Machine::from_document(doc).map_err(serde::de::Error::custom)
 }
 
 /// Errors writing or loading a result file; each renders as one line naming the file.

@@ -142,7 +142,6 @@ fn from_value(name: &str, value: serde_json::Value) -> Result<ResultFile, Result
     let number = value.get("schema_version").and_then(|v| v.as_u64());
     // the checks of the whole document first: the typed file takes its parts over
     crate::validate::check_whole_document(name, number.unwrap_or(1), &value)?;
-    let machine = serde_json::json!({ "machine": value.get("machine") });
     // serde_path_to_error names the field of a type error ("tests[3].point.threads"), which a
     // 100,000-line file needs.
     let file: ResultFile =
@@ -163,7 +162,7 @@ fn from_value(name: &str, value: serde_json::Value) -> Result<ResultFile, Result
                 hwsurvey_model::text::one_line(&e.inner().to_string(), 200)
             ),
         })?;
-    file.validate_typed(name, &machine)?;
+    file.validate_typed(name)?;
     Ok(file)
 }
 

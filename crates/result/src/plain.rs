@@ -1,6 +1,8 @@
 //! Result files of schema version 2: plain values with `null` for unknown, as `hwsurvey probe
 //! --json` prints them, and the reader that turns them back into the tagged form the rest of
-//! hwsurvey holds in memory (`{"known": v}` / `{"unknown": reason}`, version 1's form).
+//! hwsurvey holds in memory (`{"known": v}` / `{"unknown": reason}`, version 1's form); the
+//! machine document is read by [`hwsurvey_machine::Machine::from_document`] as the typed
+//! file is built.
 //!
 //! Version 2 on disk:
 //! - `machine` is a whole machine document of its own ([`hwsurvey_machine::Machine::document`]:
@@ -38,19 +40,16 @@ pub(crate) fn to_file_form(mut file: Value) -> Value {
     file
 }
 
-/// The in-memory (tagged) form of a version 2 result file's JSON: the machine document read
-/// through [`hwsurvey_machine::Machine::from_document`], the reasons of the top-level map put
-/// back in place. Plain known values of `environment` and the load snapshots stay plain;
-/// their typed fields read them as known.
+/// The in-memory (tagged) form of a version 2 result file's JSON, but for `machine`: the
+/// reasons of the top-level map put back in place. Plain known values of `environment` and
+/// the load snapshots stay plain; their typed fields read them as known. The machine document
+/// stays as it is on disk (plain, with its own `"unknown"` map): [`crate::ResultFile`]'s
+/// `machine` field decodes it straight into [`hwsurvey_machine::Machine`] through
+/// [`hwsurvey_machine::Machine::from_document`].
 ///
 /// # Errors
-/// One line naming the member (`machine` or the `unknown` map) and what is wrong.
-pub(crate) fn from_file_form(mut file: Value) -> Result<Value, String> {
-    if let Some(m) = file.get_mut("machine") {
-        let machine = hwsurvey_machine::Machine::from_document(m.take())
-            .map_err(|e| format!("machine: {e}"))?;
-        *m = serde_json::to_value(&machine).map_err(|e| format!("machine: {e}"))?;
-    }
+/// One line naming the `unknown` map and what is wrong.
+pub(crate) fn from_file_form(file: Value) -> Result<Value, String> {
     from_plain(file)
 }
 
@@ -83,13 +82,11 @@ mod tests {
         assert_eq!(v2.environment, v1.environment);
         assert_eq!(v2.tests, v1.tests);
         assert_eq!(v2.load_before, v1.load_before);
-        // the machine reads back as the typed machine of the v1 document
-        let typed = |v: &Value| {
-            let mut m = hwsurvey_machine::Machine::from_document(v.clone()).unwrap();
-            m.schema_version = 0;
-            serde_json::to_value(m).unwrap()
-        };
-        assert_eq!(typed(&v2.machine), typed(&v1.machine));
+        // the machine reads back as the typed machine of the v1 document, and is written as
+        // the machine document of schema 2
+        assert_eq!(v2.machine, v1.machine);
+        assert_eq!(v1.machine.schema_version, 2);
+        assert_eq!(raw["machine"], v1.machine.document());
         // a value of the wrong type is named by its path in the file, with serde's message
         let mut bad = raw.clone();
         bad["environment"]["hostname"] = serde_json::json!(5);

@@ -1,7 +1,7 @@
 //! Where a result file's figures come from: the platform the run measured (a machine, a
 //! virtual machine, an emulator) and which run it is. Every reader asks these questions through
 //! the functions here (compare's columns and baseline, qualify's verdict, fleet's verdict), so
-//! that one file gets one answer.
+//! that one file gets one answer, and names a platform in the words of [`platform_words`].
 //!
 //! Sources, all in the file itself: `machine.os.virtualization` (the probe's
 //! `hwsurvey_machine::virt::Virtualization`: `platform`, `hypervisor`, `evidence`),
@@ -9,76 +9,97 @@
 //! `environment.hostname` and `machine.os.host_id` (the machine's hashed DMI UUID, serial and
 //! machine-id, `hwsurvey_machine::os::host_id`).
 
-use serde_json::Value;
+use hwsurvey_machine::virt::{Platform, Virtualization};
 
 use crate::ResultFile;
 
-/// A probed value of a machine document in either form: the tagged one of schema 1
-/// (`{"known": v}` / `{"unknown": why}`) or the plain one of schema 2 (`v`, `null` when
-/// unknown). `None` when absent or unknown.
-fn known(v: Option<&Value>) -> Option<&Value> {
-    let v = v?;
-    match (v.get("known"), v.get("unknown")) {
-        (Some(k), _) => Some(k),
-        (None, Some(_)) => None,
-        (None, None) if v.is_null() => None,
-        (None, None) => Some(v),
-    }
-}
-
-/// The probe's platform (`os.virtualization.platform`: `no_hypervisor_seen`, `virtual_machine`,
-/// `emulated`, `emulation_not_excluded`, `partition`). A result file written before the probe
-/// told KVM from TCG on arm64 says `virtual_machine` with hypervisor `QEMU virt board` and no
-/// generic timer evidence: that board does not exclude emulation, and reads
-/// `emulation_not_excluded`.
-pub fn platform_key(virt: &Value) -> Option<&str> {
-    let p = virt.get("platform").and_then(Value::as_str)?;
-    let board = virt.get("hypervisor").and_then(Value::as_str) == Some("QEMU virt board");
+/// The platform a run measured, from the probe's verdict ([`Virtualization::platform`]). A
+/// result file written before the probe told KVM from TCG on arm64 says
+/// [`Platform::VirtualMachine`] with hypervisor `QEMU virt board` and no generic timer
+/// evidence (`CNTFRQ_EL0 ...`): that board does not exclude emulation, and reads
+/// [`Platform::EmulationNotExcluded`].
+pub fn platform(virt: &Virtualization) -> Platform {
+    let board = virt.hypervisor.as_deref() == Some("QEMU virt board");
     let timer = virt
-        .get("evidence")
-        .and_then(Value::as_array)
-        .is_some_and(|e| {
-            e.iter().any(|e| {
-                e.get("source")
-                    .and_then(Value::as_str)
-                    .is_some_and(|s| s.starts_with("CNTFRQ_EL0"))
-            })
-        });
-    if p == "virtual_machine" && board && !timer {
-        return Some("emulation_not_excluded");
+        .evidence
+        .iter()
+        .any(|e| e.source.starts_with("CNTFRQ_EL0"));
+    if virt.platform == Platform::VirtualMachine && board && !timer {
+        return Platform::EmulationNotExcluded;
     }
-    Some(p)
+    virt.platform
 }
 
-/// `os.virtualization` of the file's machine document, when the probe recorded it.
-fn virtualization(f: &ResultFile) -> Option<&Value> {
-    known(f.machine.pointer("/os/virtualization"))
+/// Where a platform's words stand, which decides how much they say ([`platform_words`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wording {
+    /// A cell of the report's machine table: emulation in capitals, with what it does to
+    /// the figures (`EMULATED: full-system emulator, figures measure it`).
+    Cell,
+    /// The one-line machine of the report's top table: the platform alone (`emulated`,
+    /// `native`).
+    Line,
+    /// The report's closing sentence per machine: the platform and what its figures are
+    /// (`emulated: figures measure qemu, not the hardware`).
+    Sentence,
+    /// A verdict's reason (qualify's and fleet's [`emulation`], [`virtual_machine`]):
+    /// `full-system emulation: figures measure the emulator`.
+    Verdict,
 }
 
-/// Why a platform (an `os.virtualization` document) may be an emulator, in one line:
+/// The words for platform `p` where they stand (`at`): every reader's words for a platform,
+/// in this one table (the probe's own are [`Platform::words`]). The hypervisor, where known,
+/// is the caller's to add.
+pub fn platform_words(p: Platform, at: Wording) -> &'static str {
+    use Platform::*;
+    use Wording::*;
+    match (p, at) {
+        (NoHypervisorSeen, Cell | Verdict) => "native (no hypervisor seen)",
+        (NoHypervisorSeen, Line | Sentence) => "native",
+        (VirtualMachine, Cell | Line | Verdict) => "virtual machine",
+        (VirtualMachine, Sentence) => "virtual machine: figures are its share of the host",
+        (Emulated, Cell) => "EMULATED: full-system emulator, figures measure it",
+        (Emulated, Line) => "emulated",
+        (Emulated, Sentence) => "emulated: figures measure qemu, not the hardware",
+        (Emulated, Verdict) => "full-system emulation: figures measure the emulator",
+        (EmulationNotExcluded, Cell) => {
+            "virtual machine, EMULATION NOT EXCLUDED: figures may measure the emulator"
+        }
+        (EmulationNotExcluded, Line) => "virtual machine, emulation not excluded",
+        (EmulationNotExcluded, Sentence) => {
+            "virtual machine, emulation not excluded: figures may measure qemu, not the hardware"
+        }
+        (EmulationNotExcluded, Verdict) => {
+            "virtual machine, emulation not excluded: figures may measure the emulator"
+        }
+        (Partition, _) => "logical partition",
+    }
+}
+
+/// Why a platform (the probe's `os.virtualization`) may be an emulator, in one line:
 /// `full-system emulation: figures measure the emulator`, or for a virtual machine whose probe
 /// could not exclude emulation `virtual machine, emulation not excluded: figures may measure
 /// the emulator`; `None` otherwise.
-pub fn platform_emulation(virt: &Value) -> Option<&'static str> {
-    match platform_key(virt)? {
-        "emulated" => Some("full-system emulation: figures measure the emulator"),
-        "emulation_not_excluded" => {
-            Some("virtual machine, emulation not excluded: figures may measure the emulator")
+pub fn platform_emulation(virt: &Virtualization) -> Option<&'static str> {
+    match platform(virt) {
+        p @ (Platform::Emulated | Platform::EmulationNotExcluded) => {
+            Some(platform_words(p, Wording::Verdict))
         }
-        _ => None,
+        Platform::NoHypervisorSeen | Platform::VirtualMachine | Platform::Partition => None,
     }
 }
 
-/// A platform (an `os.virtualization` document) that is a virtual machine or a logical
+/// A platform (the probe's `os.virtualization`) that is a virtual machine or a logical
 /// partition, in words with its hypervisor: `virtual machine (KVM)`, `logical partition
 /// (pHyp)`; `None` for no hypervisor seen and for emulation ([`platform_emulation`]).
-pub fn platform_virtual_machine(virt: &Value) -> Option<String> {
-    let words = match platform_key(virt)? {
-        "virtual_machine" => "virtual machine",
-        "partition" => "logical partition",
-        _ => return None,
+pub fn platform_virtual_machine(virt: &Virtualization) -> Option<String> {
+    let words = match platform(virt) {
+        p @ (Platform::VirtualMachine | Platform::Partition) => platform_words(p, Wording::Verdict),
+        Platform::NoHypervisorSeen | Platform::Emulated | Platform::EmulationNotExcluded => {
+            return None
+        }
     };
-    Some(match virt.get("hypervisor").and_then(Value::as_str) {
+    Some(match &virt.hypervisor {
         Some(h) => format!("{words} ({})", hwsurvey_model::text::one_line(h, 64)),
         None => words.to_string(),
     })
@@ -86,16 +107,19 @@ pub fn platform_virtual_machine(virt: &Value) -> Option<String> {
 
 /// Why the figures of a run may measure an emulator rather than a machine, one line each: a
 /// full-system emulator or a virtual machine whose probe could not exclude emulation
-/// ([`platform_emulation`]), or a binary under qemu-user. Empty for a run on a machine or in a
-/// virtual machine that is not emulated.
+/// ([`platform_emulation`]), or a binary under qemu-user (`os.binary_vs_kernel.native`
+/// false). Empty for a run on a machine or in a virtual machine that is not emulated, and
+/// where the probe's platform is unknown.
 pub fn emulation(f: &ResultFile) -> Vec<String> {
-    let mut why: Vec<String> = virtualization(f)
+    let os = &f.machine.os;
+    let mut why: Vec<String> = os
+        .virtualization
+        .known()
         .and_then(platform_emulation)
         .map(str::to_string)
         .into_iter()
         .collect();
-    let bin = known(f.machine.pointer("/os/binary_vs_kernel"));
-    if bin.and_then(|b| b.get("native")).and_then(Value::as_bool) == Some(false) {
+    if os.binary_vs_kernel.known().is_some_and(|b| !b.native) {
         why.push("binary emulated (qemu-user): figures measure the emulator".into());
     }
     why
@@ -105,7 +129,7 @@ pub fn emulation(f: &ResultFile) -> Vec<String> {
 /// `Some("virtual machine (KVM)")`; `None` for a machine with no hypervisor seen, an emulated
 /// one ([`emulation`] says that), or a file without the probe's platform.
 pub fn virtual_machine(f: &ResultFile) -> Option<String> {
-    platform_virtual_machine(virtualization(f)?)
+    platform_virtual_machine(f.machine.os.virtualization.known()?)
 }
 
 /// The identity of one run: where and when it started. Two files with equal ids are one run
@@ -116,9 +140,9 @@ pub struct RunId {
     pub started_at: String,
     /// `environment.hostname`, when known.
     pub hostname: Option<String>,
-    /// `machine.os.host_id` (hashed DMI UUID, serial, machine-id), compact JSON; `None` when
-    /// the file has none.
-    pub host_id: Option<String>,
+    /// `machine.os.host_id` (hashed DMI UUID, serial, machine-id); `None` when the file has
+    /// none (written before the probe read it, or none of the three readable).
+    pub host_id: Option<hwsurvey_machine::os::host_id::HostId>,
 }
 
 impl RunId {
@@ -127,11 +151,9 @@ impl RunId {
         RunId {
             started_at: f.started_at.clone(),
             hostname: f.environment.hostname.known().cloned(),
-            host_id: f
-                .machine
-                .pointer("/os/host_id")
-                .filter(|v| v.as_object().is_some_and(|o| !o.is_empty()))
-                .map(Value::to_string),
+            host_id: Some(&f.machine.os.host_id)
+                .filter(|h| !h.is_empty())
+                .cloned(),
         }
     }
 

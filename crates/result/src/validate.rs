@@ -268,17 +268,12 @@ impl ResultFile {
             detail: format!("cannot be written as JSON: {e}"),
         })?;
         check_whole_document(path, u64::from(self.schema_version), &doc)?;
-        self.validate_typed(path, &doc)
+        self.validate_typed(path)
     }
 
     /// [`ResultFile::validate`] but for [`crate::consistency::check_document`], which the
-    /// loader runs on the JSON document before it is consumed: `doc` needs to hold the
-    /// machine (`{"machine": ...}` in the in-memory form) and nothing else.
-    pub(crate) fn validate_typed(
-        &self,
-        path: &str,
-        doc: &serde_json::Value,
-    ) -> Result<(), ResultError> {
+    /// loader runs on the JSON document before it is consumed into the typed file.
+    pub(crate) fn validate_typed(&self, path: &str) -> Result<(), ResultError> {
         let invalid = |p: FieldProblem| {
             let test = p
                 .field
@@ -358,8 +353,8 @@ impl ResultFile {
                 )));
             }
         }
-        crate::counts::check_counts(self, doc).map_err(invalid)?;
-        crate::bounds::check_points(self, doc).map_err(invalid)?;
+        crate::counts::check_counts(self).map_err(invalid)?;
+        crate::bounds::check_points(self).map_err(invalid)?;
         Ok(())
     }
 }

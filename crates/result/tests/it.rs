@@ -9,4 +9,5 @@ mod example_estimates;
 mod full_disk;
 mod load_cost;
 mod machine_bounds;
+mod machine_document;
 mod stored_findings;

@@ -42,14 +42,12 @@ pub fn scale(mut file: ResultFile, family: Option<&str>, factor: f64) -> ResultF
     file
 }
 
-/// THP set to `mode` (`never`) in both the run environment and the machine document.
+/// THP set to `mode` (`never`) in both the run environment and the machine
+/// (`machine.pages.thp.enabled`'s selected choice, where the probe read it).
 pub fn set_thp(mut file: ResultFile, mode: &str) -> ResultFile {
     file.environment.thp_enabled = Probed::Known(mode.to_string());
-    if let Some(sel) = file
-        .machine
-        .pointer_mut("/pages/thp/enabled/known/selected")
-    {
-        *sel = serde_json::Value::String(mode.to_string());
+    if let Probed::Known(choice) = &mut file.machine.pages.thp.enabled {
+        choice.selected = mode.to_string();
     }
     file
 }
@@ -60,57 +58,47 @@ pub fn started_at(mut file: ResultFile, rfc3339: &str) -> ResultFile {
     file
 }
 
-/// The machine document as the probe writes it when only the CPUs `online` (a list: `0`,
-/// `0-3`) of the present ones are online (`maxcpus=`, CPUs taken offline): `cpu/online`,
-/// `offline`, `present_offline`, each logical CPU's `online`, and the topology counts over
-/// the online CPUs (cores and threads: one thread per core, as the examples have).
+/// The machine as the probe records it when only the CPUs `online` (a list: `0`, `0-3`) of
+/// the present ones are online (`maxcpus=`, CPUs taken offline): `cpu.online`, `offline`,
+/// `present_offline`, each logical CPU's `online`, and the topology counts over the online
+/// CPUs (cores and threads: one thread per core, as the examples have).
 pub fn offline_cpus(mut file: ResultFile, online: &str) -> ResultFile {
     let on = hwsurvey_model::CpuSet::parse_list(online)
         .unwrap_or_else(|e| panic!("offline_cpus: {online:?}: {e}"));
-    let cpu = file
-        .machine
-        .pointer_mut("/cpu")
-        .expect("the machine document has a cpu section");
+    let cpu = &mut file.machine.cpu;
     let present = cpu
-        .pointer("/present/known")
-        .and_then(|p| p.as_str())
-        .map(|p| hwsurvey_model::CpuSet::parse_list(p).expect("cpu/present of the example"))
-        .expect("cpu/present known in the example");
-    let off = present.difference(&on).to_list_string();
-    let n = on.len() as u64;
-    cpu["online"] = serde_json::json!({ "known": on.to_list_string() });
-    cpu["offline"] = serde_json::json!({ "known": off });
-    cpu["present_offline"] = serde_json::json!({ "known": off });
-    if let Some(cpus) = cpu["cpus"].as_array_mut() {
-        for c in cpus {
-            let id = c["cpu"].as_u64().and_then(|i| u32::try_from(i).ok());
-            c["online"] = serde_json::Value::Bool(id.is_some_and(|i| on.contains(i)));
-        }
+        .present
+        .known()
+        .cloned()
+        .expect("cpu.present known in the example");
+    let off = present.difference(&on);
+    let n = u32::try_from(on.len()).expect("at most 2^32 CPUs");
+    for c in cpu.cpus.iter_mut() {
+        c.online = on.contains(c.cpu);
     }
-    let topo = &mut cpu["topology"];
-    topo["cores"] = serde_json::json!({ "known": n });
-    topo["threads"] = serde_json::json!({ "known": n });
-    topo["threads_with_topology"] = serde_json::json!(n);
+    cpu.online = Probed::Known(on);
+    cpu.offline = Probed::Known(off.clone());
+    cpu.present_offline = Probed::Known(off);
+    let topo = &mut cpu.topology;
+    topo.cores = Probed::Known(n);
+    topo.threads = Probed::Known(n);
+    topo.threads_with_topology = Some(n);
     file
 }
 
-/// The machine document as the probe writes it on a host with `fraction` of the memory
-/// (`MemTotal`, `MemFree`, `MemAvailable` of /proc/meminfo and the run's MemAvailable scaled):
-/// a DIMM missing, or half
-/// the memory (`mem=` on the kernel command line).
+/// The machine as the probe records it on a host with `fraction` of the memory (`MemTotal`
+/// and `MemAvailable` of /proc/meminfo, `machine.memory.meminfo`, and the run's MemAvailable
+/// scaled): a DIMM missing, or half the memory (`mem=` on the kernel command line).
 pub fn memory_fraction(mut file: ResultFile, fraction: f64) -> ResultFile {
-    let mi = file
-        .machine
-        .pointer_mut("/memory/meminfo/known")
-        .expect("the example's meminfo is known");
-    for key in ["mem_total_bytes", "mem_free_bytes", "mem_available_bytes"] {
-        if let Some(v) = mi.get(key).and_then(serde_json::Value::as_u64) {
-            mi[key] = serde_json::json!((v as f64 * fraction) as u64);
-        }
-    }
+    let Probed::Known(mi) = &mut file.machine.memory.meminfo else {
+        panic!("the example's meminfo is known");
+    };
+    let scaled = |v: u64| (v as f64 * fraction) as u64;
+    mi.mem_total_bytes = scaled(mi.mem_total_bytes);
+    mi.mem_available_bytes = mi.mem_available_bytes.map(scaled);
     // the run's MemAvailable too: a file with more available than MemTotal is refused
     if let Some(v) = file.environment.mem_available_bytes.known().copied() {
-        file.environment.mem_available_bytes = Probed::Known((v as f64 * fraction) as u64);
+        file.environment.mem_available_bytes = Probed::Known(scaled(v));
     }
     file
 }

@@ -192,42 +192,21 @@ pub fn result(s: &Spec) -> ResultFile {
     }
     // A real probe document (of an empty root: every field unknown with its reason), with
     // the synthetic identity set where the probe would have found one.
-    let mut machine = serde_json::to_value(hwsurvey_probe::probe_machine(
-        &hwsurvey_probe::SysRoot::new("/nonexistent-synthetic-root"),
-    ))
-    .unwrap_or(serde_json::Value::Null);
-    let mut set = |ptr: &str, v: serde_json::Value| {
-        if let Some(slot) = machine.pointer_mut(ptr) {
-            *slot = v;
-        }
-    };
-    set("/root", serde_json::json!("synthetic"));
-    set(
-        "/cpu/identity/model_name",
-        serde_json::json!(format!("Synthetic {} CPU", s.arch)),
-    );
-    set("/cpu/topology/packages", serde_json::json!({"known": 1}));
-    set("/cpu/topology/cores", serde_json::json!({"known": s.cpus}));
-    set(
-        "/cpu/topology/threads",
-        serde_json::json!({"known": s.cpus}),
-    );
-    set(
-        "/cpu/possible",
-        serde_json::json!({"known": format!("0-{}", s.cpus - 1)}),
-    );
-    set(
-        "/cpu/present",
-        serde_json::json!({"known": format!("0-{}", s.cpus - 1)}),
-    );
-    set(
-        "/cpu/online",
-        serde_json::json!({"known": format!("0-{}", s.cpus - 1)}),
-    );
-    set(
-        "/pages/base_page_size_bytes",
-        serde_json::json!({"known": if s.arch == "sparc64" { 8192 } else { 4096 }}),
-    );
+    let mut machine =
+        hwsurvey_probe::probe_machine(&hwsurvey_probe::SysRoot::new("/nonexistent-synthetic-root"));
+    let cpus = u32::try_from(s.cpus).expect("a synthetic platform of at most 2^32 CPUs");
+    let all: CpuSet = (0..cpus).collect();
+    machine.root = "synthetic".into();
+    machine.cpu.identity.model_name = Some(format!("Synthetic {} CPU", s.arch));
+    let topology = &mut machine.cpu.topology;
+    topology.packages = Probed::Known(1);
+    topology.cores = Probed::Known(cpus);
+    topology.threads = Probed::Known(cpus);
+    machine.cpu.possible = Probed::Known(all.clone());
+    machine.cpu.present = Probed::Known(all.clone());
+    machine.cpu.online = Probed::Known(all);
+    machine.pages.base_page_size_bytes =
+        Probed::Known(if s.arch == "sparc64" { 8192 } else { 4096 });
     ResultFile {
         schema: RESULT_SCHEMA.into(),
         schema_version: RESULT_SCHEMA_VERSION,

@@ -9,7 +9,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use hwsurvey_model::Probed;
 use hwsurvey_qualify::machine::target_facts;
 use hwsurvey_qualify::render::{render, Format};
@@ -141,15 +140,10 @@ fn run_checked(args: Args) -> anyhow::Result<ExitCode> {
         let file = hwsurvey_result::load(path)?;
         // The findings `hwsurvey run` stored, unless --rules or --binary asks for others.
         if args.rules.is_none() && args.binary.is_none() {
-            let report = stored::findings_of_result(&shown, &file, &rules, &rules_ref)
-                .map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
+            let report = stored::findings_of_result(&shown, &file, &rules, &rules_ref);
             return finish(&report, &args, &shown);
         }
-        let machine: hwsurvey_probe::Machine = serde_json::from_value(file.machine.clone())
-            .with_context(|| {
-                format!("{shown}: the \"machine\" document is not one this hwsurvey reads")
-            })?;
-        let mut facts = from_machine(&machine);
+        let mut facts = from_machine(&file.machine);
         facts.result = Probed::Known(hwsurvey_qualify::machine::result_facts(&shown, &file));
         facts.platform = hwsurvey_qualify::Platform::of_result(&file);
         if let Some(bin) = &args.binary {

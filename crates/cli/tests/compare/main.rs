@@ -652,7 +652,7 @@ fn every_format_written_to_a_file_escapes_control_and_bidi_characters() {
     let mut files = hwsurvey_testkit::report_sample::three();
     let model = "EPYC\u{1b}]0;t\u{7}\r\u{202e}exe.txt\u{2066}x\u{2069}";
     files[0].environment.hostname = hwsurvey_model::Probed::Known("web\u{202e}\u{1b}[31m".into());
-    files[1].machine["cpu"]["identity"]["model_name"] = serde_json::json!(model);
+    files[1].machine.cpu.identity.model_name = Some(model.into());
     let paths: Vec<PathBuf> = files
         .iter()
         .enumerate()
@@ -666,7 +666,7 @@ fn every_format_written_to_a_file_escapes_control_and_bidi_characters() {
     let written = std::fs::read_to_string(&paths[1]).unwrap();
     assert!(!written.contains('\u{202e}') && written.contains("\\u202e"));
     let back = hwsurvey_result::load(&paths[1]).unwrap();
-    assert_eq!(back.machine["cpu"]["identity"]["model_name"], model);
+    assert_eq!(back.machine.cpu.identity.model_name.as_deref(), Some(model));
     for (name, format) in [
         ("x.json", "json"),
         ("x.md", "markdown"),

@@ -103,13 +103,10 @@ fn compare_texts(
     Ok(out)
 }
 
-fn stored_qualify(
-    file: &hwsurvey_result::ResultFile,
-) -> Result<Vec<(&'static str, String)>, String> {
+fn stored_qualify(file: &hwsurvey_result::ResultFile) -> Vec<(&'static str, String)> {
     use hwsurvey_qualify::stored::{findings_of_result, BuiltinRules, RulesRef};
-    let report = findings_of_result("r.json", file, &RuleSet::builtin(), &RulesRef::builtin())
-        .map_err(|e| e.to_string())?;
-    Ok(qualify_texts(&report))
+    let report = findings_of_result("r.json", file, &RuleSet::builtin(), &RulesRef::builtin());
+    qualify_texts(&report)
 }
 
 fn load_sources() -> Vec<Arc<Source>> {
@@ -161,12 +158,7 @@ fn load_sources() -> Vec<Arc<Source>> {
                 .take(6)
                 .map(|(_, t)| t.len())
                 .collect();
-            clean_sizes.extend(
-                stored_qualify(&clean)
-                    .unwrap_or_else(|e| panic!("clean {name} qualifies: {e}"))
-                    .iter()
-                    .map(|(_, t)| t.len()),
-            );
+            clean_sizes.extend(stored_qualify(&clean).iter().map(|(_, t)| t.len()));
             Arc::new(Source {
                 name,
                 value,
@@ -291,10 +283,7 @@ fn mutate_value(rng: &mut Rng, src: &Source, v: &mut serde_json::Value) -> Strin
 /// The "silent wrong" classes in a loaded result file: a value that loads but that no run
 /// can have measured.
 fn result_facts_problems(f: &hwsurvey_result::ResultFile, out: &mut Vec<String>) {
-    let mem_total = f
-        .machine
-        .pointer("/memory/meminfo/known/mem_total_bytes")
-        .and_then(|v| v.as_u64());
+    let mem_total = f.machine.memory.meminfo.known().map(|m| m.mem_total_bytes);
     for t in &f.tests {
         let id = format!("{} {}", t.point.family, t.point.id);
         for m in &t.metrics {
@@ -480,39 +469,33 @@ fn check_result(
         }
     }
     // qualify of the file: the stored findings, then recomputed from its machine document
-    match stored_qualify(&file) {
-        Err(e) => check_error_line("qualify (stored)", &e, &mut out),
-        Ok(texts) => {
-            for (k, (name, text)) in texts.iter().enumerate() {
-                check_bounded(
-                    name,
-                    text.len(),
-                    src.clean_sizes[6 + k],
-                    256 << 10,
-                    &mut out,
-                );
-                if *name != "qualify json" {
-                    let raw = raw_controls(text);
-                    if !raw.is_empty() {
-                        out.push(format!("{name}: raw control characters {raw:?}"));
-                    }
-                }
+    let texts = stored_qualify(&file);
+    for (k, (name, text)) in texts.iter().enumerate() {
+        check_bounded(
+            name,
+            text.len(),
+            src.clean_sizes[6 + k],
+            256 << 10,
+            &mut out,
+        );
+        if *name != "qualify json" {
+            let raw = raw_controls(text);
+            if !raw.is_empty() {
+                out.push(format!("{name}: raw control characters {raw:?}"));
             }
         }
     }
-    if let Ok(machine) = serde_json::from_value::<Machine>(file.machine.clone()) {
-        let mut facts = from_machine(&machine);
-        facts.result = Probed::Known(hwsurvey_qualify::machine::result_facts("r.json", &file));
-        let report = qualify("r.json", &facts, &RuleSet::builtin());
-        for (name, text) in qualify_texts(&report) {
-            if text.len() > 4 * MIB {
-                out.push(format!("recomputed {name}: {} bytes", text.len()));
-            }
-            if name != "qualify json" {
-                let raw = raw_controls(&text);
-                if !raw.is_empty() {
-                    out.push(format!("recomputed {name}: raw control characters {raw:?}"));
-                }
+    let mut facts = from_machine(&file.machine);
+    facts.result = Probed::Known(hwsurvey_qualify::machine::result_facts("r.json", &file));
+    let report = qualify("r.json", &facts, &RuleSet::builtin());
+    for (name, text) in qualify_texts(&report) {
+        if text.len() > 4 * MIB {
+            out.push(format!("recomputed {name}: {} bytes", text.len()));
+        }
+        if name != "qualify json" {
+            let raw = raw_controls(&text);
+            if !raw.is_empty() {
+                out.push(format!("recomputed {name}: raw control characters {raw:?}"));
             }
         }
     }

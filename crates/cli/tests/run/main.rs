@@ -17,8 +17,9 @@ fn assert_valid(file: &ResultFile) {
     assert_eq!(file.schema, "hwsurvey-result");
     assert_eq!(file.schema_version, hwsurvey_result::RESULT_SCHEMA_VERSION);
     assert_eq!(file.profile.id, "quick");
-    assert!(
-        file.machine.get("schema_version").is_some(),
+    assert_eq!(
+        file.machine.schema_version,
+        hwsurvey_probe::MACHINE_SCHEMA_VERSION,
         "probe document embedded"
     );
     for t in &file.tests {
@@ -109,7 +110,12 @@ fn quick_profile_writes_a_valid_result_file() {
     );
     // under qemu-user (the aarch64 and sparc64 suites) the run warns that it measures the
     // emulator; natively it does not
-    let emulated = file.machine["os"]["binary_vs_kernel"]["known"]["native"] == false;
+    let emulated = file
+        .machine
+        .os
+        .binary_vs_kernel
+        .known()
+        .is_some_and(|b| !b.native);
     assert_eq!(
         stderr.contains("measure the emulator, not the hardware"),
         emulated,

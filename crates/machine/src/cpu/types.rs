@@ -11,7 +11,7 @@ use super::midr::Midr;
 use super::x86;
 
 /// Everything about the probed machine's CPUs.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cpu {
     /// Architecture of the probed machine.
     pub arch: Arch,
@@ -73,7 +73,7 @@ pub struct Cpu {
 }
 
 /// CPUs the probing process may run on.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Allowed {
     /// `Cpus_allowed_list` of `/proc/self/status` (affinity and cpuset together).
     pub status_cpus: Probed<CpuSet>,
@@ -90,7 +90,7 @@ pub struct Allowed {
 pub const NO_CLUSTER_LEVEL: &str = "no cluster level";
 
 /// Counts over the online CPUs that have a topology folder.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Topology {
     /// Distinct packages (sockets, chips).
     pub packages: Probed<u32>,
@@ -257,7 +257,7 @@ pub struct Cache {
 }
 
 /// CPU identity from /proc/cpuinfo.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Identity {
     /// `vendor_id` (x86, e2k, s390x), or the aarch64 implementer.
     pub vendor: Option<String>,

@@ -3,6 +3,7 @@
 //! document's probed values) and gives a [`Fig`], a measured value or why it is absent.
 
 use hwsurvey_model::units::format_bytes_binary;
+use hwsurvey_model::Unknown;
 use hwsurvey_qualify::stored::BuiltinRules as _;
 use hwsurvey_result::outcome::Better;
 use hwsurvey_result::{MetricResult, Outcome, ResultFile, TestResult};
@@ -16,26 +17,15 @@ use crate::point_params::{
     C2cLatency, CpuScaling, MemBandwidth, MemLatency, PointSelect, RaidParity, StorageIops, View,
 };
 
-/// `{"known": v}` -> Some(v); `{"unknown": ..}` or absent -> None.
-pub(super) fn known_ok(v: Option<&Value>) -> Option<&Value> {
-    let v = v?;
-    match (v.get("known"), v.get("unknown")) {
-        (Some(k), _) => Some(k),
-        (None, Some(_)) => None,
-        (None, None) if v.is_null() => None,
-        (None, None) => Some(v),
+/// Why a probed value of the machine is unknown, in the probe's words (`{what} unknown:
+/// REASON`, [`hwsurvey_model::Unknown`]'s `Display`); without a reason (the value absent from
+/// the file, or known while a part of it the figure needs is not) `{what}: not in this result
+/// file`.
+pub(super) fn why_unknown(reason: Option<&Unknown>, what: &str) -> String {
+    match reason {
+        Some(u) => format!("{what} unknown: {u}"),
+        None => format!("{what}: not in this result file"),
     }
-}
-
-/// Why a probed value is unknown, in the probe's words.
-pub(super) fn why_unknown(v: Option<&Value>, what: &str) -> String {
-    let Some(u) = v.and_then(|v| v.get("unknown")) else {
-        return format!("{what}: not in this result file");
-    };
-    if let Ok(known) = serde_json::from_value::<hwsurvey_model::Unknown>(u.clone()) {
-        return format!("{what} unknown: {known}");
-    }
-    format!("{what} unknown")
 }
 
 /// The metric `name` of `t` with its statistics.
@@ -240,11 +230,11 @@ pub(super) fn triad_figs(f: &ResultFile) -> [Fig; 2] {
     if let Fig::Val { text, .. } = &mut peak {
         *text = format!("{text} @{}", t.point.threads);
     }
-    let pop = f.machine.pointer("/memory/population");
-    let theoretical = known_ok(pop)
-        .and_then(|p| known_ok(p.get("peak_bandwidth")))
-        .and_then(|b| b.get("bandwidth_bytes_per_s"))
-        .and_then(Value::as_f64)
+    let pop = &f.machine.memory.population;
+    let theoretical = pop
+        .known()
+        .and_then(|p| p.peak_bandwidth.known())
+        .map(|b| b.bandwidth_bytes_per_s as f64)
         .filter(|v| *v > 0.0);
     let share = match theoretical {
         Some(th) => Fig::Val {
@@ -253,7 +243,7 @@ pub(super) fn triad_figs(f: &ResultFile) -> [Fig; 2] {
             summary: None,
             better: Better::Higher,
         },
-        None => Fig::Absent(why_unknown(pop, "memory population")),
+        None => Fig::Absent(why_unknown(pop.why_unknown(), "memory population")),
     };
     [peak, share]
 }
@@ -439,7 +429,7 @@ pub(super) fn raid_fig(f: &ResultFile) -> Fig {
 
 /// The findings of the built-in qualification rules for one result (stored at run time, or
 /// recomputed for older files).
-fn report_of(i: &Input) -> Result<hwsurvey_qualify::Report, String> {
+fn report_of(i: &Input) -> hwsurvey_qualify::Report {
     let rules = hwsurvey_qualify::RuleSet::builtin();
     let rules_ref = hwsurvey_qualify::stored::RulesRef::builtin();
     hwsurvey_qualify::stored::findings_of_result(&i.label, &i.file, &rules, &rules_ref)
@@ -448,49 +438,41 @@ fn report_of(i: &Input) -> Result<hwsurvey_qualify::Report, String> {
 /// Failed and warned findings about the machine (an unmet precondition of the profile, such
 /// as an empty hugetlb pool, is no fault of the hardware: [`preconditions_fig`]).
 pub(super) fn findings_fig(i: &Input) -> Fig {
-    match report_of(i) {
-        Ok(r) => {
-            let (fail, warn) = (
-                r.count(hwsurvey_qualify::Verdict::Fail),
-                r.count(hwsurvey_qualify::Verdict::Warn),
-            );
-            Fig::Val {
-                text: format!("{fail} fail, {warn} warn"),
-                value: (fail + warn) as f64,
-                summary: None,
-                better: Better::Lower,
-            }
-        }
-        Err(why) => Fig::Absent(format!("findings: {why}")),
+    let r = report_of(i);
+    let (fail, warn) = (
+        r.count(hwsurvey_qualify::Verdict::Fail),
+        r.count(hwsurvey_qualify::Verdict::Warn),
+    );
+    Fig::Val {
+        text: format!("{fail} fail, {warn} warn"),
+        value: (fail + warn) as f64,
+        summary: None,
+        better: Better::Lower,
     }
 }
 
 /// The profile's preconditions the run did not have (hugetlb pools empty, THP off, a busy
 /// machine at start): their rule ids, or `none`; the value is their count.
 pub(super) fn preconditions_fig(i: &Input) -> Fig {
-    match report_of(i) {
-        Ok(r) => {
-            let unmet: Vec<&str> = r
-                .preconditions()
-                .filter(|f| {
-                    matches!(
-                        f.verdict,
-                        hwsurvey_qualify::Verdict::Warn | hwsurvey_qualify::Verdict::Fail
-                    )
-                })
-                .map(|f| f.rule.as_str())
-                .collect();
-            Fig::Val {
-                text: if unmet.is_empty() {
-                    "none".into()
-                } else {
-                    unmet.join(", ")
-                },
-                value: unmet.len() as f64,
-                summary: None,
-                better: Better::Lower,
-            }
-        }
-        Err(why) => Fig::Absent(format!("preconditions: {why}")),
+    let r = report_of(i);
+    let unmet: Vec<&str> = r
+        .preconditions()
+        .filter(|f| {
+            matches!(
+                f.verdict,
+                hwsurvey_qualify::Verdict::Warn | hwsurvey_qualify::Verdict::Fail
+            )
+        })
+        .map(|f| f.rule.as_str())
+        .collect();
+    Fig::Val {
+        text: if unmet.is_empty() {
+            "none".into()
+        } else {
+            unmet.join(", ")
+        },
+        value: unmet.len() as f64,
+        summary: None,
+        better: Better::Lower,
     }
 }

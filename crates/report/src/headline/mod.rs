@@ -8,20 +8,21 @@
 //! by name, and the machine document's probed values; never from point ids. The noise mark is
 //! [`hwsurvey_stats::within_noise`], the rule of every relative column of `compare`.
 
+use hwsurvey_machine::virt::Platform;
 use hwsurvey_model::units::{format_bytes_binary, plural};
+use hwsurvey_model::Unknown;
 use hwsurvey_result::outcome::Better;
+use hwsurvey_result::provenance;
 use hwsurvey_result::ResultFile;
 use hwsurvey_stats::Summary;
-use serde_json::Value;
 
 use crate::input::Input;
 use crate::layout::{Cell, Row, Table};
 
 mod figures;
 use figures::{
-    c2c_class, c2c_fig, cpu_figs, critical_figs, findings_fig, iops_figs, known_ok, latency_fig,
-    loaded_fig, point_select_max, points, preconditions_fig, raid_fig, triad_figs, why_unknown,
-    Fig,
+    c2c_class, c2c_fig, cpu_figs, critical_figs, findings_fig, iops_figs, latency_fig, loaded_fig,
+    point_select_max, points, preconditions_fig, raid_fig, triad_figs, why_unknown, Fig,
 };
 
 /// Id of the one-line-per-machine table ([`machines_table`]).
@@ -196,38 +197,41 @@ fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
     // example's 218-character line read "1.94 GiB memor… [2] ... (218 bytes)" when the whole
     // cell was bounded to 200)
     let part = |s: &str| hwsurvey_model::text::one_line(s, MAX_PART_CHARS).into_owned();
-    fn unknown(notes: &mut Footnotes, v: Option<&Value>, what: &str, why: &str) -> String {
-        format!("{what} unknown [{}]", notes.mark(&why_unknown(v, why)))
+    fn unknown(notes: &mut Footnotes, reason: Option<&Unknown>, what: &str, why: &str) -> String {
+        format!("{what} unknown [{}]", notes.mark(&why_unknown(reason, why)))
     }
-    let id = m.pointer("/cpu/identity");
-    let model = id
-        .and_then(|i| i.get("model_name").or_else(|| i.get("sparc_type")))
-        .and_then(Value::as_str)
+    let model = m
+        .cpu
+        .identity
+        .model_name
+        .as_deref()
         .map(part)
         .unwrap_or_else(|| unknown(notes, None, "CPU model", "CPU model"));
-    let count =
-        |k: &str| known_ok(m.pointer(&format!("/cpu/topology/{k}"))).and_then(Value::as_u64);
-    let topo = match (count("packages"), count("cores"), count("threads")) {
+    let t = &m.cpu.topology;
+    let counts = [
+        ("packages", &t.packages),
+        ("cores", &t.cores),
+        ("threads", &t.threads),
+    ];
+    let topo = match counts.map(|(_, p)| p.known().map(|&n| u64::from(n))) {
         // totals where cores of different kinds or sockets of different sizes allow no
         // per-socket figure
-        (Some(p), Some(c), Some(t)) => hwsurvey_model::units::sockets_cores_threads(p, c, t, " x "),
-        _ => ["packages", "cores", "threads"]
+        [Some(p), Some(c), Some(t)] => hwsurvey_model::units::sockets_cores_threads(p, c, t, " x "),
+        _ => counts
             .iter()
-            .map(|k| match count(k) {
+            .map(|(k, p)| match p.known() {
                 Some(n) => format!("{n} {k}"),
-                None => unknown(notes, m.pointer(&format!("/cpu/topology/{k}")), k, k),
+                None => unknown(notes, p.why_unknown(), k, k),
             })
             .collect::<Vec<_>>()
             .join(", "),
     };
-    let virt = m.pointer("/os/virtualization");
-    let bin = known_ok(m.pointer("/os/binary_vs_kernel"));
-    let under_qemu_user = bin.and_then(|b| b.get("native")).and_then(Value::as_bool) == Some(false);
+    let virt = crate::machine::virtualization(f);
+    let under_qemu_user = m.os.binary_vs_kernel.known().is_some_and(|b| !b.native);
+    let platform_of = virt.ok().map(provenance::platform);
     // under emulation a measured clock is the emulator's pace, not a CPU's clock: never
     // written as a clock the machine runs at
-    let emulated = known_ok(virt).and_then(hwsurvey_result::provenance::platform_key)
-        == Some("emulated")
-        || under_qemu_user;
+    let emulated = platform_of == Some(Platform::Emulated) || under_qemu_user;
     let ghz = match crate::normalised::clock_ghz(f) {
         Ok((g, false)) => format!("{g:.2} GHz"),
         Ok((g, true)) if emulated => format!("{g:.2} GHz emulator pace (not a CPU clock)"),
@@ -240,37 +244,30 @@ fn machine_line(f: &ResultFile, notes: &mut Footnotes) -> String {
             notes.mark("no cpufreq cpuinfo_max_freq (no cpufreq driver, e.g. in a VM)")
         ),
     };
-    let mem = known_ok(m.pointer("/memory/meminfo"))
-        .and_then(|i| i.get("mem_total_bytes"))
-        .and_then(Value::as_u64)
-        .map(|b| format!("{} memory", format_bytes_binary(b)))
+    let mem = m
+        .memory
+        .meminfo
+        .known()
+        .map(|i| format!("{} memory", format_bytes_binary(i.mem_total_bytes)))
         .unwrap_or_else(|| "memory size unknown".into());
-    let pop = m.pointer("/memory/population");
-    let channels = known_ok(pop)
-        .and_then(|p| known_ok(p.get("peak_bandwidth")))
-        .and_then(|b| b.get("populated_channels"))
-        .and_then(Value::as_u64)
-        .map(|c| plural(c, "channel"))
-        .unwrap_or_else(|| unknown(notes, pop, "channels", "memory population"));
+    let pop = &m.memory.population;
+    let channels = pop
+        .known()
+        .and_then(|p| p.peak_bandwidth.known())
+        .map(|b| plural(u64::from(b.populated_channels), "channel"))
+        .unwrap_or_else(|| unknown(notes, pop.why_unknown(), "channels", "memory population"));
     let kernel = f
         .environment
         .kernel_release
         .known()
         .map(|k| part(k))
         .unwrap_or_else(|| "kernel unknown".into());
-    let mut platform = match known_ok(virt).and_then(hwsurvey_result::provenance::platform_key) {
-        Some("no_hypervisor_seen") => "native".to_string(),
-        Some("virtual_machine") => "virtual machine".into(),
-        Some("emulated") => "emulated".into(),
-        Some("emulation_not_excluded") => "virtual machine, emulation not excluded".into(),
-        Some("partition") => "logical partition".into(),
-        Some(other) => part(other),
-        None => unknown(notes, virt, "platform", "platform (os.virtualization)"),
+    let mut platform = match virt {
+        Ok(v) => provenance::platform_words(provenance::platform(v), provenance::Wording::Line)
+            .to_string(),
+        Err(why) => unknown(notes, why, "platform", "platform (os.virtualization)"),
     };
-    if let Some(h) = known_ok(virt)
-        .and_then(|v| v.get("hypervisor"))
-        .and_then(Value::as_str)
-    {
+    if let Some(h) = virt.ok().and_then(|v| v.hypervisor.as_deref()) {
         platform += &format!(" ({})", part(h));
     }
     if under_qemu_user {
