@@ -14,13 +14,7 @@ pub fn run(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Result
         match run_once(guest, commands, opts)? {
             Booted::Ran(r) => return Ok(r),
             Booted::Hung { console_log } => {
-                // kept beside the run folder, which the next boot empties
-                let kept = console_log
-                    .parent()
-                    .and_then(Path::parent)
-                    .unwrap_or(Path::new("."))
-                    .join(format!("{}.hung-{boot}.log", guest.name));
-                let _ = fs::rename(&console_log, &kept);
+                let kept = keep_log(guest, &console_log, "hung", boot);
                 let what = format!(
                     "{}: the kernel did not reach the init within {} s (boot {boot} of {BOOTS}; \
                      console log: {})",
@@ -43,12 +37,7 @@ pub fn run(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Result
                 if !kernel_stall || boot == BOOTS {
                     bail!("{what}");
                 }
-                let kept = console_log
-                    .parent()
-                    .and_then(Path::parent)
-                    .unwrap_or(Path::new("."))
-                    .join(format!("{}.stalled-{boot}.log", guest.name));
-                let _ = fs::rename(&console_log, &kept);
+                let kept = keep_log(guest, &console_log, "stalled", boot);
                 eprintln!(
                     "guest {what}\nguest {}: the guest kernel stalled (console log kept: {}): \
                      booting again ({boot} of {BOOTS})",
@@ -59,6 +48,18 @@ pub fn run(guest: &Guest, commands: &[Vec<String>], opts: &RunOptions) -> Result
         }
     }
     unreachable!("the last boot returns or fails")
+}
+
+/// Moves a failed boot's console log beside the run folder, which the next boot empties, as
+/// `NAME.WHY-BOOT.log`; returns its new path.
+fn keep_log(guest: &Guest, console_log: &Path, why: &str, boot: usize) -> PathBuf {
+    let kept = console_log
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new("."))
+        .join(format!("{}.{why}-{boot}.log", guest.name));
+    let _ = fs::rename(console_log, &kept);
+    kept
 }
 
 /// Seconds within which a guest's kernel must reach its init (the [`READY_MARKER`]): boots take
