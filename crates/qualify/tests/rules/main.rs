@@ -300,6 +300,37 @@ fn numa_memoryless_and_cpuless() {
     assert!(s.contains(&"node0 has no memory: its CPUs reach all memory remotely"));
 }
 
+/// Missing node numbers are named as ranges, whatever the highest number: a crafted
+/// document's node 4294967295 made the rule list every number below it (100 GB, then an
+/// abort); the kernel's own numbering with holes reads as before.
+#[test]
+fn numa_missing_nodes_are_ranges_in_the_time_of_the_nodes() {
+    let node = |id: u32| NodeFacts {
+        id,
+        cpus: set("0"),
+        mem_total_bytes: Probed::Known(1 << 30),
+    };
+    let mut f = Facts::default();
+    f.numa.nodes = Probed::Known(vec![node(0), node(4), node(4_294_967_295)]);
+    let start = std::time::Instant::now();
+    let out = rules::numa_nodes(&f, &Params::default());
+    assert!(start.elapsed().as_secs_f64() < 1.0);
+    assert_eq!(
+        out[0].summary,
+        "NUMA node1-3, node5-4294967294 missing (nodes present: 0, 4, 4294967295)"
+    );
+    let many: Vec<NodeFacts> = (0..20).map(|k| node(2 * k)).collect();
+    f.numa.nodes = Probed::Known(many);
+    let out = rules::numa_nodes(&f, &Params::default());
+    assert!(
+        out[0].summary.starts_with(
+            "NUMA node1, node3, node5, node7, node9, node11, node13, node15, 11 more ranges missing"
+        ),
+        "{}",
+        out[0].summary
+    );
+}
+
 #[test]
 fn pages_b10_two_sizes_total() {
     // bugs/B10: 2 x 1 GiB + 1024 x 2 MiB = 4 GiB (numastat said 2048 MB)
