@@ -299,12 +299,12 @@ fn energy_per_point_through_the_engine_renders_per_watt_in_compare() {
     assert!(screen.contains("B/s/W"), "{screen}");
 }
 
-/// Files written before energy was read still load, get no per-watt column, and the machine
-/// table says why.
+/// Files written before energy was read (the schema-1 x86_64 example of reports/examples/v1)
+/// still load, get no per-watt column, and the machine table says why.
 #[test]
 fn old_files_load_without_energy_and_get_no_per_watt_column() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../reports/examples/vm-x86_64-standard.json");
+        .join("../../reports/examples/v1/x86_64-standard.json");
     let file = hwsurvey_result::load(&path).unwrap();
     assert!(file.energy.is_none());
     assert!(file.tests.iter().all(|t| t.energy.is_none()));

@@ -71,19 +71,20 @@ fn an_emulated_result_gets_no_hardware_verdict() {
     }
 }
 
-/// The KVM VM's result of reports/examples: nothing warned or failed, but 9 rules about the
-/// machine could not be evaluated in the VM: incomplete, exit 4, the rules named as what this
-/// virtual machine could not check (it exited 0, a pass).
+/// The KVM VM's result of reports/examples: nothing warned or failed, but 11 rules about the
+/// machine could not be evaluated in the VM (its memory population, PCIe links and hardware
+/// watch among them): incomplete, exit 4, the rules named as what this virtual machine could
+/// not check (it exited 0, a pass).
 #[test]
 fn a_virtual_machines_verdict_is_incomplete_and_names_what_it_could_not_check() {
     let (code, text, v) = qualify_result("reports/examples/vm-x86_64-standard.json");
     assert_eq!(code, Some(4), "{text}");
-    let line = "verdict: incomplete, not a pass: this virtual machine (KVM) could not check 9 \
+    let line = "verdict: incomplete, not a pass: this virtual machine (KVM) could not check 11 \
                 rules: cpu.governor, memory.balance, memory.channels, memory.mixed, \
-                memory.speed, memory.triad_share, memory.edac, io.pcie_link, io.pcie_uplink; \
-                none warned or failed";
+                memory.speed, memory.interleave, memory.triad_share, memory.edac, \
+                io.pcie_link, io.pcie_uplink, watch.link; none warned or failed";
     assert!(text.contains(&format!("\n{line}\n")), "{text}");
     assert_eq!(v["verdict"], "incomplete");
-    assert_eq!(v["not_evaluated"].as_array().unwrap().len(), 9);
+    assert_eq!(v["not_evaluated"].as_array().unwrap().len(), 11);
     assert_eq!(v["platform"]["virtual_machine"], "virtual machine (KVM)");
 }

@@ -175,7 +175,7 @@ fn rules_not_evaluated_make_a_host_incomplete() {
     assert_eq!(host(&fleet, "n2").verdict, Verdict::Incomplete);
     assert!(
         host(&fleet, "n2").why[0].starts_with(
-            "this virtual machine (KVM) could not check 9 rules: cpu.governor, memory.balance,"
+            "this virtual machine (KVM) could not check 11 rules: cpu.governor, memory.balance,"
         ),
         "{:?}",
         host(&fleet, "n2").why

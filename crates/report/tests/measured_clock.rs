@@ -17,9 +17,23 @@ fn example(name: &str) -> ResultFile {
     hwsurvey_result::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// The VM example (no cpufreq) with a cpu.clock point at 1 thread: medians 3.1 GHz.
-fn with_clock(reliable: bool) -> ResultFile {
+/// The VM example (no cpufreq) without its cpu.clock points (3.80 GHz at 1 thread, 3.73 GHz
+/// at 2): as a run without the family.
+fn without_clock() -> ResultFile {
     let mut f = example("vm-x86_64-standard.json");
+    let before = f.tests.len();
+    f.tests.retain(|t| t.point.family != "cpu.clock");
+    assert_eq!(
+        before - f.tests.len(),
+        2,
+        "the example's two cpu.clock points"
+    );
+    f
+}
+
+/// The VM example (no cpufreq) with one cpu.clock point, at 1 thread: medians 3.1 GHz.
+fn with_clock(reliable: bool) -> ResultFile {
+    let mut f = without_clock();
     let mut point = f.tests[0].point.clone();
     point.family = "cpu.clock".into();
     point.id = "add_chain/threads=1".into();
@@ -60,11 +74,15 @@ fn machine_line(f: ResultFile) -> String {
 
 #[test]
 fn the_machine_line_shows_the_measured_clock_where_cpufreq_is_absent() {
-    // the example as run: no cpufreq, no cpu.clock: unknown
-    let plain = machine_line(example("vm-x86_64-standard.json"));
+    // the example as run: no cpufreq, cpu.clock measured 3.80 GHz at 1 thread
+    let run = machine_line(example("vm-x86_64-standard.json"));
+    assert!(run.contains(", 3.80 GHz measured ["), "{run}");
+    // without the family: unknown
+    let plain = machine_line(without_clock());
     assert!(plain.contains("clock unknown ["), "{plain}");
     let measured = machine_line(with_clock(true));
-    assert!(measured.contains(", 3.10 GHz measured, "), "{measured}");
+    // (its note says it against the TSC the probe read on this Xeon)
+    assert!(measured.contains(", 3.10 GHz measured ["), "{measured}");
     // adds per second of the portable chain is no clock
     let portable = machine_line(with_clock(false));
     assert!(

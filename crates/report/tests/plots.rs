@@ -290,11 +290,13 @@ fn figures_are_small_multiples_with_one_legend() {
     }
 }
 
-/// The three current examples (a VM and two qemu TCG guests, 30x apart) on a shared
+/// The three examples (a VM and two qemu TCG guests, up to 30x apart) on a shared
 /// linear axis left two lines flat on zero and the loaded-latency curves a spike at x = 0.
 /// Where the lines of a figure lie more than 10x apart, its axis is logarithmic and says so:
-/// bandwidth and RAID-6 y, loaded latency's delivered-bandwidth x; and no point is dropped
-/// to get there (every series keeps a drawn line).
+/// bandwidth and RAID-6 y, loaded latency's delivered-bandwidth x (the examples' own lines
+/// top out 8x apart, the VM's 23.4 GB/s against the x86 guest's 2.9 GB/s, so that guest's
+/// loaded-latency figures are cut to a tenth here: 28x); and no point is dropped to get
+/// there (every series keeps a drawn line).
 #[test]
 fn figures_of_machines_far_apart_use_log_axes_and_say_so() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../reports/examples");
@@ -306,6 +308,11 @@ fn figures_of_machines_far_apart_use_log_axes_and_say_so() {
         ]
         .iter()
         .map(|n| hwsurvey_result::load(&dir.join(n)).unwrap())
+        .enumerate()
+        .map(|(k, f)| match k {
+            1 => hwsurvey_testkit::fleet_sample::scale(f, Some("mem.loaded_latency"), 0.1),
+            _ => f,
+        })
         .collect(),
     );
     let c = compare(&inputs, None, true).unwrap();
@@ -350,7 +357,8 @@ fn figures_of_machines_far_apart_use_log_axes_and_say_so() {
     };
     for name in [
         "mem.bandwidth-stream.triad-vs-threads.svg",
-        "raid.parity-gen.best-18-2-vs-threads.svg",
+        // 4+2: the VM's 149 GB/s against the guests' 6.6 GB/s (18+2 lies 9.5x apart: linear)
+        "raid.parity-gen.best-4-2-vs-threads.svg",
     ] {
         let axes = file_axes(name);
         let y = axes.split("   y: ").nth(1).unwrap();

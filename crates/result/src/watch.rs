@@ -254,12 +254,13 @@ mod tests {
         assert_eq!(thousands(1_000_000), "1,000,000");
     }
 
-    /// A file written before the watch loads with no watch, no marks and no lines; one with a
-    /// soak lists round 1 from its tests and later rounds from `soak`, once each.
+    /// A file written before the watch (the schema-1 x86_64 example of reports/examples/v1)
+    /// loads with no watch, no marks and no lines; one with a soak lists round 1 from its
+    /// tests and later rounds from `soak`, once each.
     #[test]
     fn watched_points_of_old_files_and_soaks() {
         let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../reports/examples/vm-x86_64-standard.json");
+            .join("../../reports/examples/v1/x86_64-standard.json");
         let mut file = crate::load(&example).unwrap();
         assert!(file.watch.is_none());
         assert!(file.watched_points().is_empty());
