@@ -23,7 +23,7 @@ fn table<'a>(c: &'a Comparison, id: &str) -> &'a Table {
 #[test]
 fn tlb_reach_stands_beside_the_knee() {
     // the example (this KVM Xeon, whose hypervisor hides the TLB leaves): the knees, from
-    // the full-random medians (5.65 ns at 1 MiB, 46.4 ns at 4 MiB: x8.2), and why the reach
+    // the full-random medians (6.9 ns at 1 MiB, 39.5 ns at 4 MiB: x5.7), and why the reach
     // is unknown
     let f = example("vm-x86_64-standard.json");
     let c = compare(&inputs_with_default_labels(vec![f.clone()]), None, true).unwrap();
@@ -32,8 +32,8 @@ fn tlb_reach_stands_beside_the_knee() {
     let text = &base.cells[0].text;
     assert!(
         text.starts_with(
-            "knee 4 MiB x8.2 (also 64 KiB x4.3, 16 MiB x2.5, 64 MiB x1.7, 256 MiB x1.4, \
-             1 GiB x1.4, 1.88 GiB x1.4)"
+            "knee 4 MiB x5.7 (also 64 KiB x4.2, 1 MiB x1.6, 16 MiB x2.5, 64 MiB x1.9, \
+             1 GiB x1.3, 1.88 GiB x1.4)"
         ),
         "{text}"
     );

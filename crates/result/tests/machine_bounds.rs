@@ -142,6 +142,9 @@ fn workers_on_cpus_the_machine_does_not_have_are_refused() {
     );
 }
 
+/// The VM example records its TSC's 2.60 GHz as the nominal clock: 5 times that is above
+/// 10 GHz, so its bound is 10 GHz; without a clock recorded the bound is 10 GHz too, and says
+/// the file records none.
 #[test]
 fn a_rate_beyond_what_the_clock_allows_is_refused() {
     let mut doc = vm();
@@ -151,10 +154,20 @@ fn a_rate_beyond_what_the_clock_allows_is_refused() {
     assert!(
         e.starts_with(&format!(
             "r.json: at tests[{i}].metrics[0].samples[0] (test \"cpu.scaling\" \
-             \"integer/threads=1\"): 95399177863947.14 ops_per_s is more than this file's \
-             machine can do: 1 CPU x 10 GHz, above any CPU's clock (the file records none) x \
-             64 operations a cycle = 640000000000"
+             \"integer/threads=1\"): 102701647001774.95 ops_per_s is more than this file's \
+             machine can do: 1 CPU x 10 GHz, above any CPU's clock x 64 operations a cycle = \
+             640000000000"
         )),
+        "{e}"
+    );
+    // no clock recorded
+    let mut doc = vm();
+    let i = test_index(&doc, "cpu.scaling", "integer/threads=1");
+    doc["machine"]["cpu"]["nominal_clock"] = serde_json::Value::Null;
+    scale_test(&mut doc, i, 1e4);
+    let e = load(&doc).unwrap_err();
+    assert!(
+        e.contains("1 CPU x 10 GHz, above any CPU's clock (the file records none) x 64"),
         "{e}"
     );
     // with a nominal clock recorded the bound is 5 times it: 1 GHz allows 3.2e11 a CPU
@@ -179,7 +192,7 @@ fn a_rate_beyond_what_the_clock_allows_is_refused() {
     let e = load(&doc).unwrap_err();
     assert!(
         e.contains(&format!("at tests[{i}].metrics[0].samples[0]"))
-            && e.contains("2 CPUs x 10 GHz, above any CPU's clock (the file records none) x 512 bytes a cycle = 10240000000000"),
+            && e.contains("2 CPUs x 10 GHz, above any CPU's clock x 512 bytes a cycle = 10240000000000"),
         "{e}"
     );
 }
