@@ -119,7 +119,11 @@ fn parse_value(name: &str, bytes: &[u8]) -> Result<serde_json::Value, ResultErro
         Some(2) => crate::plain::from_file_form(value).map_err(|detail| {
             ResultError::WrongSchema {
                 path: name.into(),
-                detail: format!("result schema version 2 but {detail}"),
+                // the map's keys and reasons are the file's words: bounded, on one line
+                detail: format!(
+                    "result schema version 2 but {}",
+                    hwsurvey_model::text::one_line(&detail, 300)
+                ),
             }
         })?,
         _ => {

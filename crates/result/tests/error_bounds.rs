@@ -99,3 +99,27 @@ fn clocksource_changes_that_are_no_change_or_no_name_are_refused() {
     doc["clocksource_changes"] = serde_json::json!([]);
     assert!(load(&doc, serde_json::json!([])).unwrap().is_empty());
 }
+
+/// A bad key of the file's top-level `"unknown"` map (a version 2 file's reasons of its
+/// environment) is said in one bounded line: a 10 MB key was repeated whole, and `fleet`
+/// printed it into a 10 MB line of every format.
+#[test]
+fn a_bad_key_of_the_unknown_map_is_one_short_line() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../reports/examples/vm-x86_64-standard.json"
+    );
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let key = format!("/environment/{}", "k\u{1b}".repeat(1 << 18));
+    doc["unknown"]
+        .as_object_mut()
+        .unwrap()
+        .insert(key, serde_json::json!({"reason": "missing", "path": "/x"}));
+    let e = hwsurvey_result::parse("r.json", &serde_json::to_vec(&doc).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(e.len() < 600, "{} bytes", e.len());
+    assert!(!e.contains('\n') && !e.contains('\u{1b}'), "{e}");
+    assert!(e.starts_with("r.json: ") && e.contains("unknown"), "{e}");
+}
