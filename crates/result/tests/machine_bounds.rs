@@ -192,7 +192,9 @@ fn a_rate_beyond_what_the_clock_allows_is_refused() {
     let e = load(&doc).unwrap_err();
     assert!(
         e.contains(&format!("at tests[{i}].metrics[0].samples[0]"))
-            && e.contains("2 CPUs x 10 GHz, above any CPU's clock x 512 bytes a cycle = 10240000000000"),
+            && e.contains(
+                "2 CPUs x 10 GHz, above any CPU's clock x 512 bytes a cycle = 10240000000000"
+            ),
         "{e}"
     );
 }
